@@ -1,0 +1,144 @@
+"""The runner's Python API: ``Runner.judge(job)``, ``Runner.compute_expectations(problem)``.
+
+One warm zygote serves every job of this process; ``max_concurrent`` bounds how many
+sandboxed children run at once (more would only queue on the CPU). If the zygote dies
+it is restarted on the next job.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from typing import Any
+
+from runner import jobs
+from runner.jobs import CaseExpectation, Expectations, Job, JudgeResult, Limits
+from runner.problem import ProblemFiles
+from runner.sandbox import RawRun, Sandbox
+from runner.verdicts import build_result
+
+log = logging.getLogger("runner")
+
+
+class ExpectationError(ValueError):
+    """The reference solution or the tests failed while computing expected values."""
+
+
+def _payload(job_code: str, tests_source: str, entry_point: str, cases: list[str] | None) -> dict[str, Any]:
+    return {"code": job_code, "tests_source": tests_source, "entry_point": entry_point, "cases": cases}
+
+
+class Runner:
+    def __init__(self, max_concurrent: int | None = None) -> None:
+        self.max_concurrent = max_concurrent or max(2, 2 * (os.cpu_count() or 1))
+        self._slots = threading.BoundedSemaphore(self.max_concurrent)
+        self._lock = threading.Lock()
+        self._sandbox: Sandbox | None = None
+        self._busy = 0
+        self.start()
+
+    def start(self) -> None:
+        with self._lock:
+            if self._sandbox is None or not self._sandbox.alive():
+                if self._sandbox is not None:
+                    log.warning("zygote died; starting a new one")
+                    self._sandbox.close()
+                self._sandbox = Sandbox()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._sandbox is not None:
+                self._sandbox.close()
+                self._sandbox = None
+
+    def runtime_info(self) -> dict[str, str]:
+        self.start()
+        assert self._sandbox is not None
+        return dict(self._sandbox.info)
+
+    def stats(self) -> dict[str, int]:
+        return {"slots": self.max_concurrent, "busy": self._busy, "warm_zygotes": int(self.ready())}
+
+    def ready(self) -> bool:
+        return self._sandbox is not None and self._sandbox.alive()
+
+    def _run(self, payload: dict[str, Any], limits: Limits) -> RawRun:
+        with self._slots:
+            self.start()
+            sandbox = self._sandbox
+            assert sandbox is not None
+            self._busy += 1
+            try:
+                return sandbox.run(payload, limits)
+            finally:
+                self._busy -= 1
+
+    def judge(self, job: Job) -> JudgeResult:
+        """Judge a learner's code. Never raises for anything the learner did."""
+        started = time.perf_counter()
+        selected = [c.name for c in job.expectations.select(job.mode)]
+        try:
+            raw = self._run(_payload(job.code, job.tests_source, job.entry_point, selected), job.limits)
+            result = build_result(raw, job.expectations, job.mode, job.limits)
+        except Exception as exc:  # the platform's fault, reported as such
+            log.exception("judging job %s failed", job.job_id)
+            result = JudgeResult(
+                verdict=jobs.INTERNAL_ERROR, passed=0, total=len(selected), cases=[],
+                message=f"The judge failed to run this submission (not your fault): {exc}",
+            )
+        result.time_ms = round((time.perf_counter() - started) * 1000, 3)
+        if self._sandbox is not None:
+            result.runtime = dict(self._sandbox.info)
+        return result
+
+    def compute_expectations(self, problem: ProblemFiles) -> Expectations:
+        """Run the reference solution in the sandbox; its values become the expected ones."""
+        raw = self._run(_payload(problem.solution, problem.tests, problem.entry_point, None), problem.limits)
+        for kind in ("sandbox_error", "tests_error", "compile_error", "import_error"):
+            record = next((r for r in raw.records if r.get("type") == kind), None)
+            if record:
+                where = {"tests_error": "tests.py", "sandbox_error": "sandbox"}.get(kind, "solution.py")
+                raise ExpectationError(f"{where}: {record.get('message', kind)}")
+        if raw.timed_out or raw.oom_killed or raw.output_exceeded:
+            raise ExpectationError(
+                "solution.py: the reference hit a limit "
+                f"(timed out={raw.timed_out}, out of memory={raw.oom_killed}, output={raw.output_exceeded})"
+            )
+        declared = next((r for r in raw.records if r.get("type") == "cases"), None)
+        if declared is None or not declared.get("cases"):
+            raise ExpectationError("tests.py: no test cases are declared (use @case from runner.testing)")
+        reports = {r["name"]: r for r in raw.records if r.get("type") == "case"}
+        cases: list[CaseExpectation] = []
+        for spec in declared["cases"]:
+            report = reports.get(spec["name"])
+            if report is None:
+                raise ExpectationError(f"tests.py: case {spec['name']} did not finish against the reference")
+            if report.get("status") != "ok":
+                raise ExpectationError(
+                    f"solution.py: the reference fails case {spec['name']}: {report.get('message', '')}"
+                )
+            cases.append(CaseExpectation(name=spec["name"], public=bool(spec["public"]), rtol=float(spec["rtol"]),
+                                         atol=float(spec["atol"]), value=report["value"]))
+        if not any(c.public for c in cases):
+            raise ExpectationError("tests.py: at least one case must be public (@case(public=True)) as the example")
+        return Expectations(cases=tuple(cases))
+
+    def job_for(self, problem: ProblemFiles, expectations: Expectations, code: str, mode: jobs.Mode,
+                job_id: str = "") -> Job:
+        return Job(entry_point=problem.entry_point, tests_source=problem.tests, code=code, mode=mode,
+                   expectations=expectations, limits=problem.limits, job_id=job_id)
+
+
+_runner: Runner | None = None
+_runner_lock = threading.Lock()
+
+
+def get_runner() -> Runner:
+    """The process-wide runner (started on first use)."""
+    global _runner
+    with _runner_lock:
+        if _runner is None:
+            _runner = Runner()
+        return _runner

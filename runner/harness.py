@@ -1,0 +1,174 @@
+"""The in-sandbox half of judging: import the learner's module and run the cases.
+
+This runs inside the sandboxed process, next to untrusted code, so it is trusted for
+nothing: it reports *values* (never verdicts) on the result channel, and the host
+compares them with expected values that never enter the sandbox. Whatever the learner
+does to this module — patch it, exit early, print fake records — can only make their
+own cases fail.
+
+Records written to the result channel (one JSON object per line):
+``{"type": "start"}``, ``{"type": "compile_error", ...}``, ``{"type": "import_error", ...}``,
+``{"type": "cases", "cases": [...]}``, ``{"type": "case", ...}``, ``{"type": "done"}``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import sys
+import time
+import traceback
+import types
+from typing import Any
+
+from runner import testing, values
+
+SOLUTION_FILE = "solution.py"
+TESTS_FILE = "tests.py"
+CASE_STDOUT_LIMIT = 8 * 1024
+
+
+class ResultChannel:
+    """Line-oriented JSON writer over a raw file descriptor (no buffering to lose)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def send(self, record: dict[str, Any]) -> None:
+        data = (json.dumps(record, allow_nan=False, separators=(",", ":")) + "\n").encode()
+        view = memoryview(data)
+        while view:
+            written = os.write(self.fd, view)
+            view = view[written:]
+
+
+class BoundedText(io.TextIOBase):
+    """A stdout replacement that keeps at most ``limit`` characters of one case's output."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.parts: list[str] = []
+        self.size = 0
+        self.truncated = False
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, s: str) -> int:
+        if not isinstance(s, str):
+            raise TypeError("write() argument must be str")
+        room = self.limit - self.size
+        if room > 0:
+            self.parts.append(s[:room])
+            self.size += min(len(s), room)
+        if len(s) > max(room, 0):
+            self.truncated = True
+        return len(s)
+
+    def getvalue(self) -> str:
+        return "".join(self.parts) + ("\n… (output truncated)" if self.truncated else "")
+
+
+def learner_line(tb: types.TracebackType | None, filename: str) -> int | None:
+    """The last line of the learner's file in a traceback, if any."""
+    line = None
+    for frame, lineno in traceback.walk_tb(tb):
+        if frame.f_code.co_filename == filename:
+            line = lineno
+    return line
+
+
+def describe_exception(exc: BaseException, filename: str) -> dict[str, Any]:
+    line = learner_line(exc.__traceback__, filename)
+    text = str(exc)
+    if isinstance(exc, SystemExit):
+        text = f"exit({exc.code!r}) was called"
+    message = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    if line is not None:
+        message += f" (solution.py, line {line})"
+    return {"exception": type(exc).__name__, "message": message[:2000], "line": line}
+
+
+def load_module(name: str, source: str, filename: str) -> types.ModuleType:
+    code = compile(source, filename, "exec", dont_inherit=True)
+    module = types.ModuleType(name)
+    module.__file__ = filename
+    sys.modules[name] = module
+    exec(code, module.__dict__)
+    return module
+
+
+def run(payload: dict[str, Any], channel: ResultChannel, workdir: str) -> None:
+    """Run one job. ``payload`` holds ``code``, ``tests_source``, ``entry_point``, ``cases``."""
+    channel.send({"type": "start"})
+    solution_path = os.path.join(workdir, SOLUTION_FILE)
+    tests_path = os.path.join(workdir, TESTS_FILE)
+    code: str = payload["code"]
+    try:
+        compile(code, solution_path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        line = getattr(exc, "lineno", None)
+        msg = getattr(exc, "msg", None) or str(exc)
+        where = f" (solution.py, line {line})" if line else ""
+        channel.send({"type": "compile_error", "message": f"{type(exc).__name__}: {msg}{where}", "line": line})
+        return
+
+    testing.reset_registry()
+    try:
+        tests_module = load_module("torchdrill_tests", payload["tests_source"], tests_path)
+    except BaseException as exc:  # the instructor's tests are broken: not the learner's fault
+        channel.send({"type": "tests_error", "message": "".join(traceback.format_exception_only(exc))[-2000:]})
+        return
+    del tests_module
+    specs = {spec.name: spec for spec in testing.collected_cases()}
+    channel.send(
+        {
+            "type": "cases",
+            "cases": [
+                {"name": s.name, "public": s.public, "rtol": s.rtol, "atol": s.atol}
+                for s in sorted(specs.values(), key=lambda s: s.order)
+            ],
+        }
+    )
+    wanted: list[str] = payload.get("cases") or [s.name for s in sorted(specs.values(), key=lambda s: s.order)]
+
+    captured = BoundedText(CASE_STDOUT_LIMIT)
+    try:
+        with contextlib.redirect_stdout(captured):
+            solution = load_module("solution", code, solution_path)
+    except BaseException as exc:
+        channel.send({"type": "import_error", **describe_exception(exc, solution_path), "stdout": captured.getvalue()})
+        return
+    entry_point = payload["entry_point"]
+    if not callable(getattr(solution, entry_point, None)):
+        channel.send({"type": "import_error", "exception": "MissingEntryPoint",
+                      "message": f"solution.py does not define {entry_point}()", "line": None})
+        return
+
+    for name in wanted:
+        spec = specs.get(name)
+        if spec is None:
+            channel.send({"type": "case", "name": name, "status": "missing", "message": "case not found in tests.py"})
+            continue
+        out = BoundedText(CASE_STDOUT_LIMIT)
+        started = time.perf_counter()
+        try:
+            with contextlib.redirect_stdout(out):
+                value = spec.func(solution)
+            encoded = values.encode(value)
+        except values.UnsupportedValue as exc:
+            elapsed = (time.perf_counter() - started) * 1000
+            channel.send({"type": "case", "name": name, "status": "error", "exception": "UnsupportedValue",
+                          "message": str(exc), "time_ms": elapsed, "stdout": out.getvalue()})
+            continue
+        except BaseException as exc:
+            elapsed = (time.perf_counter() - started) * 1000
+            channel.send({"type": "case", "name": name, "status": "error", **describe_exception(exc, solution_path),
+                          "time_ms": elapsed, "stdout": out.getvalue()})
+            continue
+        elapsed = (time.perf_counter() - started) * 1000
+        channel.send({"type": "case", "name": name, "status": "ok", "value": encoded,
+                      "time_ms": elapsed, "stdout": out.getvalue()})
+    channel.send({"type": "done"})

@@ -1,0 +1,184 @@
+"""The data that crosses the runner's boundary: jobs in, results out.
+
+Everything here is plain data that serialises to JSON, so a job can travel through
+a broker and a result can be stored as-is. Nothing here imports torch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Mode = Literal["run", "submit"]
+
+# Submission verdicts, in the order of precedence used when several cases fail.
+ACCEPTED = "accepted"
+WRONG_ANSWER = "wrong_answer"
+RUNTIME_ERROR = "runtime_error"
+TIME_LIMIT_EXCEEDED = "time_limit_exceeded"
+MEMORY_LIMIT_EXCEEDED = "memory_limit_exceeded"
+OUTPUT_LIMIT_EXCEEDED = "output_limit_exceeded"
+COMPILE_ERROR = "compile_error"
+INTERNAL_ERROR = "internal_error"
+
+VERDICTS = (
+    ACCEPTED,
+    WRONG_ANSWER,
+    RUNTIME_ERROR,
+    TIME_LIMIT_EXCEEDED,
+    MEMORY_LIMIT_EXCEEDED,
+    OUTPUT_LIMIT_EXCEEDED,
+    COMPILE_ERROR,
+    INTERNAL_ERROR,
+)
+
+# Per-case statuses.
+CASE_PASSED = "passed"
+CASE_FAILED = "failed"  # wrong value
+CASE_ERROR = "error"  # raised an exception
+CASE_NOT_RUN = "not_run"  # the process ended (limit, crash, exit) before this case finished
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one submission. ``time_s`` is wall time for the whole run."""
+
+    time_s: float = 10.0
+    memory_mb: int = 1024
+    max_processes: int = 64
+    max_file_mb: int = 16
+    tmp_mb: int = 64
+    max_output_kb: int = 256
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> Limits:
+        data = data or {}
+        known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        return cls(**known)
+
+
+@dataclass(frozen=True)
+class CaseExpectation:
+    """What the reference produced for one case, and how to compare against it."""
+
+    name: str
+    public: bool
+    rtol: float
+    atol: float
+    value: Any  # encoded with runner.values.encode
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Expectations:
+    """All cases of a problem, in declaration order, with their expected values."""
+
+    cases: tuple[CaseExpectation, ...]
+
+    def public(self) -> tuple[CaseExpectation, ...]:
+        return tuple(c for c in self.cases if c.public)
+
+    def select(self, mode: Mode) -> tuple[CaseExpectation, ...]:
+        return self.public() if mode == "run" else self.cases
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"cases": [c.to_dict() for c in self.cases]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Expectations:
+        return cls(cases=tuple(CaseExpectation(**c) for c in data["cases"]))
+
+
+@dataclass(frozen=True)
+class Job:
+    """One judging request. ``expectations`` stays on the host; the sandbox never sees it."""
+
+    entry_point: str
+    tests_source: str
+    code: str
+    mode: Mode
+    expectations: Expectations
+    limits: Limits = field(default_factory=Limits)
+    job_id: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "entry_point": self.entry_point,
+            "tests_source": self.tests_source,
+            "code": self.code,
+            "mode": self.mode,
+            "expectations": self.expectations.to_dict(),
+            "limits": self.limits.to_dict(),
+            "job_id": self.job_id,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Job:
+        return cls(
+            entry_point=data["entry_point"],
+            tests_source=data["tests_source"],
+            code=data["code"],
+            mode=data["mode"],
+            expectations=Expectations.from_dict(data["expectations"]),
+            limits=Limits.from_dict(data.get("limits")),
+            job_id=data.get("job_id", ""),
+        )
+
+
+@dataclass
+class CaseResult:
+    name: str
+    public: bool
+    status: str
+    message: str = ""
+    time_ms: float = 0.0
+    # Only filled for public cases: hidden cases never reveal expected values or stdout.
+    expected: Any = None
+    actual: Any = None
+    stdout: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class JudgeResult:
+    verdict: str
+    passed: int
+    total: int
+    cases: list[CaseResult]
+    message: str = ""
+    time_ms: float = 0.0  # job in to verdict out, measured on the host
+    runtime: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def accepted(self) -> bool:
+        return self.verdict == ACCEPTED
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "passed": self.passed,
+            "total": self.total,
+            "message": self.message,
+            "time_ms": self.time_ms,
+            "runtime": dict(self.runtime),
+            "cases": [c.to_dict() for c in self.cases],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> JudgeResult:
+        return cls(
+            verdict=data["verdict"],
+            passed=data["passed"],
+            total=data["total"],
+            message=data.get("message", ""),
+            time_ms=data.get("time_ms", 0.0),
+            runtime=data.get("runtime", {}),
+            cases=[CaseResult(**c) for c in data.get("cases", [])],
+        )

@@ -1,0 +1,282 @@
+"""Host side of the sandbox: build the bubblewrap command, keep a warm zygote, run one job.
+
+``Sandbox.run`` returns a :class:`RawRun` — what came out of the sandbox (result records,
+bounded stdout/stderr) and what the host observed (wall time, CPU time, limits hit).
+Turning that into a verdict is :mod:`runner.verdicts`' job.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import logging
+import os
+import selectors
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from runner.cgroups import CgroupTree
+from runner.jobs import Limits
+
+log = logging.getLogger("runner.sandbox")
+
+RUNNER_DIR = Path(__file__).resolve().parent
+SANDBOX_LIB = "/opt/torchdrill"
+RESULT_LIMIT = 16 * 1024 * 1024
+STARTUP_TIMEOUT_S = 120.0
+UID_BASE = 61000
+UID_SPAN = 4000
+
+
+class SandboxUnavailable(RuntimeError):
+    """The sandbox cannot be built on this host; the runner refuses to start."""
+
+
+@dataclass
+class RawRun:
+    records: list[dict[str, Any]] = field(default_factory=list)
+    stdout: str = ""
+    stderr: str = ""
+    exit_status: int | None = None
+    timed_out: bool = False
+    oom_killed: bool = False
+    output_exceeded: bool = False
+    channel_corrupted: str = ""
+    wall_ms: float = 0.0
+    cpu_ms: float = 0.0
+    peak_memory_mb: float = 0.0
+
+
+def python_runtime_paths() -> list[str]:
+    """Directories holding the Python runtime and installed packages, read-only in the sandbox."""
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    return sorted(p for p in paths if p and not p.startswith("/usr"))
+
+
+def check_host() -> str:
+    """Path to bwrap, or SandboxUnavailable with a message that says how to fix it."""
+    bwrap = shutil.which("bwrap")
+    if not bwrap:
+        raise SandboxUnavailable(
+            "bubblewrap (bwrap) is not installed: `apt-get install bubblewrap`. "
+            "Torchdrill never runs learner code without its sandbox."
+        )
+    probe = subprocess.run(
+        [bwrap, "--unshare-all", "--ro-bind", "/", "/", "--", "true"], capture_output=True, text=True, check=False
+    )
+    if probe.returncode != 0:
+        raise SandboxUnavailable(f"bubblewrap cannot create namespaces here: {probe.stderr.strip()}")
+    if os.geteuid() != 0:
+        raise SandboxUnavailable("the runner must run as root to set per-job cgroups and uids")
+    return bwrap
+
+
+def bwrap_command(bwrap: str, control_fd: int, cgroup_binds: list[tuple[str, str]]) -> list[str]:
+    cmd = [
+        bwrap,
+        "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+        "--die-with-parent", "--new-session", "--hostname", "sandbox",
+        "--cap-drop", "ALL",
+        "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
+        "--cap-add", "CAP_SETPCAP", "--cap-add", "CAP_SYS_RESOURCE",
+        "--ro-bind", "/usr", "/usr",
+        "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+        "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
+        "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+        "--dir", "/cg",
+    ]
+    if os.path.exists("/etc/ld.so.cache"):
+        cmd += ["--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+    for path in python_runtime_paths():
+        cmd += ["--ro-bind", path, path]
+    cmd += ["--ro-bind", str(RUNNER_DIR), f"{SANDBOX_LIB}/runner"]
+    for host, inside in cgroup_binds:
+        cmd += ["--bind", host, inside]
+    cmd += ["--remount-ro", "/", "--clearenv"]
+    from runner.zygote import SAFE_ENV
+
+    for key, value in SAFE_ENV.items():
+        cmd += ["--setenv", key, value]
+    cmd += ["--setenv", "PYTHONPATH", SANDBOX_LIB, "--chdir", "/tmp"]
+    cmd += [sys.executable, "-s", "-m", "runner.zygote", str(control_fd)]
+    return cmd
+
+
+class Sandbox:
+    """One warm zygote. Thread-safe: many jobs may run at once, each in its own child."""
+
+    def __init__(self) -> None:
+        self.bwrap = check_host()
+        self.cgroups = CgroupTree()
+        self.cgroups.sweep()
+        self._uids = itertools.count()
+        self._send_lock = threading.Lock()
+        self._waiters: dict[str, dict[str, Any]] = {}
+        self._waiters_lock = threading.Lock()
+        self.info: dict[str, str] = {}
+        self.proc: subprocess.Popen[bytes] | None = None
+        self._start()
+
+    def _start(self) -> None:
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        cmd = bwrap_command(self.bwrap, child.fileno(), self.cgroups.sandbox_binds())
+        self.proc = subprocess.Popen(
+            cmd, pass_fds=[child.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE, env={"PATH": "/usr/bin:/bin"},
+        )
+        child.close()
+        self.control = parent
+        parent.settimeout(STARTUP_TIMEOUT_S)
+        try:
+            ready = json.loads(parent.recv(65536) or b"{}")
+        except (TimeoutError, json.JSONDecodeError):
+            ready = {}
+        if ready.get("op") != "ready":
+            err = b""
+            with contextlib.suppress(Exception):
+                self.proc.kill()
+                err = self.proc.stderr.read() if self.proc.stderr else b""
+            raise SandboxUnavailable(f"the sandbox did not start: {err.decode(errors='replace')[-2000:]}")
+        parent.settimeout(None)
+        self.info = {"python": ready["python"], "torch": ready["torch"]}
+        self._reader = threading.Thread(target=self._read_control, name="zygote-control", daemon=True)
+        self._reader.start()
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def _read_control(self) -> None:
+        while True:
+            try:
+                data = self.control.recv(65536)
+            except OSError:
+                data = b""
+            if not data:
+                with self._waiters_lock:
+                    for waiter in self._waiters.values():
+                        waiter.setdefault("exit", None)
+                        waiter["event"].set()
+                return
+            msg = json.loads(data)
+            if msg.get("op") == "exit":
+                with self._waiters_lock:
+                    waiter = self._waiters.get(msg["id"])
+                if waiter is not None:
+                    waiter["exit"] = msg["status"]
+                    waiter["event"].set()
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.control.close()
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def run(self, payload: dict[str, Any], limits: Limits) -> RawRun:
+        """Run one job in a fresh child. ``payload`` goes to the harness (never expected values)."""
+        job_id = uuid.uuid4().hex
+        uid = UID_BASE + next(self._uids) % UID_SPAN
+        group = self.cgroups.create(f"job-{job_id}", limits.memory_mb, limits.max_processes)
+        raw = RawRun()
+        pipes = [os.pipe() for _ in range(4)]  # job in, stdout, stderr, results
+        waiter: dict[str, Any] = {"event": threading.Event()}
+        started = time.perf_counter()
+        try:
+            with self._waiters_lock:
+                self._waiters[job_id] = waiter
+            msg = {
+                "op": "job", "id": job_id, "uid": uid, "procs": group.sandbox_procs_files(),
+                "tmp_mb": limits.tmp_mb, "cpu_s": int(limits.time_s) + 1, "file_mb": limits.max_file_mb,
+            }
+            child_ends = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1]]
+            with self._send_lock:
+                socket.send_fds(self.control, [json.dumps(msg).encode()], child_ends)
+            for fd in child_ends:
+                os.close(fd)
+            data = json.dumps(payload).encode()
+            self._feed(pipes[0][1], data)
+            self._collect(raw, pipes[1][0], pipes[2][0], pipes[3][0], limits, started)
+            if raw.timed_out or raw.output_exceeded:
+                group.kill_all()
+            waiter["event"].wait(timeout=5.0)
+            raw.exit_status = waiter.get("exit")
+        finally:
+            for fd in (pipes[1][0], pipes[2][0], pipes[3][0]):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+            with self._waiters_lock:
+                self._waiters.pop(job_id, None)
+            raw.oom_killed = group.oom_killed()
+            raw.cpu_ms = group.cpu_ms()
+            raw.peak_memory_mb = group.peak_memory_mb()
+            group.remove()
+        raw.wall_ms = (time.perf_counter() - started) * 1000
+        return raw
+
+    @staticmethod
+    def _feed(fd: int, data: bytes) -> None:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        except BrokenPipeError:
+            pass
+        finally:
+            os.close(fd)
+
+    @staticmethod
+    def _collect(raw: RawRun, out_fd: int, err_fd: int, res_fd: int, limits: Limits, started: float) -> None:
+        sel = selectors.DefaultSelector()
+        buffers = {out_fd: bytearray(), err_fd: bytearray(), res_fd: bytearray()}
+        output_cap = limits.max_output_kb * 1024
+        for fd in buffers:
+            os.set_blocking(fd, False)
+            sel.register(fd, selectors.EVENT_READ)
+        deadline = started + limits.time_s
+        open_fds = set(buffers)
+        while open_fds:
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                raw.timed_out = True
+                break
+            for key, _ in sel.select(timeout=remaining):
+                fd = key.fd
+                try:
+                    chunk = os.read(fd, 1 << 16)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    sel.unregister(fd)
+                    open_fds.discard(fd)
+                    continue
+                buffers[fd] += chunk
+            if len(buffers[out_fd]) + len(buffers[err_fd]) > output_cap:
+                raw.output_exceeded = True
+                break
+            if len(buffers[res_fd]) > RESULT_LIMIT:
+                raw.channel_corrupted = "the result channel exceeded its size limit"
+                break
+        sel.close()
+        raw.stdout = bytes(buffers[out_fd][:output_cap]).decode("utf-8", errors="replace")
+        raw.stderr = bytes(buffers[err_fd][:output_cap]).decode("utf-8", errors="replace")
+        for line in bytes(buffers[res_fd]).split(b"\n"):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                raw.channel_corrupted = "a malformed record was written to the result channel"
+                continue
+            if isinstance(record, dict):
+                raw.records.append(record)
+            else:
+                raw.channel_corrupted = "a malformed record was written to the result channel"

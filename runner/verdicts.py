@@ -1,0 +1,137 @@
+"""From what came out of the sandbox to a verdict, on the host, with the trusted expectations.
+
+Only values cross the boundary; pass/fail is decided here. A case the sandbox did not
+report is never a pass, so exiting early, killing the harness or printing fake records
+can only fail.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from runner import jobs, values
+from runner.jobs import CaseResult, Expectations, JudgeResult, Limits
+from runner.sandbox import RawRun
+
+HIDDEN_WRONG = "Wrong answer on a hidden case (its expected value is not shown)."
+STDOUT_LIMIT = 4000
+
+
+def _case_reports(raw: RawRun) -> dict[str, dict[str, Any]]:
+    """The first report per case name (anything later is ignored)."""
+    reports: dict[str, dict[str, Any]] = {}
+    for record in raw.records:
+        if record.get("type") == "case" and isinstance(record.get("name"), str):
+            reports.setdefault(record["name"], record)
+    return reports
+
+
+def _first(raw: RawRun, kind: str) -> dict[str, Any] | None:
+    return next((r for r in raw.records if r.get("type") == kind), None)
+
+
+def _limit_message(raw: RawRun, limits: Limits) -> tuple[str, str] | None:
+    if raw.output_exceeded:
+        return jobs.OUTPUT_LIMIT_EXCEEDED, (
+            f"Output limit exceeded: the program printed more than {limits.max_output_kb} KB."
+        )
+    if raw.oom_killed:
+        return jobs.MEMORY_LIMIT_EXCEEDED, (
+            f"Memory limit exceeded: the program used more than {limits.memory_mb} MB of resident memory."
+        )
+    if raw.timed_out:
+        return jobs.TIME_LIMIT_EXCEEDED, f"Time limit exceeded: the run took longer than {limits.time_s:g} s."
+    if raw.exit_status in (128 + 24, 128 + 9) and raw.cpu_ms >= (int(limits.time_s) + 1) * 1000 * 0.95:
+        return jobs.TIME_LIMIT_EXCEEDED, f"CPU time limit exceeded ({int(limits.time_s) + 1} s of CPU)."
+    return None
+
+
+def _is_memory_error(report: dict[str, Any]) -> bool:
+    message = str(report.get("message", ""))
+    return report.get("exception") == "MemoryError" or "can't allocate memory" in message
+
+
+def build_result(raw: RawRun, expectations: Expectations, mode: jobs.Mode, limits: Limits) -> JudgeResult:
+    selected = expectations.select(mode)
+    total = len(selected)
+
+    def result(verdict: str, cases: list[CaseResult], message: str = "") -> JudgeResult:
+        passed = sum(1 for c in cases if c.status == jobs.CASE_PASSED)
+        return JudgeResult(verdict=verdict, passed=passed, total=total, cases=cases, message=message,
+                           time_ms=raw.wall_ms)
+
+    def all_cases(status: str, message: str) -> list[CaseResult]:
+        return [CaseResult(name=c.name, public=c.public, status=status, message=message) for c in selected]
+
+    sandbox_error = _first(raw, "sandbox_error")
+    if sandbox_error or _first(raw, "start") is None and not (raw.timed_out or raw.oom_killed):
+        detail = sandbox_error.get("message", "") if sandbox_error else "the harness did not start"
+        return result(jobs.INTERNAL_ERROR, all_cases(jobs.CASE_NOT_RUN, "Not run."),
+                      f"The judge failed to run this submission (not your fault): {detail}")
+    tests_error = _first(raw, "tests_error")
+    if tests_error:
+        return result(jobs.INTERNAL_ERROR, all_cases(jobs.CASE_NOT_RUN, "Not run."),
+                      "The problem's tests failed to load (not your fault).")
+    compile_error = _first(raw, "compile_error")
+    if compile_error:
+        msg = str(compile_error.get("message", "solution.py does not parse"))
+        return result(jobs.COMPILE_ERROR, all_cases(jobs.CASE_NOT_RUN, "Not run: solution.py does not parse."), msg)
+    import_error = _first(raw, "import_error")
+    if import_error:
+        msg = str(import_error.get("message", "importing solution.py failed"))
+        verdict = jobs.MEMORY_LIMIT_EXCEEDED if _is_memory_error(import_error) else jobs.RUNTIME_ERROR
+        return result(verdict, all_cases(jobs.CASE_ERROR, msg), msg)
+
+    reports = _case_reports(raw)
+    limit = _limit_message(raw, limits)
+    cases: list[CaseResult] = []
+    memory_error = False
+    for exp in selected:
+        report = reports.get(exp.name)
+        case = CaseResult(name=exp.name, public=exp.public, status=jobs.CASE_NOT_RUN)
+        if exp.public:
+            case.expected = values.to_display(exp.value)
+        if report is None:
+            case.message = limit[1] if limit else "Not run: the program ended before this case finished."
+            cases.append(case)
+            continue
+        time_ms = report.get("time_ms")
+        case.time_ms = round(float(time_ms), 3) if isinstance(time_ms, int | float) else 0.0
+        if exp.public and isinstance(report.get("stdout"), str):
+            case.stdout = report["stdout"][:STDOUT_LIMIT]
+        if report.get("status") == "error":
+            case.status = jobs.CASE_ERROR
+            memory_error = memory_error or _is_memory_error(report)
+            msg = str(report.get("message", "the case raised an exception"))[:2000]
+            case.message = msg if exp.public else f"Runtime error on a hidden case: {msg}"
+        elif report.get("status") == "ok" and "value" in report:
+            mismatch = values.compare(exp.value, report["value"], exp.rtol, exp.atol)
+            if exp.public:
+                case.actual = values.to_display(report["value"])
+            if mismatch is None:
+                case.status = jobs.CASE_PASSED
+            else:
+                case.status = jobs.CASE_FAILED
+                case.message = f"At {mismatch.path}: {mismatch.reason}." if exp.public else HIDDEN_WRONG
+        else:
+            case.message = "The case produced no usable value."
+        cases.append(case)
+
+    if limit:
+        return result(limit[0], cases, limit[1])
+    statuses = {c.status for c in cases}
+    if memory_error:
+        return result(jobs.MEMORY_LIMIT_EXCEEDED, cases,
+                      f"Memory limit exceeded: an allocation failed under the {limits.memory_mb} MB limit.")
+    if jobs.CASE_ERROR in statuses:
+        first = next(c for c in cases if c.status == jobs.CASE_ERROR)
+        return result(jobs.RUNTIME_ERROR, cases, first.message)
+    if jobs.CASE_NOT_RUN in statuses:
+        how = f" (exit status {raw.exit_status})" if raw.exit_status not in (None, 0) else ""
+        note = f" {raw.channel_corrupted}." if raw.channel_corrupted else ""
+        return result(jobs.RUNTIME_ERROR, cases, f"The program ended before all cases finished{how}.{note}")
+    if jobs.CASE_FAILED in statuses:
+        return result(jobs.WRONG_ANSWER, cases, f"{sum(c.status == jobs.CASE_FAILED for c in cases)} case(s) failed.")
+    if total == 0:
+        return result(jobs.INTERNAL_ERROR, cases, "The problem has no test cases for this mode.")
+    return result(jobs.ACCEPTED, cases, f"All {total} case(s) passed.")
