@@ -56,7 +56,7 @@ class JobCgroup:
         path = self.dirs["pids" if self.version == 1 else "unified"] / "cgroup.procs"
         return [int(x) for x in _read(path).split()]
 
-    def kill_all(self) -> None:
+    def kill_all(self, wait: bool = True) -> None:
         if self.version == 2 and (self.dirs["unified"] / "cgroup.kill").exists():
             with contextlib.suppress(OSError):
                 _write(self.dirs["unified"] / "cgroup.kill", "1")
@@ -67,6 +67,8 @@ class JobCgroup:
             for pid in pids:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
+            if not wait:
+                return
             time.sleep(0.002)
 
     def oom_killed(self) -> bool:
@@ -93,6 +95,28 @@ class JobCgroup:
         name = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
         raw = _read(self.dirs["unified" if self.version == 2 else "memory"] / name).strip()
         return int(raw) / 2**20 if raw.isdigit() else 0.0
+
+    def set_limits(self, memory_mb: int, max_processes: int) -> None:
+        limit = str(memory_mb * 2**20)
+        if self.version == 1:
+            memory = self.dirs["memory"]
+            swap = memory / "memory.memsw.limit_in_bytes"
+            # memsw (memory + swap) must never be below the memory limit: order the writes.
+            order = ["memory.limit_in_bytes", "memory.memsw.limit_in_bytes"]
+            if swap.exists() and int(_read(memory / "memory.limit_in_bytes") or 0) < int(limit):
+                order.reverse()
+            for name in order:
+                if (memory / name).exists():
+                    _write(memory / name, limit)
+            with contextlib.suppress(OSError):
+                _write(memory / "memory.swappiness", "0")
+            _write(self.dirs["pids"] / "pids.max", str(max_processes))
+        else:
+            unified = self.dirs["unified"]
+            _write(unified / "memory.max", limit)
+            with contextlib.suppress(OSError):
+                _write(unified / "memory.swap.max", "0")
+            _write(unified / "pids.max", str(max_processes))
 
     def remove(self) -> None:
         self.kill_all()
@@ -135,9 +159,14 @@ class CgroupTree:
                 if missing:
                     raise CgroupUnavailable(f"cgroup v2 lacks controllers: {', '.join(sorted(missing))}")
                 _write(root / "cgroup.subtree_control", " ".join(f"+{c}" for c in sorted(wanted)))
-                _write(self.parents["unified"] / "cgroup.subtree_control", " ".join(f"+{c}" for c in sorted(wanted)))
+                _write(
+                    self.parents["unified"] / "cgroup.subtree_control",
+                    " ".join(f"+{c}" for c in sorted(wanted)),
+                )
         except PermissionError as exc:
-            raise CgroupUnavailable(f"cannot create cgroups under {root}: {exc} (the runner needs root)") from exc
+            raise CgroupUnavailable(
+                f"cannot create cgroups under {root}: {exc} (the runner needs root)"
+            ) from exc
 
     def sandbox_binds(self) -> list[tuple[str, str]]:
         """(host path, sandbox path) pairs to bind read-write into the sandbox."""
@@ -148,21 +177,8 @@ class CgroupTree:
         for path in dirs.values():
             path.mkdir()
         group = JobCgroup(name=name, dirs=dirs, version=self.version)
-        limit = str(memory_mb * 2**20)
         try:
-            if self.version == 1:
-                _write(dirs["memory"] / "memory.limit_in_bytes", limit)
-                swap = dirs["memory"] / "memory.memsw.limit_in_bytes"
-                if swap.exists():
-                    _write(swap, limit)
-                with contextlib.suppress(OSError):
-                    _write(dirs["memory"] / "memory.swappiness", "0")
-                _write(dirs["pids"] / "pids.max", str(max_processes))
-            else:
-                _write(dirs["unified"] / "memory.max", limit)
-                with contextlib.suppress(OSError):
-                    _write(dirs["unified"] / "memory.swap.max", "0")
-                _write(dirs["unified"] / "pids.max", str(max_processes))
+            group.set_limits(memory_mb, max_processes)
         except OSError:
             group.remove()
             raise
@@ -173,4 +189,5 @@ class CgroupTree:
         for parent in self.parents.values():
             for child in parent.iterdir():
                 if child.is_dir():
-                    JobCgroup(child.name, {k: p / child.name for k, p in self.parents.items()}, self.version).remove()
+                    dirs = {k: p / child.name for k, p in self.parents.items()}
+                    JobCgroup(child.name, dirs, self.version).remove()

@@ -85,7 +85,10 @@ class Runner:
         except Exception as exc:  # the platform's fault, reported as such
             log.exception("judging job %s failed", job.job_id)
             result = JudgeResult(
-                verdict=jobs.INTERNAL_ERROR, passed=0, total=len(selected), cases=[],
+                verdict=jobs.INTERNAL_ERROR,
+                passed=0,
+                total=len(selected),
+                cases=[],
                 message=f"The judge failed to run this submission (not your fault): {exc}",
             )
         result.time_ms = round((time.perf_counter() - started) * 1000, 3)
@@ -119,16 +122,33 @@ class Runner:
                 raise ExpectationError(
                     f"solution.py: the reference fails case {spec['name']}: {report.get('message', '')}"
                 )
-            cases.append(CaseExpectation(name=spec["name"], public=bool(spec["public"]), rtol=float(spec["rtol"]),
-                                         atol=float(spec["atol"]), value=report["value"]))
+            cases.append(
+                CaseExpectation(
+                    name=spec["name"],
+                    public=bool(spec["public"]),
+                    rtol=float(spec["rtol"]),
+                    atol=float(spec["atol"]),
+                    value=report["value"],
+                )
+            )
         if not any(c.public for c in cases):
-            raise ExpectationError("tests.py: at least one case must be public (@case(public=True)) as the example")
+            raise ExpectationError(
+                "tests.py: at least one case must be public (@case(public=True)) as the example"
+            )
         return Expectations(cases=tuple(cases))
 
-    def job_for(self, problem: ProblemFiles, expectations: Expectations, code: str, mode: jobs.Mode,
-                job_id: str = "") -> Job:
-        return Job(entry_point=problem.entry_point, tests_source=problem.tests, code=code, mode=mode,
-                   expectations=expectations, limits=problem.limits, job_id=job_id)
+    def job_for(
+        self, problem: ProblemFiles, expectations: Expectations, code: str, mode: jobs.Mode, job_id: str = ""
+    ) -> Job:
+        return Job(
+            entry_point=problem.entry_point,
+            tests_source=problem.tests,
+            code=code,
+            mode=mode,
+            expectations=expectations,
+            limits=problem.limits,
+            job_id=job_id,
+        )
 
 
 _runner: Runner | None = None

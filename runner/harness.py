@@ -112,14 +112,18 @@ def run(payload: dict[str, Any], channel: ResultChannel, workdir: str) -> None:
         line = getattr(exc, "lineno", None)
         msg = getattr(exc, "msg", None) or str(exc)
         where = f" (solution.py, line {line})" if line else ""
-        channel.send({"type": "compile_error", "message": f"{type(exc).__name__}: {msg}{where}", "line": line})
+        channel.send(
+            {"type": "compile_error", "message": f"{type(exc).__name__}: {msg}{where}", "line": line}
+        )
         return
 
     testing.reset_registry()
     try:
         tests_module = load_module("torchdrill_tests", payload["tests_source"], tests_path)
     except BaseException as exc:  # the instructor's tests are broken: not the learner's fault
-        channel.send({"type": "tests_error", "message": "".join(traceback.format_exception_only(exc))[-2000:]})
+        channel.send(
+            {"type": "tests_error", "message": "".join(traceback.format_exception_only(exc))[-2000:]}
+        )
         return
     del tests_module
     specs = {spec.name: spec for spec in testing.collected_cases()}
@@ -132,25 +136,37 @@ def run(payload: dict[str, Any], channel: ResultChannel, workdir: str) -> None:
             ],
         }
     )
-    wanted: list[str] = payload.get("cases") or [s.name for s in sorted(specs.values(), key=lambda s: s.order)]
+    wanted: list[str] = payload.get("cases") or [
+        s.name for s in sorted(specs.values(), key=lambda s: s.order)
+    ]
 
     captured = BoundedText(CASE_STDOUT_LIMIT)
     try:
         with contextlib.redirect_stdout(captured):
             solution = load_module("solution", code, solution_path)
     except BaseException as exc:
-        channel.send({"type": "import_error", **describe_exception(exc, solution_path), "stdout": captured.getvalue()})
+        channel.send(
+            {"type": "import_error", **describe_exception(exc, solution_path), "stdout": captured.getvalue()}
+        )
         return
     entry_point = payload["entry_point"]
     if not callable(getattr(solution, entry_point, None)):
-        channel.send({"type": "import_error", "exception": "MissingEntryPoint",
-                      "message": f"solution.py does not define {entry_point}()", "line": None})
+        channel.send(
+            {
+                "type": "import_error",
+                "exception": "MissingEntryPoint",
+                "message": f"solution.py does not define {entry_point}()",
+                "line": None,
+            }
+        )
         return
 
     for name in wanted:
         spec = specs.get(name)
         if spec is None:
-            channel.send({"type": "case", "name": name, "status": "missing", "message": "case not found in tests.py"})
+            channel.send(
+                {"type": "case", "name": name, "status": "missing", "message": "case not found in tests.py"}
+            )
             continue
         out = BoundedText(CASE_STDOUT_LIMIT)
         started = time.perf_counter()
@@ -160,15 +176,40 @@ def run(payload: dict[str, Any], channel: ResultChannel, workdir: str) -> None:
             encoded = values.encode(value)
         except values.UnsupportedValue as exc:
             elapsed = (time.perf_counter() - started) * 1000
-            channel.send({"type": "case", "name": name, "status": "error", "exception": "UnsupportedValue",
-                          "message": str(exc), "time_ms": elapsed, "stdout": out.getvalue()})
+            channel.send(
+                {
+                    "type": "case",
+                    "name": name,
+                    "status": "error",
+                    "exception": "UnsupportedValue",
+                    "message": str(exc),
+                    "time_ms": elapsed,
+                    "stdout": out.getvalue(),
+                }
+            )
             continue
         except BaseException as exc:
             elapsed = (time.perf_counter() - started) * 1000
-            channel.send({"type": "case", "name": name, "status": "error", **describe_exception(exc, solution_path),
-                          "time_ms": elapsed, "stdout": out.getvalue()})
+            channel.send(
+                {
+                    "type": "case",
+                    "name": name,
+                    "status": "error",
+                    **describe_exception(exc, solution_path),
+                    "time_ms": elapsed,
+                    "stdout": out.getvalue(),
+                }
+            )
             continue
         elapsed = (time.perf_counter() - started) * 1000
-        channel.send({"type": "case", "name": name, "status": "ok", "value": encoded,
-                      "time_ms": elapsed, "stdout": out.getvalue()})
+        channel.send(
+            {
+                "type": "case",
+                "name": name,
+                "status": "ok",
+                "value": encoded,
+                "time_ms": elapsed,
+                "stdout": out.getvalue(),
+            }
+        )
     channel.send({"type": "done"})

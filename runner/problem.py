@@ -245,7 +245,9 @@ def write_problem_dir(problem: ProblemFiles, folder: str | Path) -> None:
 def discover_problems(bank: str | Path) -> list[Path]:
     """Every problem folder in a bank directory, sorted by name."""
     root = Path(bank)
-    return sorted(p for p in root.iterdir() if p.is_dir() and not p.is_symlink() and (p / "problem.toml").exists())
+    return sorted(
+        p for p in root.iterdir() if p.is_dir() and not p.is_symlink() and (p / "problem.toml").exists()
+    )
 
 
 def render_toml(problem: ProblemFiles) -> str:

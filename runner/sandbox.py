@@ -7,6 +7,7 @@ Turning that into a verdict is :mod:`runner.verdicts`' job.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import itertools
 import json
@@ -20,11 +21,12 @@ import sys
 import threading
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from runner.cgroups import CgroupTree
+from runner.cgroups import CgroupTree, JobCgroup
 from runner.jobs import Limits
 
 log = logging.getLogger("runner.sandbox")
@@ -32,6 +34,7 @@ log = logging.getLogger("runner.sandbox")
 RUNNER_DIR = Path(__file__).resolve().parent
 SANDBOX_LIB = "/opt/torchdrill"
 RESULT_LIMIT = 16 * 1024 * 1024
+EXIT_GRACE_S = 0.1
 STARTUP_TIMEOUT_S = 120.0
 UID_BASE = 61000
 UID_SPAN = 4000
@@ -71,7 +74,10 @@ def check_host() -> str:
             "Torchdrill never runs learner code without its sandbox."
         )
     probe = subprocess.run(
-        [bwrap, "--unshare-all", "--ro-bind", "/", "/", "--", "true"], capture_output=True, text=True, check=False
+        [bwrap, "--unshare-all", "--ro-bind", "/", "/", "--", "true"],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if probe.returncode != 0:
         raise SandboxUnavailable(f"bubblewrap cannot create namespaces here: {probe.stderr.strip()}")
@@ -83,16 +89,50 @@ def check_host() -> str:
 def bwrap_command(bwrap: str, control_fd: int, cgroup_binds: list[tuple[str, str]]) -> list[str]:
     cmd = [
         bwrap,
-        "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
-        "--die-with-parent", "--new-session", "--hostname", "sandbox",
-        "--cap-drop", "ALL",
-        "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
-        "--cap-add", "CAP_SETPCAP", "--cap-add", "CAP_SYS_RESOURCE",
-        "--ro-bind", "/usr", "/usr",
-        "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
-        "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
-        "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-        "--dir", "/cg",
+        "--unshare-ipc",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+        "--hostname",
+        "sandbox",
+        "--cap-drop",
+        "ALL",
+        "--cap-add",
+        "CAP_SYS_ADMIN",
+        "--cap-add",
+        "CAP_SETUID",
+        "--cap-add",
+        "CAP_SETGID",
+        "--cap-add",
+        "CAP_SETPCAP",
+        "--cap-add",
+        "CAP_SYS_RESOURCE",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+        "--symlink",
+        "usr/lib",
+        "/lib",
+        "--symlink",
+        "usr/lib64",
+        "/lib64",
+        "--symlink",
+        "usr/bin",
+        "/bin",
+        "--symlink",
+        "usr/sbin",
+        "/sbin",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--tmpfs",
+        "/tmp",
+        "--dir",
+        "/cg",
     ]
     if os.path.exists("/etc/ld.so.cache"):
         cmd += ["--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache"]
@@ -114,7 +154,8 @@ def bwrap_command(bwrap: str, control_fd: int, cgroup_binds: list[tuple[str, str
 class Sandbox:
     """One warm zygote. Thread-safe: many jobs may run at once, each in its own child."""
 
-    def __init__(self) -> None:
+    def __init__(self, spares: int = 2) -> None:
+        self.spare_count = spares
         self.bwrap = check_host()
         self.cgroups = CgroupTree()
         self.cgroups.sweep()
@@ -124,14 +165,21 @@ class Sandbox:
         self._waiters_lock = threading.Lock()
         self.info: dict[str, str] = {}
         self.proc: subprocess.Popen[bytes] | None = None
+        self._reaper = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sandbox-reaper")
+        self._spares: collections.deque[dict[str, Any]] = collections.deque()
+        self._spares_lock = threading.Lock()
         self._start()
 
     def _start(self) -> None:
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         cmd = bwrap_command(self.bwrap, child.fileno(), self.cgroups.sandbox_binds())
         self.proc = subprocess.Popen(
-            cmd, pass_fds=[child.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE, env={"PATH": "/usr/bin:/bin"},
+            cmd,
+            pass_fds=[child.fileno()],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env={"PATH": "/usr/bin:/bin"},
         )
         child.close()
         self.control = parent
@@ -150,6 +198,9 @@ class Sandbox:
         self.info = {"python": ready["python"], "torch": ready["torch"]}
         self._reader = threading.Thread(target=self._read_control, name="zygote-control", daemon=True)
         self._reader.start()
+        with self._spares_lock:
+            for _ in range(self.spare_count):
+                self._spares.append(self._prepare())
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -181,74 +232,155 @@ class Sandbox:
             self.proc.kill()
             self.proc.wait()
 
-    def run(self, payload: dict[str, Any], limits: Limits) -> RawRun:
-        """Run one job in a fresh child. ``payload`` goes to the harness (never expected values)."""
+    def _prepare(self) -> dict[str, Any]:
+        """Ask the zygote for a spare: a waiting harness already inside a fresh cgroup."""
         job_id = uuid.uuid4().hex
         uid = UID_BASE + next(self._uids) % UID_SPAN
-        group = self.cgroups.create(f"job-{job_id}", limits.memory_mb, limits.max_processes)
+        group = self.cgroups.create(f"job-{job_id}", Limits().memory_mb, Limits().max_processes)
+        waiter: dict[str, Any] = {"event": threading.Event()}
+        with self._waiters_lock:
+            self._waiters[job_id] = waiter
+        msg = {
+            "op": "prepare",
+            "id": job_id,
+            "uid": uid,
+            "procs": group.sandbox_procs_files(),
+            "tmp_mb": Limits().tmp_mb,
+        }
+        with self._send_lock:
+            self.control.send(json.dumps(msg).encode())
+        return {"id": job_id, "group": group, "waiter": waiter}
+
+    def _take_spare(self) -> dict[str, Any]:
+        with self._spares_lock:
+            while self._spares:
+                spare = self._spares.popleft()
+                if not spare["waiter"]["event"].is_set():  # still alive
+                    break
+                self._reaper.submit(self._finish, spare["id"], spare["waiter"], spare["group"])
+            else:
+                spare = self._prepare()
+            self._spares.append(self._prepare())
+        return spare
+
+    def run(self, payload: dict[str, Any], limits: Limits) -> RawRun:
+        """Run one job in a fresh spare. ``payload`` goes to the harness (never expected values)."""
+        started = time.perf_counter()
+        spare = self._take_spare()
+        job_id, group, waiter = spare["id"], spare["group"], spare["waiter"]
+        group.set_limits(limits.memory_mb, limits.max_processes)
         raw = RawRun()
         pipes = [os.pipe() for _ in range(4)]  # job in, stdout, stderr, results
-        waiter: dict[str, Any] = {"event": threading.Event()}
-        started = time.perf_counter()
+        finished_cleanly = False
         try:
-            with self._waiters_lock:
-                self._waiters[job_id] = waiter
-            msg = {
-                "op": "job", "id": job_id, "uid": uid, "procs": group.sandbox_procs_files(),
-                "tmp_mb": limits.tmp_mb, "cpu_s": int(limits.time_s) + 1, "file_mb": limits.max_file_mb,
-            }
+            msg = {"op": "job", "id": job_id, "cpu_s": int(limits.time_s) + 1, "file_mb": limits.max_file_mb}
             child_ends = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1]]
             with self._send_lock:
                 socket.send_fds(self.control, [json.dumps(msg).encode()], child_ends)
             for fd in child_ends:
                 os.close(fd)
-            data = json.dumps(payload).encode()
-            self._feed(pipes[0][1], data)
-            self._collect(raw, pipes[1][0], pipes[2][0], pipes[3][0], limits, started)
-            if raw.timed_out or raw.output_exceeded:
-                group.kill_all()
-            waiter["event"].wait(timeout=5.0)
-            raw.exit_status = waiter.get("exit")
+            self._feed(pipes[0][1], json.dumps(payload).encode())
+            finished_cleanly = _collect(
+                raw, pipes[1][0], pipes[2][0], pipes[3][0], limits, started, waiter["event"]
+            )
         finally:
             for fd in (pipes[1][0], pipes[2][0], pipes[3][0]):
                 with contextlib.suppress(OSError):
                     os.close(fd)
-            with self._waiters_lock:
-                self._waiters.pop(job_id, None)
-            raw.oom_killed = group.oom_killed()
-            raw.cpu_ms = group.cpu_ms()
-            raw.peak_memory_mb = group.peak_memory_mb()
-            group.remove()
-        raw.wall_ms = (time.perf_counter() - started) * 1000
+            raw.wall_ms = (time.perf_counter() - started) * 1000
+            if finished_cleanly:
+                # The harness reported its end: what is left (its exit, stray daemons, the
+                # cgroup) is cleaned up off the critical path.
+                group.kill_all(wait=False)
+                self._reaper.submit(self._finish, job_id, waiter, group)
+            else:
+                group.kill_all()
+                waiter["event"].wait(timeout=2.0)
+                raw.exit_status = waiter.get("exit")
+                raw.oom_killed = group.oom_killed()
+                raw.cpu_ms = group.cpu_ms()
+                raw.peak_memory_mb = group.peak_memory_mb()
+                self._finish(job_id, waiter, group)
         return raw
+
+    def _finish(self, job_id: str, waiter: dict[str, Any], group: JobCgroup) -> None:
+        waiter["event"].wait(timeout=5.0)
+        with self._waiters_lock:
+            self._waiters.pop(job_id, None)
+        group.remove()
 
     @staticmethod
     def _feed(fd: int, data: bytes) -> None:
         try:
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
         except BrokenPipeError:
             pass
         finally:
             os.close(fd)
 
-    @staticmethod
-    def _collect(raw: RawRun, out_fd: int, err_fd: int, res_fd: int, limits: Limits, started: float) -> None:
-        sel = selectors.DefaultSelector()
-        buffers = {out_fd: bytearray(), err_fd: bytearray(), res_fd: bytearray()}
-        output_cap = limits.max_output_kb * 1024
-        for fd in buffers:
-            os.set_blocking(fd, False)
-            sel.register(fd, selectors.EVENT_READ)
-        deadline = started + limits.time_s
-        open_fds = set(buffers)
-        while open_fds:
-            remaining = deadline - time.perf_counter()
+
+def _parse_records(raw: RawRun, data: bytes) -> bool:
+    """Append complete JSON lines to ``raw.records``; True once the harness said it is done."""
+    done = False
+    for line in data.split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raw.channel_corrupted = "a malformed record was written to the result channel"
+            continue
+        if not isinstance(record, dict):
+            raw.channel_corrupted = "a malformed record was written to the result channel"
+            continue
+        raw.records.append(record)
+        if record.get("type") in ("done", "compile_error", "import_error", "tests_error"):
+            done = True
+    return done
+
+
+def _collect(
+    raw: RawRun,
+    out_fd: int,
+    err_fd: int,
+    res_fd: int,
+    limits: Limits,
+    started: float,
+    exited: threading.Event,
+) -> bool:
+    """Read the job's pipes until the harness is done, they close, or a limit is hit.
+
+    A harness that exits without its end record may leave a daemon holding the pipes
+    open: once the exit is known, reading stops after a short grace period.
+
+    Returns True when the harness reported its end record (the run finished by itself).
+    """
+    sel = selectors.DefaultSelector()
+    buffers = {out_fd: bytearray(), err_fd: bytearray()}
+    pending = bytearray()
+    results_size = 0
+    output_cap = limits.max_output_kb * 1024
+    for fd in (out_fd, err_fd, res_fd):
+        os.set_blocking(fd, False)
+        sel.register(fd, selectors.EVENT_READ)
+    deadline = started + limits.time_s
+    open_fds = {out_fd, err_fd, res_fd}
+    done = False
+    exit_deadline: float | None = None
+    try:
+        while open_fds and not done:
+            now = time.perf_counter()
+            remaining = deadline - now
             if remaining <= 0:
                 raw.timed_out = True
                 break
-            for key, _ in sel.select(timeout=remaining):
+            if exit_deadline is None and exited.is_set():
+                exit_deadline = now + EXIT_GRACE_S
+            if exit_deadline is not None and now >= exit_deadline:
+                break
+            for key, _ in sel.select(timeout=min(remaining, 0.05)):
                 fd = key.fd
                 try:
                     chunk = os.read(fd, 1 << 16)
@@ -258,25 +390,27 @@ class Sandbox:
                     sel.unregister(fd)
                     open_fds.discard(fd)
                     continue
-                buffers[fd] += chunk
+                if fd == res_fd:
+                    results_size += len(chunk)
+                    pending += chunk
+                    cut = pending.rfind(b"\n")
+                    if cut >= 0:
+                        done = _parse_records(raw, bytes(pending[: cut + 1])) or done
+                        del pending[: cut + 1]
+                else:
+                    buffers[fd] += chunk
             if len(buffers[out_fd]) + len(buffers[err_fd]) > output_cap:
                 raw.output_exceeded = True
+                done = False
                 break
-            if len(buffers[res_fd]) > RESULT_LIMIT:
+            if results_size > RESULT_LIMIT:
                 raw.channel_corrupted = "the result channel exceeded its size limit"
+                done = False
                 break
+        if pending and not done:
+            _parse_records(raw, bytes(pending))
+    finally:
         sel.close()
-        raw.stdout = bytes(buffers[out_fd][:output_cap]).decode("utf-8", errors="replace")
-        raw.stderr = bytes(buffers[err_fd][:output_cap]).decode("utf-8", errors="replace")
-        for line in bytes(buffers[res_fd]).split(b"\n"):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                raw.channel_corrupted = "a malformed record was written to the result channel"
-                continue
-            if isinstance(record, dict):
-                raw.records.append(record)
-            else:
-                raw.channel_corrupted = "a malformed record was written to the result channel"
+    raw.stdout = bytes(buffers[out_fd][:output_cap]).decode("utf-8", errors="replace")
+    raw.stderr = bytes(buffers[err_fd][:output_cap]).decode("utf-8", errors="replace")
+    return done

@@ -46,7 +46,13 @@ def unshare(flags: int) -> None:
 
 def mount(source: str, target: str, fstype: str, flags: int = 0, data: str = "") -> None:
     _check(
-        _libc.mount(source.encode(), target.encode(), fstype.encode() if fstype else None, flags, data.encode() or None),
+        _libc.mount(
+            source.encode(),
+            target.encode(),
+            fstype.encode() if fstype else None,
+            flags,
+            data.encode() or None,
+        ),
         f"mount {target}",
     )
 
@@ -76,17 +82,71 @@ def drop_capability_bounding_set() -> None:
 # range of ordinary calls, and the namespaces, uid, cgroup and read-only mounts do the
 # containing; the filter removes the kernel surface that could break out of them.
 DENIED_SYSCALLS = (
-    "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "ptrace", "process_vm_readv",
-    "process_vm_writev", "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
-    "bpf", "perf_event_open", "keyctl", "add_key", "request_key", "userfaultfd", "reboot", "swapon",
-    "swapoff", "syslog", "acct", "quotactl", "open_by_handle_at", "name_to_handle_at", "fanotify_init",
-    "move_mount", "open_tree", "fsopen", "fsmount", "fsconfig", "fspick", "mount_setattr", "settimeofday",
-    "clock_settime", "adjtimex", "clock_adjtime", "setdomainname", "sethostname", "iopl", "ioperm",
-    "lookup_dcookie", "vhangup", "personality", "io_uring_setup", "io_uring_enter", "io_uring_register",
-    "pidfd_getfd", "kcmp", "mknod", "mknodat",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "unshare",
+    "setns",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "kexec_load",
+    "kexec_file_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "bpf",
+    "perf_event_open",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "userfaultfd",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "syslog",
+    "acct",
+    "quotactl",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "fanotify_init",
+    "move_mount",
+    "open_tree",
+    "fsopen",
+    "fsmount",
+    "fsconfig",
+    "fspick",
+    "mount_setattr",
+    "settimeofday",
+    "clock_settime",
+    "adjtimex",
+    "clock_adjtime",
+    "setdomainname",
+    "sethostname",
+    "iopl",
+    "ioperm",
+    "lookup_dcookie",
+    "vhangup",
+    "personality",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "pidfd_getfd",
+    "kcmp",
+    "mknod",
+    "mknodat",
 )
 AF_INET, AF_INET6, AF_NETLINK, AF_PACKET = 2, 10, 16, 17
-NAMESPACE_FLAGS = (CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET)
+NAMESPACE_FLAGS = (
+    CLONE_NEWNS,
+    CLONE_NEWCGROUP,
+    CLONE_NEWUTS,
+    CLONE_NEWIPC,
+    CLONE_NEWUSER,
+    CLONE_NEWPID,
+    CLONE_NEWNET,
+)
 
 
 def build_seccomp_filter() -> Any:

@@ -54,9 +54,8 @@ def encode(value: Any, _depth: int = 0) -> Any:
     type_name = type(value).__module__ + "." + type(value).__qualname__
     if type_name.startswith("torch") and hasattr(value, "detach") and hasattr(value, "dtype"):
         return _encode_tensor(value)
-    if type_name.startswith("numpy"):
-        if hasattr(value, "tolist"):
-            return encode(value.tolist(), _depth + 1)
+    if type_name.startswith("numpy") and hasattr(value, "tolist"):
+        return encode(value.tolist(), _depth + 1)
     raise UnsupportedValue(
         f"cases must return JSON-like values (dict, list, number, bool, str, None) or tensors, "
         f"not {type(value).__name__}"
@@ -72,7 +71,9 @@ def _encode_tensor(tensor: Any) -> dict[str, Any]:
     data = t.reshape(-1).tolist()
     if t.is_floating_point():
         data = [_encode_float(float(x)) for x in data]
-    return {"__tensor__": {"dtype": str(t.dtype).removeprefix("torch."), "shape": list(t.shape), "data": data}}
+    return {
+        "__tensor__": {"dtype": str(t.dtype).removeprefix("torch."), "shape": list(t.shape), "data": data}
+    }
 
 
 def _decode_float(x: Any) -> Any:
@@ -154,10 +155,14 @@ def _compare(e: Any, a: Any, rtol: float, atol: float, path: list[str]) -> Misma
     return None
 
 
-def _compare_tensor(e: dict[str, Any], a: dict[str, Any], rtol: float, atol: float, path: list[str]) -> Mismatch | None:
+def _compare_tensor(
+    e: dict[str, Any], a: dict[str, Any], rtol: float, atol: float, path: list[str]
+) -> Mismatch | None:
     where = _path(path)
     if e.get("shape") != a.get("shape"):
-        return Mismatch(where, f"tensor shape differs: expected {tuple(e['shape'])}, got {tuple(a.get('shape', []))}")
+        return Mismatch(
+            where, f"tensor shape differs: expected {tuple(e['shape'])}, got {tuple(a.get('shape', []))}"
+        )
     if e.get("dtype") != a.get("dtype"):
         return Mismatch(where, f"tensor dtype differs: expected {e['dtype']}, got {a.get('dtype')}")
     ed, ad = e.get("data", []), a.get("data", [])

@@ -57,25 +57,34 @@ def build_result(raw: RawRun, expectations: Expectations, mode: jobs.Mode, limit
 
     def result(verdict: str, cases: list[CaseResult], message: str = "") -> JudgeResult:
         passed = sum(1 for c in cases if c.status == jobs.CASE_PASSED)
-        return JudgeResult(verdict=verdict, passed=passed, total=total, cases=cases, message=message,
-                           time_ms=raw.wall_ms)
+        return JudgeResult(
+            verdict=verdict, passed=passed, total=total, cases=cases, message=message, time_ms=raw.wall_ms
+        )
 
     def all_cases(status: str, message: str) -> list[CaseResult]:
         return [CaseResult(name=c.name, public=c.public, status=status, message=message) for c in selected]
 
     sandbox_error = _first(raw, "sandbox_error")
-    if sandbox_error or _first(raw, "start") is None and not (raw.timed_out or raw.oom_killed):
+    if sandbox_error or (_first(raw, "start") is None and not (raw.timed_out or raw.oom_killed)):
         detail = sandbox_error.get("message", "") if sandbox_error else "the harness did not start"
-        return result(jobs.INTERNAL_ERROR, all_cases(jobs.CASE_NOT_RUN, "Not run."),
-                      f"The judge failed to run this submission (not your fault): {detail}")
+        return result(
+            jobs.INTERNAL_ERROR,
+            all_cases(jobs.CASE_NOT_RUN, "Not run."),
+            f"The judge failed to run this submission (not your fault): {detail}",
+        )
     tests_error = _first(raw, "tests_error")
     if tests_error:
-        return result(jobs.INTERNAL_ERROR, all_cases(jobs.CASE_NOT_RUN, "Not run."),
-                      "The problem's tests failed to load (not your fault).")
+        return result(
+            jobs.INTERNAL_ERROR,
+            all_cases(jobs.CASE_NOT_RUN, "Not run."),
+            "The problem's tests failed to load (not your fault).",
+        )
     compile_error = _first(raw, "compile_error")
     if compile_error:
         msg = str(compile_error.get("message", "solution.py does not parse"))
-        return result(jobs.COMPILE_ERROR, all_cases(jobs.CASE_NOT_RUN, "Not run: solution.py does not parse."), msg)
+        return result(
+            jobs.COMPILE_ERROR, all_cases(jobs.CASE_NOT_RUN, "Not run: solution.py does not parse."), msg
+        )
     import_error = _first(raw, "import_error")
     if import_error:
         msg = str(import_error.get("message", "importing solution.py failed"))
@@ -121,8 +130,11 @@ def build_result(raw: RawRun, expectations: Expectations, mode: jobs.Mode, limit
         return result(limit[0], cases, limit[1])
     statuses = {c.status for c in cases}
     if memory_error:
-        return result(jobs.MEMORY_LIMIT_EXCEEDED, cases,
-                      f"Memory limit exceeded: an allocation failed under the {limits.memory_mb} MB limit.")
+        return result(
+            jobs.MEMORY_LIMIT_EXCEEDED,
+            cases,
+            f"Memory limit exceeded: an allocation failed under the {limits.memory_mb} MB limit.",
+        )
     if jobs.CASE_ERROR in statuses:
         first = next(c for c in cases if c.status == jobs.CASE_ERROR)
         return result(jobs.RUNTIME_ERROR, cases, first.message)
@@ -131,7 +143,9 @@ def build_result(raw: RawRun, expectations: Expectations, mode: jobs.Mode, limit
         note = f" {raw.channel_corrupted}." if raw.channel_corrupted else ""
         return result(jobs.RUNTIME_ERROR, cases, f"The program ended before all cases finished{how}.{note}")
     if jobs.CASE_FAILED in statuses:
-        return result(jobs.WRONG_ANSWER, cases, f"{sum(c.status == jobs.CASE_FAILED for c in cases)} case(s) failed.")
+        return result(
+            jobs.WRONG_ANSWER, cases, f"{sum(c.status == jobs.CASE_FAILED for c in cases)} case(s) failed."
+        )
     if total == 0:
         return result(jobs.INTERNAL_ERROR, cases, "The problem has no test cases for this mode.")
     return result(jobs.ACCEPTED, cases, f"All {total} case(s) passed.")

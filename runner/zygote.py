@@ -1,26 +1,36 @@
 """The zygote: a process inside the sandbox with torch imported, that forks one child per job.
 
-It never runs learner code and never sees a job's data: the host sends it only the
-job's id, limits and four pipe ends (job input, stdout, stderr, results). The forked
-child reads the job itself, isolates itself further and becomes the job's harness:
+It never runs learner code and never sees a job's data: the host sends it only a job's
+id, limits and four pipe ends (job input, stdout, stderr, results), which it forwards to
+a *spare* prepared ahead of time. A spare reads the job itself, locks itself down and
+becomes the job's harness:
 
-    zygote ──fork──▶ keeper (root)              unshare(mount, pid); join the job cgroup;
-                       │                        fresh size-limited /tmp; unmount /cg
-                       └──fork──▶ harness       pid 1 of a new pid namespace; fresh /proc;
-                                                drop to a per-job uid, no capabilities,
-                                                no new privileges, seccomp; run the cases
+    zygote ──fork──▶ spare (root)      new session; unshare(mount, ipc, uts); join the
+                                       job's cgroup; unmount /cg; a /proc that hides other
+                                       uids' processes; a fresh size-limited /tmp
+                                       ── the job arrives ──
+                                       read the job; drop to the job's own uid, no
+                                       capabilities, no new privileges, seccomp; run the cases
 
-When the harness (pid 1 of its namespace) exits, the kernel kills everything it left
-behind; the host also kills the job's cgroup. No process ever serves a second job.
+One fork per job: forking and tearing down a process that holds torch costs ~5 ms of
+CPU each way, so a keeper process per job (for a pid namespace per job) would cost a
+third of the budget. Instead jobs share the sandbox's pid namespace but each has its own
+uid (so it can neither see in /proc nor signal nor trace another job) and its own cgroup,
+which the host kills whole when the job ends.
+
+No process ever serves a second job.
 
 Messages on the control socket (SOCK_SEQPACKET, one JSON object per message):
-host → zygote ``{"op": "job", "id", "uid", "procs", "tmp_mb", "cpu_s", "file_mb"}`` + 4 fds;
-zygote → host ``{"op": "ready", "python", "torch"}``, ``{"op": "started", "id"}``,
-``{"op": "exit", "id", "status"}``.
+host → zygote ``{"op": "prepare", "id", "uid", "procs", "tmp_mb"}`` (make a spare: a keeper
+and a waiting harness, already in the job's cgroup and namespaces), then
+``{"op": "job", "id", "cpu_s", "file_mb"}`` + 4 fds (forwarded to that spare's harness);
+zygote → host ``{"op": "ready", "python", "torch"}``, ``{"op": "exit", "id", "status"}``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import os
 import random
@@ -51,10 +61,10 @@ def warm_up() -> dict[str, str]:
     """Import and exercise torch once, so every forked child starts warm."""
     import torch
     import torch.nn as nn
-    import torch.nn.functional  # noqa: F401
-    import torch.optim  # noqa: F401
+    import torch.nn.functional
+    import torch.optim
 
-    import runner.harness  # noqa: F401
+    import runner.harness
     import runner.testing  # noqa: F401
 
     torch.set_num_threads(1)
@@ -90,23 +100,54 @@ def read_all(fd: int, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def become_harness(msg: dict[str, Any], fds: list[int], seccomp_filter: Any) -> None:
-    """Runs in the keeper child. Never returns."""
-    job_in, stdout_w, stderr_w, result_w = fds
-    status = 70
+def prepare_spare(msg: dict[str, Any], link: socket.socket, seccomp_filter: Any) -> None:
+    """Runs in the forked child, before any job exists. Never returns.
+
+    Everything slow (joining the cgroup, new namespaces and mounts) happens here, ahead of
+    time; when the job comes it only hands over its pipes.
+    """
     try:
-        syscalls.unshare(syscalls.CLONE_NEWNS | syscalls.CLONE_NEWPID)
+        os.setsid()
+        syscalls.unshare(syscalls.CLONE_NEWNS | syscalls.CLONE_NEWIPC | syscalls.CLONE_NEWUTS)
         syscalls.make_mounts_private()
         for procs in msg["procs"]:
             with open(procs, "w") as fh:
                 fh.write("0")
         for controller in os.listdir("/cg"):
             syscalls.umount_lazy(f"/cg/{controller}")
+    except BaseException:
+        os._exit(71)
+    run_harness(msg, link, seccomp_filter)
+
+
+def run_harness(msg: dict[str, Any], link: socket.socket, seccomp_filter: Any) -> None:
+    """Wait for the job, lock down, run it. Never returns."""
+    result_w = -1
+    try:
+        # A /proc of our own that shows only this job's processes (each job has its own uid).
+        syscalls.mount(
+            "proc",
+            "/proc",
+            "proc",
+            syscalls.MS_NOSUID | syscalls.MS_NODEV | syscalls.MS_NOEXEC,
+            "hidepid=invisible",
+        )
         uid = int(msg["uid"])
         syscalls.mount(
-            "tmpfs", "/tmp", "tmpfs", syscalls.MS_NOSUID | syscalls.MS_NODEV,
+            "tmpfs",
+            "/tmp",
+            "tmpfs",
+            syscalls.MS_NOSUID | syscalls.MS_NODEV,
             f"size={int(msg['tmp_mb'])}m,nr_inodes=4096,mode=0700,uid={uid},gid={uid}",
         )
+        with open("/proc/self/oom_score_adj", "w") as fh:  # the OOM killer picks the harness first
+            fh.write("1000")
+        data, fds, _, _ = socket.recv_fds(link, 65536, 4)
+        link.close()
+        if not data or len(fds) != 4:
+            os._exit(72)  # the zygote went away: no job will come
+        job = json.loads(data)
+        job_in, stdout_w, stderr_w, result_w = fds
         payload = json.loads(read_all(job_in, MAX_PAYLOAD))
         os.close(job_in)
         for name, text in (("solution.py", payload["code"]), ("tests.py", payload["tests_source"])):
@@ -114,42 +155,16 @@ def become_harness(msg: dict[str, Any], fds: list[int], seccomp_filter: Any) -> 
             with open(path, "w", encoding="utf-8", errors="surrogateescape") as fh:
                 fh.write(text)
             os.chmod(path, 0o444)
-        pid = os.fork()
-        if pid == 0:
-            run_harness(payload, uid, msg, stdout_w, stderr_w, result_w, seccomp_filter)
-        for fd in (stdout_w, stderr_w, result_w):
-            os.close(fd)
-        _, wait_status = os.waitpid(pid, 0)
-        status = os.waitstatus_to_exitcode(wait_status)
-        status = 128 - status if status < 0 else status
-    except BaseException as exc:  # the keeper's own failure is the platform's fault
-        try:
-            os.write(result_w, (json.dumps({"type": "sandbox_error", "message": _describe(exc)}) + "\n").encode())
-        except OSError:
-            pass
-        status = 71
-    finally:
-        os._exit(status)
-
-
-def run_harness(
-    payload: dict[str, Any], uid: int, msg: dict[str, Any], stdout_w: int, stderr_w: int, result_w: int,
-    seccomp_filter: Any,
-) -> None:
-    """Runs as pid 1 of the job's pid namespace. Never returns."""
-    try:
-        syscalls.mount("proc", "/proc", "proc", syscalls.MS_NOSUID | syscalls.MS_NODEV | syscalls.MS_NOEXEC)
-        with open("/proc/self/oom_score_adj", "w") as fh:  # the OOM killer picks the harness first
-            fh.write("1000")
         devnull = os.open("/dev/null", os.O_RDONLY)
         os.dup2(devnull, 0)
         os.dup2(stdout_w, 1)
         os.dup2(stderr_w, 2)
         os.dup2(result_w, 3)
+        result_w = 3
         os.closerange(4, 65536)
-        cpu = int(msg["cpu_s"])
+        cpu = int(job["cpu_s"])
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        file_bytes = int(msg["file_mb"]) * 2**20
+        file_bytes = int(job["file_mb"]) * 2**20
         resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
@@ -162,11 +177,16 @@ def run_harness(
         os.setresuid(uid, uid, uid)
         syscalls.prctl(syscalls.PR_SET_NO_NEW_PRIVS, 1)
         seccomp_filter.load()
-        sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False)
-        sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False)
+        sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+        sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
         reseed()
     except BaseException as exc:
-        os.write(result_w, (json.dumps({"type": "sandbox_error", "message": _describe(exc)}) + "\n").encode())
+        if result_w >= 0:
+            with contextlib.suppress(OSError):
+                os.write(
+                    result_w,
+                    (json.dumps({"type": "sandbox_error", "message": _describe(exc)}) + "\n").encode(),
+                )
         os._exit(71)
     from runner import harness
 
@@ -197,48 +217,62 @@ def reseed() -> None:
 def serve(control: socket.socket) -> None:
     seccomp_filter = syscalls.build_seccomp_filter()
     info = warm_up()
+    gc.collect()
+    gc.freeze()  # children inherit these objects without the collector touching (and copying) their pages
     control.send(json.dumps({"op": "ready", **info}).encode())
-    children: dict[int, tuple[str, int]] = {}  # pidfd -> (job id, pid)
+    spares: dict[str, socket.socket] = {}  # job id -> link to its waiting harness
+    children: dict[int, tuple[str, int]] = {}  # pidfd -> (job id, keeper pid)
     poller = select.poll()
     poller.register(control, select.POLLIN)
     while True:
         for fd, _ in poller.poll():
-            if fd == control.fileno():
-                data, fds, _, _ = socket.recv_fds(control, 65536, 4)
-                if not data:
-                    return  # host went away
-                msg = json.loads(data)
-                if msg.get("op") != "job" or len(fds) != 4:
-                    for extra in fds:
-                        os.close(extra)
-                    continue
-                pid = os.fork()
-                if pid == 0:
-                    control.close()
-                    become_harness(msg, fds, seccomp_filter)
-                for extra in fds:
-                    os.close(extra)
-                pidfd = os.pidfd_open(pid)
-                children[pidfd] = (msg["id"], pid)
-                poller.register(pidfd, select.POLLIN)
-                control.send(json.dumps({"op": "started", "id": msg["id"]}).encode())
-            else:
+            if fd != control.fileno():
                 job_id, pid = children.pop(fd)
                 poller.unregister(fd)
                 os.close(fd)
+                link = spares.pop(job_id, None)
+                if link is not None:
+                    link.close()
                 _, wait_status = os.waitpid(pid, 0)
-                control.send(
-                    json.dumps({"op": "exit", "id": job_id, "status": os.waitstatus_to_exitcode(wait_status)}).encode()
-                )
+                status = os.waitstatus_to_exitcode(wait_status)
+                control.send(json.dumps({"op": "exit", "id": job_id, "status": status}).encode())
+                continue
+            data, fds, _, _ = socket.recv_fds(control, 65536, 4)
+            if not data:
+                return  # the host went away; bubblewrap takes every child down with us
+            msg = json.loads(data)
+            if msg.get("op") == "prepare" and not fds:
+                ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+                pid = os.fork()
+                if pid == 0:
+                    control.close()
+                    ours.close()
+                    for other in spares.values():
+                        other.close()
+                    prepare_spare(msg, theirs, seccomp_filter)
+                theirs.close()
+                spares[msg["id"]] = ours
+                pidfd = os.pidfd_open(pid)
+                children[pidfd] = (msg["id"], pid)
+                poller.register(pidfd, select.POLLIN)
+            elif msg.get("op") == "job" and len(fds) == 4 and msg.get("id") in spares:
+                link = spares.pop(msg["id"])
+                with contextlib.suppress(OSError):
+                    socket.send_fds(link, [data], fds)
+                link.close()
+                for extra in fds:
+                    os.close(extra)
+            else:
+                for extra in fds:
+                    os.close(extra)
+                control.send(json.dumps({"op": "refused", "id": msg.get("id")}).encode())
 
 
 def main() -> None:
     fd = int(sys.argv[1])
     control = socket.socket(fileno=fd)
-    try:
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
         serve(control)
-    except (BrokenPipeError, ConnectionResetError):
-        pass
 
 
 if __name__ == "__main__":
