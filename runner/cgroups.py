@@ -185,9 +185,11 @@ class CgroupTree:
         return group
 
     def sweep(self) -> None:
-        """Remove job groups left behind by a crashed runner."""
+        """Remove job groups left behind by runners that died (group names carry the owner pid)."""
         for parent in self.parents.values():
             for child in parent.iterdir():
-                if child.is_dir():
-                    dirs = {k: p / child.name for k, p in self.parents.items()}
-                    JobCgroup(child.name, dirs, self.version).remove()
+                owner = child.name.split("-")[1] if child.name.count("-") >= 2 else ""
+                if not child.is_dir() or (owner.isdigit() and os.path.exists(f"/proc/{owner}")):
+                    continue
+                dirs = {k: p / child.name for k, p in self.parents.items()}
+                JobCgroup(child.name, dirs, self.version).remove()

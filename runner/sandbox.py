@@ -35,7 +35,7 @@ RUNNER_DIR = Path(__file__).resolve().parent
 SANDBOX_LIB = "/opt/torchdrill"
 RESULT_LIMIT = 16 * 1024 * 1024
 EXIT_GRACE_S = 0.1
-STARTUP_TIMEOUT_S = 120.0
+STARTUP_TIMEOUT_S = float(os.environ.get("TORCHDRILL_SANDBOX_STARTUP_S", "120"))
 UID_BASE = 61000
 UID_SPAN = 4000
 
@@ -236,7 +236,7 @@ class Sandbox:
         """Ask the zygote for a spare: a waiting harness already inside a fresh cgroup."""
         job_id = uuid.uuid4().hex
         uid = UID_BASE + next(self._uids) % UID_SPAN
-        group = self.cgroups.create(f"job-{job_id}", Limits().memory_mb, Limits().max_processes)
+        group = self.cgroups.create(f"job-{os.getpid()}-{job_id}", Limits().memory_mb, Limits().max_processes)
         waiter: dict[str, Any] = {"event": threading.Event()}
         with self._waiters_lock:
             self._waiters[job_id] = waiter

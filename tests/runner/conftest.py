@@ -1,0 +1,46 @@
+"""Fixtures for the runner's tests: one real sandbox for the whole session (never a mock)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from runner.engine import Runner
+from runner.jobs import Expectations, JudgeResult, Limits
+from runner.problem import ProblemFiles, load_problem_dir
+
+FIXTURES = Path(__file__).parent / "fixtures"
+BANK = Path(__file__).resolve().parents[2] / "problems"
+ALT_SOLUTIONS = Path(__file__).resolve().parents[1] / "fixtures" / "alt_solutions"
+
+
+@pytest.fixture(scope="session")
+def runner() -> Iterator[Runner]:
+    r = Runner(max_concurrent=4)
+    yield r
+    r.close()
+
+
+@pytest.fixture(scope="session")
+def probe(runner: Runner) -> tuple[ProblemFiles, Expectations]:
+    problem = load_problem_dir(FIXTURES / "probe")
+    return problem, runner.compute_expectations(problem)
+
+
+JudgeFn = Callable[..., JudgeResult]
+
+
+@pytest.fixture
+def judge_probe(runner: Runner, probe: tuple[ProblemFiles, Expectations]) -> JudgeFn:
+    """Judge learner code against the probe problem (its reference returns 0)."""
+    problem, expectations = probe
+
+    def judge(code: str, mode: str = "run", **limits: float) -> JudgeResult:
+        job = runner.job_for(problem, expectations, code, mode)  # type: ignore[arg-type]
+        if limits:
+            job = type(job)(**{**job.__dict__, "limits": Limits(**{**job.limits.to_dict(), **limits})})
+        return runner.judge(job)
+
+    return judge

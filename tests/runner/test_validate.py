@@ -1,0 +1,70 @@
+"""Validation runs the problem: broken problems are refused with a message naming the cause."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from runner.engine import Runner
+from runner.problem import load_problem_dir
+from runner.validate import validate_problem
+from tests.runner.conftest import FIXTURES
+
+
+def make(tmp_path: Path, **files: str) -> Path:
+    folder = tmp_path / "add-one"
+    shutil.copytree(FIXTURES / "add-one", folder)
+    for rel, text in files.items():
+        path = folder / rel.replace("__", "/").replace("_py", ".py")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return folder
+
+
+def errors(runner: Runner, folder: Path) -> str:
+    report = validate_problem(load_problem_dir(folder), runner)
+    assert not report.ok
+    return "\n".join(str(e) for e in report.errors)
+
+
+def test_a_good_problem_passes_with_its_mutation_score(runner: Runner, tmp_path: Path) -> None:
+    folder = make(
+        tmp_path, mutants__plus_two_py="import torch\ndef add_one(x):\n    return torch.as_tensor(x) + 2\n"
+    )
+    report = validate_problem(load_problem_dir(folder), runner)
+    assert report.ok, report.render()
+    assert report.mutation_score == "1/1"
+    assert report.mutants[0].caught_by == ["example", "hidden"]
+
+
+def test_wrong_example_in_statement(runner: Runner, tmp_path: Path) -> None:
+    statement = (FIXTURES / "add-one" / "statement.md").read_text().replace("[2.0, 3.0]", "[2.0, 4.0]")
+    assert "statement.md" in errors(runner, make(tmp_path, **{"statement.md": statement}))
+
+
+def test_passing_starter(runner: Runner, tmp_path: Path) -> None:
+    solution = (FIXTURES / "add-one" / "solution.py").read_text()
+    assert "starter.py: the starter code is accepted" in errors(
+        runner, make(tmp_path, **{"starter.py": solution})
+    )
+
+
+def test_surviving_mutant(runner: Runner, tmp_path: Path) -> None:
+    survivor = "import torch\ndef add_one(x):\n    return torch.as_tensor(x) + 1.0\n"
+    assert "mutants/same.py: this known-wrong solution is accepted" in errors(
+        runner, make(tmp_path, mutants__same_py=survivor)
+    )
+
+
+def test_syntax_error_in_tests(runner: Runner, tmp_path: Path) -> None:
+    message = errors(
+        runner, make(tmp_path, **{"tests.py": "from runner.testing import case\n@case(\ndef x(:\n"})
+    )
+    assert "tests.py:3: syntax error" in message
+
+
+def test_reference_failing_its_own_tests(runner: Runner, tmp_path: Path) -> None:
+    message = errors(
+        runner, make(tmp_path, **{"solution.py": "def add_one(x):\n    raise ValueError('boom')\n"})
+    )
+    assert "solution.py" in message and "boom" in message
