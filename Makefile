@@ -1,0 +1,55 @@
+# The two commands of the README: `make run` and `make test`. Everything else is what they use.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+STAMP := $(VENV)/.installed
+PG_TEST_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
+
+.PHONY: run test setup system-deps migrate import serve lint validate pytest bench services clean
+
+run: setup migrate import serve
+
+test: setup services lint validate pytest
+
+setup: system-deps $(STAMP)
+
+system-deps:
+	@bash scripts/system-deps.sh
+
+$(STAMP): requirements.txt requirements-dev.txt pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements-dev.txt
+	$(PY) -m pip install -q --no-deps -e .
+	@touch $(STAMP)
+
+migrate:
+	$(VENV)/bin/alembic upgrade head
+
+import:
+	$(VENV)/bin/torchdrill problems import problems
+
+serve:
+	PORT=$(PORT) $(PY) -m app
+
+services:
+	@bash scripts/ensure-services.sh
+
+lint:
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+validate:
+	$(PY) -m runner validate problems
+
+pytest:
+	TORCHDRILL_TEST_DATABASE_URL=$(PG_TEST_URL) $(VENV)/bin/pytest -q -p no:cacheprovider
+
+bench: setup
+	$(PY) -m runner bench
+	$(PY) -m app.bench
+
+clean:
+	rm -rf $(VENV) var

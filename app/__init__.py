@@ -1,0 +1,1 @@
+"""Torchdrill's web application: FastAPI pages and JSON endpoints over domain services."""

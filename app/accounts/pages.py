@@ -1,0 +1,94 @@
+"""Sign-up, log-in and log-out pages (HTML forms with CSRF)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import RedirectResponse
+
+from app.accounts import service
+from app.accounts.deps import SESSION_USER_KEY, OptionalUser
+from app.kit.errors import FormErrors
+from app.kit.security import CSRF_SESSION_KEY, csrf_token
+from app.kit.web import CsrfProtected, SessionDep, render
+
+router = APIRouter(tags=["accounts"])
+
+
+def safe_next(target: str | None) -> str:
+    """Only same-site paths are followed after log-in (no open redirects)."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return "/problems"
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc:
+        return "/problems"
+    return target
+
+
+def _start_session(request: Request, user_id: int) -> None:
+    request.session.clear()  # a fresh session (and CSRF token) on every log-in
+    request.session[SESSION_USER_KEY] = user_id
+    csrf_token(request.session)
+
+
+def _form_page(
+    request: Request, template: str, values: dict[str, Any], errors: dict[str, str], status: int
+) -> Any:
+    return render(request, template, {"values": values, "errors": errors}, status_code=status)
+
+
+@router.get("/signup")
+def signup_page(request: Request, user: OptionalUser, next: str | None = None) -> Any:
+    if user is not None:
+        return RedirectResponse(safe_next(next), status_code=303)
+    return _form_page(request, "accounts/signup.html", {"email": "", "next": safe_next(next)}, {}, 200)
+
+
+@router.post("/signup", dependencies=[CsrfProtected])
+def signup(
+    request: Request,
+    session: SessionDep,
+    email: Annotated[str, Form()] = "",
+    password: Annotated[str, Form()] = "",
+    next: Annotated[str, Form()] = "",
+) -> Any:
+    values = {"email": email, "next": safe_next(next)}
+    try:
+        user = service.sign_up(session, email, password)
+    except FormErrors as exc:
+        return _form_page(request, "accounts/signup.html", values, exc.errors, 400)
+    _start_session(request, user.id)
+    return RedirectResponse(safe_next(next), status_code=303)
+
+
+@router.get("/login")
+def login_page(request: Request, user: OptionalUser, next: str | None = None) -> Any:
+    if user is not None:
+        return RedirectResponse(safe_next(next), status_code=303)
+    return _form_page(request, "accounts/login.html", {"email": "", "next": safe_next(next)}, {}, 200)
+
+
+@router.post("/login", dependencies=[CsrfProtected])
+def login(
+    request: Request,
+    session: SessionDep,
+    email: Annotated[str, Form()] = "",
+    password: Annotated[str, Form()] = "",
+    next: Annotated[str, Form()] = "",
+) -> Any:
+    values = {"email": email, "next": safe_next(next)}
+    try:
+        user = service.authenticate(session, email, password)
+    except FormErrors as exc:
+        return _form_page(request, "accounts/login.html", values, exc.errors, 400)
+    _start_session(request, user.id)
+    return RedirectResponse(safe_next(next), status_code=303)
+
+
+@router.post("/logout", dependencies=[CsrfProtected])
+def logout(request: Request) -> Any:
+    request.session.pop(SESSION_USER_KEY, None)
+    request.session.pop(CSRF_SESSION_KEY, None)
+    return RedirectResponse("/problems", status_code=303)

@@ -1,0 +1,71 @@
+"""Expected failures carry their HTTP status and a stable code; one handler renders them.
+
+Routes and services raise these; :func:`app.main.create_app` installs the handler that turns
+them into ``{"error": code, "detail": message}`` (JSON) or an HTML error page (pages).
+"""
+
+from __future__ import annotations
+
+
+class AppError(Exception):
+    status_code = 400
+    code = "bad_request"
+    default_detail = "The request could not be processed."
+
+    def __init__(self, detail: str | None = None) -> None:
+        self.detail = detail or self.default_detail
+        super().__init__(self.detail)
+
+
+class NotFound(AppError):
+    status_code = 404
+    code = "not_found"
+    default_detail = "Not found."
+
+
+class LoginRequired(AppError):
+    status_code = 401
+    code = "login_required"
+    default_detail = "Log in to do this."
+
+
+class Forbidden(AppError):
+    status_code = 403
+    code = "forbidden"
+    default_detail = "You are not allowed to do this."
+
+
+class CsrfFailed(Forbidden):
+    code = "csrf_failed"
+    default_detail = "The form expired or did not come from this site. Reload the page and try again."
+
+
+class PremiumRequired(Forbidden):
+    code = "premium_required"
+    default_detail = "This problem is part of Premium. Upgrade to run and submit code."
+
+
+class InvalidInput(AppError):
+    status_code = 422
+    code = "invalid_input"
+    default_detail = "The input is not valid."
+
+
+class PayloadTooLarge(AppError):
+    status_code = 413
+    code = "payload_too_large"
+    default_detail = "The request is too large."
+
+
+class ServiceUnavailable(AppError):
+    status_code = 503
+    code = "unavailable"
+    default_detail = "The service is not ready. Try again in a moment."
+
+
+class FormErrors(InvalidInput):
+    """Field-level validation errors a page form re-renders next to the fields."""
+
+    def __init__(self, errors: dict[str, str]) -> None:
+        self.errors = errors
+        super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))

@@ -1,0 +1,46 @@
+"""The one settings object, read from ``TORCHDRILL_*`` environment variables (and ``.env``)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_SECRET = "dev-insecure-secret-change-me"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="TORCHDRILL_", env_file=".env", extra="ignore")
+
+    env: Literal["development", "production"] = "development"
+    database_url: str = "sqlite:///./var/torchdrill.db"
+    secret_key: str = DEFAULT_SECRET
+    problems_dir: Path = Path("problems")
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=1, le=65535, validation_alias=AliasChoices("TORCHDRILL_PORT", "PORT"))
+    max_code_bytes: int = Field(default=64 * 1024, ge=1024, le=1024 * 1024)
+    judge_workers: int = Field(default=2, ge=1, le=32)
+    wait_timeout_s: float = Field(default=30.0, gt=0, le=120)
+    session_cookie: str = "torchdrill_session"
+    session_max_age_s: int = 14 * 24 * 3600
+
+    @model_validator(mode="after")
+    def _refuse_default_secret(self) -> Settings:
+        if self.env != "development" and (self.secret_key == DEFAULT_SECRET or len(self.secret_key) < 32):
+            raise ValueError(
+                "TORCHDRILL_SECRET_KEY must be set to a random value of at least 32 characters "
+                "outside development (e.g. python -c 'import secrets; print(secrets.token_urlsafe(48))')"
+            )
+        return self
+
+    @property
+    def secure_cookies(self) -> bool:
+        return self.env == "production"
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,83 @@
+"""Request plumbing shared by every domain: typed dependencies, CSRF check, templates."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+from fastapi.templating import Jinja2Templates
+from sqlalchemy.orm import Session
+
+from app.kit.db import Database, run_commit_hooks
+from app.kit.errors import CsrfFailed
+from app.kit.runner import JudgeRunner
+from app.kit.security import CSRF_FORM_FIELD, CSRF_HEADER, csrf_matches, csrf_token
+from app.kit.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+templates = Jinja2Templates(directory=str(ROOT / "templates"))
+templates.env.globals["csrf_field_name"] = CSRF_FORM_FIELD
+
+
+def get_database(request: Request) -> Database:
+    db: Database = request.app.state.db
+    return db
+
+
+def get_session(request: Request) -> Iterator[Session]:
+    """The request's unit of work: commit when the route returns, roll back if it raises."""
+    session = get_database(request).sessionmaker()
+    try:
+        yield session
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    finally:
+        session.close()
+    run_commit_hooks(session)
+
+
+def get_settings_dep(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def get_runner_dep(request: Request) -> JudgeRunner:
+    runner: JudgeRunner = request.app.state.runner
+    return runner
+
+
+# scope="function": the commit (and the jobs it releases) happen before the response is sent,
+# so a client polling right after a 202 always finds the row.
+SessionDep = Annotated[Session, Depends(get_session, scope="function")]
+SettingsDep = Annotated[Settings, Depends(get_settings_dep)]
+RunnerDep = Annotated[JudgeRunner, Depends(get_runner_dep)]
+
+
+async def require_csrf(request: Request) -> None:
+    """Refuse a state-changing request whose token (header or form field) is not the session's."""
+    submitted = request.headers.get(CSRF_HEADER)
+    if not submitted:
+        content_type = request.headers.get("content-type", "")
+        if content_type.startswith(("application/x-www-form-urlencoded", "multipart/form-data")):
+            form = await request.form()
+            value = form.get(CSRF_FORM_FIELD)
+            submitted = value if isinstance(value, str) else None
+    if not csrf_matches(request.session, submitted):
+        raise CsrfFailed()
+
+
+CsrfProtected = Depends(require_csrf)
+
+
+def render(
+    request: Request, template: str, context: dict[str, Any] | None = None, status_code: int = 200
+) -> Any:
+    """Render a page with the context every page needs (user, CSRF token, runtime)."""
+    ctx: dict[str, Any] = {"csrf_token": csrf_token(request.session), "current_user": None}
+    ctx.update(getattr(request.state, "page_context", {}))
+    ctx.update(context or {})
+    return templates.TemplateResponse(request, template, ctx, status_code=status_code)

@@ -1,0 +1,169 @@
+"""The application factory: settings, database, runner and dispatcher wired into one FastAPI app."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.sessions import SessionMiddleware
+
+from app.accounts import pages as account_pages
+from app.kit.db import Database
+from app.kit.errors import AppError
+from app.kit.runner import JudgeRunner, default_runner, runtime_info
+from app.kit.settings import Settings, get_settings
+from app.kit.web import ROOT, render
+from app.problems import api as problem_api
+from app.problems import pages as problem_pages
+from app.submissions import api as submission_api
+from app.submissions import pages as submission_pages
+from app.submissions.dispatch import Dispatcher, InProcessDispatcher, ResultWaiter
+from app.submissions.judging import judge_submission, recover_unfinished
+
+log = logging.getLogger("torchdrill")
+
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "font-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'"
+)
+HTTP_CODES = {400: "bad_request", 401: "login_required", 403: "forbidden", 404: "not_found",
+              405: "method_not_allowed", 413: "payload_too_large", 422: "invalid_input"}  # fmt: skip
+
+
+def wants_json(request: Request) -> bool:
+    path = request.url.path
+    if path.startswith("/api/") or path == "/healthz":
+        return True
+    accept = request.headers.get("accept", "")
+    return "application/json" in accept and "text/html" not in accept
+
+
+def error_response(request: Request, status: int, code: str, detail: str) -> Response:
+    if wants_json(request):
+        return JSONResponse({"error": code, "detail": detail}, status_code=status)
+    if code == "login_required":
+        target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        return RedirectResponse(f"/login?next={quote(target)}", status_code=303)
+    return render(request, "errors/error.html", {"status": status, "code": code, "detail": detail}, status)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(AppError)
+    async def app_error(request: Request, exc: AppError) -> Response:
+        return error_response(request, exc.status_code, exc.code, exc.detail)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        code = HTTP_CODES.get(exc.status_code, "http_error")
+        detail = "Page not found." if exc.status_code == 404 else str(exc.detail)
+        return error_response(request, exc.status_code, code, detail)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> Response:
+        parts = []
+        for err in exc.errors()[:5]:
+            where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
+            parts.append(f"{where}: {err.get('msg', 'invalid')}" if where else str(err.get("msg", "invalid")))
+        return error_response(request, 422, "invalid_input", "; ".join(parts) or "The input is not valid.")
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> Response:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return error_response(
+            request,
+            500,
+            "internal_error",
+            "Something went wrong on our side. Your work was not lost; try again.",
+        )
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    database: Database | None = None,
+    runner: JudgeRunner | None = None,
+    dispatcher: Dispatcher | None = None,
+) -> FastAPI:
+    settings = settings or get_settings()
+    db = database or Database(settings.database_url)
+    judge_runner = runner or default_runner()
+    waiter = ResultWaiter()
+    if dispatcher is None:
+        dispatcher = InProcessDispatcher(
+            lambda sid: judge_submission(db, judge_runner, sid, waiter.notify), workers=settings.judge_workers
+        )
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        for submission_id in recover_unfinished(db):  # finish what a previous process left in flight
+            dispatcher.submit(submission_id)
+        yield
+        dispatcher.shutdown()
+        if database is None:
+            db.dispose()
+
+    app = FastAPI(title="Torchdrill", lifespan=lifespan, docs_url="/api/docs", redoc_url=None,
+                  openapi_url="/api/openapi.json")  # fmt: skip
+    app.state.settings = settings
+    app.state.db = db
+    app.state.runner = judge_runner
+    app.state.dispatcher = dispatcher
+    app.state.waiter = waiter
+
+    app.add_middleware(
+        SessionMiddleware,
+        secret_key=settings.secret_key,
+        session_cookie=settings.session_cookie,
+        max_age=settings.session_max_age_s,
+        same_site="lax",
+        https_only=settings.secure_cookies,
+    )
+
+    @app.middleware("http")
+    async def security_headers(request: Request, call_next: Any) -> Response:
+        response: Response = await call_next(request)
+        response.headers.setdefault("Content-Security-Policy", CSP)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        return response
+
+    install_error_handlers(app)
+    app.mount("/static", StaticFiles(directory=str(ROOT / "app" / "static")), name="static")
+
+    @app.get("/healthz", tags=["health"])
+    def healthz() -> Response:
+        checks: dict[str, str] = {}
+        try:
+            db.ping()
+            checks["database"] = "ok"
+        except Exception as exc:
+            checks["database"] = f"unavailable: {type(exc).__name__}"
+        try:
+            checks["runner"] = "ok" if judge_runner.ready() else "starting"
+        except Exception as exc:
+            checks["runner"] = f"unavailable: {type(exc).__name__}"
+        if all(v == "ok" for v in checks.values()):
+            return JSONResponse({"status": "ok", **checks, "runtime": runtime_info(judge_runner)})
+        detail = ", ".join(f"{k} {v}" for k, v in checks.items() if v != "ok")
+        return JSONResponse(
+            {"status": "unavailable", "error": "unavailable", "detail": detail, **checks}, status_code=503
+        )
+
+    for router in (
+        problem_pages.router,
+        problem_api.router,
+        submission_pages.router,
+        submission_api.router,
+        account_pages.router,
+    ):
+        app.include_router(router)
+    return app

@@ -1,0 +1,151 @@
+"""Import the problem bank (``problems/<slug>/``) into the database.
+
+Idempotent: a problem whose files are unchanged gets no new version; a changed one gets version
+N+1 and becomes current; older versions stay, so submissions keep the version they ran against.
+Expected values are computed by running the reference solution in the sandbox at import time.
+
+Usable without the ``torchdrill`` CLI::
+
+    python -m app.problems.importer [BANK_DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy.orm import Session
+
+from app.kit.runner import JudgeRunner, default_runner, expectation_error_types
+from app.problems import repository
+from app.problems.models import Problem, ProblemTag, ProblemVersion
+from runner.problem import ProblemFiles, ProblemFormatError, discover_problems, load_problem_dir
+
+
+def content_hash(files: dict[str, str]) -> str:
+    canonical = json.dumps(files, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class ImportReport:
+    created: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    errors: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def summary(self) -> str:
+        lines = [
+            f"created {len(self.created)}, updated {len(self.updated)}, unchanged {len(self.unchanged)}, "
+            f"failed {len(self.errors)}"
+        ]
+        lines += [f"  + {slug}" for slug in self.created]
+        lines += [f"  ~ {slug} (new version)" for slug in self.updated]
+        lines += [f"  ! {slug}: {message}" for slug, message in self.errors.items()]
+        return "\n".join(lines)
+
+
+def _apply_metadata(problem: Problem, files: ProblemFiles) -> None:
+    problem.title = files.title
+    problem.difficulty = files.difficulty
+    problem.category = files.category
+    problem.premium = files.premium
+    wanted = list(dict.fromkeys(files.tags))
+    existing = {t.tag: t for t in problem.tags}
+    problem.tags = [existing.get(tag) or ProblemTag(tag=tag) for tag in wanted]
+    for position, tag in enumerate(problem.tags):
+        tag.position = position
+
+
+def import_problem(session: Session, files: ProblemFiles, runner: JudgeRunner) -> str:
+    """Import one validated problem; returns "created", "updated" or "unchanged".
+
+    Raises the runner's ExpectationError when the reference solution does not run.
+    """
+    snapshot = files.files()
+    digest = content_hash(snapshot)
+    problem = repository.get_by_slug(session, files.slug)
+    latest = repository.latest_version(session, problem.id) if problem is not None else None
+    if problem is not None and latest is not None and latest.content_hash == digest:
+        if problem.current_version_id != latest.id:
+            problem.current_version_id = latest.id
+            session.flush()
+        return "unchanged"
+    expectations = runner.compute_expectations(files)  # before this problem's writes
+    outcome = "updated"
+    if problem is None:
+        problem = Problem(slug=files.slug, published=True)
+        outcome = "created"
+    _apply_metadata(problem, files)
+    repository.add(session, problem)
+    version = ProblemVersion(
+        problem_id=problem.id,
+        number=(latest.number + 1) if latest is not None else 1,
+        content_hash=digest,
+        files=snapshot,
+        expectations=expectations.to_dict(),
+    )
+    repository.add(session, version)
+    problem.current_version_id = version.id
+    session.flush()
+    return outcome
+
+
+def import_bank(session: Session, bank_dir: str | Path, runner: JudgeRunner | None = None) -> ImportReport:
+    """Import every problem folder in ``bank_dir``; a bad problem is reported, the rest still import.
+
+    Only flushes: the caller's transaction commits (``Database.transaction()`` or the CLI's).
+    """
+    root = Path(bank_dir)
+    if not root.is_dir():
+        raise FileNotFoundError(f"problem bank {str(root)!r} is not a directory")
+    runner = runner or default_runner()
+    report = ImportReport()
+    expectation_errors = expectation_error_types()
+    for folder in discover_problems(root):
+        slug = folder.name
+        try:
+            files = load_problem_dir(folder)
+            with session.begin_nested():
+                outcome = import_problem(session, files, runner)
+        except ProblemFormatError as exc:
+            report.errors[slug] = str(exc)
+            continue
+        except expectation_errors as exc:
+            report.errors[slug] = f"reference solution failed: {exc}"
+            continue
+        getattr(report, outcome).append(slug)
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    from app.kit.db import Database
+    from app.kit.settings import get_settings
+
+    settings = get_settings()
+    parser = argparse.ArgumentParser(prog="python -m app.problems.importer", description=__doc__.splitlines()[0])
+    parser.add_argument("bank", nargs="?", default=str(settings.problems_dir), help="problem bank folder")
+    args = parser.parse_args(argv)
+    db = Database(settings.database_url)
+    try:
+        with db.transaction() as session:
+            report = import_bank(session, args.bank, default_runner())
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        db.dispose()
+    print(report.summary())
+    return 0 if report.ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

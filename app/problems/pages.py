@@ -1,0 +1,69 @@
+"""Problem list and problem pages (HTML)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+
+from app.accounts.deps import OptionalUser
+from app.kit.db import utcnow
+from app.kit.errors import InvalidInput
+from app.kit.runner import runtime_info
+from app.kit.web import RunnerDep, SessionDep, render
+from app.problems import service
+from app.submissions import service as submissions
+
+router = APIRouter(tags=["problems"])
+
+FilterParam = Annotated[str | None, Query(max_length=200)]
+
+
+@router.get("/")
+@router.get("/problems")
+def problem_list(
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+    difficulty: FilterParam = None,
+    category: FilterParam = None,
+    tag: FilterParam = None,
+    q: FilterParam = None,
+) -> Any:
+    notice = None
+    try:
+        filters = service.ProblemFilters.parse(difficulty, category, tag, q)
+    except InvalidInput as exc:  # keep the page usable: show why, list everything else
+        notice = exc.detail
+        filters = service.ProblemFilters.parse(None, category, tag, (q or "")[: service.MAX_SEARCH])
+    problems = service.list_problems(session, filters, user, utcnow())
+    return render(
+        request,
+        "problems/list.html",
+        {"problems": problems, "filters": filters, "choices": service.filter_choices(session), "notice": notice},
+        status_code=400 if notice else 200,
+    )
+
+
+@router.get("/problems/{slug}")
+def problem_page(request: Request, slug: str, session: SessionDep, user: OptionalUser, runner: RunnerDep) -> Any:
+    now = utcnow()
+    page = service.problem_page(session, slug, user, now)
+    history = []
+    initial_code = page.starter
+    if user is not None:
+        problem = service.get_published(session, slug)
+        recent = submissions.history(session, user, problem)
+        history = [submissions.summary_view(s) for s in recent]
+        if recent and page.starter is not None:
+            initial_code = recent[0].code  # pick up where the learner left off
+    return render(
+        request,
+        "problems/detail.html",
+        {
+            "page": page,
+            "history": history,
+            "initial_code": initial_code,
+            "runtime": runtime_info(runner),
+        },
+    )

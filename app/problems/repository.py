@@ -1,0 +1,96 @@
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import case, func, or_, select
+from sqlalchemy.orm import Session
+
+from app.problems.models import Problem, ProblemTag, ProblemVersion
+
+_DIFFICULTY_ORDER = case({"easy": 0, "medium": 1, "hard": 2}, value=Problem.difficulty, else_=3)
+
+
+def get_by_slug(session: Session, slug: str) -> Problem | None:
+    return session.scalars(select(Problem).where(Problem.slug == slug)).first()
+
+
+def get_version(session: Session, version_id: int) -> ProblemVersion | None:
+    return session.get(ProblemVersion, version_id)
+
+
+def latest_version(session: Session, problem_id: int) -> ProblemVersion | None:
+    stmt = (
+        select(ProblemVersion)
+        .where(ProblemVersion.problem_id == problem_id)
+        .order_by(ProblemVersion.number.desc())
+        .limit(1)
+    )
+    return session.scalars(stmt).first()
+
+
+def list_published(
+    session: Session,
+    *,
+    difficulty: str | None = None,
+    category: str | None = None,
+    tag: str | None = None,
+    text: str | None = None,
+) -> Sequence[Problem]:
+    stmt = select(Problem).where(Problem.published.is_(True), Problem.current_version_id.is_not(None))
+    if difficulty:
+        stmt = stmt.where(Problem.difficulty == difficulty)
+    if category:
+        stmt = stmt.where(Problem.category == category)
+    if tag:
+        stmt = stmt.where(Problem.tags.any(ProblemTag.tag == tag))
+    if text:
+        pattern = "%" + text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        stmt = stmt.where(
+            or_(
+                func.lower(Problem.title).like(pattern, escape="\\"),
+                func.lower(Problem.slug).like(pattern, escape="\\"),
+                func.lower(Problem.category).like(pattern, escape="\\"),
+                Problem.tags.any(func.lower(ProblemTag.tag).like(pattern, escape="\\")),
+            )
+        )
+    return session.scalars(stmt.order_by(Problem.category, _DIFFICULTY_ORDER, Problem.title)).all()
+
+
+def published_categories(session: Session) -> list[str]:
+    stmt = select(Problem.category).where(Problem.published.is_(True)).distinct().order_by(Problem.category)
+    return list(session.scalars(stmt))
+
+
+def published_tags(session: Session) -> list[str]:
+    stmt = (
+        select(ProblemTag.tag)
+        .join(Problem, Problem.id == ProblemTag.problem_id)
+        .where(Problem.published.is_(True))
+        .distinct()
+        .order_by(ProblemTag.tag)
+    )
+    return list(session.scalars(stmt))
+
+
+def related(session: Session, problem: Problem, limit: int = 5) -> Sequence[Problem]:
+    stmt = (
+        select(Problem)
+        .where(
+            Problem.category == problem.category,
+            Problem.id != problem.id,
+            Problem.published.is_(True),
+            Problem.current_version_id.is_not(None),
+        )
+        .order_by(_DIFFICULTY_ORDER, Problem.title)
+        .limit(limit)
+    )
+    return session.scalars(stmt).all()
+
+
+def add(session: Session, obj: Problem | ProblemVersion) -> None:
+    session.add(obj)
+    session.flush()
+
+
+def get_problem(session: Session, problem_id: int) -> Problem | None:
+    return session.get(Problem, problem_id)

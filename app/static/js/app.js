@@ -1,0 +1,24 @@
+// Site-wide behaviour: the light/dark theme toggle.
+(function () {
+  var button = document.getElementById("theme-toggle");
+  if (!button) return;
+  function current() {
+    var explicit = document.documentElement.dataset.theme;
+    if (explicit) return explicit;
+    return window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+  }
+  function label() {
+    var dark = current() === "dark";
+    button.setAttribute("aria-pressed", dark ? "true" : "false");
+    button.setAttribute("aria-label", dark ? "Switch to light theme" : "Switch to dark theme");
+    button.querySelector(".theme-label").textContent = dark ? "Dark" : "Light";
+  }
+  button.addEventListener("click", function () {
+    var next = current() === "dark" ? "light" : "dark";
+    document.documentElement.dataset.theme = next;
+    try { localStorage.setItem("torchdrill-theme", next); } catch (e) { /* not persisted */ }
+    label();
+    document.dispatchEvent(new CustomEvent("torchdrill:theme", { detail: next }));
+  });
+  label();
+})();

@@ -1,0 +1,75 @@
+"""JSON endpoints the problem page calls (session cookie + X-CSRF-Token header)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query, Request
+from pydantic import BaseModel, Field
+
+from app.accounts.deps import CurrentUser
+from app.kit.db import utcnow
+from app.kit.web import CsrfProtected, SessionDep, SettingsDep, get_database
+from app.problems import service as problems
+from app.submissions import service
+from app.submissions.deps import DispatcherDep, WaiterDep
+
+router = APIRouter(prefix="/api", tags=["submissions"])
+
+
+class SubmissionIn(BaseModel):
+    code: str = Field(description="The learner's solution.py")
+    mode: Literal["run", "submit"] = Field(description="run: public cases only; submit: every case")
+
+
+@router.post("/problems/{slug}/submissions", status_code=202, dependencies=[CsrfProtected])
+def create_submission(
+    slug: str,
+    body: SubmissionIn,
+    user: CurrentUser,
+    session: SessionDep,
+    dispatcher: DispatcherDep,
+    settings: SettingsDep,
+) -> dict[str, Any]:
+    submission = service.create_submission(
+        session,
+        dispatcher,
+        user,
+        slug,
+        body.code,
+        body.mode,
+        max_code_bytes=settings.max_code_bytes,
+        now=utcnow(),
+    )
+    return service.to_view(submission, slug)
+
+
+@router.get("/problems/{slug}/submissions")
+def list_submissions(slug: str, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+    problem = problems.get_published(session, slug)
+    return {"submissions": [service.summary_view(s) for s in service.history(session, user, problem)]}
+
+
+@router.get("/submissions/{submission_id}")
+def get_submission(
+    request: Request,
+    submission_id: int,
+    user: CurrentUser,
+    session: SessionDep,
+    waiter: WaiterDep,
+    settings: SettingsDep,
+    wait: Annotated[bool, Query(description="block until the verdict, at most `timeout` seconds")] = False,
+    timeout: Annotated[float | None, Query(gt=0, le=120)] = None,
+) -> dict[str, Any]:
+    submission = service.get_own(session, user, submission_id)
+    if wait and submission.status != "finished":
+        db = get_database(request)
+
+        def finished() -> bool:
+            with db.sessionmaker() as fresh:
+                return service.is_finished(fresh, submission_id)
+
+        waiter.wait(submission_id, finished, min(timeout or settings.wait_timeout_s, settings.wait_timeout_s))
+        session.expire_all()
+        submission = service.get_own(session, user, submission_id)
+    return service.to_view(submission, service.problem_of(session, submission).slug)

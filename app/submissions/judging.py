@@ -1,0 +1,108 @@
+"""Worker-side steps of judging: load the job, run it, record the verdict exactly once.
+
+These functions own their transactions (a worker has no request), so a Celery task can call
+:func:`judge_submission` unchanged. A crash between the steps leaves the submission
+queued/running, and :func:`recover_unfinished` hands it to the dispatcher again on startup.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from sqlalchemy.orm import Session
+
+from app.kit.db import Database, utcnow
+from app.kit.runner import JudgeRunner
+from app.problems import repository as problems_repository
+from app.problems.service import version_files
+from app.submissions import repository
+from app.submissions.models import FINISHED
+from runner.jobs import INTERNAL_ERROR, Expectations, Job, JudgeResult
+
+log = logging.getLogger(__name__)
+
+
+def load_job(session: Session, submission_id: int) -> Job | None:
+    """Mark the submission running and build its job; None if it is finished or gone."""
+    submission = repository.get(session, submission_id)
+    if submission is None or submission.status == FINISHED:
+        return None
+    version = problems_repository.get_version(session, submission.problem_version_id)
+    problem = problems_repository.get_problem(session, submission.problem_id)
+    if version is None or problem is None:
+        raise LookupError(f"submission {submission_id} points at a missing problem version")
+    files = version_files(problem.slug, version)
+    if not repository.mark_running(session, submission_id, utcnow()):
+        return None
+    return Job(
+        entry_point=files.entry_point,
+        tests_source=files.tests,
+        code=submission.code,
+        mode="submit" if submission.mode == "submit" else "run",
+        expectations=Expectations.from_dict(version.expectations),
+        limits=files.limits,
+        job_id=str(submission_id),
+    )
+
+
+def record_result(session: Session, submission_id: int, result: JudgeResult) -> bool:
+    """Store the final verdict. Idempotent: returns False (and changes nothing) if already finished."""
+    return repository.finish(
+        session,
+        submission_id,
+        {
+            "verdict": result.verdict,
+            "passed": result.passed,
+            "total": result.total,
+            "cases": [c.to_dict() for c in result.cases],
+            "message": result.message,
+            "time_ms": result.time_ms,
+            "runtime": dict(result.runtime),
+            "finished_at": utcnow(),
+        },
+    )
+
+
+def _internal_error(message: str) -> JudgeResult:
+    return JudgeResult(verdict=INTERNAL_ERROR, passed=0, total=0, cases=[], message=message)
+
+
+def judge_submission(
+    db: Database, runner: JudgeRunner, submission_id: int, notify: Callable[[int], None] | None = None
+) -> bool:
+    """Load -> judge -> record for one submission. Returns whether a verdict was recorded now."""
+    try:
+        with db.transaction() as session:
+            job = load_job(session, submission_id)
+    except Exception as exc:  # a broken stored problem must still end with a verdict
+        log.exception("cannot build the job for submission %s", submission_id)
+        job, failure = (
+            None,
+            _internal_error(f"The problem could not be loaded for judging (not your fault): {exc}"),
+        )
+    else:
+        if job is None:
+            return False
+        failure = None
+    if job is not None:
+        try:
+            result = runner.judge(job)
+        except Exception as exc:  # the runner promises not to raise; if it does, say so
+            log.exception("runner failed on submission %s", submission_id)
+            result = _internal_error(f"The judge failed to run this submission (not your fault): {exc}")
+    else:
+        assert failure is not None
+        result = failure
+    with db.transaction() as session:
+        recorded = record_result(session, submission_id, result)
+    if notify is not None:
+        notify(submission_id)
+    return recorded
+
+
+def recover_unfinished(db: Database) -> list[int]:
+    """Submissions left queued or running by a previous process: re-queued, ids returned to dispatch."""
+    with db.transaction() as session:
+        repository.requeue_running(session)
+        return repository.unfinished_ids(session)

@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, CheckConstraint, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.kit.db import Base, UTCDateTime, utcnow
+
+QUEUED = "queued"
+RUNNING = "running"
+FINISHED = "finished"
+STATUSES = (QUEUED, RUNNING, FINISHED)
+MODES = ("run", "submit")
+
+
+class Submission(Base):
+    """One run or submit of a learner's code, stored before it is judged."""
+
+    __tablename__ = "submissions"
+    __table_args__ = (
+        CheckConstraint("status IN ('queued', 'running', 'finished')", name="status"),
+        CheckConstraint("mode IN ('run', 'submit')", name="mode"),
+        Index("ix_submissions_user_problem_created", "user_id", "problem_id", "created_at"),
+        Index("ix_submissions_status", "status"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    problem_id: Mapped[int] = mapped_column(ForeignKey("problems.id", ondelete="CASCADE"))
+    problem_version_id: Mapped[int] = mapped_column(ForeignKey("problem_versions.id", ondelete="RESTRICT"))
+    mode: Mapped[str] = mapped_column(String(10))
+    code: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(10), default=QUEUED)
+    verdict: Mapped[str | None] = mapped_column(String(40))
+    passed: Mapped[int | None] = mapped_column(Integer)
+    total: Mapped[int | None] = mapped_column(Integer)
+    cases: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON)
+    message: Mapped[str | None] = mapped_column(Text)
+    time_ms: Mapped[float | None] = mapped_column(Float)
+    runtime: Mapped[dict[str, str] | None] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())

@@ -1,0 +1,58 @@
+"""Tests for freeze-backbone.
+
+The returned values are checked under several seeds; one case also records which tensors the
+solution hands to its optimizer (only the head's weight and bias are allowed).
+"""
+
+import torch
+
+from runner.testing import case, shifted_seed
+
+ATOL = 1e-3  # losses are rounded to 4 decimals by the solution
+
+
+@case(public=True, atol=ATOL)
+def example(solution):
+    return solution.freeze_backbone_test()
+
+
+@case(atol=ATOL)
+def shifted_seed_6(solution):
+    with shifted_seed(6):
+        return solution.freeze_backbone_test()
+
+
+@case(atol=ATOL)
+def shifted_seed_30(solution):
+    with shifted_seed(30):
+        return solution.freeze_backbone_test()
+
+
+@case
+def optimizer_gets_only_trainable_params(solution):
+    original_init = torch.optim.Optimizer.__init__
+    optimizers = []
+
+    def spying_init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        optimizers.append(self)
+
+    torch.optim.Optimizer.__init__ = spying_init
+    try:
+        with shifted_seed(2):
+            solution.freeze_backbone_test()
+    finally:
+        torch.optim.Optimizer.__init__ = original_init
+    described = []
+    for optimizer in optimizers:
+        params = [p for group in optimizer.param_groups for p in group["params"]]
+        described.append(
+            {
+                "type": type(optimizer).__name__,
+                "shapes": sorted(list(p.shape) for p in params),
+                "all_require_grad": all(p.requires_grad for p in params),
+                "lr": sorted({float(g["lr"]) for g in optimizer.param_groups}),
+                "momentum": sorted({float(g.get("momentum", 0.0)) for g in optimizer.param_groups}),
+            }
+        )
+    return described

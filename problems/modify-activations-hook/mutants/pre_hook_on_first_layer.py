@@ -1,0 +1,28 @@
+import torch
+import torch.nn as nn
+
+
+def _r(t):
+    return [[round(v, 4) for v in row] for row in t.tolist()]
+
+
+def modify_hook_test() -> dict:
+    torch.manual_seed(42)
+    model = nn.Sequential(nn.Linear(3, 4), nn.Linear(4, 2))
+    x = torch.tensor([[2.0, -1.0, 1.0]])
+
+    with torch.no_grad():
+        out_without = model(x)
+
+    def clamp_inputs(module, inputs):
+        return (inputs[0].clamp(-0.5, 0.5),)  # clamps the layer's input x, not its output
+
+    handle = model[0].register_forward_pre_hook(clamp_inputs)
+    with torch.no_grad():
+        out_with = model(x)
+    handle.remove()
+    return {
+        "output_without": _r(out_without),
+        "output_with": _r(out_with),
+        "outputs_differ": not torch.equal(out_without, out_with),
+    }

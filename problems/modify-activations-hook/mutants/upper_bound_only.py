@@ -1,0 +1,28 @@
+import torch
+import torch.nn as nn
+
+
+def _r(t):
+    return [[round(v, 4) for v in row] for row in t.tolist()]
+
+
+def modify_hook_test() -> dict:
+    torch.manual_seed(42)
+    model = nn.Sequential(nn.Linear(3, 4), nn.Linear(4, 2))
+    x = torch.tensor([[2.0, -1.0, 1.0]])
+
+    with torch.no_grad():
+        out_without = model(x)
+
+    def clamp_hook(module, inputs, output):
+        return output.clamp(max=0.5)  # forgets the lower bound
+
+    handle = model[0].register_forward_hook(clamp_hook)
+    with torch.no_grad():
+        out_with = model(x)
+    handle.remove()
+    return {
+        "output_without": _r(out_without),
+        "output_with": _r(out_with),
+        "outputs_differ": not torch.equal(out_without, out_with),
+    }

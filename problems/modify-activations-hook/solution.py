@@ -1,0 +1,32 @@
+import torch
+import torch.nn as nn
+
+
+def _rounded(t: torch.Tensor) -> list:
+    return [[round(v, 4) for v in row] for row in t.tolist()]
+
+
+def modify_hook_test() -> dict:
+    torch.manual_seed(42)
+    model = nn.Sequential(nn.Linear(3, 4), nn.Linear(4, 2))
+    x = torch.tensor([[2.0, -1.0, 1.0]])
+
+    with torch.no_grad():
+        out_without = model(x)
+
+    def clamp_hook(module: nn.Module, inputs: tuple, output: torch.Tensor) -> torch.Tensor:
+        # A forward hook that returns a value replaces the module's output.
+        return output.clamp(-0.5, 0.5)
+
+    handle = model[0].register_forward_hook(clamp_hook)
+    try:
+        with torch.no_grad():
+            out_with = model(x)
+    finally:
+        handle.remove()
+
+    return {
+        "output_without": _rounded(out_without),
+        "output_with": _rounded(out_with),
+        "outputs_differ": not torch.equal(out_without, out_with),
+    }

@@ -1,0 +1,51 @@
+"""Tests for per-layer-lr.
+
+The returned values are checked under several seeds; one case also records, for every parameter the
+solution's optimizer holds, the learning rate it is trained with.
+"""
+
+import torch
+
+from runner.testing import case, shifted_seed
+
+ATOL = 1e-3  # values are rounded to 4 decimals by the solution
+
+
+@case(public=True, atol=ATOL)
+def example(solution):
+    return solution.per_layer_lr_test()
+
+
+@case(atol=ATOL)
+def shifted_seed_8(solution):
+    with shifted_seed(8):
+        return solution.per_layer_lr_test()
+
+
+@case(atol=ATOL)
+def shifted_seed_40(solution):
+    with shifted_seed(40):
+        return solution.per_layer_lr_test()
+
+
+@case
+def learning_rate_per_parameter(solution):
+    original_init = torch.optim.Optimizer.__init__
+    optimizers = []
+
+    def spying_init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        optimizers.append(self)
+
+    torch.optim.Optimizer.__init__ = spying_init
+    try:
+        solution.per_layer_lr_test()
+    finally:
+        torch.optim.Optimizer.__init__ = original_init
+    described = []
+    for optimizer in optimizers:
+        entries = sorted(
+            [list(p.shape), float(group["lr"])] for group in optimizer.param_groups for p in group["params"]
+        )
+        described.append({"type": type(optimizer).__name__, "params": entries})
+    return described

@@ -1,0 +1,55 @@
+"""Tests for sgd-momentum.
+
+The update rule is checked through the whole loss trajectory and the final parameters, under
+several seeds (so a copied example fails), and one case makes sure no ``torch.optim`` optimizer
+is constructed (the point of the exercise is writing the update by hand).
+"""
+
+import torch
+
+from runner.testing import case, shifted_seed
+
+# Values are rounded to 4 decimals by the solution: allow a rounding step of slack.
+ATOL = 1e-3
+
+
+@case(public=True, atol=ATOL)
+def example(solution):
+    return solution.sgd_momentum_test()
+
+
+@case(atol=ATOL)
+def shifted_seed_3(solution):
+    with shifted_seed(3):
+        return solution.sgd_momentum_test()
+
+
+@case(atol=ATOL)
+def shifted_seed_11(solution):
+    with shifted_seed(11):
+        return solution.sgd_momentum_test()
+
+
+@case(atol=ATOL)
+def shifted_seed_250(solution):
+    with shifted_seed(250):
+        return solution.sgd_momentum_test()
+
+
+@case(atol=ATOL)
+def no_torch_optimizer(solution):
+    """Count every torch.optim.Optimizer constructed while the solution runs (must be zero)."""
+    original_init = torch.optim.Optimizer.__init__
+    created = []
+
+    def counting_init(self, *args, **kwargs):
+        created.append(type(self).__name__)
+        return original_init(self, *args, **kwargs)
+
+    torch.optim.Optimizer.__init__ = counting_init
+    try:
+        with shifted_seed(5):
+            result = solution.sgd_momentum_test()
+    finally:
+        torch.optim.Optimizer.__init__ = original_init
+    return {"optimizers_created": created, "result": result}

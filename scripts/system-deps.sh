@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# System packages the platform needs: bubblewrap for the sandbox; Chromium for the browser
+# tests; docker-compose (the client) to validate docker-compose.yml. Installs only what is
+# missing, and only as root on Debian/Ubuntu; elsewhere it says what to install.
+set -euo pipefail
+need=()
+command -v bwrap >/dev/null || need+=(bubblewrap)
+if [ "${TORCHDRILL_SKIP_TEST_DEPS:-0}" != 1 ]; then
+  [ -x /usr/bin/chromium ] || need+=(chromium)
+  command -v docker-compose >/dev/null || need+=(docker-compose)
+fi
+[ ${#need[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "installing: ${need[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+else
+  echo "missing system packages: ${need[*]} (install them with your package manager)" >&2
+  [[ " ${need[*]} " == *" bubblewrap "* ]] && exit 1
+  exit 0
+fi

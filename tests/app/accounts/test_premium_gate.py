@@ -1,0 +1,44 @@
+"""Premium problems: statement for everyone, the rest only for premium viewers (admins for now)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from app.accounts.models import User
+from app.accounts.service import is_premium
+
+
+def test_is_premium_is_false_except_for_admins() -> None:
+    now = datetime.now(UTC)
+    assert not is_premium(None, now)
+    assert not is_premium(User(email="s@example.com", password_hash="x", role="student"), now)
+    assert not is_premium(User(email="i@example.com", password_hash="x", role="instructor"), now)
+    assert is_premium(User(email="a@example.com", password_hash="x", role="admin"), now)
+
+
+def test_locked_page_sends_statement_and_preview_only(learner, browser) -> None:
+    for viewer in (learner, browser):
+        html = viewer.get("/problems/scale-rows").text
+        assert "multiplies row" in html  # statement in full
+        assert "Give <code>s</code> a trailing dimension" in html  # first learn section
+        assert "PREMIUM-ONLY-SECRET" not in html and "The full trick" not in html
+        assert "The rest of this lesson is part of Premium" in html
+        assert 'id="editor-locked"' in html and 'id="code"' not in html
+        assert "raise NotImplementedError" not in html  # no starter code
+        assert "/static/vendor/editor.js" not in html
+
+
+def test_locked_problem_refuses_run_and_submit(learner, code_of) -> None:
+    for mode in ("run", "submit"):
+        response = learner.submit("scale-rows", code_of("scale-rows"), mode)
+        assert response.status_code == 403
+        assert response.json()["error"] == "premium_required"
+    assert learner.get("/api/problems/scale-rows/submissions").json()["submissions"] == []
+
+
+def test_premium_viewer_gets_everything(admin, code_of) -> None:
+    html = admin.get("/problems/scale-rows").text
+    assert "PREMIUM-ONLY-SECRET" in html and 'id="editor-locked"' not in html
+    assert "raise NotImplementedError" in html
+    result = admin.verdict(admin.submit("scale-rows", code_of("scale-rows")).json()["id"])
+    assert result["verdict"] == "accepted"

@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from app.kit.settings import DEFAULT_SECRET, Settings
+
+
+def test_production_refuses_the_default_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TORCHDRILL_SECRET_KEY", raising=False)
+    with pytest.raises(ValidationError, match="TORCHDRILL_SECRET_KEY"):
+        Settings(env="production")
+    with pytest.raises(ValidationError):
+        Settings(env="production", secret_key="too-short")
+    assert Settings(env="production", secret_key="s" * 40).secure_cookies
+    assert Settings(env="development").secret_key == DEFAULT_SECRET
+
+
+def test_environment_variables_use_the_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TORCHDRILL_DATABASE_URL", "postgresql+psycopg://u@h/db")
+    monkeypatch.setenv("TORCHDRILL_MAX_CODE_BYTES", "2048")
+    monkeypatch.setenv("PORT", "9123")
+    settings = Settings()
+    assert settings.database_url == "postgresql+psycopg://u@h/db"
+    assert settings.max_code_bytes == 2048 and settings.port == 9123
+    monkeypatch.setenv("TORCHDRILL_ENV", "staging")
+    with pytest.raises(ValidationError):
+        Settings()

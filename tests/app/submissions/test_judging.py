@@ -1,0 +1,127 @@
+"""Worker-side judging: exactly one verdict per submission, recovery after a restart, waiting."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from app.accounts.models import User
+from app.kit.db import Database
+from app.problems.models import Problem
+from app.submissions.dispatch import ResultWaiter
+from app.submissions.judging import judge_submission, record_result
+from app.submissions.models import Submission
+from runner.jobs import ACCEPTED, WRONG_ANSWER, CaseResult, JudgeResult
+
+
+class RecordingDispatcher:
+    """Collects ids instead of judging: lets a test hold submissions in the queue."""
+
+    def __init__(self) -> None:
+        self.ids: list[int] = []
+
+    def submit(self, submission_id: int) -> None:
+        self.ids.append(submission_id)
+
+    def shutdown(self) -> None:
+        pass
+
+
+def _store(db: Database, email: str, code: str, status: str = "queued") -> int:
+    with db.transaction() as session:
+        user = session.scalars(select(User).where(User.email == email)).one()
+        problem = session.scalars(select(Problem).where(Problem.slug == "add-tensors")).one()
+        submission = Submission(
+            user_id=user.id,
+            problem_id=problem.id,
+            problem_version_id=problem.current_version_id,
+            mode="submit",
+            code=code,
+            status=status,
+        )
+        session.add(submission)
+        session.flush()
+        return submission.id
+
+
+def _result(verdict: str) -> JudgeResult:
+    return JudgeResult(verdict=verdict, passed=1 if verdict == ACCEPTED else 0, total=1,
+                       cases=[CaseResult(name="example", public=True, status="passed")])  # fmt: skip
+
+
+def test_a_result_is_recorded_once(db: Database, learner) -> None:
+    sid = _store(db, learner.email, "x = 1")
+    with db.transaction() as session:
+        assert record_result(session, sid, _result(ACCEPTED)) is True
+    with db.transaction() as session:
+        assert record_result(session, sid, _result(WRONG_ANSWER)) is False
+    body = learner.get(f"/api/submissions/{sid}").json()
+    assert body["status"] == "finished" and body["verdict"] == ACCEPTED
+
+
+def test_judging_a_finished_submission_changes_nothing(db: Database, learner, runner, code_of) -> None:
+    sid = _store(db, learner.email, code_of("add-tensors"))
+    assert judge_submission(db, runner, sid) is True
+    first = learner.get(f"/api/submissions/{sid}").json()
+    assert first["verdict"] == ACCEPTED
+    assert judge_submission(db, runner, sid) is False
+    assert learner.get(f"/api/submissions/{sid}").json() == first
+
+
+def test_a_submission_is_stored_before_it_is_judged(app, db: Database, learner, code_of) -> None:
+    held = RecordingDispatcher()
+    real, app.state.dispatcher = app.state.dispatcher, held
+    try:
+        created = learner.submit("add-tensors", code_of("add-tensors"))
+    finally:
+        app.state.dispatcher = real
+    sid = created.json()["id"]
+    assert held.ids == [sid]
+    assert learner.get(f"/api/submissions/{sid}").json()["status"] == "queued"
+
+
+def test_restart_finishes_what_was_in_flight(
+    db: Database, learner, make_app, code_of: Callable[..., str]
+) -> None:
+    queued = _store(db, learner.email, code_of("add-tensors"), status="queued")
+    running = _store(db, learner.email, code_of("add-tensors", "mutants/subtracts.py"), status="running")
+    restarted = make_app()
+    with TestClient(restarted):  # startup re-dispatches queued and running submissions
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if learner.get(f"/api/submissions/{running}").json()["status"] == "finished" and (
+                learner.get(f"/api/submissions/{queued}").json()["status"] == "finished"
+            ):
+                break
+            time.sleep(0.05)
+    assert learner.get(f"/api/submissions/{queued}").json()["verdict"] == ACCEPTED
+    assert learner.get(f"/api/submissions/{running}").json()["verdict"] == WRONG_ANSWER
+
+
+def test_waiter_is_woken_by_the_result() -> None:
+    waiter = ResultWaiter()
+    done = threading.Event()
+    woke: list[float] = []
+
+    def wait() -> None:
+        start = time.monotonic()
+        waiter.wait(7, done.is_set, timeout=10)
+        woke.append(time.monotonic() - start)
+
+    thread = threading.Thread(target=wait)
+    thread.start()
+    time.sleep(0.1)
+    done.set()
+    waiter.notify(7)
+    thread.join(5)
+    assert woke and woke[0] < 2
+
+
+def test_waiter_returns_at_once_when_already_finished() -> None:
+    start = time.monotonic()
+    assert ResultWaiter().wait(1, lambda: True, timeout=10) is True
+    assert time.monotonic() - start < 1
