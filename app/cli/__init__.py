@@ -1,0 +1,1 @@
+"""The ``torchdrill`` command line: server administration, authoring and the API client."""

@@ -1,0 +1,41 @@
+"""``torchdrill``: one entry point, sub-commands registered from the modules that own them.
+
+- ``torchdrill judge`` and ``torchdrill problems validate`` come from the runner's CLI;
+- ``torchdrill problems import|export`` (authoring), ``users`` and ``tokens`` (accounts)
+  act on the platform's database directly, for operators;
+- ``login``, ``problems`` (list), ``pull`` and ``submit`` talk to a server's REST API.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import typer
+
+from app.cli import problems
+from runner import cli as runner_cli
+
+app = typer.Typer(
+    help="Torchdrill: a practice platform for PyTorch.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command("judge", help="Judge a solution.py against a problem folder in the sandbox.")(runner_cli.judge)
+app.add_typer(problems.app, name="problems")
+
+# Optional command groups live in their own modules; each registers itself on ``app``.
+for module in ("app.cli.users", "app.cli.tokens", "app.cli.client"):
+    try:
+        importlib.import_module(module).register(app)
+    except ModuleNotFoundError as exc:
+        if exc.name != module:
+            raise
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()
