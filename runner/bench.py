@@ -75,9 +75,8 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
     }
     print(f"problem: {problem.slug} (reference solution, submit mode: {len(expectations.cases)} cases)")
     print(f"{'':<34}{'cold':>12}{'warm':>12}")
-    print(
-        f"{'job in -> verdict out, median':<34}{figures['cold_median_ms']:>10.0f}ms{figures['warm_median_ms']:>10.1f}ms"
-    )
+    cold_ms, warm_ms = figures["cold_median_ms"], figures["warm_median_ms"]
+    print(f"{'job in -> verdict out, median':<34}{cold_ms:>10.0f}ms{warm_ms:>10.1f}ms")
     print(f"{'job in -> verdict out, p95':<34}{max(cold):>10.0f}ms{figures['warm_p95_ms']:>10.1f}ms")
     print(
         f"{'verdicts/s, 1 at a time':<34}{1000 / figures['cold_median_ms']:>12.2f}"

@@ -41,9 +41,8 @@ def _table(result: jobs.JudgeResult) -> str:
     rows = [f"{'case':<28} {'status':<7} {'time':>9}  message"]
     for case in result.cases:
         name = case.name + ("" if case.public else " (hidden)")
-        rows.append(
-            f"{name:<28} {STATUS_MARK.get(case.status, case.status):<7} {case.time_ms:>7.1f}ms  {case.message}"
-        )
+        mark = STATUS_MARK.get(case.status, case.status)
+        rows.append(f"{name:<28} {mark:<7} {case.time_ms:>7.1f}ms  {case.message}")
         if case.public and case.status != "passed" and case.expected is not None:
             rows.append(f"{'':<28}   expected: {case.expected}")
             rows.append(f"{'':<28}   actual:   {case.actual}")

@@ -60,7 +60,7 @@ SAFE_ENV = {
 def warm_up() -> dict[str, str]:
     """Import and exercise torch once, so every forked child starts warm."""
     import torch
-    import torch.nn as nn
+    import torch.nn
     import torch.nn.functional
     import torch.optim
 

@@ -67,7 +67,11 @@ def test_torch_memory_bomb_is_memory_limit_exceeded(judge_probe: JudgeFn) -> Non
 
 def test_import_torch_works_under_the_memory_limit(judge_probe: JudgeFn) -> None:
     # An address-space limit would make this fail; a resident-memory limit does not.
-    src = "import torch, torch.nn as nn\ndef probe():\n    return int(nn.Linear(2, 2)(torch.ones(1, 2)).numel()) - 2\n"
+    src = code("""
+        import torch, torch.nn as nn
+        def probe():
+            return int(nn.Linear(2, 2)(torch.ones(1, 2)).numel()) - 2
+    """)
     assert judge_probe(src, memory_mb=256).verdict == jobs.ACCEPTED
 
 
