@@ -16,6 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
 
 from app.accounts import pages as account_pages
+from app.drafts import api as draft_api
 from app.kit.db import Database
 from app.kit.errors import AppError
 from app.kit.runner import JudgeRunner, default_runner, runtime_info
@@ -46,19 +47,23 @@ def wants_json(request: Request) -> bool:
     return "application/json" in accept and "text/html" not in accept
 
 
-def error_response(request: Request, status: int, code: str, detail: str) -> Response:
+def error_response(
+    request: Request, status: int, code: str, detail: str, headers: dict[str, str] | None = None
+) -> Response:
     if wants_json(request):
-        return JSONResponse({"error": code, "detail": detail}, status_code=status)
+        return JSONResponse({"error": code, "detail": detail}, status_code=status, headers=headers)
     if code == "login_required":
         target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         return RedirectResponse(f"/login?next={quote(target)}", status_code=303)
-    return render(request, "errors/error.html", {"status": status, "code": code, "detail": detail}, status)
+    response = render(request, "errors/error.html", {"status": status, "code": code, "detail": detail}, status)
+    response.headers.update(headers or {})
+    return response
 
 
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(AppError)
     async def app_error(request: Request, exc: AppError) -> Response:
-        return error_response(request, exc.status_code, exc.code, exc.detail)
+        return error_response(request, exc.status_code, exc.code, exc.detail, exc.headers)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
@@ -164,6 +169,7 @@ def create_app(
         submission_pages.router,
         submission_api.router,
         account_pages.router,
+        draft_api.router,
     ):
         app.include_router(router)
     return app

@@ -1,13 +1,16 @@
+"""Accounts: users, their premium entitlements, premium codes, API tokens and failed log-ins."""
+
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import CheckConstraint, String
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import CheckConstraint, ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.kit.db import Base, UTCDateTime, utcnow
 
 ROLES = ("student", "instructor", "admin")
+STAFF_ROLES = ("instructor", "admin")
 
 
 class User(Base):
@@ -20,6 +23,93 @@ class User(Base):
     role: Mapped[str] = mapped_column(String(20), default="student", server_default="student")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
+    # Loaded with the user, so the entitlement check needs no session (pages render after commit).
+    premium_grants: Mapped[list[PremiumGrant]] = relationship(
+        lazy="selectin",
+        order_by="PremiumGrant.expires_at",
+        foreign_keys="PremiumGrant.user_id",
+        viewonly=True,
+    )
+
     @property
     def is_admin(self) -> bool:
         return self.role == "admin"
+
+    @property
+    def is_staff(self) -> bool:
+        return self.role in STAFF_ROLES
+
+
+class PremiumGrant(Base):
+    """Premium from ``starts_at`` until ``expires_at`` (exclusive), unless revoked earlier."""
+
+    __tablename__ = "premium_grants"
+    __table_args__ = (
+        # One redemption of a code per learner (NULL code ids, i.e. admin grants, never collide).
+        UniqueConstraint("code_id", "user_id", name="uq_premium_grants_code_user"),
+        CheckConstraint("source IN ('admin', 'code')", name="source"),
+        Index("ix_premium_grants_user_expires", "user_id", "expires_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    starts_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    source: Mapped[str] = mapped_column(String(10))
+    code_id: Mapped[int | None] = mapped_column(ForeignKey("premium_codes.id", ondelete="SET NULL"))
+    granted_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    def active_at(self, now: datetime) -> bool:
+        return self.revoked_at is None and self.starts_at <= now < self.expires_at
+
+
+class PremiumCode(Base):
+    """A code an instructor hands to a class: ``max_uses`` redemptions, each worth ``days`` of Premium."""
+
+    __tablename__ = "premium_codes"
+    __table_args__ = (
+        CheckConstraint("max_uses >= 1", name="max_uses"),
+        CheckConstraint("uses >= 0 AND uses <= max_uses", name="uses"),
+        CheckConstraint("days >= 1", name="days"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    code: Mapped[str] = mapped_column(String(40), unique=True)
+    label: Mapped[str] = mapped_column(String(200), default="")
+    max_uses: Mapped[int] = mapped_column(Integer)
+    uses: Mapped[int] = mapped_column(Integer, default=0)
+    days: Mapped[int] = mapped_column(Integer)
+    created_by_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class ApiToken(Base):
+    """A personal access token; only its SHA-256 is stored (the token is shown once)."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(100))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    prefix: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class LoginFailure(Base):
+    """A failed log-in, kept for the throttling window (per email and per client address)."""
+
+    __tablename__ = "login_failures"
+    __table_args__ = (
+        Index("ix_login_failures_email_at", "email", "at"),
+        Index("ix_login_failures_client_at", "client", "at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    email: Mapped[str] = mapped_column(String(254))
+    client: Mapped[str] = mapped_column(String(100))
+    at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

@@ -1,9 +1,15 @@
+"""Every query of the accounts domain."""
+
 from __future__ import annotations
 
-from sqlalchemy import select
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import CursorResult, delete, func, select, update
 from sqlalchemy.orm import Session
 
-from app.accounts.models import User
+from app.accounts.models import ApiToken, LoginFailure, PremiumCode, PremiumGrant, User
 
 
 def get_user(session: Session, user_id: int) -> User | None:
@@ -18,3 +24,107 @@ def add_user(session: Session, user: User) -> User:
     session.add(user)
     session.flush()
     return user
+
+
+def add(session: Session, obj: ApiToken | PremiumGrant | PremiumCode | LoginFailure) -> None:
+    session.add(obj)
+    session.flush()
+
+
+def list_users(session: Session, text: str | None, limit: int = 100) -> Sequence[User]:
+    stmt = select(User).order_by(User.email).limit(limit)
+    if text:
+        pattern = "%" + text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        stmt = stmt.where(User.email.like(pattern, escape="\\"))
+    return session.scalars(stmt).all()
+
+
+def refresh_grants(session: Session, user: User) -> None:
+    """Reload ``user.premium_grants`` after a change (the relationship is view-only)."""
+    session.flush()
+    session.refresh(user, ["premium_grants"])
+
+
+def revoke_grants(session: Session, user_id: int, now: datetime) -> int:
+    result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+        update(PremiumGrant)
+        .where(
+            PremiumGrant.user_id == user_id, PremiumGrant.revoked_at.is_(None), PremiumGrant.expires_at > now
+        )
+        .values(revoked_at=now)
+    )
+    return result.rowcount
+
+
+# --- tokens ---------------------------------------------------------------------------------------
+
+
+def get_token_by_hash(session: Session, token_hash: str) -> ApiToken | None:
+    return session.scalars(select(ApiToken).where(ApiToken.token_hash == token_hash)).first()
+
+
+def list_tokens(session: Session, user_id: int) -> Sequence[ApiToken]:
+    stmt = (
+        select(ApiToken)
+        .where(ApiToken.user_id == user_id, ApiToken.revoked_at.is_(None))
+        .order_by(ApiToken.created_at.desc(), ApiToken.id.desc())
+    )
+    return session.scalars(stmt).all()
+
+
+def get_token(session: Session, token_id: int) -> ApiToken | None:
+    return session.get(ApiToken, token_id)
+
+
+# --- premium codes --------------------------------------------------------------------------------
+
+
+def get_code(session: Session, code: str) -> PremiumCode | None:
+    return session.scalars(select(PremiumCode).where(PremiumCode.code == code)).first()
+
+
+def list_codes(session: Session, created_by_id: int | None, limit: int = 100) -> Sequence[PremiumCode]:
+    stmt = select(PremiumCode).order_by(PremiumCode.created_at.desc(), PremiumCode.id.desc()).limit(limit)
+    if created_by_id is not None:
+        stmt = stmt.where(PremiumCode.created_by_id == created_by_id)
+    return session.scalars(stmt).all()
+
+
+def claim_code_use(session: Session, code_id: int) -> bool:
+    """Take one use of a code atomically; False when it is used up (concurrent redeemers included)."""
+    result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+        update(PremiumCode)
+        .where(PremiumCode.id == code_id, PremiumCode.uses < PremiumCode.max_uses)
+        .values(uses=PremiumCode.uses + 1)
+        .execution_options(synchronize_session=False)
+    )
+    return result.rowcount == 1
+
+
+def has_redeemed(session: Session, code_id: int, user_id: int) -> bool:
+    stmt = select(PremiumGrant.id).where(PremiumGrant.code_id == code_id, PremiumGrant.user_id == user_id)
+    return session.scalars(stmt).first() is not None
+
+
+# --- log-in throttling ----------------------------------------------------------------------------
+
+
+def failures_since(
+    session: Session, since: datetime, *, email: str | None = None, client: str | None = None
+) -> tuple[int, datetime | None]:
+    """How many failures match since ``since``, and the oldest of them."""
+    stmt = select(func.count(LoginFailure.id), func.min(LoginFailure.at)).where(LoginFailure.at >= since)
+    if email is not None:
+        stmt = stmt.where(LoginFailure.email == email)
+    if client is not None:
+        stmt = stmt.where(LoginFailure.client == client)
+    count, oldest = session.execute(stmt).one()
+    return int(count or 0), oldest
+
+
+def clear_failures(session: Session, email: str) -> None:
+    session.execute(delete(LoginFailure).where(LoginFailure.email == email))
+
+
+def purge_failures(session: Session, before: datetime) -> None:
+    session.execute(delete(LoginFailure).where(LoginFailure.at < before))

@@ -16,6 +16,11 @@ class AppError(Exception):
         self.detail = detail or self.default_detail
         super().__init__(self.detail)
 
+    @property
+    def headers(self) -> dict[str, str]:
+        """Extra response headers (``Retry-After``, ``WWW-Authenticate``)."""
+        return {}
+
 
 class NotFound(AppError):
     status_code = 404
@@ -27,6 +32,15 @@ class LoginRequired(AppError):
     status_code = 401
     code = "login_required"
     default_detail = "Log in to do this."
+
+
+class InvalidToken(LoginRequired):
+    code = "invalid_token"
+    default_detail = "The API token is missing, malformed, revoked or unknown."
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"WWW-Authenticate": "Bearer"}
 
 
 class Forbidden(AppError):
@@ -55,6 +69,26 @@ class PayloadTooLarge(AppError):
     status_code = 413
     code = "payload_too_large"
     default_detail = "The request is too large."
+
+
+class Conflict(AppError):
+    status_code = 409
+    code = "conflict"
+    default_detail = "The request conflicts with the current state."
+
+
+class TooManyRequests(AppError):
+    status_code = 429
+    code = "rate_limited"
+    default_detail = "Too many requests. Slow down and try again shortly."
+
+    def __init__(self, detail: str | None = None, retry_after_s: float = 1.0) -> None:
+        self.retry_after_s = max(1, int(retry_after_s + 0.999))
+        super().__init__(detail)
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.retry_after_s)}
 
 
 class ServiceUnavailable(AppError):

@@ -26,6 +26,14 @@ class Settings(BaseSettings):
     wait_timeout_s: float = Field(default=30.0, gt=0, le=120)
     session_cookie: str = "torchdrill_session"
     session_max_age_s: int = 14 * 24 * 3600
+    # Log-in throttling: failed attempts allowed per email / per client address within the window.
+    login_max_failures_per_email: int = Field(default=5, ge=1, le=1000)
+    login_max_failures_per_client: int = Field(default=50, ge=1, le=100000)
+    login_window_s: int = Field(default=15 * 60, ge=1, le=24 * 3600)
+    # REST API v1 per-user limits (requests per minute; submissions per minute, counted in the database).
+    api_requests_per_minute: int = Field(default=600, ge=1, le=1_000_000)
+    api_submissions_per_minute: int = Field(default=30, ge=1, le=1_000_000)
+    api_page_size: int = Field(default=50, ge=1, le=500)
 
     @model_validator(mode="after")
     def _refuse_default_secret(self) -> Settings:

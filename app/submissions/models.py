@@ -3,7 +3,17 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, CheckConstraint, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import (
+    JSON,
+    CheckConstraint,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.kit.db import Base, UTCDateTime, utcnow
@@ -24,6 +34,8 @@ class Submission(Base):
         CheckConstraint("mode IN ('run', 'submit')", name="mode"),
         Index("ix_submissions_user_problem_created", "user_id", "problem_id", "created_at"),
         Index("ix_submissions_status", "status"),
+        # A retried API POST with the same Idempotency-Key finds the first submission.
+        UniqueConstraint("user_id", "idempotency_key", name="uq_submissions_user_idempotency_key"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -43,3 +55,4 @@ class Submission(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    idempotency_key: Mapped[str | None] = mapped_column(String(100))

@@ -4,7 +4,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import CursorResult, select, update
+from sqlalchemy import CursorResult, and_, case, func, select, update
 from sqlalchemy.orm import Session
 
 from app.submissions.models import FINISHED, QUEUED, RUNNING, Submission
@@ -60,3 +60,64 @@ def finish(session: Session, submission_id: int, values: dict[str, Any]) -> bool
         .execution_options(synchronize_session=False)
     )
     return result.rowcount == 1
+
+
+def _accepted_submit() -> Any:
+    return and_(Submission.verdict == "accepted", Submission.mode == "submit")
+
+
+def solved_problem_ids(session: Session, user_id: int) -> set[int]:
+    stmt = select(Submission.problem_id).where(Submission.user_id == user_id, _accepted_submit()).distinct()
+    return set(session.scalars(stmt))
+
+
+def has_accepted(session: Session, user_id: int, problem_id: int) -> bool:
+    stmt = select(Submission.id).where(
+        Submission.user_id == user_id, Submission.problem_id == problem_id, _accepted_submit()
+    )
+    return session.scalars(stmt.limit(1)).first() is not None
+
+
+def attempts_by_problem(session: Session, user_id: int) -> list[tuple[int, bool]]:
+    """(problem id, solved) for every problem the user has submitted to."""
+    solved = func.max(case((_accepted_submit(), 1), else_=0))
+    stmt = (
+        select(Submission.problem_id, solved)
+        .where(Submission.user_id == user_id)
+        .group_by(Submission.problem_id)
+    )
+    return [(pid, bool(flag)) for pid, flag in session.execute(stmt)]
+
+
+def get_by_idempotency_key(session: Session, user_id: int, key: str) -> Submission | None:
+    stmt = select(Submission).where(Submission.user_id == user_id, Submission.idempotency_key == key)
+    return session.scalars(stmt).first()
+
+
+def list_own(
+    session: Session,
+    user_id: int,
+    *,
+    problem_id: int | None,
+    verdict: str | None,
+    before_id: int | None,
+    limit: int,
+) -> Sequence[Submission]:
+    """The user's submissions, newest first, keyset-paginated by id."""
+    stmt = select(Submission).where(Submission.user_id == user_id)
+    if problem_id is not None:
+        stmt = stmt.where(Submission.problem_id == problem_id)
+    if verdict is not None:
+        stmt = stmt.where(Submission.verdict == verdict)
+    if before_id is not None:
+        stmt = stmt.where(Submission.id < before_id)
+    return session.scalars(stmt.order_by(Submission.id.desc()).limit(limit)).all()
+
+
+def count_since(session: Session, user_id: int, since: datetime) -> tuple[int, datetime | None]:
+    """How many submissions the user made since ``since``, and the oldest of them."""
+    stmt = select(func.count(Submission.id), func.min(Submission.created_at)).where(
+        Submission.user_id == user_id, Submission.created_at >= since
+    )
+    count, oldest = session.execute(stmt).one()
+    return int(count or 0), oldest

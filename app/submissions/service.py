@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.kit.db import on_commit
-from app.kit.errors import InvalidInput, NotFound, PayloadTooLarge
+from app.kit.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge, TooManyRequests
 from app.kit.runner import display_value
 from app.problems import repository as problems_repository
 from app.problems import service as problems
@@ -43,30 +45,159 @@ def create_submission(
     now: datetime,
 ) -> Submission:
     """Store a queued submission; it is handed to the dispatcher once the transaction commits."""
-    if mode not in MODES:
-        raise InvalidInput(f"mode must be 'run' or 'submit', not {mode!r}.")
-    size = len(code.encode("utf-8"))
+    submission, _replayed = create_or_replay(
+        session, dispatcher, user, slug, code, mode, max_code_bytes=max_code_bytes, now=now
+    )
+    return submission
+
+
+def _check_code(code: str, max_code_bytes: int) -> None:
+    try:
+        size = len(code.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidInput("The code is not valid UTF-8 text (it contains lone surrogates).") from None
     if size > max_code_bytes:
         raise PayloadTooLarge(f"Your code is {size} bytes; the limit is {max_code_bytes} bytes.")
     if not code.strip():
         raise InvalidInput("The editor is empty: write your solution first.")
+    if "\x00" in code:
+        raise InvalidInput("The code contains a NUL character; remove it and try again.")
+
+
+def _replay(existing: Submission, problem: Problem, code: str, mode: str) -> tuple[Submission, bool]:
+    if (existing.problem_id, existing.mode, existing.code) != (problem.id, mode, code):
+        raise Conflict(
+            f"This Idempotency-Key was already used for submission #{existing.id} with a different "
+            "problem, mode or code. Use a new key for a new submission."
+        )
+    return existing, True
+
+
+def create_or_replay(
+    session: Session,
+    dispatcher: Dispatcher,
+    user: User,
+    slug: str,
+    code: str,
+    mode: str,
+    *,
+    max_code_bytes: int,
+    now: datetime,
+    idempotency_key: str | None = None,
+) -> tuple[Submission, bool]:
+    """Create a submission, or return the one made earlier with the same idempotency key (and True)."""
+    if mode not in MODES:
+        raise InvalidInput(f"mode must be 'run' or 'submit', not {mode!r}.")
+    _check_code(code, max_code_bytes)
     problem = problems.get_published(session, slug)
+    if idempotency_key is not None:
+        existing = repository.get_by_idempotency_key(session, user.id, idempotency_key)
+        if existing is not None:
+            return _replay(existing, problem, code, mode)
     problems.require_access(problem, user, now)
-    submission = repository.add(
-        session,
-        Submission(
-            user_id=user.id,
-            problem_id=problem.id,
-            problem_version_id=problem.current_version_id,
-            mode=mode,
-            code=code,
-            status="queued",
-            created_at=now,
-        ),
+    new = Submission(
+        user_id=user.id,
+        problem_id=problem.id,
+        problem_version_id=problem.current_version_id,
+        mode=mode,
+        code=code,
+        status="queued",
+        created_at=now,
+        idempotency_key=idempotency_key,
     )
+    try:
+        with session.begin_nested():
+            submission = repository.add(session, new)
+    except IntegrityError:  # a concurrent retry with the same key won the race
+        existing = repository.get_by_idempotency_key(session, user.id, idempotency_key or "")
+        if existing is None:
+            raise
+        return _replay(existing, problem, code, mode)
     submission_id = submission.id
     on_commit(session, lambda: dispatcher.submit(submission_id))
-    return submission
+    return submission, False
+
+
+def check_rate(session: Session, user: User, per_minute: int, now: datetime) -> None:
+    """Refuse (429) a user's submission beyond ``per_minute`` in the last minute (all processes)."""
+    count, oldest = repository.count_since(session, user.id, now - timedelta(minutes=1))
+    if count >= per_minute:
+        wait = ((oldest or now) + timedelta(minutes=1) - now).total_seconds()
+        raise TooManyRequests(
+            f"At most {per_minute} submissions a minute; try again in {max(1, round(wait))} s.",
+            retry_after_s=wait,
+        )
+
+
+def list_own(
+    session: Session,
+    user: User,
+    *,
+    problem: Problem | None,
+    verdict: str | None,
+    before_id: int | None,
+    limit: int,
+) -> Sequence[Submission]:
+    return repository.list_own(
+        session,
+        user.id,
+        problem_id=problem.id if problem else None,
+        verdict=verdict,
+        before_id=before_id,
+        limit=limit,
+    )
+
+
+def solved_problem_ids(session: Session, user: User | None) -> set[int]:
+    return repository.solved_problem_ids(session, user.id) if user is not None else set()
+
+
+def has_accepted(session: Session, user: User | None, problem: Problem) -> bool:
+    return user is not None and repository.has_accepted(session, user.id, problem.id)
+
+
+@dataclass(frozen=True)
+class ProgressRow:
+    name: str
+    solved: int
+    attempted: int
+    total: int
+
+
+@dataclass(frozen=True)
+class Progress:
+    solved: int
+    attempted: int
+    total: int
+    by_difficulty: list[ProgressRow]
+    by_category: list[ProgressRow]
+
+
+def progress(session: Session, user: User) -> Progress:
+    """Solved (an accepted submit) and attempted (any submission) problems, by difficulty and category."""
+    published = problems_repository.list_published(session)
+    attempts = dict(repository.attempts_by_problem(session, user.id))
+    tallies: dict[tuple[str, str], list[int]] = {}
+    for problem in published:
+        for key in (("difficulty", problem.difficulty), ("category", problem.category)):
+            row = tallies.setdefault(key, [0, 0, 0])
+            row[2] += 1
+            if problem.id in attempts:
+                row[1] += 1
+                row[0] += int(attempts[problem.id])
+
+    def rows(kind: str, order: Sequence[str]) -> list[ProgressRow]:
+        names = [n for n in order if (kind, n) in tallies]
+        return [ProgressRow(n, *tallies[(kind, n)]) for n in names]
+
+    listed = [p for p in published if p.id in attempts]
+    return Progress(
+        solved=sum(1 for p in listed if attempts[p.id]),
+        attempted=len(listed),
+        total=len(published),
+        by_difficulty=rows("difficulty", ("easy", "medium", "hard")),
+        by_category=rows("category", sorted({p.category for p in published})),
+    )
 
 
 def get_own(session: Session, user: User, submission_id: int) -> Submission:
