@@ -59,7 +59,14 @@ class Runner:
         return dict(self._sandbox.info)
 
     def stats(self) -> dict[str, int]:
-        return {"slots": self.max_concurrent, "busy": self._busy, "warm_zygotes": int(self.ready())}
+        """Pool figures for monitoring: job slots, busy slots, warm zygotes, ready spares."""
+        spares = len(self._sandbox._spares) if self._sandbox is not None else 0
+        return {
+            "slots": self.max_concurrent,
+            "busy": self._busy,
+            "warm_zygotes": int(self.ready()),
+            "spares": spares,
+        }
 
     def ready(self) -> bool:
         return self._sandbox is not None and self._sandbox.alive()

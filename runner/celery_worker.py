@@ -1,0 +1,324 @@
+"""The runner as a Celery worker: judge jobs from the ``judge`` queue, answer on ``results``.
+
+A runner container holds the broker URL and nothing else: no database credentials, no app
+secret. A ``judge`` message carries everything a job needs (code, tests, expectations, limits)
+and an opaque token; the verdict goes back as a ``record`` message that the trusted recorder
+(``app.submissions.recorder``) checks and stores exactly once.
+
+Delivery guarantees, and where each one lives:
+
+* **Late acknowledgement**: a message is acknowledged only after its result was published, so a
+  worker killed mid-job (even with SIGKILL) leaves it in Redis's unacked set; another consumer
+  restores it once ``visibility_timeout`` has passed.
+* **Prefetch of one job per free sandbox**: a thread pool of ``slots`` threads with a prefetch
+  multiplier of 1 reserves at most ``slots`` messages, each of which starts at once.
+* **Bounded retries**: every delivery increments a per-submission counter in the broker; past
+  ``max_deliveries`` the job is not run again and an ``internal_error`` verdict is sent instead
+  (a job that crashes its worker must not crash every worker in turn).
+* **Duplicates**: a job delivered twice may be judged twice; the recorder keeps the first verdict.
+  A job whose submission is already finished is skipped without running.
+
+This module never imports ``app``: the web side imports the wire names below from here.
+
+``python -m runner.celery_worker`` starts a worker; ``... healthcheck`` checks its heartbeat.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import json
+import logging
+import os
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import redis
+from celery import Celery, signals
+
+from runner.jobs import INTERNAL_ERROR, Job, JudgeResult
+
+# --- the wire: names shared with app.submissions.celery_dispatch / recorder -----------------
+JUDGE_QUEUE = "judge"
+RESULTS_QUEUE = "results"
+JUDGE_TASK = "torchdrill.judge"
+STARTED_TASK = "torchdrill.started"
+RECORD_TASK = "torchdrill.record"
+KEY_PREFIX = "torchdrill:"
+RUNNERS_KEY = KEY_PREFIX + "runners"  # hash: worker name -> JSON heartbeat (pool size, runtime)
+FINISHED_CHANNEL = KEY_PREFIX + "finished"  # pub/sub: submission ids whose verdict was recorded
+HEARTBEAT_TTL_S = 30.0
+
+
+def done_key(submission_id: int) -> str:
+    """Set by the recorder once a verdict is stored; runners skip such jobs."""
+    return f"{KEY_PREFIX}done:{submission_id}"
+
+
+def deliveries_key(submission_id: int) -> str:
+    return f"{KEY_PREFIX}deliveries:{submission_id}"
+
+
+def celery_config(broker_url: str, visibility_timeout_s: float) -> dict[str, Any]:
+    """Settings both sides share; the restore sweep runs often enough for the visibility timeout."""
+    restore_every = max(1, int(visibility_timeout_s / 4))
+    return {
+        "broker_url": broker_url,
+        "broker_transport_options": {
+            "visibility_timeout": visibility_timeout_s,
+            "unacked_restore_interval": restore_every,
+            "unacked_restore_throttle": 1,
+            "socket_timeout": 10,
+            "socket_connect_timeout": 5,
+            "health_check_interval": 10,
+        },
+        "broker_connection_retry_on_startup": True,
+        "broker_connection_max_retries": None,  # a restarted Redis is waited for, forever
+        "task_serializer": "json",
+        "accept_content": ["json"],
+        "task_ignore_result": True,
+        "result_backend": None,
+        "task_acks_late": True,
+        "task_reject_on_worker_lost": True,
+        "task_acks_on_failure_or_timeout": True,
+        "worker_prefetch_multiplier": 1,
+        "worker_hijack_root_logger": False,
+        "worker_redirect_stdouts": False,
+        "task_routes": {
+            JUDGE_TASK: {"queue": JUDGE_QUEUE},
+            STARTED_TASK: {"queue": RESULTS_QUEUE},
+            RECORD_TASK: {"queue": RESULTS_QUEUE},
+        },
+        "task_default_queue": JUDGE_QUEUE,
+        "task_create_missing_queues": True,
+        "worker_send_task_events": False,
+        "task_send_sent_event": False,
+    }
+
+
+# Publishing a result retries through a Redis restart instead of failing the job.
+PUBLISH_RETRY = {"max_retries": 60, "interval_start": 0.2, "interval_step": 0.5, "interval_max": 2.0}
+
+
+def _env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name, "")
+    return float(raw) if raw.strip() else default
+
+
+def _env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "")
+    return int(raw) if raw.strip() else default
+
+
+BROKER_URL = os.environ.get("TORCHDRILL_BROKER_URL", "redis://127.0.0.1:6379/0")
+VISIBILITY_TIMEOUT_S = _env_float("TORCHDRILL_BROKER_VISIBILITY_TIMEOUT_S", 120.0)
+SLOTS = _env_int("TORCHDRILL_RUNNER_SLOTS", max(1, os.cpu_count() or 1))
+MAX_DELIVERIES = _env_int("TORCHDRILL_MAX_DELIVERIES", 3)
+HEARTBEAT_FILE = Path(os.environ.get("TORCHDRILL_HEARTBEAT_FILE", "/tmp/torchdrill-runner.heartbeat"))
+
+app = Celery("torchdrill-runner")
+app.conf.update(celery_config(BROKER_URL, VISIBILITY_TIMEOUT_S))
+
+log = logging.getLogger("runner.worker")
+
+# --- structured logs (the app has its own formatter; this package may not import it) ---------
+_current: contextvars.ContextVar[int | None] = contextvars.ContextVar("submission_id", default=None)
+
+
+@contextlib.contextmanager
+def _submission(submission_id: int) -> Iterator[None]:
+    token = _current.set(submission_id)
+    try:
+        yield
+    finally:
+        _current.reset(token)
+
+
+class JsonLines(logging.Formatter):
+    """One JSON object per line, with the submission id of the job being handled."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "ts": round(record.created, 3),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+            "service": "runner",
+        }
+        submission_id = _current.get()
+        if submission_id is not None:
+            entry["submission_id"] = submission_id
+        if record.exc_info:
+            entry["exc"] = self.formatException(record.exc_info)
+        return json.dumps(entry, default=str)
+
+
+def configure_logging() -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    if os.environ.get("TORCHDRILL_LOG_FORMAT", "json") == "json":
+        handler.setFormatter(JsonLines())
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(os.environ.get("TORCHDRILL_LOG_LEVEL", "INFO").upper())
+
+
+# --- the warm runner of this process -----------------------------------------------------------
+_runner: Any = None
+_runner_lock = threading.Lock()
+_redis: redis.Redis | None = None
+
+
+def get_judge() -> Any:
+    """The process's Runner with ``SLOTS`` sandbox slots (one per pool thread)."""
+    global _runner
+    with _runner_lock:
+        if _runner is None:
+            from runner.engine import Runner
+
+            _runner = Runner(max_concurrent=SLOTS)
+        return _runner
+
+
+def broker_redis() -> redis.Redis:
+    """A plain client on the broker for the delivery counters and heartbeats."""
+    global _redis
+    if _redis is None:
+        _redis = redis.Redis.from_url(BROKER_URL, socket_timeout=10, socket_connect_timeout=5)
+    return _redis
+
+
+def _internal_error(message: str) -> JudgeResult:
+    return JudgeResult(verdict=INTERNAL_ERROR, passed=0, total=0, cases=[], message=message)
+
+
+def _send(task: str, **kwargs: Any) -> None:
+    app.send_task(task, kwargs=kwargs, retry=True, retry_policy=PUBLISH_RETRY)
+
+
+@app.task(name=JUDGE_TASK, acks_late=True, reject_on_worker_lost=True)
+def judge(submission_id: int, token: str, job: dict[str, Any], attempt: int = 1) -> None:
+    """Judge one submission and publish its verdict (never raises for anything the learner did)."""
+    with _submission(submission_id):
+        client = broker_redis()
+        if client.exists(done_key(submission_id)):
+            log.info("submission already has its verdict; job skipped (attempt %s)", attempt)
+            return
+        deliveries = int(client.incr(deliveries_key(submission_id)))
+        client.expire(deliveries_key(submission_id), 7 * 24 * 3600)
+        worker = socket.gethostname()
+        if deliveries > MAX_DELIVERIES:
+            log.error("delivered %s times without a verdict; giving up", deliveries)
+            result = _internal_error(
+                f"The judge stopped {deliveries - 1} times while running this submission "
+                "(not your fault); it was not retried again. Please submit again."
+            )
+        else:
+            if deliveries > 1:
+                log.warning("redelivered (delivery %s, attempt %s)", deliveries, attempt)
+            _send(STARTED_TASK, submission_id=submission_id, token=token, worker=worker)
+            started = time.perf_counter()
+            try:
+                result = get_judge().judge(Job.from_dict(job))
+            except Exception as exc:  # a malformed job or a broken sandbox is the platform's fault
+                log.exception("the job could not be judged")
+                result = _internal_error(f"The judge failed to run this submission (not your fault): {exc}")
+            log.info(
+                "judged: %s (%s/%s) in %.0f ms",
+                result.verdict,
+                result.passed,
+                result.total,
+                (time.perf_counter() - started) * 1000,
+            )
+        _send(
+            RECORD_TASK,
+            submission_id=submission_id,
+            token=token,
+            result=result.to_dict(),
+            worker=worker,
+            deliveries=deliveries,
+        )
+
+
+# --- heartbeat: pool size for /metrics, runtime versions for pages, liveness for compose ---------
+_stop = threading.Event()
+
+
+def _heartbeat_once(name: str) -> None:
+    runner = get_judge()
+    beat = {"ts": time.time(), **runner.stats()}
+    with contextlib.suppress(Exception):  # a sandbox that is restarting still gets a heartbeat
+        beat["runtime"] = runner.runtime_info()
+    HEARTBEAT_FILE.write_text(json.dumps(beat))
+    with contextlib.suppress(redis.RedisError):  # the broker may be restarting: try again next time
+        broker_redis().hset(RUNNERS_KEY, name, json.dumps(beat))
+
+
+def _heartbeat_loop(name: str, every_s: float) -> None:
+    while not _stop.wait(every_s):
+        try:
+            _heartbeat_once(name)
+        except Exception:
+            log.exception("heartbeat failed")
+
+
+@signals.worker_ready.connect
+def _on_ready(sender: Any = None, **_: Any) -> None:
+    name = getattr(sender, "hostname", None) or socket.gethostname()
+    _heartbeat_once(name)  # also warms the sandbox before the first job
+    threading.Thread(target=_heartbeat_loop, args=(name, 5.0), name="heartbeat", daemon=True).start()
+    log.info("runner worker %s ready with %s sandbox slots", name, SLOTS)
+
+
+@signals.worker_shutdown.connect
+def _on_shutdown(sender: Any = None, **_: Any) -> None:
+    _stop.set()
+    with contextlib.suppress(Exception):
+        broker_redis().hdel(RUNNERS_KEY, getattr(sender, "hostname", None) or socket.gethostname())
+
+
+def healthcheck(max_age_s: float = HEARTBEAT_TTL_S) -> int:
+    """0 if this container's worker wrote a heartbeat recently (for the compose health check)."""
+    try:
+        age = time.time() - HEARTBEAT_FILE.stat().st_mtime
+    except OSError:
+        return 1
+    return 0 if age < max_age_s else 1
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["healthcheck"]:
+        raise SystemExit(healthcheck())
+    configure_logging()
+    name = os.environ.get("TORCHDRILL_WORKER_NAME", f"runner-{os.getpid()}@{socket.gethostname()}")
+    app.worker_main(
+        [
+            "worker",
+            "--queues",
+            JUDGE_QUEUE,
+            "--pool",
+            "threads",
+            "--concurrency",
+            str(SLOTS),
+            "--prefetch-multiplier",
+            "1",
+            "--hostname",
+            name,
+            "--without-gossip",
+            "--without-mingle",
+            "--loglevel",
+            os.environ.get("TORCHDRILL_LOG_LEVEL", "INFO"),
+            *args,
+        ]
+    )
+
+
+if __name__ == "__main__":
+    main()
