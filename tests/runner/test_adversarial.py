@@ -486,3 +486,24 @@ def test_killing_its_own_harness_fails(judge_probe: JudgeFn) -> None:
     src = "import os, signal\ndef probe():\n    os.kill(os.getpid(), signal.SIGKILL)\n"
     result = judge_probe(src, mode="submit")
     assert result.verdict == jobs.RUNTIME_ERROR
+
+
+def test_no_namespaces_mounts_or_ptrace_for_learner_code(judge_probe: JudgeFn) -> None:
+    src = code("""
+        import ctypes, ctypes.util, os
+        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+        def attempt(fn, *args):
+            return "ok" if fn(*args) == 0 else os.strerror(ctypes.get_errno())
+        def probe():
+            return {
+                "unshare_user": attempt(libc.unshare, 0x10000000),
+                "unshare_net": attempt(libc.unshare, 0x40000000),
+                "mount": attempt(libc.mount, b"none", b"/tmp", b"tmpfs", 0, None),
+                "ptrace": attempt(libc.ptrace, 16, 1, None, None),
+                "uid": os.getuid(),
+                "caps": open("/proc/self/status").read().split("CapEff:")[1].split()[0],
+            }
+    """)
+    text = observed(judge_probe(src))
+    assert "'ok'" not in text, text
+    assert "'caps': '0000000000000000'" in text
