@@ -15,19 +15,24 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
 
-from app.accounts import pages as account_pages
+from app.accounts import account_pages, admin_pages
+from app.accounts import pages as auth_pages
+from app.api_v1.router import router as api_v1_router
+from app.authoring import api as authoring_api
+from app.authoring import pages as authoring_pages
 from app.drafts import api as draft_api
 from app.kit.db import Database
 from app.kit.errors import AppError
-from app.kit.runner import JudgeRunner, default_runner, runtime_info
+from app.kit.runner import JudgeRunner, runtime_info
 from app.kit.settings import Settings, get_settings
 from app.kit.web import ROOT, render
 from app.problems import api as problem_api
 from app.problems import pages as problem_pages
 from app.submissions import api as submission_api
 from app.submissions import pages as submission_pages
-from app.submissions.dispatch import Dispatcher, InProcessDispatcher, ResultWaiter
-from app.submissions.judging import judge_submission, recover_unfinished
+from app.submissions.dispatch import Dispatcher, ResultWaiter
+from app.submissions.judging import recover_unfinished
+from app.submissions.observability import install_metrics, setup_judging
 
 log = logging.getLogger("torchdrill")
 
@@ -36,7 +41,8 @@ CSP = (
     "font-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'"
 )
 HTTP_CODES = {400: "bad_request", 401: "login_required", 403: "forbidden", 404: "not_found",
-              405: "method_not_allowed", 413: "payload_too_large", 422: "invalid_input"}  # fmt: skip
+              405: "method_not_allowed", 413: "payload_too_large", 415: "unsupported_media_type",
+              422: "invalid_input", 429: "rate_limited"}  # fmt: skip
 
 
 def wants_json(request: Request) -> bool:
@@ -55,7 +61,9 @@ def error_response(
     if code == "login_required":
         target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         return RedirectResponse(f"/login?next={quote(target)}", status_code=303)
-    response = render(request, "errors/error.html", {"status": status, "code": code, "detail": detail}, status)
+    response = render(
+        request, "errors/error.html", {"status": status, "code": code, "detail": detail}, status
+    )
     response.headers.update(headers or {})
     return response
 
@@ -67,9 +75,12 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 400 and str(exc.detail).startswith("There was an error parsing the body"):
+            # FastAPI's answer to undecodable bodies: the same 422 as any other malformed JSON.
+            return error_response(request, 422, "invalid_input", "The request body could not be decoded.")
         code = HTTP_CODES.get(exc.status_code, "http_error")
         detail = "Page not found." if exc.status_code == 404 else str(exc.detail)
-        return error_response(request, exc.status_code, code, detail)
+        return error_response(request, exc.status_code, code, detail, dict(exc.headers or {}))
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> Response:
@@ -99,12 +110,9 @@ def create_app(
 ) -> FastAPI:
     settings = settings or get_settings()
     db = database or Database(settings.database_url)
-    judge_runner = runner or default_runner()
     waiter = ResultWaiter()
-    if dispatcher is None:
-        dispatcher = InProcessDispatcher(
-            lambda sid: judge_submission(db, judge_runner, sid, waiter.notify), workers=settings.judge_workers
-        )
+    judging = setup_judging(settings, db, waiter, runner=runner, dispatcher=dispatcher)
+    judge_runner, dispatcher = judging.runner, judging.dispatcher
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -115,7 +123,8 @@ def create_app(
         if database is None:
             db.dispose()
 
-    app = FastAPI(title="Torchdrill", lifespan=lifespan, docs_url="/api/docs", redoc_url=None,
+    # No Swagger UI: it loads from a CDN. /api/docs redirects to the v1 page the app renders itself.
+    app = FastAPI(title="Torchdrill", lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url="/api/openapi.json")  # fmt: skip
     app.state.settings = settings
     app.state.db = db
@@ -144,6 +153,10 @@ def create_app(
     install_error_handlers(app)
     app.mount("/static", StaticFiles(directory=str(ROOT / "app" / "static")), name="static")
 
+    @app.get("/api/docs", include_in_schema=False)
+    def api_docs() -> Response:
+        return RedirectResponse("/api/v1/docs", status_code=307)
+
     @app.get("/healthz", tags=["health"])
     def healthz() -> Response:
         checks: dict[str, str] = {}
@@ -168,8 +181,14 @@ def create_app(
         problem_api.router,
         submission_pages.router,
         submission_api.router,
+        auth_pages.router,
         account_pages.router,
+        admin_pages.router,
+        api_v1_router,
         draft_api.router,
+        authoring_pages.router,
+        authoring_api.router,
     ):
         app.include_router(router)
+    install_metrics(app, judging)  # /metrics
     return app

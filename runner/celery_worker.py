@@ -167,6 +167,9 @@ def configure_logging() -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(os.environ.get("TORCHDRILL_LOG_LEVEL", "INFO").upper())
+    # Celery's own per-task lines cannot carry the submission id; ours say the same with it.
+    for name in ("celery.worker.strategy", "celery.app.trace"):
+        logging.getLogger(name).setLevel(logging.WARNING)
 
 
 # --- the warm runner of this process -----------------------------------------------------------
@@ -202,8 +205,8 @@ def _send(task: str, **kwargs: Any) -> None:
     app.send_task(task, kwargs=kwargs, retry=True, retry_policy=PUBLISH_RETRY)
 
 
-@app.task(name=JUDGE_TASK, acks_late=True, reject_on_worker_lost=True)
-def judge(submission_id: int, token: str, job: dict[str, Any], attempt: int = 1) -> None:
+@app.task(name=JUDGE_TASK, bind=True, acks_late=True, reject_on_worker_lost=True)
+def judge(self: Any, submission_id: int, token: str, job: dict[str, Any], attempt: int = 1) -> None:
     """Judge one submission and publish its verdict (never raises for anything the learner did)."""
     with _submission(submission_id):
         client = broker_redis()
@@ -212,7 +215,7 @@ def judge(submission_id: int, token: str, job: dict[str, Any], attempt: int = 1)
             return
         deliveries = int(client.incr(deliveries_key(submission_id)))
         client.expire(deliveries_key(submission_id), 7 * 24 * 3600)
-        worker = socket.gethostname()
+        worker = str(self.request.hostname or socket.gethostname())
         if deliveries > MAX_DELIVERIES:
             log.error("delivered %s times without a verdict; giving up", deliveries)
             result = _internal_error(
@@ -268,7 +271,6 @@ def _heartbeat_loop(name: str, every_s: float) -> None:
             log.exception("heartbeat failed")
 
 
-@signals.worker_ready.connect
 def _on_ready(sender: Any = None, **_: Any) -> None:
     name = getattr(sender, "hostname", None) or socket.gethostname()
     _heartbeat_once(name)  # also warms the sandbox before the first job
@@ -276,7 +278,6 @@ def _on_ready(sender: Any = None, **_: Any) -> None:
     log.info("runner worker %s ready with %s sandbox slots", name, SLOTS)
 
 
-@signals.worker_shutdown.connect
 def _on_shutdown(sender: Any = None, **_: Any) -> None:
     _stop.set()
     with contextlib.suppress(Exception):
@@ -297,6 +298,10 @@ def main(argv: list[str] | None = None) -> None:
     if args[:1] == ["healthcheck"]:
         raise SystemExit(healthcheck())
     configure_logging()
+    # Connected here, not at import: the recorder imports this module for the wire names and must
+    # not start a sandbox when its own worker becomes ready.
+    signals.worker_ready.connect(_on_ready, weak=False)
+    signals.worker_shutdown.connect(_on_shutdown, weak=False)
     name = os.environ.get("TORCHDRILL_WORKER_NAME", f"runner-{os.getpid()}@{socket.gethostname()}")
     app.worker_main(
         [

@@ -32,3 +32,22 @@ def current_user(user: Annotated[User | None, Depends(optional_user)]) -> User:
 
 OptionalUser = Annotated[User | None, Depends(optional_user)]
 CurrentUser = Annotated[User, Depends(current_user)]
+
+
+def admin_user(user: CurrentUser) -> User:
+    service.require_role(user, "admin")
+    return user
+
+
+def staff_user(user: CurrentUser) -> User:
+    service.require_role(user, "instructor", "admin")
+    return user
+
+
+AdminUser = Annotated[User, Depends(admin_user)]
+StaffUser = Annotated[User, Depends(staff_user)]
+
+
+def client_address(request: Request) -> str:
+    """The peer address used for log-in throttling (proxy headers are not trusted)."""
+    return request.client.host if request.client else "unknown"

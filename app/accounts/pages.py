@@ -9,10 +9,11 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse
 
 from app.accounts import service
-from app.accounts.deps import SESSION_USER_KEY, OptionalUser
-from app.kit.errors import FormErrors
+from app.accounts.deps import SESSION_USER_KEY, OptionalUser, client_address
+from app.kit.db import utcnow
+from app.kit.errors import FormErrors, TooManyRequests
 from app.kit.security import CSRF_SESSION_KEY, csrf_token
-from app.kit.web import CsrfProtected, SessionDep, render
+from app.kit.web import CsrfProtected, SessionDep, SettingsDep, get_database, render
 
 router = APIRouter(tags=["accounts"])
 
@@ -74,15 +75,21 @@ def login_page(request: Request, user: OptionalUser, next: str | None = None) ->
 def login(
     request: Request,
     session: SessionDep,
+    settings: SettingsDep,
     email: Annotated[str, Form()] = "",
     password: Annotated[str, Form()] = "",
     next: Annotated[str, Form()] = "",
 ) -> Any:
     values = {"email": email, "next": safe_next(next)}
+    db = get_database(request)
     try:
-        user = service.authenticate(session, email, password)
+        user = service.log_in(session, db, settings, email, password, client_address(request), utcnow())
     except FormErrors as exc:
         return _form_page(request, "accounts/login.html", values, exc.errors, 400)
+    except TooManyRequests as exc:
+        response = _form_page(request, "accounts/login.html", values, {"form": exc.detail}, 429)
+        response.headers.update(exc.headers)
+        return response
     _start_session(request, user.id)
     return RedirectResponse(safe_next(next), status_code=303)
 

@@ -25,6 +25,7 @@ TOKEN_PREFIX = "td_"
 MAX_PREMIUM_DAYS = 3660
 MAX_CODE_USES = 10_000
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
+EMAIL_TAKEN = "An account with this email already exists. Log in instead."
 CODE_RE = re.compile(r"^[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4}$")
 
 
@@ -67,7 +68,7 @@ def sign_up(session: Session, email: str, password: str, role: str = "student") 
     if role not in ROLES:
         errors["role"] = f"Role must be one of {', '.join(ROLES)}."
     if "email" not in errors and repository.get_user_by_email(session, email) is not None:
-        errors["email"] = "An account with this email already exists. Log in instead."
+        errors["email"] = EMAIL_TAKEN
     if errors:
         raise FormErrors(errors)
     try:
@@ -76,7 +77,7 @@ def sign_up(session: Session, email: str, password: str, role: str = "student") 
                 session, User(email=email, password_hash=hash_password(password), role=role)
             )
     except IntegrityError:  # a concurrent sign-up with the same email won the race
-        raise FormErrors({"email": "An account with this email already exists. Log in instead."}) from None
+        raise FormErrors({"email": EMAIL_TAKEN}) from None
 
 
 def _encodable(text: str) -> bool:

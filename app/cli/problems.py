@@ -1,17 +1,22 @@
-"""``torchdrill problems``: list (through the API), validate, import and export problem folders."""
+"""``torchdrill problems``: list (through the API), validate, import and export problem folders.
+
+``validate`` is the one validation (``app.authoring.validation``: the runner's sandbox checks plus
+the Markdown checks); ``import`` and ``export`` round-trip a folder exactly: ``export`` writes the
+stored files byte for byte, ``import`` of an unchanged folder creates no new version.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import stat
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
-from runner import cli as runner_cli
-
 app = typer.Typer(help="Problems: list (API), validate, import, export.", invoke_without_command=True)
-app.command("validate", help="Validate problem folders by running them in the sandbox.")(runner_cli.validate)
 
 
 @app.callback()
@@ -27,14 +32,190 @@ def problems(ctx: typer.Context) -> None:
     list_problems()
 
 
+def _folders(dirs: list[Path]) -> list[Path]:
+    """Each DIR is a problem folder (has problem.toml) or a bank of them."""
+    from runner.problem import discover_problems
+
+    folders: list[Path] = []
+    for d in dirs:
+        if not d.is_dir():
+            typer.echo(f"error: {d} is not a directory (give a problem folder or a bank of them)", err=True)
+            raise typer.Exit(2)
+        folders += [d] if (d / "problem.toml").exists() else discover_problems(d)
+    if not folders:
+        where = ", ".join(map(str, dirs))
+        typer.echo(f"error: no problem folders (with a problem.toml) in {where}", err=True)
+        raise typer.Exit(2)
+    return folders
+
+
+def _runner() -> object:
+    from runner import SandboxUnavailable, get_runner
+
+    try:
+        return get_runner()
+    except SandboxUnavailable as exc:
+        typer.echo(f"error: the sandbox is not available: {exc}", err=True)
+        raise typer.Exit(3) from exc
+
+
+@app.command("validate")
+def validate(
+    dirs: Annotated[list[Path] | None, typer.Argument(help="problem folders, or bank folders")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="machine-readable reports")] = False,
+) -> None:
+    """Validate problem folders by running them in the sandbox. Exit code 1 if any fails."""
+    from app.authoring.validation import format_report, validate_files
+    from runner.problem import ProblemFormatError, load_problem_dir
+
+    folders = _folders(dirs or [Path("problems")])
+    runner = _runner()
+    reports = []
+    for folder in folders:
+        try:
+            report = validate_files(load_problem_dir(folder), runner)  # type: ignore[arg-type]
+        except ProblemFormatError as exc:
+            report = format_report(folder.name, exc)
+        except OSError as exc:
+            report = format_report(folder.name, ProblemFormatError(exc.strerror or str(exc), str(folder)))
+        reports.append(report)
+        if not as_json:
+            typer.echo(report.render())
+    failed = sum(not r.ok for r in reports)
+    if as_json:
+        typer.echo(json.dumps([r.to_dict() for r in reports], indent=2))
+    typer.echo(f"\n{len(reports) - failed} of {len(reports)} problem(s) valid", err=as_json)
+    raise typer.Exit(1 if failed else 0)
+
+
 @app.command("import")
 def import_(
-    bank: Annotated[Path, typer.Argument(help="a problem folder or a bank of them")] = Path("problems"),
+    dirs: Annotated[list[Path] | None, typer.Argument(help="problem folders, or bank folders")] = None,
+    validate_first: Annotated[
+        bool, typer.Option("--validate", help="refuse a problem that does not pass validation")
+    ] = False,
+    unpublished: Annotated[
+        bool, typer.Option("--unpublished", help="new problems start hidden from students")
+    ] = False,
 ) -> None:
-    """Import problem folders into the database (idempotent; a changed problem gets a new version)."""
-    from app.problems.importer import main as importer_main
+    """Import problem folders (idempotent: an unchanged folder creates no new version).
 
-    raise typer.Exit(importer_main([str(bank)]))
+    A new problem is published unless --unpublished; a changed one gets version N+1.
+    """
+    from app.authoring.validation import validate_files
+    from app.kit.db import Database
+    from app.kit.runner import expectation_error_types
+    from app.kit.settings import get_settings
+    from app.problems import repository
+    from app.problems.importer import ImportReport, import_problem
+    from runner.problem import ProblemFormatError, load_problem_dir
+
+    folders = _folders(dirs or [Path("problems")])
+    runner = _runner()
+    report = ImportReport()
+    db = Database(get_settings().database_url)
+    try:
+        with db.transaction() as session:
+            for folder in folders:
+                slug = folder.name
+                try:
+                    problem = load_problem_dir(folder)
+                    if validate_first:
+                        checked = validate_files(problem, runner)  # type: ignore[arg-type]
+                        if not checked.ok:
+                            report.errors[slug] = "does not pass validation:\n" + checked.render()
+                            continue
+                    with session.begin_nested():
+                        outcome = import_problem(session, problem, runner)  # type: ignore[arg-type]
+                        if outcome == "created" and unpublished:
+                            row = repository.get_by_slug(session, slug)
+                            assert row is not None
+                            row.published = False
+                except (ProblemFormatError, OSError) as exc:
+                    report.errors[slug] = str(exc)
+                    continue
+                except expectation_error_types() as exc:
+                    report.errors[slug] = f"reference solution failed: {exc}"
+                    continue
+                getattr(report, outcome).append(slug)
+    finally:
+        db.dispose()
+    typer.echo(report.summary())
+    raise typer.Exit(0 if report.ok else 1)
+
+
+def _prepare_target(target: Path, files: dict[str, str], force: bool) -> None:
+    """Refuse to mix an export with other files; with --force, remove stale problem files only."""
+    from app.authoring.archive import allowed_name
+
+    if target.is_symlink() or (target.exists() and not target.is_dir()):
+        typer.echo(f"error: {target} exists and is not a directory", err=True)
+        raise typer.Exit(2)
+    if not target.exists():
+        return
+    present: list[str] = []
+    for entry in sorted(os.listdir(target)):
+        path = target / entry
+        if entry == "mutants" and stat.S_ISDIR(os.lstat(path).st_mode):
+            present += [f"mutants/{m}" for m in sorted(os.listdir(path)) if m != "__pycache__"]
+        elif entry != "__pycache__" and not entry.startswith("."):
+            present.append(entry)
+    if not present:
+        return
+    if not force:
+        typer.echo(
+            f"error: {target} is not empty; pass --force to overwrite its problem files "
+            "(files the export does not contain are deleted)",
+            err=True,
+        )
+        raise typer.Exit(2)
+    unknown = [rel for rel in present if not allowed_name(rel)]
+    if unknown:
+        typer.echo(f"error: {target} holds files that are not problem files: {', '.join(unknown)}", err=True)
+        raise typer.Exit(2)
+    for rel in present:
+        path = target / rel
+        if rel not in files and (path.is_symlink() or path.is_file()):
+            path.unlink()
+
+
+@app.command("export")
+def export(
+    slug: Annotated[str, typer.Argument(help="the problem's slug")],
+    directory: Annotated[Path, typer.Argument(help="the bank folder: the problem is written to DIR/SLUG")],
+    source: Annotated[
+        str, typer.Option(help="live: the published version; draft: the unpublished working copy")
+    ] = "live",
+    force: Annotated[bool, typer.Option("--force", help="overwrite an existing DIR/SLUG")] = False,
+) -> None:
+    """Write a problem's files from the database to DIR/SLUG, exactly as they were imported or saved."""
+    from app.authoring import service
+    from app.kit.db import Database
+    from app.kit.errors import NotFound
+    from app.kit.settings import get_settings
+    from runner.problem import ProblemFormatError, build_problem, write_problem_dir
+
+    if source not in ("live", "draft"):
+        typer.echo("error: --source must be 'live' or 'draft'", err=True)
+        raise typer.Exit(2)
+    which: Literal["live", "draft"] = "live" if source == "live" else "draft"
+    db = Database(get_settings().database_url)
+    try:
+        with db.transaction() as session:
+            files = service.export_files(session, slug, which)
+    except NotFound as exc:
+        typer.echo(f"error: {exc.detail}", err=True)
+        raise typer.Exit(1) from None
+    finally:
+        db.dispose()
+    target = directory / slug
+    _prepare_target(target, files, force)
+    try:
+        write_problem_dir(build_problem(slug, files), target)
+    except ProblemFormatError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(f"exported {slug} ({source}, {len(files)} files) to {target}")
 
 
 def main() -> None:

@@ -34,6 +34,15 @@ class Settings(BaseSettings):
     api_requests_per_minute: int = Field(default=600, ge=1, le=1_000_000)
     api_submissions_per_minute: int = Field(default=30, ge=1, le=1_000_000)
     api_page_size: int = Field(default=50, ge=1, le=500)
+    # Scale-out (docs/deploy.md): a broker URL switches judging to runner workers behind Celery.
+    broker_url: str | None = None
+    broker_visibility_timeout_s: float = Field(default=120.0, ge=1, le=24 * 3600)
+    requeue_after_s: float = Field(default=300.0, gt=0)  # lost job -> published again by the sweeper
+    stuck_after_s: float = Field(default=900.0, gt=0)  # unfinished for this long -> internal_error
+    sweep_interval_s: float = Field(default=5.0, gt=0, le=300)
+    recorder_concurrency: int = Field(default=4, ge=1, le=64)
+    log_format: Literal["text", "json"] = "text"
+    metrics_token: str | None = None  # when set, /metrics wants "Authorization: Bearer <token>"
 
     @model_validator(mode="after")
     def _refuse_default_secret(self) -> Settings:

@@ -7,8 +7,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 
 from app.accounts.deps import OptionalUser
+from app.drafts import service as drafts
 from app.kit.db import utcnow
 from app.kit.errors import InvalidInput
+from app.kit.markdown import highlight_code
 from app.kit.runner import runtime_info
 from app.kit.web import RunnerDep, SessionDep, render
 from app.problems import service
@@ -29,6 +31,7 @@ def problem_list(
     category: FilterParam = None,
     tag: FilterParam = None,
     q: FilterParam = None,
+    status: FilterParam = None,
 ) -> Any:
     notice = None
     try:
@@ -36,27 +39,43 @@ def problem_list(
     except InvalidInput as exc:  # keep the page usable: show why, list everything else
         notice = exc.detail
         filters = service.ProblemFilters.parse(None, category, tag, (q or "")[: service.MAX_SEARCH])
-    problems = service.list_problems(session, filters, user, utcnow())
+    status = status if status in service.STATUS_FILTERS and user is not None else None
+    problems = service.list_problems(session, filters, user, utcnow(), status=status)
     return render(
         request,
         "problems/list.html",
-        {"problems": problems, "filters": filters, "choices": service.filter_choices(session), "notice": notice},
+        {
+            "problems": problems,
+            "filters": filters,
+            "status": status,
+            "choices": service.filter_choices(session),
+            "notice": notice,
+        },
         status_code=400 if notice else 200,
     )
 
 
 @router.get("/problems/{slug}")
-def problem_page(request: Request, slug: str, session: SessionDep, user: OptionalUser, runner: RunnerDep) -> Any:
+def problem_page(
+    request: Request, slug: str, session: SessionDep, user: OptionalUser, runner: RunnerDep
+) -> Any:
     now = utcnow()
     page = service.problem_page(session, slug, user, now)
     history = []
     initial_code = page.starter
+    reference = None
     if user is not None:
         problem = service.get_published(session, slug)
         recent = submissions.history(session, user, problem)
         history = [submissions.summary_view(s) for s in recent]
-        if recent and page.starter is not None:
-            initial_code = recent[0].code  # pick up where the learner left off
+        if page.starter is not None:  # pick up where the learner left off, on any device
+            saved = drafts.saved_code(session, user, problem)
+            if saved is not None:
+                initial_code = saved
+            elif recent:
+                initial_code = recent[0].code
+        solved = submissions.has_accepted(session, user, problem)
+        reference = service.reference_solution(problem, page.version, user, now, solved)
     return render(
         request,
         "problems/detail.html",
@@ -64,6 +83,7 @@ def problem_page(request: Request, slug: str, session: SessionDep, user: Optiona
             "page": page,
             "history": history,
             "initial_code": initial_code,
+            "reference_html": highlight_code(reference) if reference is not None else None,
             "runtime": runtime_info(runner),
         },
     )

@@ -2,12 +2,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import case, func, or_, select
+from sqlalchemy import case, column, func, or_, select, table
 from sqlalchemy.orm import Session
 
 from app.problems.models import Problem, ProblemTag, ProblemVersion
 
 _DIFFICULTY_ORDER = case({"easy": 0, "medium": 1, "hard": 2}, value=Problem.difficulty, else_=3)
+
+# Learners' outcomes per problem come from the submissions table, named here as a lightweight table
+# so the problems domain reads those few columns without importing the submissions domain.
+_submissions = table(
+    "submissions",
+    *(column(name) for name in ("user_id", "problem_id", "mode", "status", "verdict")),
+)
 
 
 def get_by_slug(session: Session, slug: str) -> Problem | None:
@@ -94,3 +101,33 @@ def add(session: Session, obj: Problem | ProblemVersion) -> None:
 
 def get_problem(session: Session, problem_id: int) -> Problem | None:
     return session.get(Problem, problem_id)
+
+
+def acceptance_counts(session: Session, problem_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
+    """``{problem_id: (accepted, judged)}`` over finished *submit*-mode submissions (runs don't count)."""
+    if not problem_ids:
+        return {}
+    accepted = func.sum(case((_submissions.c.verdict == "accepted", 1), else_=0))
+    stmt = (
+        select(_submissions.c.problem_id, accepted, func.count())
+        .where(
+            _submissions.c.problem_id.in_(problem_ids),
+            _submissions.c.mode == "submit",
+            _submissions.c.status == "finished",
+        )
+        .group_by(_submissions.c.problem_id)
+    )
+    return {pid: (int(acc or 0), int(total)) for pid, acc, total in session.execute(stmt)}
+
+
+def solved_and_attempted(session: Session, user_id: int) -> dict[int, bool]:
+    """``{problem_id: solved}`` for every problem the user ran or submitted anything for."""
+    solved = func.max(
+        case(((_submissions.c.mode == "submit") & (_submissions.c.verdict == "accepted"), 1), else_=0)
+    )
+    stmt = (
+        select(_submissions.c.problem_id, solved)
+        .where(_submissions.c.user_id == user_id)
+        .group_by(_submissions.c.problem_id)
+    )
+    return {pid: bool(flag) for pid, flag in session.execute(stmt)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -12,8 +13,10 @@ from app.accounts.models import User
 from app.accounts.service import is_premium
 from app.kit.errors import InvalidInput, NotFound, PremiumRequired
 from app.kit.markdown import Section, preview_markdown, render_markdown, split_sections
+from app.kit.runner import display_value
 from app.problems import repository
 from app.problems.models import Problem, ProblemVersion
+from runner.jobs import Limits
 from runner.problem import DIFFICULTIES, ProblemFiles, build_problem
 
 MAX_SEARCH = 100
@@ -40,7 +43,11 @@ class ProblemFilters:
         if difficulty is not None:
             difficulty = difficulty.lower()
             if difficulty not in DIFFICULTIES:
-                raise InvalidInput(f"Unknown difficulty {difficulty!r}: use one of {', '.join(DIFFICULTIES)}.")
+                raise InvalidInput(
+                    f"Unknown difficulty {difficulty!r}: use one of {', '.join(DIFFICULTIES)}."
+                )
+        if any("\x00" in (v or "") for v in (category, tag, q)):
+            raise InvalidInput("Filters cannot contain NUL characters.")
         q = clean(q)
         if q is not None and len(q) > MAX_SEARCH:
             raise InvalidInput(f"Search text is limited to {MAX_SEARCH} characters.")
@@ -60,6 +67,13 @@ class ProblemCard:
     tags: list[str]
     premium: bool
     locked: bool
+    mark: str | None = None  # "solved" / "attempted" for the viewer, None if untouched or anonymous
+    accepted: int = 0  # accepted submits (all learners)
+    judged: int = 0  # finished submits (all learners)
+
+    @property
+    def acceptance_rate(self) -> float | None:
+        return self.accepted / self.judged if self.judged else None
 
 
 @dataclass(frozen=True)
@@ -72,6 +86,7 @@ class ProblemPage:
     learn_truncated: bool
     starter: str | None  # None when the viewer may not work on the problem
     related: list[ProblemCard] = field(default_factory=list)
+    limits: Limits | None = None
 
 
 def can_work_on(problem: Problem, viewer: User | None, now: datetime) -> bool:
@@ -84,7 +99,28 @@ def require_access(problem: Problem, viewer: User | None, now: datetime) -> None
         raise PremiumRequired()
 
 
-def card(problem: Problem, viewer: User | None, now: datetime) -> ProblemCard:
+@dataclass(frozen=True)
+class Outcomes:
+    """What cards show besides the problem itself: acceptance counts and the viewer's marks."""
+
+    counts: dict[int, tuple[int, int]] = field(default_factory=dict)
+    solved: dict[int, bool] = field(default_factory=dict)
+
+    def mark(self, problem_id: int) -> str | None:
+        if problem_id not in self.solved:
+            return None
+        return "solved" if self.solved[problem_id] else "attempted"
+
+
+def outcomes(session: Session, problems: Sequence[Problem], viewer: User | None) -> Outcomes:
+    return Outcomes(
+        counts=repository.acceptance_counts(session, [p.id for p in problems]),
+        solved=repository.solved_and_attempted(session, viewer.id) if viewer is not None else {},
+    )
+
+
+def card(problem: Problem, viewer: User | None, now: datetime, seen: Outcomes | None = None) -> ProblemCard:
+    accepted, judged = seen.counts.get(problem.id, (0, 0)) if seen is not None else (0, 0)
     return ProblemCard(
         slug=problem.slug,
         title=problem.title,
@@ -93,14 +129,27 @@ def card(problem: Problem, viewer: User | None, now: datetime) -> ProblemCard:
         tags=problem.tag_names,
         premium=problem.premium,
         locked=not can_work_on(problem, viewer, now),
+        mark=seen.mark(problem.id) if seen is not None else None,
+        accepted=accepted,
+        judged=judged,
     )
 
 
-def list_problems(session: Session, filters: ProblemFilters, viewer: User | None, now: datetime) -> list[ProblemCard]:
+STATUS_FILTERS = ("solved", "attempted", "todo")
+
+
+def list_problems(
+    session: Session, filters: ProblemFilters, viewer: User | None, now: datetime, status: str | None = None
+) -> list[ProblemCard]:
+    """Cards matching the filters; ``status`` (solved / attempted / todo) narrows by the viewer's marks."""
     problems = repository.list_published(
         session, difficulty=filters.difficulty, category=filters.category, tag=filters.tag, text=filters.q
     )
-    return [card(p, viewer, now) for p in problems]
+    seen = outcomes(session, problems, viewer)
+    cards = [card(p, viewer, now, seen) for p in problems]
+    if status in STATUS_FILTERS and viewer is not None:
+        cards = [c for c in cards if (c.mark or "todo") == status]
+    return cards
 
 
 def filter_choices(session: Session) -> dict[str, Sequence[str]]:
@@ -112,10 +161,16 @@ def filter_choices(session: Session) -> dict[str, Sequence[str]]:
 
 
 def get_published(session: Session, slug: str) -> Problem:
+    if len(slug) > 80 or "\x00" in slug:  # never a slug; PostgreSQL refuses NUL in text
+        raise NotFound(f"There is no problem called {slug[:80]!r}.")
     problem = repository.get_by_slug(session, slug)
     if problem is None or not problem.published or problem.current_version_id is None:
         raise NotFound(f"There is no problem called {slug!r}.")
     return problem
+
+
+def problems_by_ids(session: Session, ids: set[int]) -> list[Problem]:
+    return [p for p in (repository.get_problem(session, i) for i in sorted(ids)) if p is not None]
 
 
 def current_version(session: Session, problem: Problem) -> ProblemVersion:
@@ -140,13 +195,67 @@ def problem_page(session: Session, slug: str, viewer: User | None, now: datetime
     else:
         preview, truncated = preview_markdown(files.learn)
         learn_html = render_markdown(preview)
+    related = repository.related(session, problem)
+    seen = outcomes(session, [problem, *related], viewer)
     return ProblemPage(
-        card=card(problem, viewer, now),
+        card=card(problem, viewer, now, seen),
         version=version,
         entry_point=files.entry_point,
         sections=split_sections(files.statement),
         learn_html=learn_html,
         learn_truncated=truncated,
         starter=files.starter if unlocked else None,
+        related=[card(p, viewer, now, seen) for p in related],
+        limits=files.limits,
+    )
+
+
+def reference_solution(
+    problem: Problem, version: ProblemVersion, viewer: User | None, now: datetime, solved: bool
+) -> str | None:
+    """The reference solution: only for premium members who may work on it and have solved it."""
+    if not solved or not is_premium(viewer, now) or not can_work_on(problem, viewer, now):
+        return None
+    return version_files(problem.slug, version).solution
+
+
+@dataclass(frozen=True)
+class ProblemDetail:
+    """A problem as the REST API sends it: Markdown sources, locked parts already removed."""
+
+    problem: Problem
+    card: ProblemCard
+    version: ProblemVersion
+    entry_point: str
+    statement: str
+    learn: str  # only the preview when locked
+    learn_truncated: bool
+    starter: str | None  # None when locked
+    examples: list[dict[str, Any]]
+    related: list[ProblemCard]
+
+
+def problem_detail(session: Session, slug: str, viewer: User | None, now: datetime) -> ProblemDetail:
+    problem = get_published(session, slug)
+    version = current_version(session, problem)
+    files = version_files(problem.slug, version)
+    unlocked = can_work_on(problem, viewer, now)
+    learn, truncated = (files.learn, False) if unlocked else preview_markdown(files.learn)
+    cases = version.expectations.get("cases", []) if isinstance(version.expectations, dict) else []
+    examples = [
+        {"name": c.get("name", ""), "expected": display_value(c.get("value"))}
+        for c in cases
+        if c.get("public")
+    ]
+    return ProblemDetail(
+        problem=problem,
+        card=card(problem, viewer, now),
+        version=version,
+        entry_point=files.entry_point,
+        statement=files.statement,
+        learn=learn,
+        learn_truncated=truncated,
+        starter=files.starter if unlocked else None,
+        examples=examples,
         related=[card(p, viewer, now) for p in repository.related(session, problem)],
     )

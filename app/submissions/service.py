@@ -118,6 +118,10 @@ def create_or_replay(
     return submission, False
 
 
+def find_by_key(session: Session, user: User, key: str) -> Submission | None:
+    return repository.get_by_idempotency_key(session, user.id, key)
+
+
 def check_rate(session: Session, user: User, per_minute: int, now: datetime) -> None:
     """Refuse (429) a user's submission beyond ``per_minute`` in the last minute (all processes)."""
     count, oldest = repository.count_since(session, user.id, now - timedelta(minutes=1))

@@ -1,19 +1,28 @@
-"""Premium problems: statement for everyone, the rest only for premium viewers (admins for now)."""
+"""Premium problems: statement for everyone, the rest only for premium viewers (staff and members)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
-from app.accounts.models import User
+from app.accounts.models import PremiumGrant, User
 from app.accounts.service import is_premium
 
 
-def test_is_premium_is_false_except_for_admins() -> None:
+def test_is_premium_for_staff_and_active_grants_only() -> None:
     now = datetime.now(UTC)
     assert not is_premium(None, now)
     assert not is_premium(User(email="s@example.com", password_hash="x", role="student"), now)
-    assert not is_premium(User(email="i@example.com", password_hash="x", role="instructor"), now)
+    assert is_premium(User(email="i@example.com", password_hash="x", role="instructor"), now)
     assert is_premium(User(email="a@example.com", password_hash="x", role="admin"), now)
+    member = User(email="m@example.com", password_hash="x", role="student")
+    member.premium_grants = [
+        PremiumGrant(starts_at=now - timedelta(days=1), expires_at=now + timedelta(hours=1))
+    ]
+    assert is_premium(member, now)
+    assert not is_premium(member, now + timedelta(hours=1))  # the expiry is exclusive
+    assert not is_premium(member, now - timedelta(days=2))  # not before it starts
+    member.premium_grants[0].revoked_at = now
+    assert not is_premium(member, now)
 
 
 def test_locked_page_sends_statement_and_preview_only(learner, browser) -> None:

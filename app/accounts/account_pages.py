@@ -1,0 +1,125 @@
+"""The account page: progress, premium, tokens, code redemption and codes (staff), password change."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import RedirectResponse
+
+from app.accounts import service
+from app.accounts.deps import CurrentUser, StaffUser
+from app.accounts.models import User
+from app.kit.db import utcnow
+from app.kit.errors import FormErrors
+from app.kit.web import CsrfProtected, SessionDep, render
+from app.submissions import service as submissions
+
+router = APIRouter(tags=["accounts"])
+
+NOTICE_KEY = "notice"
+
+
+def _notice(request: Request, text: str) -> RedirectResponse:
+    request.session[NOTICE_KEY] = text
+    return RedirectResponse("/account", status_code=303)
+
+
+def parse_int(value: str, field: str, errors: dict[str, str]) -> int:
+    try:
+        return int(value.strip())
+    except ValueError:
+        errors[field] = "Enter a whole number."
+        return 0
+
+
+def account_page(
+    request: Request,
+    session: SessionDep,
+    user: User,
+    *,
+    errors: dict[str, str] | None = None,
+    values: dict[str, str] | None = None,
+    new_token: str | None = None,
+    status_code: int = 200,
+) -> Any:
+    now = utcnow()
+    context = {
+        "user": user,
+        "premium": service.premium_status(user, now),
+        "progress": submissions.progress(session, user),
+        "tokens": service.list_tokens(session, user),
+        "codes": service.list_codes(session, user) if user.is_staff else [],
+        "new_token": new_token,
+        "notice": request.session.pop(NOTICE_KEY, None),
+        "errors": errors or {},
+        "values": values or {},
+    }
+    return render(request, "accounts/account.html", context, status_code=status_code)
+
+
+@router.get("/account")
+def show(request: Request, session: SessionDep, user: CurrentUser) -> Any:
+    return account_page(request, session, user)
+
+
+@router.post("/account/tokens", dependencies=[CsrfProtected])
+def create_token(
+    request: Request, session: SessionDep, user: CurrentUser, name: Annotated[str, Form(max_length=200)] = ""
+) -> Any:
+    _token, plain = service.create_token(session, user, name or "web", utcnow())
+    # Shown on this response only: the token is never stored in plain text, nor put in the session.
+    return account_page(request, session, user, new_token=plain, status_code=201)
+
+
+@router.post("/account/tokens/{token_id}/revoke", dependencies=[CsrfProtected])
+def revoke_token(request: Request, token_id: int, session: SessionDep, user: CurrentUser) -> Any:
+    service.revoke_token(session, user, token_id, utcnow())
+    return _notice(request, "The token was revoked; programs using it can no longer sign in.")
+
+
+@router.post("/account/redeem", dependencies=[CsrfProtected])
+def redeem(
+    request: Request, session: SessionDep, user: CurrentUser, code: Annotated[str, Form(max_length=100)] = ""
+) -> Any:
+    try:
+        grant = service.redeem_code(session, user, code, utcnow())
+    except FormErrors as exc:
+        return account_page(request, session, user, errors=exc.errors, values={"code": code}, status_code=400)
+    return _notice(request, f"Premium unlocked until {grant.expires_at:%Y-%m-%d %H:%M} UTC.")
+
+
+@router.post("/account/password", dependencies=[CsrfProtected])
+def change_password(
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    current_password: Annotated[str, Form()] = "",
+    new_password: Annotated[str, Form()] = "",
+) -> Any:
+    try:
+        service.change_password(session, user, current_password, new_password)
+    except FormErrors as exc:
+        return account_page(request, session, user, errors=exc.errors, status_code=400)
+    return _notice(request, "Your password was changed.")
+
+
+@router.post("/account/codes", dependencies=[CsrfProtected])
+def create_code(
+    request: Request,
+    session: SessionDep,
+    user: StaffUser,
+    uses: Annotated[str, Form(max_length=20)] = "",
+    days: Annotated[str, Form(max_length=20)] = "",
+    label: Annotated[str, Form(max_length=400)] = "",
+) -> Any:
+    errors: dict[str, str] = {}
+    values = {"uses": uses, "days": days, "label": label}
+    n_uses, n_days = parse_int(uses, "uses", errors), parse_int(days, "days", errors)
+    try:
+        if errors:
+            raise FormErrors(errors)
+        code = service.create_code(session, user, n_uses, n_days, label, utcnow())
+    except FormErrors as exc:
+        return account_page(request, session, user, errors=exc.errors, values=values, status_code=400)
+    return _notice(request, f"Code {code.code} created: {code.max_uses} uses, {code.days} days each.")

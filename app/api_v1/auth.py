@@ -1,0 +1,96 @@
+"""``/api/v1/auth``: register, exchange a password for a token, list and revoke tokens, who am I."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Path, Request, Response
+from fastapi.security import OAuth2PasswordRequestForm
+
+from app.accounts import service as accounts
+from app.accounts.deps import client_address
+from app.accounts.models import User
+from app.api_v1.deps import ApiUser
+from app.api_v1.schemas import RegisterIn, TokenInfo, TokenList, TokenOut, UserOut, error_responses
+from app.kit.db import utcnow
+from app.kit.errors import Conflict, FormErrors, InvalidInput, LoginRequired
+from app.kit.web import SessionDep, SettingsDep, get_database
+
+router = APIRouter(prefix="/auth", tags=["auth"])
+
+
+class InvalidCredentials(LoginRequired):
+    code = "invalid_credentials"
+    default_detail = "Email or password is incorrect."
+
+
+class EmailTaken(Conflict):
+    code = "email_taken"
+
+
+def user_out(user: User) -> UserOut:
+    status = accounts.premium_status(user, utcnow())
+    return UserOut(id=user.id, email=user.email, role=user.role,  # type: ignore[arg-type]
+                   premium=status.active, premium_expires_at=status.expires_at)  # fmt: skip
+
+
+@router.post("/register", status_code=201, response_model=UserOut, responses=error_responses(409, 422))
+def register(body: RegisterIn, session: SessionDep) -> UserOut:
+    """Create a student account. Log in with `POST /api/v1/auth/token` afterwards."""
+    try:
+        user = accounts.sign_up(session, body.email, body.password)
+    except FormErrors as exc:
+        if exc.errors.get("email") == accounts.EMAIL_TAKEN:
+            raise EmailTaken(accounts.EMAIL_TAKEN) from None
+        raise InvalidInput("; ".join(f"{k}: {v}" for k, v in exc.errors.items())) from None
+    return user_out(user)
+
+
+@router.post("/token", response_model=TokenOut, responses=error_responses(401, 422, 429))
+def token(
+    request: Request,
+    form: Annotated[OAuth2PasswordRequestForm, Depends()],
+    session: SessionDep,
+    settings: SettingsDep,
+) -> TokenOut:
+    """OAuth2 password flow: `username` is the email. Creates a personal access token, shown once.
+
+    Failed attempts are throttled per email and per client address (429 with Retry-After).
+    """
+    try:
+        user = accounts.log_in(
+            session, get_database(request), settings, form.username, form.password, client_address(request),
+            utcnow(),
+        )  # fmt: skip
+    except FormErrors:
+        raise InvalidCredentials() from None
+    _token, plain = accounts.create_token(session, user, "api", utcnow())
+    return TokenOut(access_token=plain)
+
+
+@router.get("/tokens", response_model=TokenList, responses=error_responses(401, 429))
+def list_tokens(user: ApiUser, session: SessionDep) -> TokenList:
+    """The caller's live tokens (never the tokens themselves: only their first characters)."""
+    return TokenList(
+        items=[
+            TokenInfo(
+                id=t.id, name=t.name, prefix=t.prefix, created_at=t.created_at, last_used_at=t.last_used_at
+            )
+            for t in accounts.list_tokens(session, user)
+        ]
+    )
+
+
+@router.delete("/tokens/{token_id}", status_code=204, responses=error_responses(401, 404, 429))
+def revoke_token(
+    token_id: Annotated[int, Path(ge=1, le=2**31 - 1)], user: ApiUser, session: SessionDep
+) -> Response:
+    """Revoke one of the caller's tokens (it stops working at once)."""
+    accounts.revoke_token(session, user, token_id, utcnow())
+    return Response(status_code=204)
+
+
+@router.get("/me", response_model=UserOut, responses=error_responses(401, 429))
+def me(user: ApiUser) -> UserOut:
+    """The token's owner and their premium status."""
+    return user_out(user)

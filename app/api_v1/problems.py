@@ -1,0 +1,114 @@
+"""``/api/v1/problems``: the problem list and one problem, with the premium gate applied."""
+
+from __future__ import annotations
+
+from typing import Annotated
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Path, Query
+
+from app.api_v1.deps import OptionalApiUser
+from app.api_v1.schemas import (
+    Difficulty,
+    Example,
+    ProblemItem,
+    ProblemList,
+    ProblemOut,
+    RelatedProblem,
+    error_responses,
+)
+from app.kit.db import utcnow
+from app.kit.runner import runtime_info
+from app.kit.web import RunnerDep, SessionDep, SettingsDep
+from app.problems import service as problems
+from app.submissions import service as submissions
+
+router = APIRouter(prefix="/problems", tags=["problems"])
+
+Filter = Annotated[str | None, Query(max_length=100, pattern=r"^[^\x00]*$")]
+
+
+@router.get("", response_model=ProblemList, responses=error_responses(401, 422, 429))
+def list_problems(
+    session: SessionDep,
+    user: OptionalApiUser,
+    settings: SettingsDep,
+    difficulty: Annotated[Difficulty | None, Query()] = None,
+    category: Filter = None,
+    tag: Filter = None,
+    q: Filter = None,
+    limit: Annotated[int | None, Query(ge=1, le=100, description="Page size (default 50)")] = None,
+    offset: Annotated[int, Query(ge=0, le=100_000)] = 0,
+) -> ProblemList:
+    """Published problems, filtered by difficulty, category, tag or text (`q`). Anonymous callers may list.
+
+    `locked` is true for premium problems the caller may not work on; `solved` needs a token.
+    """
+    size = min(limit or settings.api_page_size, 100)
+    filters = problems.ProblemFilters.parse(difficulty, category, tag, q)
+    cards = problems.list_problems(session, filters, user, utcnow())
+    solved = submissions.solved_problem_ids(session, user)
+    solved_slugs = {p.slug for p in problems.problems_by_ids(session, solved)} if solved else set()
+    page = cards[offset : offset + size]
+    next_url = None
+    if offset + size < len(cards):
+        params = {
+            k: v for k, v in {"difficulty": difficulty, "category": category, "tag": tag, "q": q}.items() if v
+        }
+        next_url = "/api/v1/problems?" + urlencode({**params, "limit": size, "offset": offset + size})
+    items = [
+        ProblemItem(
+            slug=c.slug,
+            title=c.title,
+            difficulty=c.difficulty,
+            category=c.category,  # type: ignore[arg-type]
+            tags=c.tags,
+            premium=c.premium,
+            locked=c.locked,
+            solved=c.slug in solved_slugs,
+        )
+        for c in page
+    ]
+    return ProblemList(items=items, next=next_url)
+
+
+@router.get("/{slug}", response_model=ProblemOut, responses=error_responses(401, 404, 429))
+def get_problem(
+    slug: Annotated[str, Path(max_length=200)],
+    session: SessionDep,
+    user: OptionalApiUser,
+    runner: RunnerDep,
+) -> ProblemOut:
+    """One problem. When `locked`: `learn` is a preview, `starter_code` is null, the rest is not sent."""
+    now = utcnow()
+    detail = problems.problem_detail(session, slug, user, now)
+    solved = submissions.has_accepted(session, user, detail.problem)
+    card = detail.card
+    return ProblemOut(
+        slug=card.slug,
+        title=card.title,
+        difficulty=card.difficulty,  # type: ignore[arg-type]
+        category=card.category,
+        tags=card.tags,
+        premium=card.premium,
+        locked=card.locked,
+        solved=solved,
+        statement=detail.statement,
+        learn=detail.learn,
+        learn_truncated=detail.learn_truncated,
+        starter_code=detail.starter,
+        reference_solution=problems.reference_solution(detail.problem, detail.version, user, now, solved),
+        entry_point=detail.entry_point,
+        examples=[Example(**e) for e in detail.examples],
+        runtime=runtime_info(runner),
+        related=[
+            RelatedProblem(
+                slug=r.slug,
+                title=r.title,
+                difficulty=r.difficulty,  # type: ignore[arg-type]
+                premium=r.premium,
+                locked=r.locked,
+            )
+            for r in detail.related
+        ],
+    )

@@ -1,0 +1,199 @@
+"""``/api/v1/submissions``: submit (optionally waiting for the verdict), fetch and list your own."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+from urllib.parse import urlencode
+
+import anyio
+from fastapi import APIRouter, Depends, Header, Path, Query, Request
+from fastapi.responses import JSONResponse
+from starlette.types import Receive, Scope, Send
+
+from app.api_v1.deps import ApiUser, limit_body
+from app.api_v1.schemas import SubmissionIn, SubmissionList, SubmissionOut, Verdict, error_responses
+from app.kit.db import Database, utcnow
+from app.kit.web import SessionDep, SettingsDep, get_database
+from app.problems import service as problems
+from app.submissions import repository as submissions_repository
+from app.submissions import service
+from app.submissions.deps import DispatcherDep, WaiterDep
+from app.submissions.models import FINISHED, Submission
+
+router = APIRouter(prefix="/submissions", tags=["submissions"])
+
+SubmissionId = Annotated[int, Path(ge=1, le=2**31 - 1)]
+IDEMPOTENCY_KEY = r"^[A-Za-z0-9._:-]{1,100}$"
+
+
+def v1_view(submission: Submission, slug: str) -> dict[str, Any]:
+    view = service.to_view(submission, slug)
+    view["tests"] = view.pop("cases")
+    view["url"] = f"/api/v1/submissions/{submission.id}"
+    for key in ("verdict_label", "problem_version_id"):
+        view.pop(key, None)
+    return view
+
+
+def summary(submission: Submission, slug: str) -> dict[str, Any]:
+    return {
+        "id": submission.id,
+        "problem": slug,
+        "mode": submission.mode,
+        "status": submission.status,
+        "verdict": submission.verdict,
+        "passed": submission.passed,
+        "total": submission.total,
+        "created_at": submission.created_at.isoformat(),
+        "finished_at": submission.finished_at.isoformat() if submission.finished_at else None,
+        "url": f"/api/v1/submissions/{submission.id}",
+    }
+
+
+class SubmissionResponse(JSONResponse):
+    """Answers once the request's transaction has committed (and the job was dispatched).
+
+    The body is built when the response is sent, not when the route returns: with ``wait`` it
+    blocks (in a worker thread) on the :class:`ResultWaiter` until the judge records the verdict or
+    the timeout passes. 200 when the verdict is known, 202 while queued or running.
+    """
+
+    def __init__(self, produce: Callable[[], dict[str, Any]], headers: dict[str, str]) -> None:
+        super().__init__(None, status_code=202)
+        self._produce = produce
+        self._extra_headers = headers
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        view = await anyio.to_thread.run_sync(self._produce)
+        status = 200 if view["status"] == FINISHED else 202
+        await JSONResponse(view, status_code=status, headers=self._extra_headers)(scope, receive, send)
+
+
+def _produce(
+    db: Database, waiter: Any, submission_id: int, slug: str, wait_s: float | None
+) -> Callable[[], dict[str, Any]]:
+    def finished() -> bool:
+        with db.sessionmaker() as fresh:
+            return service.is_finished(fresh, submission_id)
+
+    def produce() -> dict[str, Any]:
+        if wait_s:
+            waiter.wait(submission_id, finished, wait_s)
+        with db.sessionmaker() as fresh:
+            submission = submissions_repository.get(fresh, submission_id)
+            assert submission is not None  # committed before the response is sent
+            return v1_view(submission, slug)
+
+    return produce
+
+
+@router.post(
+    "",
+    status_code=202,
+    response_model=SubmissionOut,
+    responses={200: {"model": SubmissionOut, "description": "Finished (with `wait=true`, or a replay)"}}
+    | error_responses(401, 403, 404, 409, 413, 422, 429),
+    dependencies=[Depends(limit_body)],
+)
+def create_submission(
+    request: Request,
+    body: SubmissionIn,
+    user: ApiUser,
+    session: SessionDep,
+    settings: SettingsDep,
+    dispatcher: DispatcherDep,
+    waiter: WaiterDep,
+    wait: Annotated[
+        bool, Query(description="Answer when the verdict is known (bounded by `timeout`)")
+    ] = False,
+    timeout: Annotated[float | None, Query(gt=0, le=120, description="Seconds to wait at most")] = None,
+    idempotency_key: Annotated[
+        str | None,
+        Header(
+            alias="Idempotency-Key",
+            pattern=IDEMPOTENCY_KEY,
+            description="Retrying with the same key returns the first submission instead of a new one",
+        ),
+    ] = None,
+) -> Any:
+    """Judge `code` as the problem's solution.py: `run` (public cases) or `submit` (every case).
+
+    Answers 202 with the queued submission; with `wait=true`, 200 with the verdict once it is known
+    (or 202 with the current state after `timeout` seconds).
+    """
+    now = utcnow()
+    if idempotency_key is None or service.find_by_key(session, user, idempotency_key) is None:
+        service.check_rate(session, user, settings.api_submissions_per_minute, now)
+    submission, replayed = service.create_or_replay(
+        session,
+        dispatcher,
+        user,
+        body.problem,
+        body.code,
+        body.mode,
+        max_code_bytes=settings.max_code_bytes,
+        now=now,
+        idempotency_key=idempotency_key,
+    )
+    wait_s = min(timeout or settings.wait_timeout_s, settings.wait_timeout_s) if wait else None
+    produce = _produce(get_database(request), waiter, submission.id, body.problem, wait_s)
+    headers = {"Location": f"/api/v1/submissions/{submission.id}"}
+    if replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return SubmissionResponse(produce, headers)
+
+
+@router.get(
+    "/{submission_id}",
+    response_model=SubmissionOut,
+    responses={202: {"model": SubmissionOut, "description": "Still queued or running (after `wait`)"}}
+    | error_responses(401, 404, 422, 429),
+)
+def get_submission(
+    request: Request,
+    submission_id: SubmissionId,
+    user: ApiUser,
+    session: SessionDep,
+    settings: SettingsDep,
+    waiter: WaiterDep,
+    wait: Annotated[
+        bool, Query(description="Answer when the verdict is known (bounded by `timeout`)")
+    ] = False,
+    timeout: Annotated[float | None, Query(gt=0, le=120, description="Seconds to wait at most")] = None,
+) -> Any:
+    """One of the caller's submissions; anybody else's answers 404, exactly like a missing one.
+
+    With `wait=true` the answer comes when the verdict is recorded (woken by the judge, not by
+    polling), or after `timeout` seconds with status 202 and the current state.
+    """
+    submission = service.get_own(session, user, submission_id)
+    slug = service.problem_of(session, submission).slug
+    if not wait or submission.status == FINISHED:
+        return v1_view(submission, slug)
+    wait_s = min(timeout or settings.wait_timeout_s, settings.wait_timeout_s)
+    return SubmissionResponse(_produce(get_database(request), waiter, submission_id, slug, wait_s), {})
+
+
+@router.get("", response_model=SubmissionList, responses=error_responses(401, 404, 422, 429))
+def list_submissions(
+    user: ApiUser,
+    session: SessionDep,
+    settings: SettingsDep,
+    problem: Annotated[str | None, Query(max_length=80, description="A problem slug")] = None,
+    verdict: Annotated[Verdict | None, Query()] = None,
+    before: Annotated[
+        int | None, Query(ge=1, le=2**31 - 1, description="Only ids below this (paging)")
+    ] = None,
+    limit: Annotated[int | None, Query(ge=1, le=100)] = None,
+) -> dict[str, Any]:
+    """The caller's submissions, newest first; follow `next` for older ones."""
+    size = min(limit or settings.api_page_size, 100)
+    target = problems.get_published(session, problem) if problem else None
+    rows = service.list_own(session, user, problem=target, verdict=verdict, before_id=before, limit=size)
+    slugs = {p.id: p.slug for p in problems.problems_by_ids(session, {s.problem_id for s in rows})}
+    next_url = None
+    if len(rows) == size:
+        params = {k: v for k, v in (("problem", problem), ("verdict", verdict)) if v}
+        next_url = "/api/v1/submissions?" + urlencode({**params, "before": rows[-1].id, "limit": size})
+    return {"items": [summary(s, slugs.get(s.problem_id, "")) for s in rows], "next": next_url}

@@ -1,0 +1,174 @@
+"""Instructor-only JSON API: create, update, validate, publish, export and import problems.
+
+Errors follow the rest of ``/api``: ``{"error": code, "detail": message}``; a publish refused by
+validation adds ``"report"`` (the same report the editor and ``torchdrill problems validate`` show).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, File, Form, Query, UploadFile
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, Field
+
+from app.authoring import archive, service
+from app.authoring.deps import AuthorUser, AuthorWriter, SlugPath
+from app.kit.errors import PayloadTooLarge
+from app.kit.web import RunnerDep, SessionDep
+from runner.validate import ValidationReport
+
+router = APIRouter(prefix="/api/v1/authoring", tags=["authoring"])
+
+MAX_FILES = archive.MAX_ENTRIES
+FilesField = Field(
+    max_length=MAX_FILES,
+    description="The problem folder as relative path -> text: problem.toml, statement.md, learn.md, "
+    "starter.py, solution.py, tests.py and optional mutants/<name>.py",
+)
+
+
+class NewProblem(BaseModel):
+    slug: str = Field(max_length=80, description="lowercase letters, digits and dashes")
+    files: dict[str, str] = FilesField
+
+
+class ProblemUpdate(BaseModel):
+    files: dict[str, str] = FilesField
+
+
+class ValidateRequest(BaseModel):
+    files: dict[str, str] | None = Field(default=None, max_length=MAX_FILES, description="unsaved files")
+
+
+class MarkdownIn(BaseModel):
+    markdown: str = Field(max_length=service.MAX_PREVIEW_BYTES)
+
+
+def _report(report: ValidationReport) -> dict[str, Any]:
+    return {**report.to_dict(), "text": report.render()}
+
+
+def _refused(exc: service.ValidationFailed) -> JSONResponse:
+    body = {"error": exc.code, "detail": exc.detail, "report": _report(exc.report)}
+    return JSONResponse(body, status_code=exc.status_code)
+
+
+def _workspace_view(ws: service.Workspace) -> dict[str, Any]:
+    return {
+        "slug": ws.problem.slug,
+        "title": ws.problem.title,
+        "published": ws.problem.published,
+        "live_version": ws.live_version,
+        "source": ws.source,
+        "stale_draft": ws.stale,
+        "versions": [{"number": n, "created_at": at.isoformat()} for _id, n, at in ws.versions],
+        "files": ws.files,
+        "url": f"/authoring/problems/{ws.problem.slug}",
+    }
+
+
+@router.get("/problems")
+def list_problems(user: AuthorUser, session: SessionDep) -> dict[str, Any]:
+    rows = service.list_problems(session)
+    return {
+        "problems": [{**asdict(r), "status": r.status, "updated_at": r.updated_at.isoformat()} for r in rows]
+    }
+
+
+@router.post("/problems", status_code=201)
+def create_problem(body: NewProblem, user: AuthorWriter, session: SessionDep) -> dict[str, Any]:
+    problem = service.create(session, body.slug, body.files, user)
+    return _workspace_view(service.workspace(session, problem.slug))
+
+
+@router.get("/problems/{slug}")
+def get_problem(slug: SlugPath, user: AuthorUser, session: SessionDep) -> dict[str, Any]:
+    return _workspace_view(service.workspace(session, slug))
+
+
+@router.put("/problems/{slug}")
+def update_problem(
+    slug: SlugPath, body: ProblemUpdate, user: AuthorWriter, session: SessionDep, runner: RunnerDep
+) -> dict[str, Any]:
+    outcome = service.save(session, slug, body.files, user, runner)
+    return {
+        "saved": True,
+        "message": outcome.message,
+        "published_version": outcome.published_version,
+        "report": _report(outcome.report) if outcome.report is not None else None,
+    }
+
+
+@router.post("/problems/{slug}/validate")
+def validate_problem(
+    slug: SlugPath,
+    user: AuthorWriter,
+    session: SessionDep,
+    runner: RunnerDep,
+    body: ValidateRequest | None = None,
+) -> dict[str, Any]:
+    """Validate unsaved ``files`` or else the working copy. 200 with ``ok: false`` when it fails."""
+    return _report(service.validate(session, slug, runner, body.files if body else None))
+
+
+@router.post("/problems/{slug}/publish", response_model=None)
+def publish_problem(slug: SlugPath, user: AuthorWriter, session: SessionDep, runner: RunnerDep) -> Any:
+    try:
+        version = service.publish(session, slug, user, runner)
+    except service.ValidationFailed as exc:
+        return _refused(exc)
+    return {"slug": slug, "published": True, "live_version": version.number}
+
+
+@router.post("/problems/{slug}/unpublish")
+def unpublish_problem(slug: SlugPath, user: AuthorWriter, session: SessionDep) -> dict[str, Any]:
+    problem = service.unpublish(session, slug)
+    return {"slug": slug, "published": problem.published}
+
+
+@router.delete("/problems/{slug}/draft", status_code=204)
+def discard_draft(slug: SlugPath, user: AuthorWriter, session: SessionDep) -> Response:
+    service.discard_draft(session, slug)
+    return Response(status_code=204)
+
+
+@router.get("/problems/{slug}/export", response_model=None)
+def export_problem(
+    slug: SlugPath,
+    user: AuthorUser,
+    session: SessionDep,
+    source: Annotated[Literal["working", "live", "draft"], Query(description="which copy")] = "working",
+    format: Annotated[Literal["zip", "json"], Query()] = "zip",
+) -> Any:
+    if format == "json":
+        return {"slug": slug, "source": source, "files": service.export_files(session, slug, source)}
+    data = service.export_zip(session, slug, source)
+    return Response(
+        data,
+        media_type="application/zip",
+        headers={"Content-Disposition": f'attachment; filename="{slug}.zip"'},
+    )
+
+
+@router.post("/import")
+def import_zip(
+    user: AuthorWriter,
+    session: SessionDep,
+    file: Annotated[UploadFile, File(description="a zip of one problem folder")],
+    slug: Annotated[str | None, Form(max_length=80)] = None,
+) -> JSONResponse:
+    """Upload a problem zip into a draft (a new problem, or the named/zipped one's working copy)."""
+    data = file.file.read(archive.MAX_ZIP_BYTES + 1)
+    if len(data) > archive.MAX_ZIP_BYTES:
+        raise PayloadTooLarge(f"The zip is larger than {archive.MAX_ZIP_BYTES // 1024} KiB.")
+    problem, created = service.upload_zip(session, data, user, slug or None)
+    view = _workspace_view(service.workspace(session, problem.slug))
+    return JSONResponse(view, status_code=201 if created else 200)
+
+
+@router.post("/preview")
+def preview_markdown(body: MarkdownIn, user: AuthorUser) -> dict[str, str]:
+    """Markdown rendered exactly as the problem page will (server-side, sanitized)."""
+    return {"html": service.preview(body.markdown)}

@@ -1,0 +1,50 @@
+"""Who may author: instructors and admins, by session (pages, the editor) or by API token.
+
+Session requests that change something must carry the CSRF token (header or form field);
+requests authenticated with ``Authorization: Bearer <token>`` (``app.api_v1.deps``) need none,
+since a browser never attaches that header by itself.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Path, Request
+
+from app.accounts.deps import OptionalUser
+from app.accounts.models import User
+from app.accounts.service import require_role
+from app.api_v1.deps import OptionalApiUser
+from app.kit.errors import LoginRequired
+from app.kit.web import require_csrf
+from runner.problem import SLUG_RE
+
+AUTHOR_ROLES = ("instructor", "admin")
+
+
+def _author(session_user: User | None, token_user: User | None) -> User:
+    user = token_user or session_user
+    if user is None:
+        raise LoginRequired()
+    require_role(user, *AUTHOR_ROLES)
+    return user
+
+
+def author(session_user: OptionalUser, token_user: OptionalApiUser) -> User:
+    """An instructor or admin, for reading (no CSRF needed)."""
+    return _author(session_user, token_user)
+
+
+async def author_writing(request: Request, session_user: OptionalUser, token_user: OptionalApiUser) -> User:
+    """An instructor or admin, for writing: session requests must carry the CSRF token."""
+    user = _author(session_user, token_user)
+    if token_user is None:
+        await require_csrf(request)
+    return user
+
+
+AuthorUser = Annotated[User, Depends(author)]
+AuthorWriter = Annotated[User, Depends(author_writing)]
+SlugPath = Annotated[
+    str, Path(min_length=2, max_length=80, pattern=SLUG_RE.pattern, description="the problem's slug")
+]

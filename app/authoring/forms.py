@@ -1,0 +1,232 @@
+"""The editor form <-> a problem folder's files.
+
+The form shows ``problem.toml`` as metadata fields. Saving keeps the author's ``problem.toml``
+byte for byte (comments, order) unless a field really changed; only then is it rewritten from
+the fields, so a folder imported from git round-trips exactly through the web editor.
+Browsers send textarea content with CRLF line ends; they are turned back into LF here.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.authoring.service import InvalidProblem
+from runner.jobs import Limits
+from runner.problem import ProblemFormatError, parse_metadata
+
+DEFAULT_LIMITS = Limits()
+
+SKELETON = {
+    "statement.md": (
+        "## Problem Statement\n\nWrite a function `solve()` that ...\n\n"
+        "## Example\n\n### Input\n\nNo arguments.\n\n### Output\n\n```python\n0\n```\n\n"
+        "## Constraints\n\n- Only `torch` is available.\n"
+    ),
+    "learn.md": "## Background Knowledge\n\nExplain the idea here.\n",
+    "starter.py": 'def solve():\n    # TODO\n    raise NotImplementedError("solve is not implemented yet")\n',
+    "solution.py": "def solve():\n    return 0\n",
+    "tests.py": (
+        "from runner.testing import case\n\n\n@case(public=True)\ndef example(solution):\n"
+        "    return solution.solve()\n"
+    ),
+}
+
+
+@dataclass
+class EditorForm:
+    slug: str = ""
+    title: str = ""
+    difficulty: str = "easy"
+    category: str = ""
+    tags: str = ""  # comma-separated in the form
+    premium: bool = False
+    entry_point: str = "solve"
+    time_s: str = ""
+    memory_mb: str = ""
+    statement: str = ""
+    learn: str = ""
+    starter: str = ""
+    solution: str = ""
+    tests: str = ""
+    mutants: list[tuple[str, str]] = field(default_factory=list)
+    toml_source: str = ""
+
+    @classmethod
+    def blank(cls) -> EditorForm:
+        return cls(
+            statement=SKELETON["statement.md"],
+            learn=SKELETON["learn.md"],
+            starter=SKELETON["starter.py"],
+            solution=SKELETON["solution.py"],
+            tests=SKELETON["tests.py"],
+        )
+
+    @classmethod
+    def from_files(cls, slug: str, files: dict[str, str]) -> EditorForm:
+        toml = files.get("problem.toml", "")
+        form = cls(
+            slug=slug,
+            statement=files.get("statement.md", ""),
+            learn=files.get("learn.md", ""),
+            starter=files.get("starter.py", ""),
+            solution=files.get("solution.py", ""),
+            tests=files.get("tests.py", ""),
+            mutants=[
+                (rel.removeprefix("mutants/").removesuffix(".py"), text)
+                for rel, text in sorted(files.items())
+                if rel.startswith("mutants/")
+            ],
+            toml_source=toml,
+        )
+        try:
+            meta = parse_metadata(toml, slug)
+        except ProblemFormatError:
+            return form  # shown as typed; saving reports the cause
+        form.title, form.difficulty, form.category = meta["title"], meta["difficulty"], meta["category"]
+        form.tags = ", ".join(meta["tags"])
+        form.premium, form.entry_point = meta["premium"], meta["entry_point"]
+        limits: Limits = meta["limits"]
+        written = tomllib.loads(toml).get("limits", {})  # show the limits the author wrote, defaults blank
+        form.time_s = _number(limits.time_s) if "time_s" in written else ""
+        form.memory_mb = str(limits.memory_mb) if "memory_mb" in written else ""
+        return form
+
+    def tag_list(self) -> list[str]:
+        return [t.strip() for t in self.tags.split(",") if t.strip()]
+
+    def metadata(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "title": self.title.strip(),
+            "difficulty": self.difficulty.strip(),
+            "category": self.category.strip(),
+            "tags": self.tag_list(),
+            "premium": self.premium,
+            "entry_point": self.entry_point.strip(),
+        }
+        limits: dict[str, Any] = {}
+        if self.time_s.strip():
+            try:
+                limits["time_s"] = float(self.time_s)
+            except ValueError:
+                raise InvalidProblem(f"time limit {self.time_s!r} is not a number of seconds") from None
+        if self.memory_mb.strip():
+            try:
+                limits["memory_mb"] = int(self.memory_mb)
+            except ValueError:
+                raise InvalidProblem(f"memory limit {self.memory_mb!r} is not a whole number of MB") from None
+        if limits:
+            data["limits"] = limits
+        return data
+
+    def problem_toml(self) -> str:
+        """The author's problem.toml if the fields still say the same, else one rendered from them."""
+        wanted = self.metadata()
+        if self.toml_source:
+            try:
+                old = parse_metadata(self.toml_source, self.slug or "x-placeholder")
+            except ProblemFormatError:
+                old = None
+            if old is not None and _same(old, wanted):
+                return self.toml_source
+        return render_toml(wanted)
+
+    def files(self) -> dict[str, str]:
+        out = {
+            "problem.toml": self.problem_toml(),
+            "statement.md": self.statement,
+            "learn.md": self.learn,
+            "starter.py": self.starter,
+            "solution.py": self.solution,
+            "tests.py": self.tests,
+        }
+        for position, (name, code) in enumerate(self.mutants, start=1):
+            name = name.strip().removesuffix(".py")
+            if not name and not code.strip():
+                continue  # the empty "add a mutant" slot
+            if not name:
+                raise InvalidProblem(
+                    f"mutant #{position} has no name: name it, e.g. 'forgets_to_remove_hook'"
+                )
+            rel = f"mutants/{name}.py"
+            if rel in out:
+                raise InvalidProblem(f"two mutants are named {name!r}")
+            out[rel] = code
+        return out
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def _same(old: dict[str, Any], wanted: dict[str, Any]) -> bool:
+    limits = wanted.get("limits", {})
+    expected_limits = Limits(
+        time_s=float(limits.get("time_s", DEFAULT_LIMITS.time_s)),
+        memory_mb=int(limits.get("memory_mb", DEFAULT_LIMITS.memory_mb)),
+    )
+    return (
+        old["title"] == wanted["title"]
+        and old["difficulty"] == wanted["difficulty"]
+        and old["category"] == wanted["category"]
+        and list(old["tags"]) == wanted["tags"]
+        and old["premium"] == wanted["premium"]
+        and old["entry_point"] == wanted["entry_point"]
+        and old["limits"] == expected_limits
+    )
+
+
+def _toml_string(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid TOML basic string
+
+
+def render_toml(meta: dict[str, Any]) -> str:
+    lines = [
+        f"title = {_toml_string(meta['title'])}",
+        f"difficulty = {_toml_string(meta['difficulty'])}",
+        f"category = {_toml_string(meta['category'])}",
+        "tags = [" + ", ".join(_toml_string(t) for t in meta["tags"]) + "]",
+        f"premium = {'true' if meta['premium'] else 'false'}",
+        f"entry_point = {_toml_string(meta['entry_point'])}",
+    ]
+    limits = meta.get("limits") or {}
+    if limits:
+        lines += ["", "[limits]"] + [f"{key} = {value}" for key, value in limits.items()]
+    return "\n".join(lines) + "\n"
+
+
+def lf(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def parse_form(data: Any) -> EditorForm:
+    """The editor form from a submitted (multi-)dict of fields; text areas get LF line ends."""
+
+    def text(name: str) -> str:
+        value = data.get(name, "")
+        return lf(value) if isinstance(value, str) else ""
+
+    names = [v for v in data.getlist("mutant_name") if isinstance(v, str)]
+    codes = [lf(v) for v in data.getlist("mutant_code") if isinstance(v, str)]
+    if len(names) != len(codes):
+        raise InvalidProblem("the mutant fields are incomplete: each mutant needs a name and code")
+    return EditorForm(
+        slug=text("slug").strip(),
+        title=text("title"),
+        difficulty=text("difficulty"),
+        category=text("category"),
+        tags=text("tags"),
+        premium=data.get("premium") in ("on", "true", "1"),
+        entry_point=text("entry_point"),
+        time_s=text("time_s"),
+        memory_mb=text("memory_mb"),
+        statement=text("statement"),
+        learn=text("learn"),
+        starter=text("starter"),
+        solution=text("solution"),
+        tests=text("tests"),
+        mutants=list(zip(names, codes, strict=True)),
+        toml_source=text("toml_source"),
+    )

@@ -1,0 +1,370 @@
+"""Instructor authoring: working copies (drafts), validation, publishing and versions.
+
+A problem has at most one *draft* (its working copy, ``ProblemDraft``) and zero or more immutable
+*versions*; learners only ever see the current version of a published problem. The rules:
+
+- creating a problem stores a draft and an unpublished ``Problem`` row: invisible to students;
+- saving stores the draft; when the problem is published, the saved files are validated in the
+  sandbox and, if they pass, become version N+1 at once (the live version never fails
+  validation; earlier submissions keep pointing at the version they ran);
+- publishing validates the working copy, turns it into a version (the importer's
+  ``import_problem``, so files and hashes match the bank import exactly) and drops the draft;
+- unpublishing hides the problem again; versions and submissions stay.
+
+Validation runs before anything is written, so no write transaction is held while the sandbox works.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from app.accounts.models import User
+from app.authoring import archive, repository
+from app.authoring.validation import validate_files, validate_folder_files
+from app.kit.errors import AppError, Conflict, InvalidInput, NotFound
+from app.kit.markdown import render_markdown
+from app.kit.runner import JudgeRunner
+from app.problems import repository as problems_repository
+from app.problems.importer import import_problem
+from app.problems.models import Problem, ProblemDraft, ProblemVersion
+from runner.jobs import Expectations, Job, JudgeResult
+from runner.problem import MAX_FILE_BYTES, SLUG_RE, ProblemFiles, ProblemFormatError, build_problem
+from runner.validate import ValidationReport
+
+MAX_PREVIEW_BYTES = MAX_FILE_BYTES
+Source = Literal["working", "draft", "live"]
+
+
+class InvalidProblem(InvalidInput):
+    """The files do not form a problem folder (format error): names the file and line."""
+
+    code = "invalid_problem"
+
+
+class ValidationFailed(AppError):
+    """Validation in the sandbox refused the problem; ``report`` says why, file by file."""
+
+    status_code = 422
+    code = "validation_failed"
+
+    def __init__(self, report: ValidationReport) -> None:
+        self.report = report
+        causes = "; ".join(str(f) for f in report.errors[:3])
+        more = f" (and {len(report.errors) - 3} more)" if len(report.errors) > 3 else ""
+        super().__init__(f"Problem {report.slug!r} did not pass validation: {causes}{more}")
+
+
+# ---- reading ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProblemRow:
+    slug: str
+    title: str
+    difficulty: str
+    category: str
+    published: bool
+    premium: bool
+    live_version: int | None
+    has_draft: bool
+    updated_at: datetime
+
+    @property
+    def status(self) -> str:
+        if self.published and self.live_version is not None:
+            return "published" + (" (unpublished changes)" if self.has_draft else "")
+        return "draft" if self.live_version is None else "unpublished"
+
+
+def list_problems(session: Session) -> list[ProblemRow]:
+    """Every problem, drafts and unpublished ones included (instructors only)."""
+    drafts = repository.drafts_by_problem(session)
+    numbers = repository.version_numbers(session)
+    return [
+        ProblemRow(
+            slug=p.slug,
+            title=p.title,
+            difficulty=p.difficulty,
+            category=p.category,
+            published=p.published,
+            premium=p.premium,
+            live_version=numbers.get(p.current_version_id) if p.current_version_id else None,
+            has_draft=p.id in drafts,
+            updated_at=max(p.updated_at, drafts[p.id].updated_at) if p.id in drafts else p.updated_at,
+        )
+        for p in repository.list_all_problems(session)
+    ]
+
+
+def get_problem(session: Session, slug: str) -> Problem:
+    problem = problems_repository.get_by_slug(session, slug)
+    if problem is None:
+        raise NotFound(f"There is no problem called {slug!r}.")
+    return problem
+
+
+def _live_version(session: Session, problem: Problem) -> ProblemVersion | None:
+    if problem.current_version_id is None:
+        return None
+    return problems_repository.get_version(session, problem.current_version_id)
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """What the editor shows: the working copy and where it comes from."""
+
+    problem: Problem
+    files: dict[str, str]
+    source: Literal["draft", "live"]
+    live_version: int | None
+    draft_base_version: int | None
+    versions: list[tuple[int, int, datetime]]
+
+    @property
+    def stale(self) -> bool:
+        """The draft was started from an older version than the live one (e.g. a newer import)."""
+        return (
+            self.source == "draft"
+            and self.live_version is not None
+            and (self.draft_base_version != self.live_version)
+        )
+
+    @property
+    def has_draft(self) -> bool:
+        return self.source == "draft"
+
+
+def workspace(session: Session, slug: str) -> Workspace:
+    problem = get_problem(session, slug)
+    draft = repository.get_draft(session, problem.id)
+    live = _live_version(session, problem)
+    history = repository.version_history(session, problem.id)
+    numbers = {vid: number for vid, number, _ in history}
+    if draft is not None:
+        base = numbers.get(draft.base_version_id) if draft.base_version_id is not None else None
+        return Workspace(problem, dict(draft.files), "draft", live.number if live else None, base, history)
+    if live is None:
+        raise NotFound(f"Problem {slug!r} has neither a draft nor a version.")
+    return Workspace(problem, dict(live.files), "live", live.number, None, history)
+
+
+def export_files(session: Session, slug: str, source: Source = "live") -> dict[str, str]:
+    """The files of the live version, of the draft, or of whichever the editor shows (working)."""
+    problem = get_problem(session, slug)
+    if source == "live":
+        live = _live_version(session, problem)
+        if live is None:
+            raise NotFound(f"Problem {slug!r} has no published version yet; export its draft instead.")
+        return dict(live.files)
+    if source == "draft":
+        draft = repository.get_draft(session, problem.id)
+        if draft is None:
+            raise NotFound(f"Problem {slug!r} has no draft; export its live version instead.")
+        return dict(draft.files)
+    return workspace(session, slug).files
+
+
+def export_zip(session: Session, slug: str, source: Source = "working") -> bytes:
+    return archive.to_zip(slug, export_files(session, slug, source))
+
+
+# ---- checking --------------------------------------------------------------------------------
+
+
+def check_files(slug: str, files: dict[str, str]) -> ProblemFiles:
+    """The problem the files describe, or :class:`InvalidProblem` naming the file and line."""
+    if not SLUG_RE.match(slug):
+        raise InvalidProblem(
+            f"slug {slug!r} is not valid: 2-80 lowercase letters, digits and dashes, starting with a letter "
+            "or digit (e.g. 'forward-hook-norms')."
+        )
+    for rel, text in files.items():
+        if not archive.allowed_name(rel):
+            raise InvalidProblem(f"{rel}: not a problem file; allowed are {archive.ALLOWED_FILES}")
+        if len(text.encode("utf-8")) > MAX_FILE_BYTES:
+            raise InvalidProblem(f"{rel}: larger than {MAX_FILE_BYTES // 1024} KiB")
+    try:
+        return build_problem(slug, files)
+    except ProblemFormatError as exc:
+        raise InvalidProblem(str(exc)) from None
+
+
+def preview(source: str) -> str:
+    """Sanitized HTML of an author's Markdown, exactly as the problem page renders it."""
+    if len(source.encode("utf-8")) > MAX_PREVIEW_BYTES:
+        raise InvalidInput(f"Markdown is limited to {MAX_PREVIEW_BYTES // 1024} KiB.")
+    return render_markdown(source)
+
+
+def validate(
+    session: Session, slug: str, runner: JudgeRunner, files: dict[str, str] | None = None
+) -> ValidationReport:
+    """Validate ``files`` (unsaved editor content) or else the problem's working copy."""
+    if files is None:
+        files = workspace(session, slug).files
+    return validate_folder_files(slug, files, runner)
+
+
+# ---- writing ---------------------------------------------------------------------------------
+
+
+class _Precomputed:
+    """The runner, but expectations just computed by validation are not computed a second time."""
+
+    def __init__(self, runner: JudgeRunner, problem: ProblemFiles, expectations: Expectations) -> None:
+        self._runner = runner
+        self._problem = problem
+        self._expectations = expectations
+
+    def compute_expectations(self, problem: ProblemFiles) -> Expectations:
+        if problem == self._problem:
+            return self._expectations
+        return self._runner.compute_expectations(problem)
+
+    def judge(self, job: Job) -> JudgeResult:
+        return self._runner.judge(job)
+
+    def runtime_info(self) -> dict[str, str]:
+        return self._runner.runtime_info()
+
+    def ready(self) -> bool:
+        return self._runner.ready()
+
+
+def _store_draft(
+    session: Session, problem: Problem, files: dict[str, str], user: User | None
+) -> ProblemDraft:
+    draft = repository.get_draft(session, problem.id)
+    if draft is None:
+        draft = ProblemDraft(problem_id=problem.id, base_version_id=problem.current_version_id)
+    draft.files = dict(files)
+    draft.updated_by_id = user.id if user is not None else None
+    return repository.save_draft(session, draft)
+
+
+def _apply_listing(problem: Problem, files: ProblemFiles) -> None:
+    """A never-published problem lists its draft's metadata (only instructors see it)."""
+    problem.title = files.title
+    problem.difficulty = files.difficulty
+    problem.category = files.category
+    problem.premium = files.premium
+
+
+def create(session: Session, slug: str, files: dict[str, str], user: User | None) -> Problem:
+    """A new, unpublished problem whose working copy is ``files`` (format-checked, not run)."""
+    parsed = check_files(slug, files)
+    if problems_repository.get_by_slug(session, slug) is not None:
+        raise Conflict(f"A problem called {slug!r} already exists: edit it, or choose another slug.")
+    problem = Problem(slug=slug, published=False)
+    _apply_listing(problem, parsed)
+    try:
+        with session.begin_nested():
+            problems_repository.add(session, problem)
+    except IntegrityError:  # created by someone else between the check and the insert
+        raise Conflict(
+            f"A problem called {slug!r} already exists: edit it, or choose another slug."
+        ) from None
+    _store_draft(session, problem, parsed.files(), user)
+    return problem
+
+
+@dataclass(frozen=True)
+class SaveOutcome:
+    published_version: int | None  # the new live version, when saving a published problem did that
+    report: ValidationReport | None  # the validation of a published problem's save
+
+    @property
+    def message(self) -> str:
+        if self.report is None:
+            return "Saved as a draft. Students do not see it until you publish."
+        if self.published_version is not None:
+            return f"Saved and published as version {self.published_version}."
+        return "Saved as a draft only: it does not pass validation, so students keep the live version."
+
+
+def save(
+    session: Session, slug: str, files: dict[str, str], user: User | None, runner: JudgeRunner
+) -> SaveOutcome:
+    """Store the working copy; for a published problem, a valid save is published at once."""
+    problem = get_problem(session, slug)
+    parsed = check_files(slug, files)
+    if problem.published and problem.current_version_id is not None:
+        report = validate_files(parsed, runner)  # before any write: no lock held while the sandbox runs
+        if report.ok:
+            version = _publish_parsed(session, problem, parsed, report, runner)
+            return SaveOutcome(published_version=version.number, report=report)
+        _store_draft(session, problem, parsed.files(), user)
+        return SaveOutcome(published_version=None, report=report)
+    _store_draft(session, problem, parsed.files(), user)
+    if problem.current_version_id is None:
+        _apply_listing(problem, parsed)
+    session.flush()
+    return SaveOutcome(published_version=None, report=None)
+
+
+def _publish_parsed(
+    session: Session, problem: Problem, parsed: ProblemFiles, report: ValidationReport, runner: JudgeRunner
+) -> ProblemVersion:
+    """Make validated files the live version (a new one unless identical to the latest)."""
+    assert report.ok and report.expectations is not None
+    import_problem(session, parsed, _Precomputed(runner, parsed, report.expectations))
+    problem.published = True
+    repository.delete_draft(session, problem.id)
+    version = _live_version(session, problem)
+    assert version is not None, "import_problem always leaves a current version"
+    return version
+
+
+def publish(session: Session, slug: str, user: User | None, runner: JudgeRunner) -> ProblemVersion:
+    """Validate the working copy and make it the live version; raises :class:`ValidationFailed`."""
+    problem = get_problem(session, slug)
+    files = workspace(session, slug).files
+    parsed = check_files(slug, files)
+    report = validate_files(parsed, runner)
+    if not report.ok:
+        raise ValidationFailed(report)
+    return _publish_parsed(session, problem, parsed, report, runner)
+
+
+def unpublish(session: Session, slug: str) -> Problem:
+    problem = get_problem(session, slug)
+    problem.published = False
+    session.flush()
+    return problem
+
+
+def discard_draft(session: Session, slug: str) -> None:
+    problem = get_problem(session, slug)
+    if problem.current_version_id is None:
+        raise Conflict(f"Problem {slug!r} has never been published: its draft is all there is.")
+    repository.delete_draft(session, problem.id)
+
+
+def upload_zip(
+    session: Session, data: bytes, user: User | None, slug: str | None = None
+) -> tuple[Problem, bool]:
+    """Put an uploaded problem zip into a draft (creating the problem if new): (problem, created).
+
+    ``slug`` names the target; without it, the zip's top-level folder does.
+    """
+    zip_slug, files = archive.from_zip(data)
+    target = slug or zip_slug
+    if target is None:
+        raise archive.ArchiveError(
+            "The zip has no top-level <slug>/ folder, so it does not say which problem it is: "
+            "upload it from the problem's page, or zip the folder itself."
+        )
+    existing = problems_repository.get_by_slug(session, target)
+    if existing is None:
+        return create(session, target, files, user), True
+    parsed = check_files(target, files)
+    _store_draft(session, existing, parsed.files(), user)
+    if existing.current_version_id is None:
+        _apply_listing(existing, parsed)
+    session.flush()
+    return existing, False

@@ -1,0 +1,215 @@
+"""The API client commands: ``torchdrill login``, ``problems`` (list), ``pull`` and ``submit``.
+
+The server and token live in a JSON config file readable only by its owner:
+``$TORCHDRILL_CONFIG``, else ``$XDG_CONFIG_HOME/torchdrill/config.json``, else
+``~/.config/torchdrill/config.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Annotated, Any
+
+import httpx
+import typer
+
+EXIT_NOT_ACCEPTED = 1
+EXIT_ERROR = 2
+POLL_WAIT_S = 5
+
+
+def config_path() -> Path:
+    explicit = os.environ.get("TORCHDRILL_CONFIG")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "torchdrill" / "config.json"
+
+
+def fail(message: str, code: int = EXIT_ERROR) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+def save_config(data: dict[str, str]) -> Path:
+    """Write the config with 0600 permissions (the token is a password)."""
+    path = config_path()
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        json.dump(data, fh, indent=2)
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, path)
+    return path
+
+
+def load_config() -> dict[str, str]:
+    path = config_path()
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise fail("not logged in: run `torchdrill login --server URL` first") from None
+    except (OSError, ValueError) as exc:
+        raise fail(f"cannot read {path}: {exc}") from None
+    if not isinstance(data, dict) or not data.get("server") or not data.get("token"):
+        raise fail(f"{path} has no server or token: run `torchdrill login --server URL` again")
+    return {k: str(v) for k, v in data.items()}
+
+
+class Api:
+    """A thin httpx client that turns the API's error shape into clear messages."""
+
+    def __init__(
+        self, server: str, token: str | None = None, transport: httpx.BaseTransport | None = None
+    ) -> None:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self.server = server.rstrip("/")
+        self.http = httpx.Client(base_url=self.server, headers=headers, timeout=60.0, transport=transport)
+
+    def request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+        try:
+            response = self.http.request(method, url, **kwargs)
+        except httpx.HTTPError as exc:
+            raise fail(f"cannot reach {self.server}: {exc}") from None
+        if response.status_code >= 400:
+            try:
+                body = response.json()
+                message = (
+                    f"{body.get('detail') or body.get('error')} ({response.status_code} {body.get('error')})"
+                )
+            except ValueError:
+                message = f"the server answered {response.status_code}"
+            raise fail(message)
+        return response
+
+
+def client_from_config() -> Api:
+    config = load_config()
+    return Api(config["server"], config["token"])
+
+
+def login(
+    server: Annotated[
+        str, typer.Option("--server", help="the Torchdrill server, e.g. http://127.0.0.1:8000")
+    ],
+    email: Annotated[str | None, typer.Option("--email", help="asked for when missing")] = None,
+    password: Annotated[
+        str | None, typer.Option("--password", help="asked for (hidden) when missing")
+    ] = None,
+    token: Annotated[str | None, typer.Option("--token", help="use an existing API token instead")] = None,
+) -> None:
+    """Log in to a server and remember a token in the config file (0600)."""
+    if not server.startswith(("http://", "https://")):
+        raise fail("--server must be an http:// or https:// URL")
+    if token is None:
+        email = email or typer.prompt("Email")
+        password = password or typer.prompt("Password", hide_input=True)
+        response = Api(server).request(
+            "POST", "/api/v1/auth/token", data={"username": email, "password": password}
+        )
+        token = str(response.json()["access_token"])
+    me = Api(server, token).request("GET", "/api/v1/auth/me").json()
+    path = save_config({"server": server.rstrip("/"), "token": token, "email": me["email"]})
+    premium = " (Premium)" if me.get("premium") else ""
+    typer.echo(f"logged in to {server} as {me['email']}{premium}; token saved in {path}")
+
+
+def list_problems() -> None:
+    """Print the server's problems as a table (all pages)."""
+    api = client_from_config()
+    url: str | None = "/api/v1/problems?limit=100"
+    rows: list[dict[str, Any]] = []
+    while url:
+        body = api.request("GET", url).json()
+        rows.extend(body["items"])
+        url = body.get("next")
+    if not rows:
+        typer.echo("no problems")
+        return
+    width = max(len(r["slug"]) for r in rows)
+    for r in rows:
+        marks = ("✓ " if r.get("solved") else "  ") + (
+            "🔒" if r.get("locked") else ("★ " if r["premium"] else "  ")
+        )
+        typer.echo(f"{marks} {r['slug']:<{width}}  {r['difficulty']:<6}  {r['category']}: {r['title']}")
+
+
+def pull(
+    slug: Annotated[str, typer.Argument(help="the problem's slug")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="where to write the starter code")] = Path(
+        "solution.py"
+    ),
+    force: Annotated[bool, typer.Option("--force", help="overwrite an existing file")] = False,
+) -> None:
+    """Write the problem's starter code to solution.py."""
+    problem = client_from_config().request("GET", f"/api/v1/problems/{slug}").json()
+    if problem.get("starter_code") is None:
+        raise fail(f"{slug} is a Premium problem: redeem a code on your account page to unlock it", 1)
+    if output.exists() and not force:
+        raise fail(f"{output} exists; use --force to overwrite it")
+    output.write_text(problem["starter_code"])
+    typer.echo(f"wrote {output} for {problem['title']} (implement {problem['entry_point']})")
+
+
+def _status_line(view: dict[str, Any], started: float) -> str:
+    return f"#{view['id']} {view['status']}… {time.monotonic() - started:.1f}s"
+
+
+def _print_result(view: dict[str, Any]) -> None:
+    verdict = (view.get("verdict") or "").replace("_", " ")
+    typer.echo(
+        f"#{view['id']} {view['mode']}: {verdict.upper()}  {view.get('passed')}/{view.get('total')} passed"
+    )
+    if view.get("message"):
+        typer.echo(view["message"])
+    tests = view.get("tests") or []
+    if tests:
+        width = max(len(t["name"]) for t in tests)
+        typer.echo(f"{'case':<{width}}  {'status':<8} {'time':>8}  message")
+        for t in tests:
+            message = (t.get("message") or "").splitlines()[0] if t.get("message") else ""
+            if t.get("public") and t.get("status") == "failed" and t.get("expected") is not None:
+                message = message or f"expected {t['expected']}, got {t.get('actual')}"
+            typer.echo(f"{t['name']:<{width}}  {t['status']:<8} {t.get('time_ms', 0):>6.1f}ms  {message}")
+
+
+def submit(
+    slug: Annotated[str, typer.Argument(help="the problem's slug")],
+    file: Annotated[Path, typer.Argument(help="your solution.py")],
+    run: Annotated[bool, typer.Option("--run", help="only the public examples")] = False,
+) -> None:
+    """Judge FILE; shows the status live, then the cases. Exit code 0 only when accepted."""
+    try:
+        code = file.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise fail(f"cannot read {file}: {exc}") from None
+    api = client_from_config()
+    started = time.monotonic()
+    live = sys.stdout.isatty()
+    view = api.request(
+        "POST",
+        "/api/v1/submissions?wait=true&timeout=2",
+        json={"problem": slug, "code": code, "mode": "run" if run else "submit"},
+        headers={"Idempotency-Key": uuid.uuid4().hex},  # a retried request never judges twice
+    ).json()
+    while view["status"] != "finished":
+        line = _status_line(view, started)
+        typer.echo("\r" + line if live else line, nl=not live)
+        view = api.request("GET", f"/api/v1/submissions/{view['id']}?wait=true&timeout={POLL_WAIT_S}").json()
+    if live:
+        typer.echo("\r" + " " * 40 + "\r", nl=False)
+    _print_result(view)
+    if view.get("verdict") != "accepted":
+        raise typer.Exit(EXIT_NOT_ACCEPTED)
+
+
+def register(root: typer.Typer) -> None:
+    root.command("login")(login)
+    root.command("pull")(pull)
+    root.command("submit")(submit)

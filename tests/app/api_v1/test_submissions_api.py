@@ -1,0 +1,154 @@
+"""/api/v1/submissions: submit and wait, ownership, listing, idempotency, limits and errors."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from fastapi.testclient import TestClient
+from sqlalchemy import update
+
+from app.accounts.models import PremiumGrant
+from app.kit.db import utcnow
+from app.kit.settings import Settings
+from app.main import create_app
+from tests.app.api_v1.conftest import ApiAccount, create_account
+from tests.app.conftest import settings_for
+
+
+def test_submit_then_fetch(student, code_of) -> None:
+    created = student.submit("add-tensors", code_of("add-tensors"))
+    assert created.status_code == 202
+    body = created.json()
+    assert body["status"] in ("queued", "running") and body["verdict"] is None
+    assert created.headers["Location"] == f"/api/v1/submissions/{body['id']}"
+    done = student.get(f"/api/v1/submissions/{body['id']}", params={"wait": "true", "timeout": 30})
+    assert done.status_code == 200
+    result = done.json()
+    assert result["status"] == "finished" and result["verdict"] == "accepted"
+    assert (result["passed"], result["total"]) == (3, 3) and len(result["tests"]) == 3
+    assert {"name", "status", "message", "time_ms"} <= set(result["tests"][0])
+    assert result["created_at"] and result["finished_at"]
+
+
+def test_wait_answers_with_the_verdict(student, code_of) -> None:
+    response = student.submit(
+        "add-tensors", code_of("add-tensors", "mutants/subtracts.py"), "run", wait="true"
+    )
+    assert response.status_code == 200
+    body = response.json()
+    assert body["verdict"] == "wrong_answer" and body["mode"] == "run"
+    assert [t["name"] for t in body["tests"]] == ["example"] and body["tests"][0]["status"] == "failed"
+
+
+def test_free_user_gets_no_verdict_on_a_premium_problem(student, code_of) -> None:
+    for mode in ("run", "submit"):
+        response = student.submit("scale-rows", code_of("scale-rows"), mode, wait="true")
+        assert response.status_code == 403 and response.json()["error"] == "premium_required"
+    assert student.get("/api/v1/submissions").json()["items"] == []
+
+
+def test_expiry_takes_effect_without_a_restart(member, db, code_of) -> None:
+    first = member.submit("scale-rows", code_of("scale-rows"), wait="true").json()
+    assert first["verdict"] == "accepted"
+    with db.transaction() as session:  # the grant ran out a second ago
+        session.execute(update(PremiumGrant).values(expires_at=utcnow() - timedelta(seconds=1)))
+    refused = member.submit("scale-rows", code_of("scale-rows"))
+    assert refused.status_code == 403 and refused.json()["error"] == "premium_required"
+    problem = member.get("/api/v1/problems/scale-rows").json()
+    assert (
+        problem["locked"] is True
+        and problem["starter_code"] is None
+        and problem["reference_solution"] is None
+    )
+    assert member.get(f"/api/v1/submissions/{first['id']}").json()["verdict"] == "accepted"  # history stays
+    assert [s["id"] for s in member.get("/api/v1/submissions").json()["items"]] == [first["id"]]
+
+
+def test_other_peoples_submissions_are_404(student, make_account, code_of) -> None:
+    sid = student.submit("add-tensors", code_of("add-tensors"), wait="true").json()["id"]
+    other = make_account()
+    for response in (other.get(f"/api/v1/submissions/{sid}"), other.get(f"/api/v1/submissions/{sid + 999}")):
+        assert response.status_code == 404 and response.json()["error"] == "not_found"
+    assert other.get("/api/v1/submissions").json()["items"] == []
+
+
+def test_list_filters_and_pages(student, code_of) -> None:
+    ok = student.submit("add-tensors", code_of("add-tensors"), wait="true").json()["id"]
+    wrong = student.submit("add-tensors", code_of("add-tensors", "mutants/subtracts.py"), wait="true").json()[
+        "id"
+    ]
+    other = student.submit("sum-of-squares", "def sum_of_squares(x):\n    return 0\n", wait="true").json()[
+        "id"
+    ]
+    everything = student.get("/api/v1/submissions").json()
+    assert [s["id"] for s in everything["items"]] == [other, wrong, ok]
+    by_problem = student.get("/api/v1/submissions", params={"problem": "add-tensors"}).json()["items"]
+    assert [s["id"] for s in by_problem] == [wrong, ok]
+    accepted = student.get("/api/v1/submissions", params={"verdict": "accepted"}).json()["items"]
+    assert [s["id"] for s in accepted] == [ok]
+    page = student.get("/api/v1/submissions", params={"limit": 2}).json()
+    assert [s["id"] for s in page["items"]] == [other, wrong]
+    assert [s["id"] for s in student.get(page["next"]).json()["items"]] == [ok]
+    assert student.get("/api/v1/submissions", params={"verdict": "great"}).status_code == 422
+    assert student.get("/api/v1/submissions", params={"problem": "nope"}).status_code == 404
+
+
+def test_idempotency_key_returns_the_first_submission(student, code_of) -> None:
+    body = {"problem": "add-tensors", "code": code_of("add-tensors"), "mode": "submit"}
+    first = student.post("/api/v1/submissions", json=body, headers={"Idempotency-Key": "retry-1"})
+    again = student.post("/api/v1/submissions?wait=true", json=body, headers={"Idempotency-Key": "retry-1"})
+    assert first.status_code == 202 and again.status_code == 200
+    assert again.json()["id"] == first.json()["id"] and again.headers["Idempotent-Replayed"] == "true"
+    assert len(student.get("/api/v1/submissions").json()["items"]) == 1
+    changed = student.post(
+        "/api/v1/submissions", json=body | {"mode": "run"}, headers={"Idempotency-Key": "retry-1"}
+    )
+    assert changed.status_code == 409 and changed.json()["error"] == "conflict"
+    bad_key = student.post("/api/v1/submissions", json=body, headers={"Idempotency-Key": "spaces are not ok"})
+    assert bad_key.status_code == 422
+    assert len(student.get("/api/v1/submissions").json()["items"]) == 1
+
+
+def test_errors_have_one_shape_and_the_right_status(app, student) -> None:
+    limit = app.state.settings.max_code_bytes
+    cases = [
+        ({"problem": "add-tensors", "code": "#" * (limit + 1)}, 413, "payload_too_large"),
+        ({"problem": "no-such-problem", "code": "x = 1"}, 404, "not_found"),
+        ({"problem": "add-tensors", "code": "   "}, 422, "invalid_input"),
+        ({"problem": "add-tensors", "code": "x = '\x00'"}, 422, "invalid_input"),
+        ({"problem": "add-tensors", "code": "x = 1", "mode": "explode"}, 422, "invalid_input"),
+        ({"problem": "add-tensors"}, 422, "invalid_input"),
+    ]
+    for body, status, code in cases:
+        response = student.post("/api/v1/submissions", json=body)
+        assert response.status_code == status, body
+        assert set(response.json()) == {"error", "detail"} and response.json()["error"] == code
+    surrogate = student.post(
+        "/api/v1/submissions",
+        content=b'{"problem": "add-tensors", "code": "x = \\"\\ud800\\""}',
+        headers={"Content-Type": "application/json"},
+    )
+    assert surrogate.status_code == 422
+    bad_json = student.post(
+        "/api/v1/submissions", content=b"{not json", headers={"Content-Type": "application/json"}
+    )
+    assert bad_json.status_code == 422 and bad_json.json()["error"] == "invalid_input"
+    anonymous = TestClient(app).post("/api/v1/submissions", json={"problem": "add-tensors", "code": "x = 1"})
+    assert anonymous.status_code == 401 and anonymous.json()["error"] == "invalid_token"
+    assert student.get("/api/v1/submissions").json()["items"] == []
+
+
+def test_rate_limits_answer_429_with_retry_after(seeded, runner, db, code_of) -> None:
+    limits = {"api_submissions_per_minute": 2, "api_requests_per_minute": 8}
+    settings = Settings(**(settings_for(seeded.url).model_dump() | limits))
+    app = create_app(settings, database=seeded, runner=runner)
+    with TestClient(app) as client:
+        email, token = create_account(seeded)
+        account = ApiAccount(email, token, client)
+        for _ in range(2):
+            assert account.submit("add-tensors", code_of("add-tensors"), wait="true").status_code == 200
+        limited = account.submit("add-tensors", code_of("add-tensors"))
+        assert limited.status_code == 429 and limited.json()["error"] == "rate_limited"
+        assert 1 <= int(limited.headers["Retry-After"]) <= 60
+        statuses = [account.get("/api/v1/auth/me").status_code for _ in range(6)]
+        assert statuses[:5] == [200] * 5 and statuses[5] == 429  # 8 requests a minute in all

@@ -1,0 +1,29 @@
+"""Fixtures for authoring: a logged-in instructor, and the walkthrough problem's files."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from app.accounts.service import sign_up
+from app.kit.db import Database
+from runner.problem import read_problem_files
+from tests.app.authoring.helpers import AUTHORING_FIXTURES, PASSWORD, WALKTHROUGH
+
+
+@pytest.fixture
+def instructor(new_browser: Callable[[], Any], db: Database) -> Any:
+    email = f"instructor-{uuid.uuid4().hex[:8]}@example.com"
+    with db.transaction() as session:
+        sign_up(session, email, PASSWORD, role="instructor")
+    b = new_browser()
+    assert b.login(email, PASSWORD).status_code == 303
+    return b
+
+
+@pytest.fixture
+def walkthrough_files() -> dict[str, str]:
+    return read_problem_files(AUTHORING_FIXTURES / WALKTHROUGH)

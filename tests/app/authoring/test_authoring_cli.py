@@ -1,0 +1,102 @@
+"""``torchdrill problems validate|import|export``: exit codes, reports, exact round trips."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from app.cli.main import app
+from app.kit.db import Database
+from app.kit.settings import get_settings
+from tests.app.authoring.helpers import AUTHORING_FIXTURES, WALKTHROUGH
+
+cli = CliRunner()
+
+
+@pytest.fixture
+def on_test_database(db: Database, monkeypatch: pytest.MonkeyPatch) -> Iterator[Database]:
+    monkeypatch.setenv("TORCHDRILL_DATABASE_URL", db.url)
+    get_settings.cache_clear()
+    yield db
+    get_settings.cache_clear()
+
+
+def _copy(tmp_path: Path, slug: str) -> Path:
+    target = tmp_path / "bank" / slug
+    shutil.copytree(AUTHORING_FIXTURES / WALKTHROUGH, target)
+    return target
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_validate_reports_each_problem_and_fails_on_any(tmp_path: Path) -> None:
+    good = _copy(tmp_path, "good-one")
+    bad = _copy(tmp_path, "bad-one")
+    (bad / "tests.py").write_text(
+        (bad / "tests.py").read_text().replace("def example(solution):", "def example(")
+    )
+    unreadable = tmp_path / "bank" / "only-a-toml"
+    unreadable.mkdir()
+    (unreadable / "problem.toml").write_text('title = "x"\n')
+
+    ok = cli.invoke(app, ["problems", "validate", str(good)])
+    assert ok.exit_code == 0, ok.output
+    assert "PASS good-one" in ok.output and "1 of 1 problem(s) valid" in ok.output
+
+    result = cli.invoke(app, ["problems", "validate", str(tmp_path / "bank")])
+    assert result.exit_code == 1, result.output
+    assert (
+        "FAIL bad-one" in result.output and "tests.py:" in result.output and "syntax error" in result.output
+    )
+    assert "PASS good-one" in result.output
+    assert "FAIL only-a-toml\n  error: statement.md: file is missing" in result.output
+    assert "1 of 3 problem(s) valid" in result.output
+
+    missing = cli.invoke(app, ["problems", "validate", str(tmp_path / "nowhere")])
+    assert missing.exit_code == 2 and "is not a directory" in missing.output
+
+
+def test_import_then_export_round_trips_the_folder_byte_for_byte(
+    tmp_path: Path, on_test_database: Database
+) -> None:
+    slug = "cli-round-trip"
+    folder = _copy(tmp_path, slug)
+    imported = cli.invoke(app, ["problems", "import", "--unpublished", str(folder)])
+    assert imported.exit_code == 0, imported.output
+    assert "created 1" in imported.output
+
+    out = tmp_path / "out"
+    exported = cli.invoke(app, ["problems", "export", slug, str(out)])
+    assert exported.exit_code == 0, exported.output
+    assert _tree(out / slug) == _tree(folder)
+
+    again = cli.invoke(app, ["problems", "import", str(out / slug)])
+    assert again.exit_code == 0 and "unchanged 1" in again.output, again.output
+
+    refused = cli.invoke(app, ["problems", "export", slug, str(out)])
+    assert refused.exit_code == 2 and "is not empty; pass --force" in refused.output
+    (out / slug / "mutants" / "stale.py").write_text("def linear_output_norms(x):\n    return {}\n")
+    forced = cli.invoke(app, ["problems", "export", slug, str(out), "--force"])
+    assert forced.exit_code == 0, forced.output
+    assert _tree(out / slug) == _tree(folder)
+
+    no_draft = cli.invoke(app, ["problems", "export", slug, str(tmp_path / "d"), "--source", "draft"])
+    assert no_draft.exit_code == 1 and "has no draft" in no_draft.output
+    unknown = cli.invoke(app, ["problems", "export", "no-such-problem", str(tmp_path / "d")])
+    assert unknown.exit_code == 1 and "There is no problem called 'no-such-problem'" in unknown.output
+
+
+def test_import_with_validate_refuses_a_broken_problem(tmp_path: Path, on_test_database: Database) -> None:
+    folder = _copy(tmp_path, "cli-broken")
+    (folder / "starter.py").write_text((folder / "solution.py").read_text())
+    result = cli.invoke(app, ["problems", "import", "--validate", str(folder)])
+    assert result.exit_code == 1, result.output
+    assert (
+        "cli-broken: does not pass validation" in result.output and "gives the answer away" in result.output
+    )

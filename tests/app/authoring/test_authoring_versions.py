@@ -1,0 +1,201 @@
+"""Drafts, publishing and versions through the API and the editor pages; who may author."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from app.accounts.service import create_token, sign_up
+from app.authoring.forms import EditorForm
+from app.kit.db import utcnow
+from tests.app.authoring.helpers import PASSWORD, WALKTHROUGH, call
+
+API = "/api/v1/authoring/problems"
+
+
+def _publish_walkthrough(instructor: Any, files: dict[str, str]) -> None:
+    assert call(instructor, "POST", API, json={"slug": WALKTHROUGH, "files": files}).status_code == 201
+    published = call(instructor, "POST", f"{API}/{WALKTHROUGH}/publish")
+    assert published.status_code == 200, published.text
+
+
+def test_only_instructors_author(learner: Any, browser: Any) -> None:
+    assert learner.get("/authoring").status_code == 403
+    forbidden = learner.get(f"{API}")
+    assert forbidden.status_code == 403 and forbidden.json()["error"] == "forbidden"
+    assert call(learner, "POST", API, json={"slug": "x-y", "files": {}}).json()["error"] == "forbidden"
+    anonymous = browser.get(API)
+    assert anonymous.status_code == 401 and anonymous.json() == {
+        "error": "login_required",
+        "detail": "Log in to do this.",
+    }
+    assert browser.get("/authoring").headers["location"].startswith("/login?next=")
+    assert "/authoring" not in learner.get("/problems").text  # no nav link for students
+
+
+def test_writes_need_the_csrf_token(instructor: Any, walkthrough_files: dict[str, str]) -> None:
+    response = instructor.post(API, json={"slug": WALKTHROUGH, "files": walkthrough_files})
+    assert response.status_code == 403 and response.json()["error"] == "csrf_failed"
+
+
+def test_saving_a_published_problem_creates_a_version_and_old_submissions_keep_theirs(
+    instructor: Any, learner: Any, walkthrough_files: dict[str, str]
+) -> None:
+    _publish_walkthrough(instructor, walkthrough_files)
+    first = learner.verdict(learner.submit(WALKTHROUGH, walkthrough_files["solution.py"]).json()["id"])
+    assert first["verdict"] == "accepted"
+
+    changed = {**walkthrough_files, "learn.md": walkthrough_files["learn.md"] + "\nOne more pitfall.\n"}
+    saved = call(instructor, "PUT", f"{API}/{WALKTHROUGH}", json={"files": changed})
+    assert saved.status_code == 200, saved.text
+    assert saved.json()["published_version"] == 2 and saved.json()["report"]["ok"]
+    assert "One more pitfall." in learner.get(f"/problems/{WALKTHROUGH}").text
+
+    second = learner.verdict(learner.submit(WALKTHROUGH, walkthrough_files["solution.py"]).json()["id"])
+    assert second["problem_version_id"] != first["problem_version_id"]
+    again = learner.get(f"/api/submissions/{first['id']}").json()
+    assert again["problem_version_id"] == first["problem_version_id"] and again["verdict"] == "accepted"
+
+    # a save that fails validation is kept as a draft; students keep version 2
+    broken = {**changed, "starter.py": walkthrough_files["solution.py"], "learn.md": "Draft words.\n"}
+    kept = call(instructor, "PUT", f"{API}/{WALKTHROUGH}", json={"files": broken}).json()
+    assert kept["published_version"] is None and kept["report"]["ok"] is False
+    assert "Saved as a draft only" in kept["message"]
+    assert "Draft words." not in learner.get(f"/problems/{WALKTHROUGH}").text
+    state = call(instructor, "GET", f"{API}/{WALKTHROUGH}").json()
+    assert (state["source"], state["live_version"], state["files"]["learn.md"]) == (
+        "draft",
+        2,
+        "Draft words.\n",
+    )
+    assert [v["number"] for v in state["versions"]] == [1, 2]
+
+    assert call(instructor, "DELETE", f"{API}/{WALKTHROUGH}/draft").status_code == 204
+    state = call(instructor, "GET", f"{API}/{WALKTHROUGH}").json()
+    assert state["source"] == "live" and state["files"] == changed
+
+    # unpublish hides it from students; publishing the same files again creates no version
+    assert call(instructor, "POST", f"{API}/{WALKTHROUGH}/unpublish").json()["published"] is False
+    assert learner.get(f"/problems/{WALKTHROUGH}").status_code == 404
+    assert learner.submit(WALKTHROUGH, walkthrough_files["solution.py"]).status_code == 404
+    listed = {p["slug"]: p for p in call(instructor, "GET", API).json()["problems"]}
+    assert listed[WALKTHROUGH]["status"] == "unpublished"
+    republished = call(instructor, "POST", f"{API}/{WALKTHROUGH}/publish").json()
+    assert republished["live_version"] == 2
+    assert learner.get(f"/problems/{WALKTHROUGH}").status_code == 200
+
+
+def test_creating_twice_or_with_a_bad_slug_is_refused(
+    instructor: Any, walkthrough_files: dict[str, str]
+) -> None:
+    assert (
+        call(instructor, "POST", API, json={"slug": WALKTHROUGH, "files": walkthrough_files}).status_code
+        == 201
+    )
+    again = call(instructor, "POST", API, json={"slug": WALKTHROUGH, "files": walkthrough_files})
+    assert again.status_code == 409 and again.json()["error"] == "conflict"
+    bad = call(instructor, "POST", API, json={"slug": "Bad Slug", "files": walkthrough_files})
+    assert bad.status_code == 422 and "slug 'Bad Slug' is not valid" in bad.json()["detail"]
+    missing = {k: v for k, v in walkthrough_files.items() if k != "tests.py"}
+    refused = call(instructor, "POST", API, json={"slug": "other-slug", "files": missing})
+    assert refused.status_code == 422 and refused.json() == {
+        "error": "invalid_problem",
+        "detail": "tests.py: file is missing",
+    }
+
+
+def _form_data(files: dict[str, str], slug: str, csrf: str, **overrides: str) -> dict[str, Any]:
+    """The editor form as a browser posts it (CRLF line ends in text areas, an empty mutant slot)."""
+    form = EditorForm.from_files(slug, files)
+    crlf = {k: v.replace("\n", "\r\n") for k, v in vars(form).items() if isinstance(v, str)}
+    data: dict[str, Any] = {**crlf, **overrides, "csrf_token": csrf}
+    data["mutant_name"] = [name for name, _ in form.mutants] + [""]
+    data["mutant_code"] = [code.replace("\n", "\r\n") for _, code in form.mutants] + [""]
+    return data
+
+
+def test_the_editor_pages_create_validate_publish_and_version(
+    instructor: Any, learner: Any, walkthrough_files: dict[str, str]
+) -> None:
+    page = instructor.get("/authoring/new")
+    assert (
+        page.status_code == 200 and 'id="author-form"' in page.text and "/static/js/authoring.js" in page.text
+    )
+    csrf = instructor.csrf("/authoring")
+
+    checked = instructor.post(
+        "/authoring/validate",
+        data=_form_data(walkthrough_files, WALKTHROUGH, csrf),
+        headers={"X-CSRF-Token": csrf},
+    )
+    assert checked.status_code == 200 and checked.json()["ok"], checked.json()["text"]
+
+    created = instructor.post("/authoring/new", data=_form_data(walkthrough_files, WALKTHROUGH, csrf))
+    assert (
+        created.status_code == 303
+        and created.headers["location"] == f"/authoring/problems/{WALKTHROUGH}?notice=created"
+    )
+    editor = instructor.get(created.headers["location"])
+    assert "Draft · never published" in editor.text and "Draft created." in editor.text
+    assert WALKTHROUGH in instructor.get("/authoring").text
+    assert WALKTHROUGH not in learner.get("/problems").text
+
+    published = instructor.post(f"/authoring/problems/{WALKTHROUGH}/publish", data={"csrf_token": csrf})
+    assert published.status_code == 303
+    assert "Published · live v1" in instructor.get(published.headers["location"]).text
+    live = call(instructor, "GET", f"{API}/{WALKTHROUGH}/export?source=live&format=json").json()["files"]
+    assert live == walkthrough_files  # CRLF from the browser undone, problem.toml kept byte for byte
+
+    renamed = instructor.post(
+        f"/authoring/problems/{WALKTHROUGH}",
+        data=_form_data(walkthrough_files, WALKTHROUGH, csrf, title="Hook Every Linear Layer"),
+    )
+    assert renamed.status_code == 200 and "Saved and published as version 2." in renamed.text
+    assert "Hook Every Linear Layer" in learner.get(f"/problems/{WALKTHROUGH}").text
+    toml = call(instructor, "GET", f"{API}/{WALKTHROUGH}").json()["files"]["problem.toml"]
+    assert 'title = "Hook Every Linear Layer"' in toml and "time_s = 10" in toml
+
+    unpublished = instructor.post(f"/authoring/problems/{WALKTHROUGH}/unpublish", data={"csrf_token": csrf})
+    assert unpublished.status_code == 303
+    assert learner.get(f"/problems/{WALKTHROUGH}").status_code == 404
+
+
+def test_the_editor_shows_a_refused_publish_with_its_report(
+    instructor: Any, walkthrough_files: dict[str, str]
+) -> None:
+    broken = {**walkthrough_files, "starter.py": walkthrough_files["solution.py"]}
+    assert call(instructor, "POST", API, json={"slug": WALKTHROUGH, "files": broken}).status_code == 201
+    csrf = instructor.csrf("/authoring")
+    refused = instructor.post(f"/authoring/problems/{WALKTHROUGH}/publish", data={"csrf_token": csrf})
+    assert refused.status_code == 422
+    assert "did not pass validation" in refused.text and "gives the answer away" in refused.text
+
+
+def test_preview_renders_like_the_problem_page_and_sanitizes(instructor: Any) -> None:
+    html = call(
+        instructor,
+        "POST",
+        "/api/v1/authoring/preview",
+        json={"markdown": "# T\n\n$x^2$ <script>alert(1)</script>"},
+    ).json()["html"]
+    assert "<math" in html and "<script" not in html
+
+
+def test_api_tokens_author_without_csrf(app: Any, db: Any, walkthrough_files: dict[str, str]) -> None:
+    with db.transaction() as session:
+        teacher = sign_up(session, f"t-{uuid.uuid4().hex[:8]}@example.com", PASSWORD, role="instructor")
+        _row, token = create_token(session, teacher, "ci", utcnow())
+        student = sign_up(session, f"s-{uuid.uuid4().hex[:8]}@example.com", PASSWORD)
+        _row, student_token = create_token(session, student, "cli", utcnow())
+    client = TestClient(app)
+    bearer = {"Authorization": f"Bearer {token}"}
+    created = client.post(API, json={"slug": WALKTHROUGH, "files": walkthrough_files}, headers=bearer)
+    assert created.status_code == 201, created.text
+    exported = client.get(f"{API}/{WALKTHROUGH}/export?source=draft&format=json", headers=bearer)
+    assert exported.json()["files"] == walkthrough_files
+    refused = client.get(API, headers={"Authorization": f"Bearer {student_token}"})
+    assert refused.status_code == 403 and refused.json()["error"] == "forbidden"
+    unknown = client.get(API, headers={"Authorization": "Bearer not-a-token"})
+    assert unknown.status_code == 401 and unknown.json()["error"] == "invalid_token"
