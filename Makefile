@@ -42,7 +42,7 @@ lint:
 	$(VENV)/bin/ruff format --check .
 
 validate:
-	$(PY) -m runner validate problems
+	$(VENV)/bin/torchdrill problems validate problems
 
 pytest:
 	TORCHDRILL_TEST_DATABASE_URL=$(PG_TEST_URL) $(VENV)/bin/pytest -q -p no:cacheprovider

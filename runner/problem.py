@@ -110,7 +110,8 @@ def parse_metadata(toml_source: str, slug: str) -> dict[str, Any]:
     try:
         data = tomllib.loads(toml_source)
     except tomllib.TOMLDecodeError as exc:
-        line = getattr(exc, "lineno", None)
+        found = re.search(r"at line (\d+)", str(exc))  # Python 3.11's tomllib has no lineno attribute
+        line = getattr(exc, "lineno", None) or (int(found.group(1)) if found else None)
         raise ProblemFormatError(f"invalid TOML: {exc}", rel, line) from None
 
     def need(key: str, kind: type, hint: str) -> Any:

@@ -75,6 +75,8 @@ class ProblemDraft(Base):
 
     problem_id: Mapped[int] = mapped_column(ForeignKey("problems.id", ondelete="CASCADE"), primary_key=True)
     files: Mapped[dict[str, str]] = mapped_column(JSON)
-    base_version_id: Mapped[int | None] = mapped_column(ForeignKey("problem_versions.id", ondelete="SET NULL"))
+    base_version_id: Mapped[int | None] = mapped_column(
+        ForeignKey("problem_versions.id", ondelete="SET NULL")
+    )
     updated_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)

@@ -166,9 +166,8 @@ class Visit:
     def __init__(self, chromium: Browser, server: Server, name: str, **options: Any) -> None:
         self.server = server
         self.name = name
-        self.context: BrowserContext = chromium.new_context(
-            base_url=server.url, viewport={"width": 1360, "height": 900}, **options
-        )
+        options = {"viewport": {"width": 1360, "height": 900}, **options}
+        self.context: BrowserContext = chromium.new_context(base_url=server.url, **options)
         self.context.set_default_timeout(10_000)
         self.foreign: list[str] = []
         self.context.on("request", self._record)

@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import Visits
+from tests.browser.conftest import Server, Visits
 
 pytestmark = pytest.mark.browser
 
@@ -74,3 +74,32 @@ def test_reading_works_without_javascript(visits: Visits) -> None:
     page.goto("/problems?difficulty=medium")  # filters are a plain form: the URL is the state
     expect(page.get_by_label("Difficulty")).to_have_value("medium")
     v.screenshot()
+
+
+# Every visible form control must have an accessible name (label, aria-label, aria-labelledby or text).
+UNLABELLED = """() => Array.from(document.querySelectorAll(
+    'button, input, select, textarea, [role="tab"], a[href]'))
+  .filter((el) => el.type !== 'hidden' && el.offsetParent !== null)
+  .filter((el) => {
+    const byLabel = el.id && document.querySelector('label[for="' + el.id + '"]');
+    const byAria = el.getAttribute('aria-label') || el.getAttribute('aria-labelledby');
+    const byText = (el.textContent || '').trim() || el.getAttribute('title');
+    return !(byLabel || byAria || byText || el.closest('label'));
+  })
+  .map((el) => el.outerHTML.slice(0, 120))"""
+
+
+def test_small_screen_and_labelled_controls(visits: Visits, server: Server) -> None:
+    v = visits.new(viewport={"width": 390, "height": 844})
+    page = v.page
+    v.login(server.accounts.student, "/problems")
+    assert page.evaluate(UNLABELLED) == []
+    page.goto("/problems/forward-hook-activations")
+    assert page.evaluate(UNLABELLED) == []
+    for selector in (".cm-editor", "#run-btn", "#submit-btn", "#results"):
+        expect(page.locator(selector)).to_be_visible()
+    editor_box = page.locator(".cm-editor").bounding_box()
+    assert editor_box and editor_box["width"] <= 390 and editor_box["height"] >= 180
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing wider than the phone
+    page.get_by_role("button", name="Switch to dark theme").click()
+    v.screenshot(full_page=False)

@@ -262,7 +262,9 @@
   }
   function stopProgress(finished) {
     clearInterval(ticker);
-    if (finished) setStep("finished"); else progress.hidden = true;
+    if (!finished) { progress.hidden = true; return; }
+    setStep("finished");
+    elapsedBox.textContent = "done in " + ((Date.now() - startedAt) / 1000).toFixed(1) + " s";
   }
   function limitNote(verdict) {
     if (verdict === "time_limit_exceeded") {
