@@ -1,6 +1,6 @@
 """Scale-out benchmark: the embedded judge versus runner workers behind Celery, in one run.
 
-    .venv/bin/python scripts/scale-bench.py [--submissions 300] [--clients 8] [--problem backward-hook-gradients]
+    .venv/bin/python scripts/scale-bench.py [--submissions 300] [--clients 8] [--problem SLUG]
 
 Every configuration runs the same workload against a web process on PostgreSQL: ``clients``
 learners, each submitting and then waiting for the verdict (``?wait=true``) in a loop, until
@@ -55,6 +55,12 @@ def scratch_database(base: str, bank: Path) -> tuple[str, Any]:
         admin.dispose()
 
     return url, drop
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time of a process and its reaped children (sandboxed jobs are reaped by the runner)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
 def load(base: str, slug: str, code: str, submissions: int, clients: int) -> dict[str, float]:
@@ -135,7 +141,15 @@ def main() -> int:
                 else:
                     stack.settings_env.pop("TORCHDRILL_BROKER_URL")
                 _web, base = stack.start_web()
+                before = {p.name: cpu_seconds(p.pid) for p in stack.procs}
                 figures = load(base, args.problem, code, args.submissions, args.clients)
+                cpu = {
+                    name: cpu_seconds(p.pid) - before[name] for name, p in ((p.name, p) for p in stack.procs)
+                }
+                figures["cpu_ms_per_verdict"] = 1000 * sum(cpu.values()) / figures["total"]
+                print(
+                    f"  CPU seconds by process: { {k: round(v, 1) for k, v in cpu.items()} }", file=sys.stderr
+                )
             finally:
                 stack.close()
             results.append((label, figures))
@@ -147,11 +161,11 @@ def main() -> int:
 
     print(f"\nproblem: {args.problem} (reference solution, submit mode); {args.submissions} submissions, "
           f"{args.clients} learners each submitting and waiting for the verdict in a loop\n")  # fmt: skip
-    print("| configuration | verdicts/s | p50 latency | p95 latency | accepted |")
-    print("|---|---|---|---|---|")
+    print("| configuration | verdicts/s | p50 latency | p95 latency | accepted | CPU ms / verdict |")
+    print("|---|---|---|---|---|---|")
     for label, f in results:
         print(f"| {label} | {f['throughput']:.1f} | {f['p50']:.0f} ms | {f['p95']:.0f} ms | "
-              f"{f['accepted']:.0f}/{f['total']:.0f} |")  # fmt: skip
+              f"{f['accepted']:.0f}/{f['total']:.0f} | {f['cpu_ms_per_verdict']:.0f} |")  # fmt: skip
     return 0
 
 

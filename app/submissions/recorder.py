@@ -160,12 +160,15 @@ class Sweeper:
         if not client.set(SWEEP_LOCK, self.name, nx=True, ex=lock_s):
             return {}
         done = {"stuck": 0, "redispatched": 0}
-        judge_queue_empty = queue_depth(client)[JUDGE_QUEUE] == 0
+        depth = queue_depth(client)
+        judge_queue_empty = depth[JUDGE_QUEUE] == 0
+        # Verdicts still waiting in the results queue (a recorder that was down) are not stuck jobs.
+        results_pending = depth[RESULTS_QUEUE] > 0
         now = utcnow()
         for submission_id, status, created_at, started_at in self._unfinished():
             with submission_context(submission_id):
                 age = _seconds_between(created_at, now)
-                if age > self.settings.stuck_after_s:
+                if age > self.settings.stuck_after_s and not results_pending:
                     minutes = self.settings.stuck_after_s / 60
                     recorded = self.publisher.finish(
                         submission_id,

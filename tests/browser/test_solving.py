@@ -54,6 +54,14 @@ def test_run_and_submit_a_correct_solution(visits: Visits, server: Server) -> No
     row = page.locator(f'tr[data-slug="{SLUG}"]')
     expect(row.locator(".mark-solved")).to_be_visible()
     expect(row.locator(".acceptance")).to_contain_text("%")
+    v.screenshot("list")
+
+    page.goto("/account")  # progress over time, drawn by the server
+    chart = page.locator("#progress-chart")
+    expect(chart).to_contain_text("2 runs and submissions")
+    expect(chart.locator("svg rect.bar-solved")).to_have_count(1)
+    chart.scroll_into_view_if_needed()
+    v.screenshot("account", full_page=False)
 
 
 def test_wrong_solution_shows_the_failing_case(visits: Visits, server: Server) -> None:

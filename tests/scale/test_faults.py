@@ -89,8 +89,9 @@ def test_worker_killed_mid_job_the_submission_still_gets_its_verdict(
 ) -> None:
     stack.settings_env["TORCHDRILL_BROKER_VISIBILITY_TIMEOUT_S"] = "4"
     publisher.celery = make_celery(stack.settings())
+    victim = stack.start_runner("runner-victim", slots=1, wait=False)
     stack.start_recorder()
-    victim = stack.start_runner("runner-victim", slots=1)
+    stack.wait_runner(victim)
     user = make_user(stack.db_url)
     submission_id = submit(stack, publisher, user, SLOW_SOLUTION)
     wait_for(
@@ -114,8 +115,9 @@ def test_worker_killed_mid_job_the_submission_still_gets_its_verdict(
 def test_a_job_that_keeps_killing_workers_ends_after_bounded_retries(
     stack: Stack, publisher: Publisher
 ) -> None:
+    runner = stack.start_runner("runner-a", wait=False, TORCHDRILL_MAX_DELIVERIES="2")
     stack.start_recorder()
-    stack.start_runner("runner-a", TORCHDRILL_MAX_DELIVERIES="2")
+    stack.wait_runner(runner)
     user = make_user(stack.db_url)
     submission_id = insert_submission(stack.db_url, user, "add-tensors", code_of("add-tensors"))
     publisher.client.set(deliveries_key(submission_id), 2)  # two workers already died on it

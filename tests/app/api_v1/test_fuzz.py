@@ -7,10 +7,12 @@ also match the documented status codes, content types and schemas.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import schemathesis
 from hypothesis import HealthCheck, given, settings
+from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
@@ -41,12 +43,15 @@ def fuzz(operation: Any, mode: GenerationMode, token: str) -> None:
     def check(case: Any) -> None:
         case.call_and_validate(headers=headers, checks=checks)
 
-    check()
+    with contextlib.suppress(Unsatisfiable):  # e.g. no invalid request exists for a parameterless GET
+        check()
 
 
-def test_no_generated_request_causes_a_server_error(app, db) -> None:
+def test_no_generated_request_causes_a_server_error(make_app, db) -> None:
     _email, token = create_account(db, premium_days=30)
-    schema = schemathesis.openapi.from_asgi("/api/v1/openapi.json", app)
+    # A separate app instance: schemathesis runs its lifespan and stops it after the test, which
+    # would shut the shared app's dispatcher down.
+    schema = schemathesis.openapi.from_asgi("/api/v1/openapi.json", make_app())
     operations = [result.ok() for result in schema.get_all_operations()]
     assert len(operations) >= 9
     for operation in operations:

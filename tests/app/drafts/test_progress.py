@@ -24,7 +24,8 @@ def test_chart_geometry_scales_bars_and_line() -> None:
 
 
 def test_account_page_shows_the_chart(learner: Browser, code_of: Callable[..., str]) -> None:
-    learner.verdict(learner.submit("add-tensors", code_of("add-tensors", "mutants/subtracts.py")).json()["id"])
+    wrong_add = code_of("add-tensors", "mutants/subtracts.py")
+    learner.verdict(learner.submit("add-tensors", wrong_add).json()["id"])
     learner.verdict(learner.submit("add-tensors", code_of("add-tensors")).json()["id"])
     html = learner.get("/account").text
     figure = html.split('id="progress-chart"')[1].split("</figure>")[0]

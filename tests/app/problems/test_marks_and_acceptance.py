@@ -20,7 +20,8 @@ def test_marks_and_acceptance_rate(learner: Browser, code_of: Callable[..., str]
 
     wrong = learner.submit("sum-of-squares", "def sum_of_squares(x):\n    return 0\n", "submit")
     learner.verdict(wrong.json()["id"])
-    learner.verdict(learner.submit("add-tensors", code_of("add-tensors", "mutants/subtracts.py")).json()["id"])
+    wrong_add = code_of("add-tensors", "mutants/subtracts.py")
+    learner.verdict(learner.submit("add-tensors", wrong_add).json()["id"])
     learner.verdict(learner.submit("add-tensors", code_of("add-tensors")).json()["id"])
 
     listing = learner.get("/problems").text
