@@ -78,7 +78,7 @@ def test_formula_that_does_not_render_is_refused(instructor: Any, walkthrough_fi
             {"problem.toml": 'title = "x"\ndifficulty = "impossible"\n'},
             "problem.toml: difficulty 'impossible'",
         ),
-        ({"problem.toml": "title = \n"}, "problem.toml: invalid TOML: Invalid value (at line 1"),
+        ({"problem.toml": "title = \n"}, "problem.toml:1: invalid TOML: Invalid value (at line 1"),
         ({"notes.txt": "hi"}, "notes.txt: unexpected file in a problem folder"),
     ],
 )
