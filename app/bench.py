@@ -41,7 +41,7 @@ from app.submissions.models import FINISHED, Submission
 from runner.problem import load_problem_dir
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_PROBLEM = ROOT / "problems" / "freeze-backbone"
+DEFAULT_PROBLEM = ROOT / "problems" / "backward-hook-gradients"  # a seed problem, free
 
 
 def pct(values: list[float], q: float) -> float:
