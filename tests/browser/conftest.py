@@ -63,6 +63,13 @@ class Server:
     accounts: Accounts
     log: Path
 
+    def new_account(self, role: str = "student") -> str:
+        """A learner no other test has touched (for assertions about one's own progress)."""
+        email = f"{role}-{uuid.uuid4().hex[:8]}@example.com"
+        with self.database.transaction() as session:
+            sign_up(session, email, PASSWORD, role=role)
+        return email
+
 
 def _free_port() -> int:
     with socket.socket() as s:
