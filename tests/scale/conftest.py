@@ -85,3 +85,4 @@ def stack(redis_server: RedisServer, scale_db: str, tmp_path: Path) -> Iterator[
         yield s
     finally:
         s.close()
+        print(s.logs())  # captured: shown by pytest only when the test failed
