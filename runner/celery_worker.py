@@ -105,6 +105,16 @@ def celery_config(broker_url: str, visibility_timeout_s: float) -> dict[str, Any
 PUBLISH_RETRY = {"max_retries": 60, "interval_start": 0.2, "interval_step": 0.5, "interval_max": 2.0}
 
 
+def direct(queue: str) -> dict[str, str]:
+    """Publish options that put a message straight on ``queue``'s list.
+
+    Routing through a named exchange needs kombu's binding table in Redis; a Redis that restarted
+    without its data has none until a consumer declares its queue again, and until then kombu
+    drops such messages without an error. The default exchange needs no table.
+    """
+    return {"exchange": "", "routing_key": queue}
+
+
 def _env_float(name: str, default: float) -> float:
     raw = os.environ.get(name, "")
     return float(raw) if raw.strip() else default
@@ -202,7 +212,7 @@ def _internal_error(message: str) -> JudgeResult:
 
 
 def _send(task: str, **kwargs: Any) -> None:
-    app.send_task(task, kwargs=kwargs, retry=True, retry_policy=PUBLISH_RETRY)
+    app.send_task(task, kwargs=kwargs, retry=True, retry_policy=PUBLISH_RETRY, **direct(RESULTS_QUEUE))
 
 
 @app.task(name=JUDGE_TASK, bind=True, acks_late=True, reject_on_worker_lost=True)

@@ -42,6 +42,7 @@ from runner.celery_worker import (
     RESULTS_QUEUE,
     RUNNERS_KEY,
     celery_config,
+    direct,
     done_key,
 )
 from runner.jobs import INTERNAL_ERROR, Expectations, Job, JudgeResult
@@ -143,7 +144,7 @@ class Publisher:
                     "job": job.to_dict(),
                     "attempt": attempt,
                 },
-                queue=JUDGE_QUEUE,
+                **direct(JUDGE_QUEUE),
                 # A job nobody took before the sweeper gave up on it is dropped by the worker.
                 expires=self.settings.stuck_after_s,
                 retry=True,

