@@ -50,6 +50,7 @@ pytest:
 bench: setup
 	$(PY) -m runner bench
 	$(PY) -m app.bench
+	$(PY) scripts/scale-bench.py --submissions 300 --clients 8
 
 clean:
 	rm -rf $(VENV) var
