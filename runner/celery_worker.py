@@ -49,6 +49,8 @@ RESULTS_QUEUE = "results"
 JUDGE_TASK = "torchdrill.judge"
 STARTED_TASK = "torchdrill.started"
 RECORD_TASK = "torchdrill.record"
+ADHOC_TASK = "torchdrill.adhoc"  # not a submission: authoring's expectations and validation runs
+REPLY_TTL_S = 600
 KEY_PREFIX = "torchdrill:"
 RUNNERS_KEY = KEY_PREFIX + "runners"  # hash: worker name -> JSON heartbeat (pool size, runtime)
 FINISHED_CHANNEL = KEY_PREFIX + "finished"  # pub/sub: submission ids whose verdict was recorded
@@ -257,6 +259,35 @@ def judge(self: Any, submission_id: int, token: str, job: dict[str, Any], attemp
             worker=worker,
             deliveries=deliveries,
         )
+
+
+@app.task(name=ADHOC_TASK, acks_late=True, reject_on_worker_lost=True)
+def adhoc(kind: str, payload: dict[str, Any], reply_key: str) -> None:
+    """Judge a job or compute a problem's expectations for a caller waiting on ``reply_key``.
+
+    Used by authoring (validation, publishing) in a web process that has no sandbox. The
+    answer is pushed on a Redis list the caller blocks on; nothing is stored in a database.
+    """
+    from runner.engine import ExpectationError
+    from runner.problem import ProblemFormatError, build_problem
+
+    reply: dict[str, Any]
+    try:
+        if kind == "judge":
+            reply = {"result": get_judge().judge(Job.from_dict(payload)).to_dict()}
+        elif kind == "expectations":
+            problem = build_problem(payload["slug"], payload["files"])
+            reply = {"expectations": get_judge().compute_expectations(problem).to_dict()}
+        else:
+            reply = {"error": f"unknown request {kind!r}", "kind": "internal"}
+    except (ExpectationError, ProblemFormatError) as exc:
+        reply = {"error": str(exc), "kind": "expectation"}
+    except Exception as exc:
+        log.exception("ad-hoc %s request failed", kind)
+        reply = {"error": f"the runner failed: {exc}", "kind": "internal"}
+    client = broker_redis()
+    client.rpush(reply_key, json.dumps(reply))
+    client.expire(reply_key, REPLY_TTL_S)
 
 
 # --- heartbeat: pool size for /metrics, runtime versions for pages, liveness for compose ---------

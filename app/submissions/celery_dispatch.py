@@ -23,6 +23,7 @@ import json
 import logging
 import threading
 import time
+import uuid
 from typing import Any
 
 import redis
@@ -34,6 +35,7 @@ from app.kit.settings import Settings
 from app.submissions.dispatch import ResultWaiter
 from app.submissions.judging import load_job, record_result
 from runner.celery_worker import (
+    ADHOC_TASK,
     FINISHED_CHANNEL,
     HEARTBEAT_TTL_S,
     JUDGE_QUEUE,
@@ -45,9 +47,12 @@ from runner.celery_worker import (
     direct,
     done_key,
 )
-from runner.jobs import INTERNAL_ERROR, Expectations, Job, JudgeResult
+from runner.engine import ExpectationError
+from runner.jobs import INTERNAL_ERROR, Expectations, Job, JudgeResult, Mode
+from runner.problem import ProblemFiles
 
 log = logging.getLogger(__name__)
+ADHOC_SLACK_S = 60.0  # queueing behind submissions, and a cold runner
 
 # A failed publish must not hold the request for long: the sweeper publishes it later.
 REQUEST_PUBLISH_RETRY = {"max_retries": 2, "interval_start": 0.1, "interval_step": 0.2, "interval_max": 0.3}
@@ -271,8 +276,11 @@ def queue_depth(client: redis.Redis) -> dict[str, int]:
 class RemoteRunner:
     """The web's :class:`~app.kit.runner.JudgeRunner` when judging happens in runner workers."""
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: redis.Redis, celery: Celery | None = None, broker_url: str = "") -> None:
         self.client = client
+        self.celery = celery
+        # Blocking reads outlast the shared client's socket timeout: a client of their own.
+        self._replies = redis.Redis.from_url(broker_url, socket_connect_timeout=5) if broker_url else client
         self._info: dict[str, str] = {}
         self._info_at = 0.0
 
@@ -287,11 +295,52 @@ class RemoteRunner:
             self._info_at = time.monotonic()
         return dict(self._info)
 
-    def judge(self, job: Job) -> JudgeResult:
-        raise RuntimeError("this web process judges through runner workers; publish the job instead")
+    def _ask(self, kind: str, payload: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        """Send an ad-hoc request to a runner worker and block until its answer (or time out)."""
+        if self.celery is None:
+            raise RuntimeError("no broker connection for ad-hoc runner requests")
+        reply_key = f"{KEY_PREFIX}reply:{uuid.uuid4().hex}"
+        self.celery.send_task(
+            ADHOC_TASK,
+            kwargs={"kind": kind, "payload": payload, "reply_key": reply_key},
+            expires=timeout_s,
+            **direct(JUDGE_QUEUE),
+        )
+        answer = self._replies.blpop([reply_key], timeout=max(1, int(timeout_s)))
+        if answer is None:
+            raise RuntimeError(f"no runner worker answered within {timeout_s:.0f} s; is a runner running?")
+        return dict(json.loads(answer[1]))
 
-    def compute_expectations(self, problem: Any) -> Expectations:
-        raise RuntimeError(
-            "expected values are computed where a sandbox runs: import problems with "
-            "`torchdrill problems import` in the runner image (see docs/deploy.md)"
+    def judge(self, job: Job) -> JudgeResult:
+        """Judge outside the submission flow (authoring's validation) through a runner worker."""
+        reply = self._ask("judge", job.to_dict(), job.limits.time_s + ADHOC_SLACK_S)
+        if "result" not in reply:
+            return JudgeResult(
+                verdict=INTERNAL_ERROR, passed=0, total=0, cases=[], message=reply.get("error", "")
+            )
+        return JudgeResult.from_dict(reply["result"])
+
+    def compute_expectations(self, problem: ProblemFiles) -> Expectations:
+        reply = self._ask(
+            "expectations",
+            {"slug": problem.slug, "files": problem.files()},
+            problem.limits.time_s + ADHOC_SLACK_S,
+        )
+        if "expectations" not in reply:
+            if reply.get("kind") == "expectation":
+                raise ExpectationError(reply.get("error", "the reference failed"))
+            raise RuntimeError(reply.get("error", "the runner failed"))
+        return Expectations.from_dict(reply["expectations"])
+
+    def job_for(
+        self, problem: ProblemFiles, expectations: Expectations, code: str, mode: Mode, job_id: str = ""
+    ) -> Job:
+        return Job(
+            entry_point=problem.entry_point,
+            tests_source=problem.tests,
+            code=code,
+            mode=mode,
+            expectations=expectations,
+            limits=problem.limits,
+            job_id=job_id,
         )

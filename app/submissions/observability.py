@@ -110,7 +110,7 @@ def setup_judging(
         remote = CeleryDispatcher(db, settings, waiter)
         return Judging(
             remote,
-            runner or RemoteRunner(remote.client),
+            runner or RemoteRunner(remote.client, remote.celery, settings.broker_url or ""),
             RedisStats(remote.client),
             BrokerSources(db, remote.client),
         )
