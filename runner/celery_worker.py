@@ -334,6 +334,29 @@ def healthcheck(max_age_s: float = HEARTBEAT_TTL_S) -> int:
     return 0 if age < max_age_s else 1
 
 
+def worker_argv(queue: str, concurrency: int, name: str, loglevel: str, extra: list[str]) -> list[str]:
+    """Celery worker arguments shared by runner workers and the recorder: one queue, a thread
+    pool, one prefetched message per thread (late acknowledgement does the rest), no gossip."""
+    return [
+        "worker",
+        "--queues",
+        queue,
+        "--pool",
+        "threads",
+        "--concurrency",
+        str(concurrency),
+        "--prefetch-multiplier",
+        "1",
+        "--hostname",
+        name,
+        "--without-gossip",
+        "--without-mingle",
+        "--loglevel",
+        loglevel,
+        *extra,
+    ]
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["healthcheck"]:
@@ -345,24 +368,7 @@ def main(argv: list[str] | None = None) -> None:
     signals.worker_shutdown.connect(_on_shutdown, weak=False)
     name = os.environ.get("TORCHDRILL_WORKER_NAME", f"runner-{os.getpid()}@{socket.gethostname()}")
     app.worker_main(
-        [
-            "worker",
-            "--queues",
-            JUDGE_QUEUE,
-            "--pool",
-            "threads",
-            "--concurrency",
-            str(SLOTS),
-            "--prefetch-multiplier",
-            "1",
-            "--hostname",
-            name,
-            "--without-gossip",
-            "--without-mingle",
-            "--loglevel",
-            os.environ.get("TORCHDRILL_LOG_LEVEL", "INFO"),
-            *args,
-        ]
+        worker_argv(JUDGE_QUEUE, SLOTS, name, os.environ.get("TORCHDRILL_LOG_LEVEL", "INFO"), args)
     )
 
 

@@ -49,7 +49,14 @@ from app.submissions.celery_dispatch import (
 )
 from app.submissions.judging import record_result
 from app.submissions.models import QUEUED, RUNNING, Submission
-from runner.celery_worker import JUDGE_QUEUE, KEY_PREFIX, RECORD_TASK, RESULTS_QUEUE, STARTED_TASK
+from runner.celery_worker import (
+    JUDGE_QUEUE,
+    KEY_PREFIX,
+    RECORD_TASK,
+    RESULTS_QUEUE,
+    STARTED_TASK,
+    worker_argv,
+)
 from runner.jobs import JudgeResult
 
 log = logging.getLogger(__name__)
@@ -258,26 +265,7 @@ def main(argv: list[str] | None = None) -> None:
             db.dispose()
 
     name = f"recorder-{os.getpid()}@{socket.gethostname()}"
-    celery.worker_main(
-        [
-            "worker",
-            "--queues",
-            RESULTS_QUEUE,
-            "--pool",
-            "threads",
-            "--concurrency",
-            str(settings.recorder_concurrency),
-            "--prefetch-multiplier",
-            "1",
-            "--hostname",
-            name,
-            "--without-gossip",
-            "--without-mingle",
-            "--loglevel",
-            "INFO",
-            *args,
-        ]
-    )
+    celery.worker_main(worker_argv(RESULTS_QUEUE, settings.recorder_concurrency, name, "INFO", args))
 
 
 if __name__ == "__main__":
