@@ -14,10 +14,16 @@ RUN python -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH
 COPY requirements.txt /tmp/requirements.txt
 # torch first, from the CPU-only index (no CUDA wheels): `pip install -r` then finds it satisfied.
+# Where that index is unreachable, point TORCH_INDEX_URL elsewhere and TORCH_FIND_LINKS at a
+# directory holding the +cpu wheel (scripts/image-smoke.sh); the +cpu wheel outranks a plain one.
+ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
+ARG TORCH_FIND_LINKS=
+# torch.cuda.is_available() is False for a CUDA build on a GPU-less builder too: check the build.
 RUN TORCH_VERSION="$(sed -n 's/^torch==//p' /tmp/requirements.txt)" \
- && pip install --index-url https://download.pytorch.org/whl/cpu "torch==${TORCH_VERSION}" \
+ && pip install --index-url "${TORCH_INDEX_URL}" ${TORCH_FIND_LINKS:+--find-links "${TORCH_FIND_LINKS}"} \
+        "torch==${TORCH_VERSION}" \
  && pip install -r /tmp/requirements.txt \
- && python -c "import torch; assert not torch.cuda.is_available(); print('torch', torch.__version__)"
+ && python -c "import torch; assert torch.version.cuda is None, 'not the CPU build of torch'; print('torch', torch.__version__)"
 
 # --- runtime -----------------------------------------------------------------------------------------
 FROM ${PYTHON_IMAGE} AS runtime
@@ -36,7 +42,12 @@ COPY migrations ./migrations
 COPY templates ./templates
 COPY problems ./problems
 COPY scripts/scale-entrypoint.sh /usr/local/bin/torchdrill-entrypoint
+# The operator CLI (`torchdrill users create ...`, pyproject's [project.scripts]): the
+# project itself is not pip-installed, so write the console script pip would have written.
 RUN chmod 0755 /usr/local/bin/torchdrill-entrypoint \
+ && printf '#!/opt/venv/bin/python\nimport sys\nfrom app.cli.main import main\nsys.exit(main())\n' \
+        > /opt/venv/bin/torchdrill \
+ && chmod 0755 /opt/venv/bin/torchdrill \
  && python -m compileall -q app runner migrations
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONPATH=/srv/torchdrill \

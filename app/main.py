@@ -23,6 +23,7 @@ from app.authoring import pages as authoring_pages
 from app.drafts import api as draft_api
 from app.kit.db import Database
 from app.kit.errors import AppError
+from app.kit.logging import SubmissionLogMiddleware
 from app.kit.runner import JudgeRunner, runtime_info
 from app.kit.settings import Settings, get_settings
 from app.kit.web import ROOT, render
@@ -150,6 +151,7 @@ def create_app(
         response.headers.setdefault("X-Frame-Options", "DENY")
         return response
 
+    app.add_middleware(SubmissionLogMiddleware)  # outermost: it sees the access-log line
     install_error_handlers(app)
     app.mount("/static", StaticFiles(directory=str(ROOT / "app" / "static")), name="static")
 

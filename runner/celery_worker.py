@@ -40,6 +40,9 @@ from typing import Any
 
 import redis
 from celery import Celery, signals
+from kombu.transport import redis as kombu_redis
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
 
 from runner.jobs import INTERNAL_ERROR, Job, JudgeResult
 
@@ -100,7 +103,31 @@ def celery_config(broker_url: str, visibility_timeout_s: float) -> dict[str, Any
         "task_create_missing_queues": True,
         "worker_send_task_events": False,
         "task_send_sent_event": False,
+        "broker_transport": f"{__name__}:RedisTransport",
     }
+
+
+class _Channel(kombu_redis.Channel):
+    def _connparams(self, asynchronous: bool = False) -> dict[str, Any]:
+        if self.connection.client is None:
+            raise redis.ConnectionError("the broker connection was closed")
+        params: dict[str, Any] = super()._connparams(asynchronous=asynchronous)
+        return params
+
+
+class RedisTransport(kombu_redis.Transport):  # type: ignore[misc]
+    """kombu's Redis transport, but a closed connection fails like a lost one.
+
+    When Redis goes away while messages are unacknowledged, Celery 5.7.0 closes the connection it
+    has just collected, and the channel then still acknowledges or puts back those messages
+    through a transport that has no client left: kombu raises ``AttributeError``, which no
+    handler expects, and the worker dies ("Unrecoverable error"). Raising a connection error
+    instead lets Celery log it and reconnect. Nothing is lost: the messages stay in Redis's
+    unacknowledged set and come back after the visibility timeout (a job that was judged
+    meanwhile is then skipped). ``tests/scale/test_faults.py`` restarts Redis under load.
+    """
+
+    Channel = _Channel
 
 
 # Publishing a result retries through a Redis restart instead of failing the job.
@@ -202,10 +229,20 @@ def get_judge() -> Any:
 
 
 def broker_redis() -> redis.Redis:
-    """A plain client on the broker for the delivery counters and heartbeats."""
+    """A plain client on the broker for the delivery counters and heartbeats.
+
+    Like result publishing (``PUBLISH_RETRY``), its commands wait through a Redis restart (about
+    two minutes) instead of failing the job that is being judged.
+    """
     global _redis
     if _redis is None:
-        _redis = redis.Redis.from_url(BROKER_URL, socket_timeout=10, socket_connect_timeout=5)
+        _redis = redis.Redis.from_url(
+            BROKER_URL,
+            socket_timeout=10,
+            socket_connect_timeout=5,
+            retry=Retry(ExponentialBackoff(cap=2.0, base=0.2), 60),
+            retry_on_error=[redis.ConnectionError, redis.TimeoutError],
+        )
     return _redis
 
 

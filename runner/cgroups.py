@@ -10,6 +10,7 @@ group; it is unmounted before any learner code runs.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import time
@@ -19,6 +20,9 @@ from pathlib import Path
 ROOT = Path("/sys/fs/cgroup")
 GROUP = "torchdrill"
 SANDBOX_MOUNT = "/cg"
+# cgroup v2 inside a container: the processes that were in the container's root group move here,
+# so that the root may hand controllers down ("no internal processes" rule).
+SUPERVISOR = "supervisor"
 
 
 class CgroupUnavailable(RuntimeError):
@@ -38,6 +42,54 @@ def _read(path: Path) -> str:
         return path.read_text()
     except OSError:
         return ""
+
+
+def pid_namespace() -> str:
+    """This process's pid namespace (an inode number): pids mean something only inside it."""
+    return str(os.stat("/proc/self/ns/pid").st_ino)
+
+
+def job_group_name(job_id: str) -> str:
+    """``job-<pid namespace>-<owner pid>-<job id>``: what :meth:`CgroupTree.sweep` reads back."""
+    return f"job-{pid_namespace()}-{os.getpid()}-{job_id}"
+
+
+def _left_behind(name: str, namespace: str) -> bool:
+    """A job group whose owner was a process of ``namespace`` that no longer exists.
+
+    Groups of other pid namespaces (runners in other containers sharing a cgroup v1 tree with
+    this one) are never touched: their owner's pid means nothing here.
+    """
+    parts = name.split("-")
+    if len(parts) != 4 or parts[0] != "job" or parts[1] != namespace or not parts[2].isdigit():
+        return False
+    return not os.path.exists(f"/proc/{parts[2]}")
+
+
+def enable_controllers(root: Path, controllers: set[str]) -> None:
+    """Let ``root``'s children use ``controllers`` (cgroup v2).
+
+    Inside a container ``root`` is the container's own group, which holds its processes, and
+    the kernel refuses to hand controllers down from a group with processes in it (EBUSY). Those
+    processes then move to a leaf group of their own first, as container-in-container setups do.
+    """
+    line = " ".join(f"+{c}" for c in sorted(controllers))
+    try:
+        _write(root / "cgroup.subtree_control", line)
+        return
+    except OSError as exc:
+        if exc.errno != errno.EBUSY:
+            raise
+    leaf = root / SUPERVISOR
+    leaf.mkdir(exist_ok=True)
+    for _ in range(10):  # processes may fork while they are moved
+        pids = _read(root / "cgroup.procs").split()
+        if not pids:
+            break
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, OSError):
+                _write(leaf / "cgroup.procs", pid)
+    _write(root / "cgroup.subtree_control", line)
 
 
 @dataclass
@@ -158,11 +210,8 @@ class CgroupTree:
                 missing = wanted - available
                 if missing:
                     raise CgroupUnavailable(f"cgroup v2 lacks controllers: {', '.join(sorted(missing))}")
-                _write(root / "cgroup.subtree_control", " ".join(f"+{c}" for c in sorted(wanted)))
-                _write(
-                    self.parents["unified"] / "cgroup.subtree_control",
-                    " ".join(f"+{c}" for c in sorted(wanted)),
-                )
+                enable_controllers(root, wanted)
+                enable_controllers(self.parents["unified"], wanted)
         except PermissionError as exc:
             raise CgroupUnavailable(
                 f"cannot create cgroups under {root}: {exc} (the runner needs root)"
@@ -184,12 +233,18 @@ class CgroupTree:
             raise
         return group
 
-    def sweep(self) -> None:
-        """Remove job groups left behind by runners that died (group names carry the owner pid)."""
+    def sweep(self) -> list[str]:
+        """Remove the job groups left behind by runners of this pid namespace that died.
+
+        Group names carry the owner's pid namespace and pid (:func:`job_group_name`); returns the
+        names removed.
+        """
+        namespace = pid_namespace()
+        removed: list[str] = []
         for parent in self.parents.values():
             for child in parent.iterdir():
-                owner = child.name.split("-")[1] if child.name.count("-") >= 2 else ""
-                if not child.is_dir() or (owner.isdigit() and os.path.exists(f"/proc/{owner}")):
-                    continue
-                dirs = {k: p / child.name for k, p in self.parents.items()}
-                JobCgroup(child.name, dirs, self.version).remove()
+                if child.is_dir() and child.name not in removed and _left_behind(child.name, namespace):
+                    dirs = {k: p / child.name for k, p in self.parents.items()}
+                    JobCgroup(child.name, dirs, self.version).remove()
+                    removed.append(child.name)
+        return removed

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from runner.cgroups import CgroupTree, JobCgroup
+from runner.cgroups import CgroupTree, JobCgroup, job_group_name
 from runner.jobs import Limits
 
 log = logging.getLogger("runner.sandbox")
@@ -236,7 +236,7 @@ class Sandbox:
         """Ask the zygote for a spare: a waiting harness already inside a fresh cgroup."""
         job_id = uuid.uuid4().hex
         uid = UID_BASE + next(self._uids) % UID_SPAN
-        group = self.cgroups.create(f"job-{os.getpid()}-{job_id}", Limits().memory_mb, Limits().max_processes)
+        group = self.cgroups.create(job_group_name(job_id), Limits().memory_mb, Limits().max_processes)
         waiter: dict[str, Any] = {"event": threading.Event()}
         with self._waiters_lock:
             self._waiters[job_id] = waiter

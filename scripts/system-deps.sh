@@ -12,8 +12,9 @@ fi
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "installing: ${need[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  # Wait for another apt/dpkg run (unattended upgrades on a fresh machine) instead of failing.
+  apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${need[@]}" >/dev/null
 else
   echo "missing system packages: ${need[*]} (install them with your package manager)" >&2
   [[ " ${need[*]} " == *" bubblewrap "* ]] && exit 1

@@ -14,6 +14,7 @@ from starlette.types import Receive, Scope, Send
 from app.api_v1.deps import ApiUser, limit_body
 from app.api_v1.schemas import SubmissionIn, SubmissionList, SubmissionOut, Verdict, error_responses
 from app.kit.db import Database, utcnow
+from app.kit.logging import tag_request
 from app.kit.web import SessionDep, SettingsDep, get_database
 from app.problems import service as problems
 from app.submissions import repository as submissions_repository
@@ -136,6 +137,7 @@ def create_submission(
         now=now,
         idempotency_key=idempotency_key,
     )
+    tag_request(request.state, submission.id)
     wait_s = min(timeout or settings.wait_timeout_s, settings.wait_timeout_s) if wait else None
     produce = _produce(get_database(request), waiter, submission.id, body.problem, wait_s)
     headers = {"Location": f"/api/v1/submissions/{submission.id}"}

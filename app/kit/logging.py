@@ -12,9 +12,11 @@ import contextvars
 import json
 import logging
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableMapping
 from contextlib import contextmanager
 from typing import Any, Literal
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 _submission_id: contextvars.ContextVar[int | None] = contextvars.ContextVar("submission_id", default=None)
 
@@ -33,6 +35,54 @@ def submission_context(submission_id: int) -> Iterator[None]:
 
 def current_submission() -> int | None:
     return _submission_id.get()
+
+
+_STATE_KEY = "submission_id"
+
+
+def tag_request(state: Any, submission_id: int) -> None:
+    """Say which submission a request is about (``request.state``), for its access-log line."""
+    setattr(state, _STATE_KEY, submission_id)
+
+
+def _submission_of(scope: Scope) -> int | None:
+    state: MutableMapping[str, Any] = scope.get("state") or {}
+    tagged = state.get(_STATE_KEY)
+    if isinstance(tagged, int):
+        return tagged
+    raw = (scope.get("path_params") or {}).get(_STATE_KEY)
+    try:
+        return int(raw) if raw is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+class SubmissionLogMiddleware:
+    """Puts the submission a request is about on the server's access-log line.
+
+    uvicorn writes that line while the response starts, inside ``send``: this wraps ``send`` so
+    the submission id (a ``{submission_id}`` path parameter, or one a route gave with
+    :func:`tag_request`) is in the logging context at that moment.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        scope.setdefault("state", {})
+
+        async def send_tagged(message: Message) -> None:
+            submission_id = _submission_of(scope) if message["type"] == "http.response.start" else None
+            if submission_id is None:
+                await send(message)
+                return
+            with submission_context(submission_id):
+                await send(message)
+
+        await self.app(scope, receive, send_tagged)
 
 
 class SubmissionFilter(logging.Filter):

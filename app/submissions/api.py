@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from app.accounts.deps import CurrentUser
 from app.kit.db import utcnow
+from app.kit.logging import tag_request
 from app.kit.web import CsrfProtected, SessionDep, SettingsDep, get_database
 from app.problems import service as problems
 from app.submissions import service
@@ -24,6 +25,7 @@ class SubmissionIn(BaseModel):
 
 @router.post("/problems/{slug}/submissions", status_code=202, dependencies=[CsrfProtected])
 def create_submission(
+    request: Request,
     slug: str,
     body: SubmissionIn,
     user: CurrentUser,
@@ -41,6 +43,7 @@ def create_submission(
         max_code_bytes=settings.max_code_bytes,
         now=utcnow(),
     )
+    tag_request(request.state, submission.id)
     return service.to_view(submission, slug)
 
 

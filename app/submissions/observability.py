@@ -15,7 +15,6 @@ from dataclasses import dataclass
 import redis
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import Response
-from sqlalchemy import func, select
 
 from app.kit.db import Database
 from app.kit.errors import Forbidden
@@ -26,7 +25,7 @@ from app.kit.settings import Settings
 from app.submissions import repository
 from app.submissions.dispatch import Dispatcher, InProcessDispatcher, ResultWaiter
 from app.submissions.judging import judge_submission
-from app.submissions.models import QUEUED, RUNNING, Submission
+from app.submissions.models import QUEUED
 
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["health"])
@@ -34,14 +33,7 @@ router = APIRouter(tags=["health"])
 
 def unfinished_counts(db: Database) -> dict[str, int]:
     with db.sessionmaker() as session:
-        stmt = (
-            select(Submission.status, func.count(Submission.id))
-            .where(Submission.status.in_((QUEUED, RUNNING)))
-            .group_by(Submission.status)
-        )
-        counts = {QUEUED: 0, RUNNING: 0}
-        counts.update({status: int(n) for status, n in session.execute(stmt)})
-        return counts
+        return repository.unfinished_counts(session)
 
 
 class EmbeddedSources:

@@ -30,7 +30,6 @@ from typing import Any
 
 import redis
 from celery import Celery, signals
-from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 
 from app.kit.db import Database, utcnow
@@ -48,7 +47,7 @@ from app.submissions.celery_dispatch import (
     token_ok,
 )
 from app.submissions.judging import record_result
-from app.submissions.models import QUEUED, RUNNING, Submission
+from app.submissions.models import RUNNING
 from runner.celery_worker import (
     JUDGE_QUEUE,
     KEY_PREFIX,
@@ -152,14 +151,9 @@ class Sweeper:
             except Exception:  # Redis or the database restarting: try again next round
                 log.exception("sweep failed")
 
-    def _unfinished(self) -> list[Any]:
+    def _unfinished(self) -> list[tuple[int, str, datetime, datetime | None]]:
         with self.db.sessionmaker() as session:
-            stmt = (
-                select(Submission.id, Submission.status, Submission.created_at, Submission.started_at)
-                .where(Submission.status.in_((QUEUED, RUNNING)))
-                .order_by(Submission.id)
-            )
-            return list(session.execute(stmt).all())
+            return repository.unfinished(session)
 
     def sweep_once(self) -> dict[str, int]:
         client = self.publisher.client

@@ -35,6 +35,28 @@ def unfinished_ids(session: Session) -> list[int]:
     return list(session.scalars(stmt))
 
 
+def unfinished(session: Session) -> list[tuple[int, str, datetime, datetime | None]]:
+    """(id, status, created_at, started_at) of every queued or running submission, oldest first."""
+    stmt = (
+        select(Submission.id, Submission.status, Submission.created_at, Submission.started_at)
+        .where(Submission.status.in_((QUEUED, RUNNING)))
+        .order_by(Submission.id)
+    )
+    return [(sid, status, created, started) for sid, status, created, started in session.execute(stmt)]
+
+
+def unfinished_counts(session: Session) -> dict[str, int]:
+    """How many submissions are queued and how many running."""
+    stmt = (
+        select(Submission.status, func.count(Submission.id))
+        .where(Submission.status.in_((QUEUED, RUNNING)))
+        .group_by(Submission.status)
+    )
+    counts = {QUEUED: 0, RUNNING: 0}
+    counts.update({status: int(n) for status, n in session.execute(stmt)})
+    return counts
+
+
 def requeue_running(session: Session) -> None:
     session.execute(
         update(Submission).where(Submission.status == RUNNING).values(status=QUEUED, started_at=None)

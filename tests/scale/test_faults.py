@@ -6,7 +6,9 @@ Every test ends with exactly one verdict per submission, checked in the database
 
 from __future__ import annotations
 
+import contextlib
 import signal
+import threading
 import time
 from collections.abc import Iterator
 
@@ -174,3 +176,38 @@ def test_redis_restart_queued_work_resumes(stack: Stack, publisher: Publisher) -
     done = wait_finished(stack.db_url, lost, 60)
     assert {r.verdict for r in done.values()} == {"wrong_answer"}
     assert len(rows(stack.db_url)) == 7
+
+
+def test_redis_restarts_under_load_workers_survive(stack: Stack, publisher: Publisher) -> None:
+    """The broker goes away again and again while jobs run and their messages are unacknowledged."""
+    stack.settings_env["TORCHDRILL_REQUEUE_AFTER_S"] = "3"
+    publisher.settings = stack.settings()
+    recorder = stack.start_recorder()
+    runner = stack.start_runner("runner-a", slots=2)
+    user = make_user(stack.db_url)
+    sent: list[int] = []
+    stop = threading.Event()
+
+    def learner() -> None:
+        while not stop.is_set() and len(sent) < 60:
+            submission_id = insert_submission(stack.db_url, user, "add-tensors", code_of("add-tensors"))
+            sent.append(submission_id)
+            with contextlib.suppress(Exception):  # Redis is down: the sweeper publishes it later
+                publisher.publish(submission_id)
+            time.sleep(0.05)
+
+    thread = threading.Thread(target=learner)
+    thread.start()
+    try:
+        for _ in range(4):
+            time.sleep(0.7)
+            stack.redis_server.stop()
+            time.sleep(0.3)
+            stack.redis_server.start()
+    finally:
+        stop.set()
+        thread.join(timeout=30)
+    done = wait_finished(stack.db_url, sent, 90)
+    assert {r.verdict for r in done.values()} == {"accepted"}, stack.logs()
+    # Both workers reconnected every time instead of dying.
+    assert runner.alive() and recorder.alive(), stack.logs()

@@ -78,7 +78,7 @@ def test_500_submissions_from_16_clients_two_workers(stack: Stack) -> None:
     stack.settings_env["TORCHDRILL_BROKER_VISIBILITY_TIMEOUT_S"] = "60"
     stack.start_recorder()
     runners = [stack.start_runner(f"runner-{i}", slots=2, wait=False) for i in range(2)]
-    _web, base = stack.start_web()
+    web, base = stack.start_web()
     for runner in runners:
         stack.wait_runner(runner)
     total, clients = 500, 16
@@ -125,6 +125,14 @@ def test_500_submissions_from_16_clients_two_workers(stack: Stack) -> None:
     assert both == {"runner.worker"}
     for r in runners:  # the load was shared
         assert sum(1 for e in json_lines(r.output()) if "judged" in e["message"]) > 50, r.name
+
+    # The web's access-log lines say which submission each request was about, the POST that
+    # created it included (its id is known only once the handler has run).
+    access = [e for e in json_lines(web.output()) if e["logger"] == "uvicorn.access"]
+    posts = [e for e in access if "POST /api/problems/add-tensors/submissions" in e["message"]]
+    waits = [e for e in access if "GET /api/submissions/" in e["message"]]
+    assert len(posts) == total and {e.get("submission_id") for e in posts} == {sid for sid, _, _ in results}
+    assert waits and all(f"/api/submissions/{e.get('submission_id')}?" in e["message"] for e in waits)
 
 
 def test_runner_process_has_no_database_url_or_secret_and_never_imports_app(stack: Stack) -> None:
