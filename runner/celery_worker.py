@@ -31,6 +31,7 @@ import json
 import logging
 import os
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -72,7 +73,12 @@ def deliveries_key(submission_id: int) -> str:
 def celery_config(broker_url: str, visibility_timeout_s: float) -> dict[str, Any]:
     """Settings both sides share; the restore sweep runs often enough for the visibility timeout."""
     restore_every = max(1, int(visibility_timeout_s / 4))
-    return {
+    # The transport is named explicitly (RedisTransport below), so kombu no longer reads TLS off a
+    # rediss:// scheme: say it here, verifying the server's certificate (kombu's own default for
+    # rediss:// without options is not to verify it).
+    verified = {"ssl_cert_reqs": ssl.CERT_REQUIRED}
+    tls = {"broker_use_ssl": verified} if broker_url.startswith("rediss://") else {}
+    return tls | {
         "broker_url": broker_url,
         "broker_transport_options": {
             "visibility_timeout": visibility_timeout_s,

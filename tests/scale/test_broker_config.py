@@ -1,0 +1,30 @@
+"""The broker settings both sides share (no broker needed: kombu connections are lazy)."""
+
+from __future__ import annotations
+
+import ssl
+
+from celery import Celery
+from kombu import Connection
+
+from runner.celery_worker import RedisTransport, celery_config
+
+
+def connection_for(url: str) -> Connection:
+    app = Celery("probe")
+    app.conf.update(celery_config(url, 120))
+    return app.connection_for_read()
+
+
+def test_plain_redis_uses_the_tolerant_transport_without_tls() -> None:
+    conn = connection_for("redis://:secret@redis.example:6380/2")
+    assert conn.get_transport_cls() is RedisTransport
+    where = (conn.hostname, conn.port, conn.virtual_host, conn.password)
+    assert where == ("redis.example", 6380, "2", "secret")
+    assert not conn.ssl
+
+
+def test_rediss_keeps_tls_and_verifies_the_server_certificate() -> None:
+    conn = connection_for("rediss://:secret@redis.example:6380/0")
+    assert conn.get_transport_cls() is RedisTransport
+    assert conn.ssl == {"ssl_cert_reqs": ssl.CERT_REQUIRED}
