@@ -40,6 +40,7 @@ services:
 lint:
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 validate:
 	$(VENV)/bin/torchdrill problems validate problems

@@ -121,7 +121,7 @@ class _Channel(kombu_redis.Channel):
         return params
 
 
-class RedisTransport(kombu_redis.Transport):  # type: ignore[misc]
+class RedisTransport(kombu_redis.Transport):
     """kombu's Redis transport, but a closed connection fails like a lost one.
 
     When Redis goes away while messages are unacknowledged, Celery 5.7.0 closes the connection it

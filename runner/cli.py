@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from runner import jobs
 from runner.problem import ProblemFormatError, discover_problems, load_problem_dir
 
+if TYPE_CHECKING:
+    from runner.engine import Runner
+
 app = typer.Typer(help="Torchdrill's sandboxed judge.", no_args_is_help=True, add_completion=False)
 
 STATUS_MARK = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "not_run": "-"}
 
 
-def _runner():
+def _runner() -> Runner:
     from runner.engine import Runner
     from runner.sandbox import SandboxUnavailable
 
@@ -146,4 +148,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -118,7 +118,7 @@ def parse_metadata(toml_source: str, slug: str) -> dict[str, Any]:
         if key not in data:
             raise ProblemFormatError(f"missing key {key!r} ({hint})", rel)
         value = data[key]
-        if not isinstance(value, kind) or (kind is str and not value.strip()):
+        if not isinstance(value, kind) or (isinstance(value, str) and not value.strip()):
             raise ProblemFormatError(f"{key!r} must be {hint}", rel)
         return value
 

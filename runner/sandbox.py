@@ -220,10 +220,10 @@ class Sandbox:
             msg = json.loads(data)
             if msg.get("op") == "exit":
                 with self._waiters_lock:
-                    waiter = self._waiters.get(msg["id"])
-                if waiter is not None:
-                    waiter["exit"] = msg["status"]
-                    waiter["event"].set()
+                    exited = self._waiters.get(msg["id"])
+                if exited is not None:
+                    exited["exit"] = msg["status"]
+                    exited["event"].set()
 
     def close(self) -> None:
         with contextlib.suppress(OSError):

@@ -98,8 +98,8 @@ def shifted_seed(offset: int) -> Iterator[None]:
     def manual_seed(seed: int) -> Any:
         return original(int(seed) + offset)
 
-    torch.manual_seed = manual_seed  # type: ignore[assignment]
-    torch.random.manual_seed = manual_seed  # type: ignore[assignment]
+    torch.manual_seed = manual_seed
+    torch.random.manual_seed = manual_seed
     original(offset)
     try:
         yield

@@ -111,7 +111,8 @@ def _kind(v: Any) -> str:
         return "number"
     if v is None:
         return "None"
-    return {dict: "dict", list: "list", str: "str"}.get(type(v), type(v).__name__)
+    names: dict[type, str] = {dict: "dict", list: "list", str: "str"}
+    return names.get(type(v), type(v).__name__)
 
 
 def compare(expected: Any, actual: Any, rtol: float, atol: float) -> Mismatch | None:

@@ -60,8 +60,8 @@ def list_problems(
         ProblemItem(
             slug=c.slug,
             title=c.title,
-            difficulty=c.difficulty,
-            category=c.category,  # type: ignore[arg-type]
+            difficulty=c.difficulty,  # type: ignore[arg-type]  # the CHECK constraint; pydantic re-checks
+            category=c.category,
             tags=c.tags,
             premium=c.premium,
             locked=c.locked,

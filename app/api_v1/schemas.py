@@ -229,6 +229,11 @@ class SubmissionList(BaseModel):
     next: str | None = Field(description="The URL of the next (older) page, or null")
 
 
+def model_response(status: int, model: type[BaseModel], description: str) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI entry of a second success status (the first is the route's ``response_model``)."""
+    return {status: {"model": model, "description": description}}
+
+
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI entries for the error statuses a route can answer."""
     descriptions = {

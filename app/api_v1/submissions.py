@@ -12,7 +12,14 @@ from fastapi.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
 from app.api_v1.deps import ApiUser, limit_body
-from app.api_v1.schemas import SubmissionIn, SubmissionList, SubmissionOut, Verdict, error_responses
+from app.api_v1.schemas import (
+    SubmissionIn,
+    SubmissionList,
+    SubmissionOut,
+    Verdict,
+    error_responses,
+    model_response,
+)
 from app.kit.db import Database, utcnow
 from app.kit.logging import tag_request
 from app.kit.web import SessionDep, SettingsDep, get_database
@@ -93,7 +100,7 @@ def _produce(
     "",
     status_code=202,
     response_model=SubmissionOut,
-    responses={200: {"model": SubmissionOut, "description": "Finished (with `wait=true`, or a replay)"}}
+    responses=model_response(200, SubmissionOut, "Finished (with `wait=true`, or a replay)")
     | error_responses(401, 403, 404, 409, 413, 422, 429),
     dependencies=[Depends(limit_body)],
 )
@@ -149,7 +156,7 @@ def create_submission(
 @router.get(
     "/{submission_id}",
     response_model=SubmissionOut,
-    responses={202: {"model": SubmissionOut, "description": "Still queued or running (after `wait`)"}}
+    responses=model_response(202, SubmissionOut, "Still queued or running (after `wait`)")
     | error_responses(401, 404, 422, 429),
 )
 def get_submission(

@@ -77,23 +77,15 @@ def judge_submission(
             job = load_job(session, submission_id)
     except Exception as exc:  # a broken stored problem must still end with a verdict
         log.exception("cannot build the job for submission %s", submission_id)
-        job, failure = (
-            None,
-            _internal_error(f"The problem could not be loaded for judging (not your fault): {exc}"),
-        )
+        result = _internal_error(f"The problem could not be loaded for judging (not your fault): {exc}")
     else:
         if job is None:
             return False
-        failure = None
-    if job is not None:
         try:
             result = runner.judge(job)
         except Exception as exc:  # the runner promises not to raise; if it does, say so
             log.exception("runner failed on submission %s", submission_id)
             result = _internal_error(f"The judge failed to run this submission (not your fault): {exc}")
-    else:
-        assert failure is not None
-        result = failure
     with db.transaction() as session:
         recorded = record_result(session, submission_id, result)
     if notify is not None:
