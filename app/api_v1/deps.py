@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import math
-import threading
-import time
-from collections import deque
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -13,8 +9,9 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from app.accounts import service as accounts
 from app.accounts.models import User
+from app.api_v1.limits import RequestLimiter, make_limiter
 from app.kit.db import utcnow
-from app.kit.errors import InvalidToken, PayloadTooLarge, TooManyRequests
+from app.kit.errors import InvalidToken, PayloadTooLarge
 from app.kit.web import SessionDep, SettingsDep
 
 bearer = HTTPBearer(
@@ -23,38 +20,10 @@ bearer = HTTPBearer(
 )
 
 
-class RequestLimiter:
-    """A sliding one-minute window of request times per user, in this process.
-
-    Submissions have a second, stricter limit counted in the database (shared by every process).
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._hits: dict[int, deque[float]] = {}
-
-    def hit(self, user_id: int, per_minute: int, now: float | None = None) -> None:
-        now = time.monotonic() if now is None else now
-        with self._lock:
-            hits = self._hits.setdefault(user_id, deque())
-            while hits and hits[0] <= now - 60.0:
-                hits.popleft()
-            if len(hits) >= per_minute:
-                wait = hits[0] + 60.0 - now
-                raise TooManyRequests(
-                    f"At most {per_minute} API requests a minute; try again in {math.ceil(wait)} s.",
-                    retry_after_s=wait,
-                )
-            hits.append(now)
-            if len(self._hits) > 10_000:  # forget idle users now and then
-                for uid in [u for u, h in self._hits.items() if not h or h[-1] <= now - 60.0]:
-                    del self._hits[uid]
-
-
 def get_limiter(request: Request) -> RequestLimiter:
-    limiter = getattr(request.app.state, "api_v1_limiter", None)
+    limiter: RequestLimiter | None = getattr(request.app.state, "api_v1_limiter", None)
     if limiter is None:
-        limiter = request.app.state.api_v1_limiter = RequestLimiter()
+        limiter = request.app.state.api_v1_limiter = make_limiter(request.app.state.settings)
     return limiter
 
 
