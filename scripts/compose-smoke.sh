@@ -441,21 +441,8 @@ else
   die "torchdrill CLI in the web container" "users create / tokens create failed"
 fi
 
-submit() {  # submit FILE -> "verdict passed/total (submission ID ...)"
-  python3 - "$PORT" "$TOKEN" "$PROBLEM" "$1" <<'EOF'
-import json, sys, urllib.request
-port, token, problem, path = sys.argv[1:]
-body = json.dumps({"problem": problem, "code": open(path).read(), "mode": "submit"}).encode()
-req = urllib.request.Request(
-    f"http://127.0.0.1:{port}/api/v1/submissions?wait=true&timeout=90", data=body, method="POST",
-    headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
-try:
-    with urllib.request.urlopen(req, timeout=120) as resp:
-        sub = json.load(resp)
-    print(f"{sub['verdict']} {sub['passed']}/{sub['total']} (submission {sub['id']}, HTTP {resp.status})")
-except Exception as exc:
-    print(f"error {exc}")
-EOF
+submit() {  # submit FILE -> "verdict passed/total (submission ID, HTTP status, runtime ...)"
+  python3 "$ROOT/scripts/smoke_submit.py" "$PORT" "$TOKEN" "$PROBLEM" "$1"
 }
 judged_by() {  # judged_by SUBMISSION_ID -> runner containers whose log mentions it
   local name out=""

@@ -330,22 +330,8 @@ TOKEN="$(podman exec "$PREFIX-web" torchdrill tokens create "$email" --name imag
   || die "torchdrill tokens create (CLI in the web container)"
 pass "torchdrill CLI in the image" "users create + tokens create"
 
-submit() {  # submit FILE -> "verdict passed/total"
-  python3 - "$PORT" "$TOKEN" "$PROBLEM" "$1" <<'EOF'
-import json, sys, urllib.request
-port, token, problem, path = sys.argv[1:]
-body = json.dumps({"problem": problem, "code": open(path).read(), "mode": "submit"}).encode()
-req = urllib.request.Request(
-    f"http://127.0.0.1:{port}/api/v1/submissions?wait=true&timeout=90", data=body, method="POST",
-    headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
-try:
-    with urllib.request.urlopen(req, timeout=120) as resp:
-        sub = json.load(resp)
-    print(f"{sub['verdict']} {sub['passed']}/{sub['total']} (submission {sub['id']}, HTTP {resp.status}, "
-          f"runtime {sub['runtime']})")
-except Exception as exc:
-    print(f"error {exc}")
-EOF
+submit() {  # submit FILE -> "verdict passed/total (submission ID, HTTP status, runtime ...)"
+  python3 "$ROOT/scripts/smoke_submit.py" "$PORT" "$TOKEN" "$PROBLEM" "$1"
 }
 verdict="$(submit "$ROOT/problems/$PROBLEM/solution.py")"
 if [[ "$verdict" == accepted\ * ]]; then
