@@ -78,9 +78,6 @@ PROBLEM="${SMOKE_PROBLEM:-freeze-backbone}"
 MUTANT="${SMOKE_MUTANT:-hardcoded_example.py}"
 LABEL="io.podman.compose.project=$PROJECT"
 
-RESULTS=()
-FAILED=0
-WARNED=0
 STACK_UP=0
 HEALTH_PID=""
 LISTENER_PID=""
@@ -88,15 +85,8 @@ T_START=$SECONDS
 PODMAN_VERSION="$(podman version --format '{{.Client.Version}}' 2>/dev/null || echo '?')"
 TIMINGS=()
 
-log() { printf '\n== %s\n' "$*"; }
-pass() { RESULTS+=("PASS  $1${2:+  ($2)}"); printf 'PASS  %s%s\n' "$1" "${2:+  ($2)}"; }
-fail() { RESULTS+=("FAIL  $1${2:+  ($2)}"); printf 'FAIL  %s%s\n' "$1" "${2:+  ($2)}" >&2; FAILED=1; }
-warn() { RESULTS+=("WARN  $1${2:+  ($2)}"); printf 'WARN  %s%s\n' "$1" "${2:+  ($2)}" >&2; WARNED=$((WARNED + 1)); }
-die() { fail "$1" "${2:-}"; exit 1; }
-check() {  # check NAME DETAIL CMD...: PASS when CMD succeeds
-  local name="$1" detail="$2"; shift 2
-  if "$@"; then pass "$name" "$detail"; else fail "$name" "$detail"; fi
-}
+# shellcheck source=scripts/smoke-lib.sh
+. "$ROOT/scripts/smoke-lib.sh"
 timing() { TIMINGS+=("$1: $2 s"); }
 
 summary() {
@@ -106,12 +96,7 @@ summary() {
   local line joined=""
   for line in "${TIMINGS[@]}"; do joined+="${joined:+, }$line"; done
   printf 'timings: %s\n' "${joined:-none}"
-  for line in "${RESULTS[@]}"; do printf '%s\n' "$line"; done
-  if [ "$FAILED" = 0 ] && [ "${#RESULTS[@]}" -gt 0 ]; then
-    printf 'RESULT: PASS (%d checks, %d warnings)\n' "${#RESULTS[@]}" "$WARNED"
-  else
-    printf 'RESULT: FAIL\n'
-  fi
+  print_results
 }
 
 project_leftovers() {

@@ -45,8 +45,6 @@ MUTANT="${SMOKE_MUTANT:-hardcoded_example.py}"
 PREFIX="td-smoke-$$"
 DATABASE_URL="postgresql+psycopg://${PG_USER}@${PG_HOST}:${PG_PORT}/${DB_NAME}"
 
-RESULTS=()       # "PASS|FAIL  what  detail"
-FAILED=0
 CONTAINERS=()    # names of the containers this run started
 DB_CREATED=0
 REDIS_CLAIMED=0
@@ -54,22 +52,14 @@ T_BASE="cached"
 T_BUILD="-"
 IMAGE_SIZE="-"
 
-log() { printf '\n== %s\n' "$*"; }
-pass() { RESULTS+=("PASS  $1${2:+  ($2)}"); printf 'PASS  %s%s\n' "$1" "${2:+  ($2)}"; }
-fail() { RESULTS+=("FAIL  $1${2:+  ($2)}"); printf 'FAIL  %s%s\n' "$1" "${2:+  ($2)}" >&2; FAILED=1; }
-die() { fail "$1" "${2:-}"; exit 1; }
+# shellcheck source=scripts/smoke-lib.sh
+. "$ROOT/scripts/smoke-lib.sh"
 
 summary() {
   printf '\n==================== image smoke summary ====================\n'
   printf 'image %s (%s), base %s\n' "$IMAGE" "$IMAGE_SIZE" "$BASE_IMAGE"
   printf 'base build: %s, image build: %s\n' "$T_BASE" "$T_BUILD"
-  local line
-  for line in "${RESULTS[@]}"; do printf '%s\n' "$line"; done
-  if [ "$FAILED" = 0 ] && [ "${#RESULTS[@]}" -gt 0 ]; then
-    printf 'RESULT: PASS (%d checks)\n' "${#RESULTS[@]}"
-  else
-    printf 'RESULT: FAIL\n'
-  fi
+  print_results
 }
 
 cleanup() {
