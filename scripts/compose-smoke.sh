@@ -107,11 +107,8 @@ project_leftovers() {
   } 2>/dev/null
 }
 
-cleanup() {
-  local rc=$? name left start
-  trap - EXIT INT TERM
-  [ "$rc" != 0 ] && FAILED=1
-  set +e
+release() {
+  local name left start
   [ -n "$HEALTH_PID" ] && kill "$HEALTH_PID" 2>/dev/null && wait "$HEALTH_PID" 2>/dev/null
   [ -n "$LISTENER_PID" ] && kill "$LISTENER_PID" 2>/dev/null
   if [ "$STACK_UP" = 1 ]; then
@@ -145,15 +142,11 @@ cleanup() {
     rm -f "$WORK/podman-compose.log" "$WORK/containers.conf" "$WORK/healthz" "$WORK"/*.log
     rmdir "$WORK" 2>/dev/null
   fi
-  summary
-  [ "$FAILED" = 0 ] || exit 1
-  exit 0
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+on_exit_release_and_summarize
 
 # --- preconditions -----------------------------------------------------------------------------------
-[ "$(id -u)" = 0 ] || die "run as root" "rootful podman: privileged containers, bridge networks"
+require_root "rootful podman: privileged containers, bridge networks"
 for tool in podman python3 curl; do
   command -v "$tool" >/dev/null || die "missing tool: $tool" "apt-get install -y podman python3-venv curl"
 done

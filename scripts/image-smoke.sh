@@ -62,11 +62,8 @@ summary() {
   print_results
 }
 
-cleanup() {
-  local rc=$? name
-  trap - EXIT INT TERM
-  [ "$rc" != 0 ] && FAILED=1
-  set +e
+release() {
+  local name
   for name in "${CONTAINERS[@]}"; do
     if [ "$FAILED" = 1 ] && podman container exists "$name" 2>/dev/null; then
       printf '\n--- last log lines of %s\n' "$name" >&2
@@ -76,15 +73,11 @@ cleanup() {
   done
   [ "$DB_CREATED" = 1 ] && PGOPTIONS='-c client_min_messages=warning' dropdb -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" --if-exists "$DB_NAME"
   [ "$REDIS_CLAIMED" = 1 ] && redis-cli -u "$REDIS_URL" flushdb >/dev/null
-  summary
-  [ "$FAILED" = 0 ] || exit 1
-  exit 0
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+on_exit_release_and_summarize
 
 # --- preconditions -------------------------------------------------------------------------------
-[ "$(id -u)" = 0 ] || die "run as root" "rootful podman: privileged containers and cgroups"
+require_root "rootful podman: privileged containers and cgroups"
 missing=()
 for tool in podman curl python3 psql createdb dropdb redis-cli; do
   command -v "$tool" >/dev/null || missing+=("$tool")

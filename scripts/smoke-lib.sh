@@ -1,5 +1,7 @@
 # Shared by scripts/image-smoke.sh and scripts/compose-smoke.sh (sourced, not run): one PASS /
-# FAIL / WARN line per check, remembered for the summary at the end.
+# FAIL / WARN line per check, remembered for the summary at the end, and the exit path: the
+# script defines `release` (remove what it started) and `summary` (its header, then
+# print_results), and calls `on_exit_release_and_summarize` once they can run.
 # shellcheck shell=bash
 
 RESULTS=()   # "PASS|FAIL|WARN  what  (detail)"
@@ -25,3 +27,21 @@ print_results() {  # every check's line, then RESULT: PASS (n checks[, w warning
     printf 'RESULT: FAIL\n'
   fi
 }
+
+finish() {  # the EXIT trap: release even after a failure, summarize, exit 1 on any FAIL
+  local rc=$?
+  trap - EXIT INT TERM
+  [ "$rc" != 0 ] && FAILED=1
+  set +e
+  release
+  summary
+  [ "$FAILED" = 0 ] || exit 1
+  exit 0
+}
+
+on_exit_release_and_summarize() {
+  trap finish EXIT
+  trap 'exit 130' INT TERM
+}
+
+require_root() { [ "$(id -u)" = 0 ] || die "run as root" "$1"; }
