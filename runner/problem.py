@@ -3,7 +3,7 @@
 ::
 
     problems/<slug>/
-      problem.toml    title, difficulty, category, tags, premium, entry_point, [limits]
+      problem.toml    title, difficulty, category, tags, premium, entry_point, order, hints, [limits]
       statement.md    shown to everyone
       learn.md        the explanation section (a preview only, for locked premium problems)
       starter.py      what the editor starts with
@@ -16,6 +16,7 @@ Reading refuses symlinks anywhere in the folder, so a problem cannot smuggle in 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import stat
@@ -36,6 +37,8 @@ MAX_FILE_BYTES = 512 * 1024
 MAX_TIME_S = 30.0
 MAX_MEMORY_MB = 4096
 MIN_MEMORY_MB = 256
+MAX_HINTS = 3
+MAX_HINT_CHARS = 2000
 
 
 class ProblemFormatError(ValueError):
@@ -68,6 +71,8 @@ class ProblemFiles:
     tests: str
     mutants: dict[str, str] = field(default_factory=dict)
     toml_source: str = ""
+    order: int = 0  # position within its category (its track); 0 = after the numbered ones
+    hints: tuple[str, ...] = ()  # progressive hints (Markdown), revealed one at a time
 
     def files(self) -> dict[str, str]:
         """The folder's files as relative path -> text: what ``write_problem_dir`` writes."""
@@ -155,7 +160,21 @@ def parse_metadata(toml_source: str, slug: str) -> dict[str, Any]:
                 f"limits.memory_mb must be an integer in [{MIN_MEMORY_MB}, {MAX_MEMORY_MB}]", rel
             )
         limits_kwargs["memory_mb"] = m
-    known = {"title", "difficulty", "category", "tags", "premium", "entry_point", "limits"}
+    order = data.get("order", 0)
+    if isinstance(order, bool) or not isinstance(order, int) or not 0 <= order <= 10_000:
+        raise ProblemFormatError("order must be an integer in [0, 10000] (position within the track)", rel)
+    hints = data.get("hints", [])
+    if (
+        not isinstance(hints, list)
+        or len(hints) > MAX_HINTS
+        or not all(isinstance(h, str) and h.strip() and len(h) <= MAX_HINT_CHARS for h in hints)
+    ):
+        raise ProblemFormatError(
+            f"hints must be a list of at most {MAX_HINTS} non-empty strings of at most "
+            f"{MAX_HINT_CHARS} characters, from the gentlest to the most revealing",
+            rel,
+        )
+    known = {"title", "difficulty", "category", "tags", "premium", "entry_point", "limits", "order", "hints"}
     extra = set(data) - known
     if extra:
         raise ProblemFormatError(f"unknown keys: {', '.join(sorted(extra))}", rel)
@@ -172,6 +191,8 @@ def parse_metadata(toml_source: str, slug: str) -> dict[str, Any]:
         "premium": premium,
         "entry_point": entry_point,
         "limits": Limits(**limits_kwargs),
+        "order": order,
+        "hints": tuple(h.strip() for h in hints),
     }
 
 
@@ -253,7 +274,7 @@ def discover_problems(bank: str | Path) -> list[Path]:
 
 def render_toml(problem: ProblemFiles) -> str:
     def q(s: str) -> str:
-        return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        return json.dumps(s, ensure_ascii=False)  # a JSON string is a valid TOML basic string
 
     lines = [
         f"title = {q(problem.title)}",
@@ -262,6 +283,12 @@ def render_toml(problem: ProblemFiles) -> str:
         "tags = [" + ", ".join(q(t) for t in problem.tags) + "]",
         f"premium = {'true' if problem.premium else 'false'}",
         f"entry_point = {q(problem.entry_point)}",
+    ]
+    if problem.order:
+        lines.append(f"order = {problem.order}")
+    if problem.hints:
+        lines.append("hints = [" + ", ".join(q(h) for h in problem.hints) + "]")
+    lines += [
         "",
         "[limits]",
         f"time_s = {problem.limits.time_s}",
