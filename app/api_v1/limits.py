@@ -100,7 +100,7 @@ class RedisRequestLimiter:
 
 def make_limiter(settings: Settings) -> RequestLimiter:
     if settings.broker_url:
-        from app.submissions.celery_dispatch import make_redis
+        from app.kit.broker import make_redis
 
         return RedisRequestLimiter(make_redis(settings))
     return LocalRequestLimiter()

@@ -29,12 +29,16 @@ from typing import Any
 import redis
 from celery import Celery
 
+from app.kit.broker import make_redis
 from app.kit.db import Database
 from app.kit.logging import submission_context
 from app.kit.settings import Settings
 from app.submissions.dispatch import ResultWaiter
 from app.submissions.judging import load_job, record_result
-from runner.celery_worker import (
+from runner.engine import ExpectationError
+from runner.jobs import INTERNAL_ERROR, Expectations, Job, JudgeResult, Mode
+from runner.problem import ProblemFiles
+from runner.wire import (
     ADHOC_TASK,
     FINISHED_CHANNEL,
     HEARTBEAT_TTL_S,
@@ -47,9 +51,6 @@ from runner.celery_worker import (
     direct,
     done_key,
 )
-from runner.engine import ExpectationError
-from runner.jobs import INTERNAL_ERROR, Expectations, Job, JudgeResult, Mode
-from runner.problem import ProblemFiles
 
 log = logging.getLogger(__name__)
 ADHOC_SLACK_S = 60.0  # queueing behind submissions, and a cold runner
@@ -75,11 +76,6 @@ def make_celery(settings: Settings, name: str = "torchdrill-web") -> Celery:
     celery = Celery(name)
     celery.conf.update(celery_config(settings.broker_url, settings.broker_visibility_timeout_s))
     return celery
-
-
-def make_redis(settings: Settings) -> redis.Redis:
-    assert settings.broker_url, "TORCHDRILL_BROKER_URL is not set"
-    return redis.Redis.from_url(settings.broker_url, socket_timeout=10, socket_connect_timeout=5)
 
 
 def internal_error(message: str) -> JudgeResult:

@@ -32,6 +32,7 @@ import redis
 from celery import Celery, signals
 from sqlalchemy.exc import OperationalError
 
+from app.kit.broker import make_redis
 from app.kit.db import Database, utcnow
 from app.kit.logging import configure_logging, submission_context
 from app.kit.metrics import RedisStats, Stats
@@ -42,13 +43,13 @@ from app.submissions.celery_dispatch import (
     announce_finished,
     internal_error,
     make_celery,
-    make_redis,
     queue_depth,
     token_ok,
 )
 from app.submissions.judging import record_result
 from app.submissions.models import RUNNING
-from runner.celery_worker import (
+from runner.jobs import JudgeResult
+from runner.wire import (
     JUDGE_QUEUE,
     KEY_PREFIX,
     RECORD_TASK,
@@ -56,7 +57,6 @@ from runner.celery_worker import (
     STARTED_TASK,
     worker_argv,
 )
-from runner.jobs import JudgeResult
 
 log = logging.getLogger(__name__)
 

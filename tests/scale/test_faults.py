@@ -14,9 +14,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from app.kit.broker import make_redis
 from app.kit.db import Database
-from app.submissions.celery_dispatch import Publisher, dispatched_key, make_celery, make_redis
-from runner.celery_worker import deliveries_key
+from app.submissions.celery_dispatch import Publisher, dispatched_key, make_celery
+from runner.wire import deliveries_key
 from tests.scale.stack import (
     Stack,
     code_of,

@@ -133,10 +133,12 @@ def test_json_log_lines_carry_the_submission_id() -> None:
 
 
 def test_runner_worker_writes_the_same_shape() -> None:
-    from runner import celery_worker
+    """The runner worker formats with the one shared formatter (runner.logs), as the web does."""
+    from runner import celery_worker, logs
 
     record = logging.makeLogRecord({"name": "runner.worker", "msg": "judged", "levelname": "INFO"})
-    with celery_worker._submission(7):
-        entry = json.loads(celery_worker.JsonLines().format(record))
+    with logs.submission_context(7):
+        logs.SubmissionFilter().filter(record)
+        entry = json.loads(logs.JsonFormatter("runner").format(record))
     assert entry["submission_id"] == 7 and entry["service"] == "runner"
     assert Path(celery_worker.__file__).read_text().count("import app") == 0
