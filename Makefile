@@ -5,9 +5,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 STAMP := $(VENV)/.installed
+LOCK := requirements.lock
 PG_TEST_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
 
-.PHONY: run test setup system-deps migrate import serve lint validate pytest bench services clean
+.PHONY: run test setup system-deps migrate import serve lint validate pytest bench services lock clean
 
 run: setup migrate import serve
 
@@ -18,10 +19,11 @@ setup: system-deps $(STAMP)
 system-deps:
 	@bash scripts/system-deps.sh
 
-$(STAMP): requirements.txt requirements-dev.txt pyproject.toml
+# Every Python dependency, transitive ones included, from the lock file with its hashes.
+$(STAMP): $(LOCK) pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -r requirements-dev.txt
+	$(PY) -m pip install -q --require-hashes -r $(LOCK)
 	$(PY) -m pip install -q --no-deps -e .
 	@touch $(STAMP)
 
@@ -52,6 +54,11 @@ bench: setup
 	$(PY) -m runner bench
 	$(PY) -m app.bench
 	$(PY) scripts/scale-bench.py --submissions 300 --clients 8
+
+# After changing a pin in requirements.txt or requirements-dev.txt: regenerate the lock (hashes).
+lock:
+	$(VENV)/bin/pip-compile -q --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url \
+		--no-emit-find-links -o $(LOCK) requirements-dev.txt
 
 clean:
 	rm -rf $(VENV) var
