@@ -1,7 +1,7 @@
 """Who may author: instructors and admins, by session (pages, the editor) or by API token.
 
 Session requests that change something must carry the CSRF token (header or form field);
-requests authenticated with ``Authorization: Bearer <token>`` (``app.api_v1.deps``) need none,
+requests authenticated with ``Authorization: Bearer <token>`` (``app.accounts.deps``) need none,
 since a browser never attaches that header by itself.
 """
 
@@ -11,10 +11,9 @@ from typing import Annotated
 
 from fastapi import Depends, Path, Request
 
-from app.accounts.deps import OptionalUser
+from app.accounts.deps import OptionalApiUser, OptionalUser
 from app.accounts.models import User
 from app.accounts.service import require_role
-from app.api_v1.deps import OptionalApiUser
 from app.kit.errors import LoginRequired
 from app.kit.web import require_csrf
 from runner.problem import SLUG_RE

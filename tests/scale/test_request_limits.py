@@ -8,9 +8,9 @@ import time
 import pytest
 import redis
 
-from app.api_v1 import limits
-from app.api_v1.limits import LocalRequestLimiter, RedisRequestLimiter, make_limiter
+from app.kit import limits
 from app.kit.errors import TooManyRequests
+from app.kit.limits import LocalRequestLimiter, RedisRequestLimiter, make_limiter
 from app.kit.settings import Settings
 from tests.scale.stack import RedisServer, free_port
 
