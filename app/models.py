@@ -1,9 +1,19 @@
 """Every model, imported once so ``Base.metadata`` is complete (Alembic autogenerate uses it)."""
 
 from app.accounts.models import User
+from app.authoring.models import ProblemDraft
 from app.drafts.models import CodeDraft
 from app.kit.db import Base
 from app.problems.models import Problem, ProblemTag, ProblemVersion
 from app.submissions.models import Submission
 
-__all__ = ["Base", "CodeDraft", "Problem", "ProblemTag", "ProblemVersion", "Submission", "User"]
+__all__ = [
+    "Base",
+    "CodeDraft",
+    "Problem",
+    "ProblemDraft",
+    "ProblemTag",
+    "ProblemVersion",
+    "Submission",
+    "User",
+]

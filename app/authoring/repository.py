@@ -8,7 +8,8 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.problems.models import Problem, ProblemDraft, ProblemVersion
+from app.authoring.models import ProblemDraft
+from app.problems.models import Problem, ProblemVersion
 
 
 def list_all_problems(session: Session) -> Sequence[Problem]:

@@ -25,13 +25,14 @@ from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.authoring import archive, repository
+from app.authoring.models import ProblemDraft
 from app.authoring.validation import validate_files, validate_folder_files
 from app.kit.errors import AppError, Conflict, InvalidInput, NotFound
 from app.kit.markdown import render_markdown
 from app.kit.runner import JudgeRunner
 from app.problems import repository as problems_repository
 from app.problems.importer import import_problem
-from app.problems.models import Problem, ProblemDraft, ProblemVersion
+from app.problems.models import Problem, ProblemVersion
 from runner.jobs import Expectations, Job, JudgeResult
 from runner.problem import MAX_FILE_BYTES, SLUG_RE, ProblemFiles, ProblemFormatError, build_problem
 from runner.validate import ValidationReport
