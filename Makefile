@@ -43,6 +43,7 @@ lint:
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 
 validate:
 	$(VENV)/bin/torchdrill problems validate problems
