@@ -122,9 +122,11 @@ def make_app(seeded: Database, runner: JudgeRunner) -> Callable[..., FastAPI]:
 
 
 def wait_idle(app: FastAPI, timeout: float = 30.0) -> None:
+    """Wait until the in-process dispatcher has judged everything; fail loudly if it never does."""
     dispatcher = app.state.dispatcher
     deadline = time.monotonic() + timeout
-    while hasattr(dispatcher, "idle") and not dispatcher.idle() and time.monotonic() < deadline:
+    while hasattr(dispatcher, "idle") and not dispatcher.idle():
+        assert time.monotonic() < deadline, f"the dispatcher was still busy after {timeout:g} s"
         time.sleep(0.02)
 
 

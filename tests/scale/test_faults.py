@@ -200,10 +200,13 @@ def test_redis_restarts_under_load_workers_survive(stack: Stack, publisher: Publ
     thread = threading.Thread(target=learner)
     thread.start()
     try:
+        # Each round: Redis goes away while work is in flight and new submissions keep coming.
         for _ in range(4):
-            time.sleep(0.7)
+            flowing = len(sent) + 8
+            wait_for(lambda n=flowing: len(sent) >= n, 30, "submissions to flow with Redis up")
             stack.redis_server.stop()
-            time.sleep(0.3)
+            while_down = len(sent) + 3
+            wait_for(lambda n=while_down: len(sent) >= n, 30, "submissions made while Redis is down")
             stack.redis_server.start()
     finally:
         stop.set()

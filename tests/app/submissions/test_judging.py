@@ -105,16 +105,21 @@ def test_restart_finishes_what_was_in_flight(
 def test_waiter_is_woken_by_the_result() -> None:
     waiter = ResultWaiter()
     done = threading.Event()
+    checked = threading.Event()  # the waiter registered, then looked at the "database": it now waits
     woke: list[float] = []
+
+    def is_finished() -> bool:
+        checked.set()
+        return done.is_set()
 
     def wait() -> None:
         start = time.monotonic()
-        waiter.wait(7, done.is_set, timeout=10)
+        waiter.wait(7, is_finished, timeout=10)
         woke.append(time.monotonic() - start)
 
     thread = threading.Thread(target=wait)
     thread.start()
-    time.sleep(0.1)
+    assert checked.wait(5)
     done.set()
     waiter.notify(7)
     thread.join(5)
