@@ -32,6 +32,7 @@ import uvicorn
 from sqlalchemy import func, select
 
 from app.accounts import service as accounts
+from app.accounts import tokens
 from app.kit.db import Database, upgrade_database, utcnow
 from app.kit.runner import default_runner
 from app.kit.settings import Settings
@@ -99,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         if not report.ok:
             raise SystemExit(f"error: import failed: {report.summary()}")
         user = accounts.sign_up(session, "bench@example.com", "bench password 1234")
-        _token, token = accounts.create_token(session, user, "bench", utcnow())
+        _token, token = tokens.create_token(session, user, "bench", utcnow())
         user_id = user.id
 
     # 1. runner only: the same job the app builds, judged directly.

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse
 
-from app.accounts import service
+from app.accounts import premium, service, tokens
 from app.accounts.deps import CurrentUser, StaffUser
 from app.accounts.models import User
 from app.kit.db import utcnow
@@ -46,10 +46,10 @@ def account_page(
     now = utcnow()
     context = {
         "user": user,
-        "premium": service.premium_status(user, now),
+        "premium": premium.premium_status(user, now),
         "progress": submissions.progress(session, user),
-        "tokens": service.list_tokens(session, user),
-        "codes": service.list_codes(session, user) if user.is_staff else [],
+        "tokens": tokens.list_tokens(session, user),
+        "codes": premium.list_codes(session, user) if user.is_staff else [],
         "new_token": new_token,
         "notice": request.session.pop(NOTICE_KEY, None),
         "errors": errors or {},
@@ -67,14 +67,14 @@ def show(request: Request, session: SessionDep, user: CurrentUser) -> Any:
 def create_token(
     request: Request, session: SessionDep, user: CurrentUser, name: Annotated[str, Form(max_length=200)] = ""
 ) -> Any:
-    _token, plain = service.create_token(session, user, name or "web", utcnow())
+    _token, plain = tokens.create_token(session, user, name or "web", utcnow())
     # Shown on this response only: the token is never stored in plain text, nor put in the session.
     return account_page(request, session, user, new_token=plain, status_code=201)
 
 
 @router.post("/account/tokens/{token_id}/revoke", dependencies=[CsrfProtected])
 def revoke_token(request: Request, token_id: int, session: SessionDep, user: CurrentUser) -> Any:
-    service.revoke_token(session, user, token_id, utcnow())
+    tokens.revoke_token(session, user, token_id, utcnow())
     return _notice(request, "The token was revoked; programs using it can no longer sign in.")
 
 
@@ -83,7 +83,7 @@ def redeem(
     request: Request, session: SessionDep, user: CurrentUser, code: Annotated[str, Form(max_length=100)] = ""
 ) -> Any:
     try:
-        grant = service.redeem_code(session, user, code, utcnow())
+        grant = premium.redeem_code(session, user, code, utcnow())
     except FormErrors as exc:
         return account_page(request, session, user, errors=exc.errors, values={"code": code}, status_code=400)
     return _notice(request, f"Premium unlocked until {grant.expires_at:%Y-%m-%d %H:%M} UTC.")
@@ -119,7 +119,7 @@ def create_code(
     try:
         if errors:
             raise FormErrors(errors)
-        code = service.create_code(session, user, n_uses, n_days, label, utcnow())
+        code = premium.create_code(session, user, n_uses, n_days, label, utcnow())
     except FormErrors as exc:
         return account_page(request, session, user, errors=exc.errors, values=values, status_code=400)
     return _notice(request, f"Code {code.code} created: {code.max_uses} uses, {code.days} days each.")

@@ -8,7 +8,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse
 
-from app.accounts import service
+from app.accounts import premium, service
 from app.accounts.account_pages import parse_int
 from app.accounts.deps import AdminUser
 from app.accounts.models import ROLES, User
@@ -35,7 +35,7 @@ def _back(request: Request, text: str, q: str) -> RedirectResponse:
 
 def _page(request: Request, session: SessionDep, q: str, error: str | None = None, status: int = 200) -> Any:
     now = utcnow()
-    users = [(u, service.premium_status(u, now)) for u in service.list_users(session, q)]
+    users = [(u, premium.premium_status(u, now)) for u in service.list_users(session, q)]
     context = {"users": users, "q": q, "roles": ROLES, "error": error,
                "notice": request.session.pop(NOTICE_KEY, None)}  # fmt: skip
     return render(request, "accounts/admin.html", context, status_code=status)
@@ -80,7 +80,7 @@ def grant_premium(
     try:
         if errors:
             raise FormErrors(errors)
-        grant = service.grant_premium(session, user, n_days, utcnow(), granted_by=admin)
+        grant = premium.grant_premium(session, user, n_days, utcnow(), granted_by=admin)
     except (FormErrors, InvalidInput) as exc:
         return _page(request, session, q, f"Days: {exc.detail.removeprefix('days: ')}", 400)
     return _back(request, f"{user.email} has Premium until {grant.expires_at:%Y-%m-%d %H:%M} UTC.", q)
@@ -95,5 +95,5 @@ def revoke_premium(
     q: Annotated[str, Form(max_length=254)] = "",
 ) -> Any:
     user = _target(session, user_id)
-    service.revoke_premium(session, user, utcnow())
+    premium.revoke_premium(session, user, utcnow())
     return _back(request, f"Premium of {user.email} was revoked.", q)

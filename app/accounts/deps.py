@@ -5,7 +5,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from app.accounts import service
+from app.accounts import service, tokens
 from app.accounts.models import User
 from app.kit.db import utcnow
 from app.kit.errors import InvalidToken, LoginRequired
@@ -81,7 +81,7 @@ def optional_api_user(
         return None
     if credentials is None:
         raise InvalidToken("Send the token as `Authorization: Bearer <token>`.")
-    user = service.user_for_token(session, credentials.credentials, utcnow())
+    user = tokens.user_for_token(session, credentials.credentials, utcnow())
     if user is None:
         raise InvalidToken()
     get_limiter(request).hit(user.id, settings.api_requests_per_minute)

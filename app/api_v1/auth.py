@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Request, Response
 from fastapi.security import OAuth2PasswordRequestForm
 
+from app.accounts import premium, tokens
 from app.accounts import service as accounts
 from app.accounts.deps import client_address
 from app.accounts.models import User
@@ -29,7 +30,7 @@ class EmailTaken(Conflict):
 
 
 def user_out(user: User) -> UserOut:
-    status = accounts.premium_status(user, utcnow())
+    status = premium.premium_status(user, utcnow())
     return UserOut(id=user.id, email=user.email, role=user.role,  # type: ignore[arg-type]
                    premium=status.active, premium_expires_at=status.expires_at)  # fmt: skip
 
@@ -64,7 +65,7 @@ def token(
         )  # fmt: skip
     except FormErrors:
         raise InvalidCredentials() from None
-    _token, plain = accounts.create_token(session, user, "api", utcnow())
+    _token, plain = tokens.create_token(session, user, "api", utcnow())
     return TokenOut(access_token=plain)
 
 
@@ -76,7 +77,7 @@ def list_tokens(user: ApiUser, session: SessionDep) -> TokenList:
             TokenInfo(
                 id=t.id, name=t.name, prefix=t.prefix, created_at=t.created_at, last_used_at=t.last_used_at
             )
-            for t in accounts.list_tokens(session, user)
+            for t in tokens.list_tokens(session, user)
         ]
     )
 
@@ -86,7 +87,7 @@ def revoke_token(
     token_id: Annotated[int, Path(ge=1, le=2**31 - 1)], user: ApiUser, session: SessionDep
 ) -> Response:
     """Revoke one of the caller's tokens (it stops working at once)."""
-    accounts.revoke_token(session, user, token_id, utcnow())
+    tokens.revoke_token(session, user, token_id, utcnow())
     return Response(status_code=204)
 
 

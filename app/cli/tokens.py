@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from app.accounts import service
+from app.accounts import service, tokens
 from app.cli.users import database_session
 from app.kit.db import utcnow
 
@@ -21,7 +21,7 @@ def create(
     """Create a token and print it (only this once: the database keeps a hash)."""
     with database_session() as session:
         user = service.get_user_by_email(session, email)
-        _token, plain = service.create_token(session, user, name, utcnow())
+        _token, plain = tokens.create_token(session, user, name, utcnow())
     typer.echo(plain)
 
 

@@ -10,7 +10,7 @@ import typer
 from sqlalchemy.exc import OperationalError, ProgrammingError
 from sqlalchemy.orm import Session
 
-from app.accounts import service
+from app.accounts import premium, service
 from app.accounts.models import ROLES
 from app.kit.db import Database, utcnow
 from app.kit.errors import AppError, FormErrors
@@ -65,13 +65,13 @@ def create(
     """Create an account (optionally with a role and some days of Premium)."""
     if role not in ROLES:
         raise fail(f"--role must be one of {', '.join(ROLES)}, not {role!r}", 2)
-    if premium_days is not None and not 1 <= premium_days <= service.MAX_PREMIUM_DAYS:
-        raise fail(f"--premium-days must be between 1 and {service.MAX_PREMIUM_DAYS}", 2)
+    if premium_days is not None and not 1 <= premium_days <= premium.MAX_PREMIUM_DAYS:
+        raise fail(f"--premium-days must be between 1 and {premium.MAX_PREMIUM_DAYS}", 2)
     with database_session() as session:
         user = service.sign_up(session, email, password, role=role)
         message = f"created {user.email} ({user.role}, id {user.id})"
         if premium_days is not None:
-            grant = service.grant_premium(session, user, premium_days, utcnow())
+            grant = premium.grant_premium(session, user, premium_days, utcnow())
             message += f", Premium until {grant.expires_at:%Y-%m-%d %H:%M} UTC"
     typer.echo(message)
 
@@ -84,7 +84,7 @@ def grant_premium(
     """Add N days of Premium (after any Premium the user already has)."""
     with database_session() as session:
         user = service.get_user_by_email(session, email)
-        grant = service.grant_premium(session, user, days, utcnow())
+        grant = premium.grant_premium(session, user, days, utcnow())
         until = grant.expires_at
     typer.echo(f"{user.email} has Premium until {until:%Y-%m-%d %H:%M} UTC")
 
@@ -94,7 +94,7 @@ def revoke_premium(email: Annotated[str, typer.Argument(help="the account's emai
     """End the user's Premium now (past submissions stay visible)."""
     with database_session() as session:
         user = service.get_user_by_email(session, email)
-        count = service.revoke_premium(session, user, utcnow())
+        count = premium.revoke_premium(session, user, utcnow())
     if count == 0:
         typer.echo(f"{user.email} had no active Premium grant")
     else:

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
-from app.accounts.service import is_premium
+from app.accounts.premium import is_premium
 from app.kit.errors import InvalidInput, NotFound, PremiumRequired
 from app.kit.markdown import Section, preview_markdown, render_markdown, split_sections
 from app.kit.runner import display_value

@@ -28,7 +28,8 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Request, sync_playwright
 
-from app.accounts.service import get_user_by_email, grant_premium, is_premium, sign_up
+from app.accounts.premium import grant_premium, is_premium
+from app.accounts.service import get_user_by_email, sign_up
 from app.kit.db import Database, upgrade_database, utcnow
 
 ROOT = Path(__file__).resolve().parents[2]

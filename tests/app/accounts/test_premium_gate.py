@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from app.accounts.models import PremiumGrant, User
-from app.accounts.service import is_premium
+from app.accounts.premium import is_premium
 
 
 def test_is_premium_for_staff_and_active_grants_only() -> None:

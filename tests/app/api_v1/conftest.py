@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import delete
 
-from app.accounts import service
+from app.accounts import premium, service, tokens
 from app.accounts.models import LoginFailure
 from app.kit.db import Database, utcnow
 from tests.app.conftest import PASSWORD
@@ -46,8 +46,8 @@ def create_account(db: Database, role: str = "student", premium_days: int | None
     with db.transaction() as session:
         user = service.sign_up(session, email, PASSWORD, role=role)
         if premium_days is not None:
-            service.grant_premium(session, user, premium_days, utcnow())
-        _token, plain = service.create_token(session, user, "test", utcnow())
+            premium.grant_premium(session, user, premium_days, utcnow())
+        _token, plain = tokens.create_token(session, user, "test", utcnow())
     return email, plain
 
 

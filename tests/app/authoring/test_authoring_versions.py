@@ -7,7 +7,8 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from app.accounts.service import create_token, sign_up
+from app.accounts.service import sign_up
+from app.accounts.tokens import create_token
 from app.authoring.forms import EditorForm
 from app.kit.db import utcnow
 from tests.app.authoring.helpers import PASSWORD, WALKTHROUGH, call

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from app.accounts import service
+from app.accounts import premium, service
 from app.cli.main import app as cli
 from app.kit.db import Database, utcnow
 from tests.app.api_v1.conftest import create_account
@@ -39,7 +39,7 @@ def test_users_create_with_role_and_premium(run, db) -> None:
     assert "created" in result.output and "Premium until" in result.output
     with db.transaction() as session:
         user = service.get_user_by_email(session, address)
-        assert user.role == "instructor" and service.premium_until(user, utcnow()) is not None
+        assert user.role == "instructor" and premium.premium_until(user, utcnow()) is not None
 
 
 def test_users_create_validates_input(run) -> None:
@@ -69,11 +69,11 @@ def test_grant_and_revoke_premium(run, db) -> None:
     granted = run("users", "grant-premium", address, "--days", 5)
     assert granted.exit_code == 0 and "Premium until" in granted.output
     with db.transaction() as session:
-        assert service.is_premium(service.get_user_by_email(session, address), utcnow())
+        assert premium.is_premium(service.get_user_by_email(session, address), utcnow())
     revoked = run("users", "revoke-premium", address)
     assert revoked.exit_code == 0 and "revoked" in revoked.output
     with db.transaction() as session:
-        assert not service.is_premium(service.get_user_by_email(session, address), utcnow())
+        assert not premium.is_premium(service.get_user_by_email(session, address), utcnow())
 
 
 def test_cli_reports_an_unusable_database(run, monkeypatch, tmp_path) -> None:
