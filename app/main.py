@@ -33,7 +33,8 @@ from app.submissions import api as submission_api
 from app.submissions import pages as submission_pages
 from app.submissions.dispatch import Dispatcher, ResultWaiter
 from app.submissions.judging import recover_unfinished
-from app.submissions.observability import install_metrics, setup_judging
+from app.submissions.judging_setup import setup_judging
+from app.submissions.metrics import install_metrics
 
 log = logging.getLogger("torchdrill")
 
@@ -192,5 +193,5 @@ def create_app(
         authoring_api.router,
     ):
         app.include_router(router)
-    install_metrics(app, judging)  # /metrics
+    install_metrics(app, judging.stats, judging.sources)  # /metrics
     return app
