@@ -15,7 +15,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
 
-from app.accounts import account_pages, admin_pages
+from app.accounts import admin_pages
 from app.accounts import pages as auth_pages
 from app.api_v1.router import router as api_v1_router
 from app.authoring import api as authoring_api
@@ -28,7 +28,7 @@ from app.kit.runner import JudgeRunner, runtime_info
 from app.kit.settings import Settings, get_settings
 from app.kit.web import ROOT, render
 from app.problems import api as problem_api
-from app.problems import pages as problem_pages
+from app.site import account_pages, problem_pages
 from app.submissions import api as submission_api
 from app.submissions import pages as submission_pages
 from app.submissions.dispatch import Dispatcher, ResultWaiter

@@ -9,12 +9,11 @@ from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse
 
 from app.accounts import premium, service
-from app.accounts.account_pages import parse_int
 from app.accounts.deps import AdminUser
 from app.accounts.models import ROLES, User
 from app.kit.db import utcnow
 from app.kit.errors import FormErrors, InvalidInput, NotFound
-from app.kit.web import CsrfProtected, SessionDep, render
+from app.kit.web import CsrfProtected, SessionDep, parse_int, render
 
 router = APIRouter(prefix="/admin", tags=["admin"])
 

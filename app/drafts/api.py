@@ -8,14 +8,11 @@ from fastapi import APIRouter, Response
 from pydantic import BaseModel, Field
 
 from app.accounts.deps import CurrentUser
-from app.drafts import progress, service
+from app.drafts import service
 from app.kit.db import utcnow
 from app.kit.web import CsrfProtected, SessionDep, SettingsDep
 
 router = APIRouter(prefix="/api", tags=["drafts"])
-
-# Imported with the router so templates can call ``progress_chart`` (the account page's chart).
-__all__ = ["progress", "router"]
 
 
 class DraftIn(BaseModel):

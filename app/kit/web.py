@@ -81,3 +81,12 @@ def render(
     ctx.update(getattr(request.state, "page_context", {}))
     ctx.update(context or {})
     return templates.TemplateResponse(request, template, ctx, status_code=status_code)
+
+
+def parse_int(value: str, field: str, errors: dict[str, str]) -> int:
+    """A whole number from a form field; records a message under ``field`` in ``errors`` if not."""
+    try:
+        return int(value.strip())
+    except ValueError:
+        errors[field] = "Enter a whole number."
+        return 0

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import CursorResult, and_, case, func, select, update
@@ -143,3 +143,31 @@ def count_since(session: Session, user_id: int, since: datetime) -> tuple[int, d
     )
     count, oldest = session.execute(stmt).one()
     return int(count or 0), oldest
+
+
+# --- progress over time (the account page's chart) ------------------------------------------------
+
+
+def first_solves(session: Session, user_id: int) -> list[datetime]:
+    """When each problem the user solved was first accepted (submit mode), oldest first."""
+    stmt = (
+        select(func.min(Submission.created_at))
+        .where(Submission.user_id == user_id, Submission.mode == "submit", Submission.verdict == "accepted")
+        .group_by(Submission.problem_id)
+    )
+    return sorted(_aware(value) for value in session.scalars(stmt) if value is not None)
+
+
+def activity_since(session: Session, user_id: int, since: datetime) -> list[tuple[datetime, str | None]]:
+    """``(created_at, verdict)`` of every run and submit of the user since ``since``."""
+    stmt = select(Submission.created_at, Submission.verdict).where(
+        Submission.user_id == user_id, Submission.created_at >= since
+    )
+    return [(_aware(at), verdict) for at, verdict in session.execute(stmt)]
+
+
+def _aware(value: datetime | str) -> datetime:
+    """Aggregates over timestamps come back as naive datetimes or text on SQLite; they are UTC."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 from datetime import date
 
-from app.drafts.progress import Day, chart
+from app.submissions.progress_chart import Day, chart
 from tests.app.conftest import Browser
 
 

@@ -1,21 +1,18 @@
 """A learner's progress over time, drawn as an inline SVG on the server (no JS, no outside service).
 
-The account page includes ``templates/_progress_chart.html``, which calls :func:`progress_chart`
-(registered as a template global) with the request and the logged-in viewer.
+The account page computes it with :func:`progress_chart` in its own request session and passes it
+to ``templates/_progress_chart.html``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Any
 
-from fastapi import Request
 from sqlalchemy.orm import Session
 
-from app.drafts import repository
-from app.kit.db import Database, utcnow
-from app.kit.web import templates
+from app.kit.db import utcnow
+from app.submissions import repository
 
 DAYS = 30
 WIDTH, HEIGHT = 600, 190
@@ -115,14 +112,6 @@ def chart(days: list[Day]) -> ProgressChart:
     )
 
 
-def progress_chart(request: Request, viewer: Any) -> ProgressChart | None:
-    """The chart for the logged-in viewer (a template global: pages need not pass anything)."""
-    user_id = viewer.get("id") if isinstance(viewer, dict) else getattr(viewer, "id", None)
-    if not isinstance(user_id, int):
-        return None
-    db: Database = request.app.state.db
-    with db.sessionmaker() as session:
-        return chart(daily(session, user_id, utcnow().date()))
-
-
-templates.env.globals["progress_chart"] = progress_chart
+def progress_chart(session: Session, user_id: int) -> ProgressChart:
+    """The last ``DAYS`` days of a learner's activity, ending today (UTC)."""
+    return chart(daily(session, user_id, utcnow().date()))

@@ -12,8 +12,9 @@ from app.accounts.deps import CurrentUser, StaffUser
 from app.accounts.models import User
 from app.kit.db import utcnow
 from app.kit.errors import FormErrors
-from app.kit.web import CsrfProtected, SessionDep, render
+from app.kit.web import CsrfProtected, SessionDep, parse_int, render
 from app.submissions import service as submissions
+from app.submissions.progress_chart import progress_chart
 
 router = APIRouter(tags=["accounts"])
 
@@ -23,14 +24,6 @@ NOTICE_KEY = "notice"
 def _notice(request: Request, text: str) -> RedirectResponse:
     request.session[NOTICE_KEY] = text
     return RedirectResponse("/account", status_code=303)
-
-
-def parse_int(value: str, field: str, errors: dict[str, str]) -> int:
-    try:
-        return int(value.strip())
-    except ValueError:
-        errors[field] = "Enter a whole number."
-        return 0
 
 
 def account_page(
@@ -48,6 +41,7 @@ def account_page(
         "user": user,
         "premium": premium.premium_status(user, now),
         "progress": submissions.progress(session, user),
+        "chart": progress_chart(session, user.id),
         "tokens": tokens.list_tokens(session, user),
         "codes": premium.list_codes(session, user) if user.is_staff else [],
         "new_token": new_token,
