@@ -17,6 +17,7 @@ import contextlib
 import io
 import json
 import os
+import reprlib
 import sys
 import time
 import traceback
@@ -28,6 +29,8 @@ from runner import testing, values
 SOLUTION_FILE = "solution.py"
 TESTS_FILE = "tests.py"
 CASE_STDOUT_LIMIT = 8 * 1024
+MESSAGE_CHARS = 2000
+RECORD_LIMIT = 1024 * 1024  # one case's record, value included; the host refuses a channel over 16 MB
 
 
 class ResultChannel:
@@ -38,6 +41,15 @@ class ResultChannel:
 
     def send(self, record: dict[str, Any]) -> None:
         data = (json.dumps(record, allow_nan=False, separators=(",", ":")) + "\n").encode()
+        if len(data) > RECORD_LIMIT and record.get("type") == "case":
+            kind = "value" if record.get("status") == "ok" else "output"
+            record = {k: record[k] for k in ("type", "name", "time_ms") if k in record} | {
+                "status": "error",
+                "exception": "ValueTooLarge",
+                "message": f"The case's {kind} is too large to judge: {len(data) // 1024} KB encoded, "
+                f"at most {RECORD_LIMIT // 1024} KB.",
+            }
+            data = (json.dumps(record, allow_nan=False, separators=(",", ":")) + "\n").encode()
         view = memoryview(data)
         while view:
             written = os.write(self.fd, view)
@@ -80,11 +92,20 @@ def learner_line(tb: types.TracebackType | None, filename: str) -> int | None:
     return line
 
 
+def _exception_text(exc: BaseException) -> str:
+    """``str(exc)``, bounded, even when the learner's ``__str__`` is huge or raises."""
+    try:
+        if isinstance(exc, SystemExit):
+            return f"exit({reprlib.repr(exc.code)}) was called"
+        text = str(exc)
+        return text if isinstance(text, str) else "<__str__ did not return a string>"
+    except BaseException as inner:
+        return f"<the exception's message could not be shown: {type(inner).__name__} in __str__>"
+
+
 def describe_exception(exc: BaseException, filename: str) -> dict[str, Any]:
     line = learner_line(exc.__traceback__, filename)
-    text = str(exc)
-    if isinstance(exc, SystemExit):
-        text = f"exit({exc.code!r}) was called"
+    text = _exception_text(exc)[:MESSAGE_CHARS]
     message = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
     if line is not None:
         message += f" (solution.py, line {line})"

@@ -28,6 +28,7 @@ from typing import Any
 
 from runner.cgroups import CgroupTree, JobCgroup, job_group_name
 from runner.jobs import Limits
+from runner.text import clean, clean_value
 
 log = logging.getLogger("runner.sandbox")
 
@@ -53,7 +54,8 @@ class RawRun:
     timed_out: bool = False
     oom_killed: bool = False
     output_exceeded: bool = False
-    channel_corrupted: str = ""
+    channel_corrupted: str = ""  # set when the learner's process wrote to the result channel
+    channel_state: dict[str, Any] = field(default_factory=dict, repr=False)
     wall_ms: float = 0.0
     cpu_ms: float = 0.0
     peak_memory_mb: float = 0.0
@@ -321,22 +323,91 @@ class Sandbox:
             os.close(fd)
 
 
+# The harness's records, in the only order it writes them (see runner.harness):
+#   start, then compile_error | tests_error | cases; after cases: import_error | case* then done.
+# sandbox_error comes from the zygote instead of start. Anything else on the channel was written
+# by the learner's process: it is tampering, and the run is the learner's runtime error.
+_ENDS = ("done", "compile_error", "import_error", "tests_error", "sandbox_error")
+_BEFORE_CASES = ("compile_error", "tests_error")
+
+
+def _tampered(raw: RawRun, what: str) -> None:
+    if not raw.channel_corrupted:
+        raw.channel_corrupted = what
+
+
+def _accept(raw: RawRun, record: dict[str, Any]) -> bool:
+    """Whether ``record`` fits the harness's order so far; records the reason when it does not."""
+    kind = record.get("type")
+    state = raw.channel_state
+    if state.get("ended"):
+        _tampered(raw, f"a {kind!s:.40} record came after the judge's last record")
+        return False
+    if kind == "sandbox_error":
+        if raw.records:
+            _tampered(raw, "a sandbox_error record came after the run had started")
+            return False
+    elif kind == "start":
+        if raw.records:
+            _tampered(raw, "a second start record was written")
+            return False
+    elif not state.get("started"):
+        _tampered(raw, f"a {kind!s:.40} record came before the run started")
+        return False
+    elif kind in _BEFORE_CASES:
+        if state.get("cases"):
+            _tampered(raw, f"a {kind} record came after the cases were listed")
+            return False
+    elif kind == "cases":
+        if state.get("cases"):
+            _tampered(raw, "the cases were listed twice")
+            return False
+    elif kind in ("case", "import_error", "done"):
+        if not state.get("cases"):
+            _tampered(raw, f"a {kind} record came before the cases were listed")
+            return False
+        if kind == "case":
+            name = record.get("name")
+            seen: set[str] = state.setdefault("case_names", set())
+            if not isinstance(name, str) or name in seen:
+                _tampered(raw, f"case {str(name)[:60]!r} was reported twice")
+                return False
+            seen.add(name)
+    else:
+        _tampered(raw, f"an unknown record type {str(kind)[:40]!r} was written")
+        return False
+    state["started"] = state.get("started") or kind == "start"
+    state["cases"] = state.get("cases") or kind == "cases"
+    state["ended"] = kind in _ENDS
+    return True
+
+
 def _parse_records(raw: RawRun, data: bytes) -> bool:
-    """Append complete JSON lines to ``raw.records``; True once the harness said it is done."""
+    """Append the well-formed, in-order JSON lines to ``raw.records``; True once the harness is done.
+
+    Every string in a record is made safe here (``runner.text``), once, before anything on the
+    host stores or shows it. A line that is not a JSON object, nests too deeply for the parser,
+    or breaks the harness's order marks the channel as tampered with.
+    """
     done = False
     for line in data.split(b"\n"):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raw.channel_corrupted = "a malformed record was written to the result channel"
+        except RecursionError:
+            _tampered(raw, "a record nested too deeply was written")
+            continue
+        except ValueError:  # JSONDecodeError, UnicodeDecodeError
+            _tampered(raw, "a malformed record was written")
             continue
         if not isinstance(record, dict):
-            raw.channel_corrupted = "a malformed record was written to the result channel"
+            _tampered(raw, "a record that is not a JSON object was written")
             continue
-        raw.records.append(record)
-        if record.get("type") in ("done", "compile_error", "import_error", "tests_error"):
+        if not _accept(raw, record):
+            continue
+        raw.records.append(clean_value(record))
+        if record.get("type") in _ENDS:
             done = True
     return done
 
@@ -404,13 +475,13 @@ def _collect(
                 done = False
                 break
             if results_size > RESULT_LIMIT:
-                raw.channel_corrupted = "the result channel exceeded its size limit"
+                _tampered(raw, f"more than {RESULT_LIMIT // (1024 * 1024)} MB were written on it")
                 done = False
                 break
         if pending and not done:
             _parse_records(raw, bytes(pending))
     finally:
         sel.close()
-    raw.stdout = bytes(buffers[out_fd][:output_cap]).decode("utf-8", errors="replace")
-    raw.stderr = bytes(buffers[err_fd][:output_cap]).decode("utf-8", errors="replace")
+    raw.stdout = clean(bytes(buffers[out_fd][:output_cap]))
+    raw.stderr = clean(bytes(buffers[err_fd][:output_cap]))
     return done

@@ -12,9 +12,16 @@ from typing import Any
 from runner import jobs, values
 from runner.jobs import CaseResult, Expectations, JudgeResult, Limits
 from runner.sandbox import RawRun
+from runner.text import clean
 
 HIDDEN_WRONG = "Wrong answer on a hidden case (its expected value is not shown)."
 STDOUT_LIMIT = 4000
+MESSAGE_LIMIT = 2000
+TAMPERED = (
+    "Runtime error: your program wrote to the judge's result channel ({detail}). Print with print() "
+    "or write to sys.stdout/sys.stderr; the judge's own channel is not for solutions."
+)
+SIGXCPU, SIGKILL = 24, 9
 
 
 def _case_reports(raw: RawRun) -> dict[str, dict[str, Any]]:
@@ -41,8 +48,14 @@ def _limit_message(raw: RawRun, limits: Limits) -> tuple[str, str] | None:
         )
     if raw.timed_out:
         return jobs.TIME_LIMIT_EXCEEDED, f"Time limit exceeded: the run took longer than {limits.time_s:g} s."
-    if raw.exit_status in (128 + 24, 128 + 9) and raw.cpu_ms >= (int(limits.time_s) + 1) * 1000 * 0.95:
-        return jobs.TIME_LIMIT_EXCEEDED, f"CPU time limit exceeded ({int(limits.time_s) + 1} s of CPU)."
+    cpu_limit_s = int(limits.time_s) + 1  # RLIMIT_CPU set by the zygote: SIGXCPU there, SIGKILL 1 s later
+    cpu_signal = raw.exit_status in (-SIGXCPU, 128 + SIGXCPU)
+    cpu_killed = raw.exit_status in (-SIGKILL, 128 + SIGKILL) and raw.cpu_ms >= cpu_limit_s * 1000 * 0.95
+    if cpu_signal or cpu_killed:
+        return jobs.TIME_LIMIT_EXCEEDED, (
+            f"Time limit exceeded: the program used more than {cpu_limit_s} s of CPU time (all its "
+            f"threads together; the wall-time limit is {limits.time_s:g} s)."
+        )
     return None
 
 
@@ -81,13 +94,18 @@ def build_result(raw: RawRun, expectations: Expectations, mode: jobs.Mode, limit
         )
     compile_error = _first(raw, "compile_error")
     if compile_error:
-        msg = str(compile_error.get("message", "solution.py does not parse"))
+        msg = clean(str(compile_error.get("message", "solution.py does not parse")), MESSAGE_LIMIT)
         return result(
             jobs.COMPILE_ERROR, all_cases(jobs.CASE_NOT_RUN, "Not run: solution.py does not parse."), msg
         )
+    if raw.channel_corrupted:
+        detail = clean(raw.channel_corrupted, 200)
+        return result(
+            jobs.RUNTIME_ERROR, all_cases(jobs.CASE_NOT_RUN, "Not judged."), TAMPERED.format(detail=detail)
+        )
     import_error = _first(raw, "import_error")
     if import_error:
-        msg = str(import_error.get("message", "importing solution.py failed"))
+        msg = clean(str(import_error.get("message", "importing solution.py failed")), MESSAGE_LIMIT)
         verdict = jobs.MEMORY_LIMIT_EXCEEDED if _is_memory_error(import_error) else jobs.RUNTIME_ERROR
         return result(verdict, all_cases(jobs.CASE_ERROR, msg), msg)
 
@@ -99,7 +117,7 @@ def build_result(raw: RawRun, expectations: Expectations, mode: jobs.Mode, limit
         report = reports.get(exp.name)
         case = CaseResult(name=exp.name, public=exp.public, status=jobs.CASE_NOT_RUN)
         if exp.public:
-            case.expected = values.to_display(exp.value)
+            case.expected = clean(values.to_display(exp.value))
         if report is None:
             case.message = limit[1] if limit else "Not run: the program ended before this case finished."
             cases.append(case)
@@ -107,16 +125,16 @@ def build_result(raw: RawRun, expectations: Expectations, mode: jobs.Mode, limit
         time_ms = report.get("time_ms")
         case.time_ms = round(float(time_ms), 3) if isinstance(time_ms, int | float) else 0.0
         if exp.public and isinstance(report.get("stdout"), str):
-            case.stdout = report["stdout"][:STDOUT_LIMIT]
+            case.stdout = clean(report["stdout"], STDOUT_LIMIT)
         if report.get("status") == "error":
             case.status = jobs.CASE_ERROR
             memory_error = memory_error or _is_memory_error(report)
-            msg = str(report.get("message", "the case raised an exception"))[:2000]
+            msg = clean(str(report.get("message", "the case raised an exception")), MESSAGE_LIMIT)
             case.message = msg if exp.public else f"Runtime error on a hidden case: {msg}"
         elif report.get("status") == "ok" and "value" in report:
             mismatch = values.compare(exp.value, report["value"], exp.rtol, exp.atol)
             if exp.public:
-                case.actual = values.to_display(report["value"])
+                case.actual = clean(values.to_display(report["value"]))
             if mismatch is None:
                 case.status = jobs.CASE_PASSED
             else:
@@ -140,8 +158,7 @@ def build_result(raw: RawRun, expectations: Expectations, mode: jobs.Mode, limit
         return result(jobs.RUNTIME_ERROR, cases, first.message)
     if jobs.CASE_NOT_RUN in statuses:
         how = f" (exit status {raw.exit_status})" if raw.exit_status not in (None, 0) else ""
-        note = f" {raw.channel_corrupted}." if raw.channel_corrupted else ""
-        return result(jobs.RUNTIME_ERROR, cases, f"The program ended before all cases finished{how}.{note}")
+        return result(jobs.RUNTIME_ERROR, cases, f"The program ended before all cases finished{how}.")
     if jobs.CASE_FAILED in statuses:
         return result(
             jobs.WRONG_ANSWER, cases, f"{sum(c.status == jobs.CASE_FAILED for c in cases)} case(s) failed."

@@ -19,6 +19,7 @@ from app.problems.service import version_files
 from app.submissions import repository
 from app.submissions.models import FINISHED
 from runner.jobs import INTERNAL_ERROR, Expectations, Job, JudgeResult
+from runner.text import clean, clean_value
 
 log = logging.getLogger(__name__)
 
@@ -55,10 +56,12 @@ def record_result(session: Session, submission_id: int, result: JudgeResult) -> 
             "verdict": result.verdict,
             "passed": result.passed,
             "total": result.total,
-            "cases": [c.to_dict() for c in result.cases],
-            "message": result.message,
+            # The runner already cleaned what the sandbox wrote; a result that came over the broker
+            # is cleaned again, so nothing a database or JSON encoder refuses is ever stored.
+            "cases": clean_value([c.to_dict() for c in result.cases]),
+            "message": clean(result.message, 4000),
             "time_ms": result.time_ms,
-            "runtime": dict(result.runtime),
+            "runtime": clean_value(dict(result.runtime)),
             "finished_at": utcnow(),
         },
     )

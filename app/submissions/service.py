@@ -20,6 +20,7 @@ from app.problems.models import Problem
 from app.submissions import repository
 from app.submissions.dispatch import Dispatcher
 from app.submissions.models import FINISHED, MODES, Submission
+from runner.text import clean_value
 
 VERDICT_LABELS = {
     "accepted": "Accepted",
@@ -252,26 +253,32 @@ def _case_view(case: dict[str, Any]) -> dict[str, Any]:
 
 
 def to_view(submission: Submission, slug: str) -> dict[str, Any]:
-    """The submission as the learner's page and the JSON API show it."""
-    return {
-        "id": submission.id,
-        "problem": slug,
-        "problem_version_id": submission.problem_version_id,
-        "mode": submission.mode,
-        "status": submission.status,
-        "verdict": submission.verdict,
-        "verdict_label": VERDICT_LABELS.get(submission.verdict or ""),
-        "passed": submission.passed,
-        "total": submission.total,
-        "message": submission.message or "",
-        "time_ms": submission.time_ms,
-        "runtime": submission.runtime or {},
-        "cases": [_case_view(c) for c in (submission.cases or [])],
-        "created_at": submission.created_at.isoformat(),
-        "started_at": submission.started_at.isoformat() if submission.started_at else None,
-        "finished_at": submission.finished_at.isoformat() if submission.finished_at else None,
-        "url": f"/submissions/{submission.id}",
-    }
+    """The submission as the learner's page and the JSON API show it.
+
+    Stored text is cleaned again on the way out (``runner.text``): rows written before the output
+    rule existed may hold NUL, lone surrogates or terminal escapes, and a view must never fail.
+    """
+    return clean_value(
+        {
+            "id": submission.id,
+            "problem": slug,
+            "problem_version_id": submission.problem_version_id,
+            "mode": submission.mode,
+            "status": submission.status,
+            "verdict": submission.verdict,
+            "verdict_label": VERDICT_LABELS.get(submission.verdict or ""),
+            "passed": submission.passed,
+            "total": submission.total,
+            "message": submission.message or "",
+            "time_ms": submission.time_ms,
+            "runtime": submission.runtime or {},
+            "cases": [_case_view(c) for c in (submission.cases or [])],
+            "created_at": submission.created_at.isoformat(),
+            "started_at": submission.started_at.isoformat() if submission.started_at else None,
+            "finished_at": submission.finished_at.isoformat() if submission.finished_at else None,
+            "url": f"/submissions/{submission.id}",
+        }
+    )
 
 
 def summary_view(submission: Submission) -> dict[str, Any]:
