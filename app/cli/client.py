@@ -18,6 +18,8 @@ from typing import Annotated, Any
 import httpx
 import typer
 
+from runner.text import clean
+
 EXIT_NOT_ACCEPTED = 1
 EXIT_ERROR = 2
 POLL_WAIT_S = 5
@@ -167,7 +169,7 @@ def _print_result(view: dict[str, Any]) -> None:
         f"#{view['id']} {view['mode']}: {verdict.upper()}  {view.get('passed')}/{view.get('total')} passed"
     )
     if view.get("message"):
-        typer.echo(view["message"])
+        typer.echo(clean(view["message"]))
     tests = view.get("tests") or []
     if tests:
         width = max(len(t["name"]) for t in tests)
@@ -176,7 +178,8 @@ def _print_result(view: dict[str, Any]) -> None:
             message = (t.get("message") or "").splitlines()[0] if t.get("message") else ""
             if t.get("public") and t.get("status") == "failed" and t.get("expected") is not None:
                 message = message or f"expected {t['expected']}, got {t.get('actual')}"
-            typer.echo(f"{t['name']:<{width}}  {t['status']:<8} {t.get('time_ms', 0):>6.1f}ms  {message}")
+            line = f"{t['name']:<{width}}  {t['status']:<8} {t.get('time_ms', 0):>6.1f}ms  {message}"
+            typer.echo(clean(line))  # the server cleans too; a terminal never gets an escape sequence
 
 
 def submit(
