@@ -41,7 +41,7 @@ from celery import Celery, signals
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
-from runner.jobs import INTERNAL_ERROR, Job, JudgeResult
+from runner.jobs import Job, JudgeResult
 from runner.logs import JsonFormatter, SubmissionFilter, TextFormatter, submission_context
 from runner.wire import (
     ADHOC_TASK,
@@ -134,10 +134,6 @@ def broker_redis() -> redis.Redis:
     return _redis
 
 
-def _internal_error(message: str) -> JudgeResult:
-    return JudgeResult(verdict=INTERNAL_ERROR, passed=0, total=0, cases=[], message=message)
-
-
 def _send(task: str, **kwargs: Any) -> None:
     app.send_task(task, kwargs=kwargs, retry=True, retry_policy=PUBLISH_RETRY, **direct(RESULTS_QUEUE))
 
@@ -155,9 +151,10 @@ def judge(self: Any, submission_id: int, token: str, job: dict[str, Any], attemp
         worker = str(self.request.hostname or socket.gethostname())
         if deliveries > MAX_DELIVERIES:
             log.error("delivered %s times without a verdict; giving up", deliveries)
-            result = _internal_error(
+            result = JudgeResult.internal_error(
                 f"The judge stopped {deliveries - 1} times while running this submission "
-                "(not your fault); it was not retried again. Please submit again."
+                "(not your fault); it was not retried again. Please submit again.",
+                "redelivered",
             )
         else:
             if deliveries > 1:
@@ -168,7 +165,9 @@ def judge(self: Any, submission_id: int, token: str, job: dict[str, Any], attemp
                 result = get_judge().judge(Job.from_dict(job))
             except Exception as exc:  # a malformed job or a broken sandbox is the platform's fault
                 log.exception("the job could not be judged")
-                result = _internal_error(f"The judge failed to run this submission (not your fault): {exc}")
+                result = JudgeResult.internal_error(
+                    f"The judge failed to run this submission (not your fault): {exc}", "runner_exception"
+                )
             log.info(
                 "judged: %s (%s/%s) in %.0f ms",
                 result.verdict,

@@ -91,12 +91,10 @@ class Runner:
             result = build_result(raw, job.expectations, job.mode, job.limits)
         except Exception as exc:  # the platform's fault, reported as such
             log.exception("judging job %s failed", job.job_id)
-            result = JudgeResult(
-                verdict=jobs.INTERNAL_ERROR,
-                passed=0,
+            result = JudgeResult.internal_error(
+                f"The judge failed to run this submission (not your fault): {exc}",
+                "runner_exception",
                 total=len(selected),
-                cases=[],
-                message=f"The judge failed to run this submission (not your fault): {exc}",
             )
         result.time_ms = round((time.perf_counter() - started) * 1000, 3)
         if self._sandbox is not None:

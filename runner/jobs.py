@@ -155,10 +155,20 @@ class JudgeResult:
     message: str = ""
     time_ms: float = 0.0  # job in to verdict out, measured on the host
     runtime: dict[str, str] = field(default_factory=dict)
+    cause: str = ""  # internal_error only: which part of the platform failed (logs, /metrics)
 
     @property
     def accepted(self) -> bool:
         return self.verdict == ACCEPTED
+
+    @classmethod
+    def internal_error(cls, message: str, cause: str, total: int = 0) -> JudgeResult:
+        """The platform failed, not the learner: the one way such a result is built.
+
+        ``cause`` is a short word (``sandbox``, ``tests``, ``runner_exception``, ``stuck``, …) that
+        is logged and counted in ``/metrics``; the submission can be re-judged by an operator.
+        """
+        return cls(verdict=INTERNAL_ERROR, passed=0, total=total, cases=[], message=message, cause=cause)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -169,7 +179,7 @@ class JudgeResult:
             "time_ms": self.time_ms,
             "runtime": dict(self.runtime),
             "cases": [c.to_dict() for c in self.cases],
-        }
+        } | ({"cause": self.cause} if self.cause else {})
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> JudgeResult:
@@ -180,5 +190,6 @@ class JudgeResult:
             message=data.get("message", ""),
             time_ms=data.get("time_ms", 0.0),
             runtime=data.get("runtime", {}),
+            cause=str(data.get("cause", "")),
             cases=[CaseResult(**c) for c in data.get("cases", [])],
         )

@@ -68,10 +68,16 @@ def build_result(raw: RawRun, expectations: Expectations, mode: jobs.Mode, limit
     selected = expectations.select(mode)
     total = len(selected)
 
-    def result(verdict: str, cases: list[CaseResult], message: str = "") -> JudgeResult:
+    def result(verdict: str, cases: list[CaseResult], message: str = "", cause: str = "") -> JudgeResult:
         passed = sum(1 for c in cases if c.status == jobs.CASE_PASSED)
         return JudgeResult(
-            verdict=verdict, passed=passed, total=total, cases=cases, message=message, time_ms=raw.wall_ms
+            verdict=verdict,
+            passed=passed,
+            total=total,
+            cases=cases,
+            message=message,
+            time_ms=raw.wall_ms,
+            cause=cause,
         )
 
     def all_cases(status: str, message: str) -> list[CaseResult]:
@@ -84,6 +90,7 @@ def build_result(raw: RawRun, expectations: Expectations, mode: jobs.Mode, limit
             jobs.INTERNAL_ERROR,
             all_cases(jobs.CASE_NOT_RUN, "Not run."),
             f"The judge failed to run this submission (not your fault): {detail}",
+            "sandbox",
         )
     tests_error = _first(raw, "tests_error")
     if tests_error:
@@ -91,6 +98,7 @@ def build_result(raw: RawRun, expectations: Expectations, mode: jobs.Mode, limit
             jobs.INTERNAL_ERROR,
             all_cases(jobs.CASE_NOT_RUN, "Not run."),
             "The problem's tests failed to load (not your fault).",
+            "tests",
         )
     compile_error = _first(raw, "compile_error")
     if compile_error:
@@ -164,5 +172,5 @@ def build_result(raw: RawRun, expectations: Expectations, mode: jobs.Mode, limit
             jobs.WRONG_ANSWER, cases, f"{sum(c.status == jobs.CASE_FAILED for c in cases)} case(s) failed."
         )
     if total == 0:
-        return result(jobs.INTERNAL_ERROR, cases, "The problem has no test cases for this mode.")
+        return result(jobs.INTERNAL_ERROR, cases, "The problem has no test cases for this mode.", "no_cases")
     return result(jobs.ACCEPTED, cases, f"All {total} case(s) passed.")

@@ -25,8 +25,8 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 
 class Stats(Protocol):
-    def verdict(self, verdict: str, latency_s: float, run_s: float) -> None:
-        """A verdict was recorded now (exactly once per submission)."""
+    def verdict(self, verdict: str, latency_s: float, run_s: float, cause: str = "") -> None:
+        """A verdict was recorded now (exactly once per submission); ``cause`` of an internal_error."""
         ...
 
     def incr(self, event: str, amount: int = 1) -> None:
@@ -34,7 +34,7 @@ class Stats(Protocol):
         ...
 
     def snapshot(self) -> dict[str, dict[str, float]]:
-        """``verdicts``, ``events`` and ``<histogram>:<bucket|sum|count>`` counters."""
+        """``verdicts``, ``events``, ``internal_errors`` (by cause) and histogram counters."""
         ...
 
 
@@ -53,9 +53,11 @@ class LocalStats:
         bucket = self._data.setdefault(group, {})
         bucket[key] = bucket.get(key, 0.0) + amount
 
-    def verdict(self, verdict: str, latency_s: float, run_s: float) -> None:
+    def verdict(self, verdict: str, latency_s: float, run_s: float, cause: str = "") -> None:
         with self._lock:
             self._add("verdicts", verdict, 1)
+            if verdict == "internal_error":
+                self._add("internal_errors", cause or "unknown", 1)
             for name, value in (("latency", latency_s), ("run", run_s)):
                 for key in _bucket_keys(value):
                     self._add(name, key, 1)
@@ -78,9 +80,11 @@ class RedisStats:
         self.client = client
         self.prefix = prefix
 
-    def verdict(self, verdict: str, latency_s: float, run_s: float) -> None:
+    def verdict(self, verdict: str, latency_s: float, run_s: float, cause: str = "") -> None:
         pipe = self.client.pipeline(transaction=False)
         pipe.hincrby(self.prefix + "verdicts", verdict, 1)
+        if verdict == "internal_error":
+            pipe.hincrby(self.prefix + "internal_errors", cause or "unknown", 1)
         for name, value in (("latency", latency_s), ("run", run_s)):
             for key in _bucket_keys(value):
                 pipe.hincrby(self.prefix + name, key, 1)
@@ -92,7 +96,7 @@ class RedisStats:
         self.client.hincrby(self.prefix + "events", event, amount)
 
     def snapshot(self) -> dict[str, dict[str, float]]:
-        groups = ("verdicts", "events", *HISTOGRAMS)
+        groups = ("verdicts", "events", "internal_errors", *HISTOGRAMS)
         pipe = self.client.pipeline(transaction=False)
         for group in groups:
             pipe.hgetall(self.prefix + group)
@@ -162,6 +166,14 @@ class JudgeCollector(Collector):
         for verdict, value in sorted(snap.get("verdicts", {}).items()):
             verdicts.add_metric([verdict], value)
         yield verdicts
+        internal = CounterMetricFamily(
+            "torchdrill_internal_errors",
+            "internal_error verdicts (the platform failed, not the learner), by cause",
+            labels=["cause"],
+        )
+        for cause, value in sorted(snap.get("internal_errors", {}).items()):
+            internal.add_metric([cause], value)
+        yield internal
         events = CounterMetricFamily(
             "torchdrill_judge_events",
             "duplicate: a second verdict ignored; rejected: a result with a bad token; "

@@ -36,7 +36,7 @@ from app.kit.settings import Settings
 from app.submissions.dispatch import ResultWaiter
 from app.submissions.judging import load_job, record_result
 from runner.engine import ExpectationError
-from runner.jobs import INTERNAL_ERROR, Expectations, Job, JudgeResult, Mode
+from runner.jobs import Expectations, Job, JudgeResult, Mode
 from runner.problem import ProblemFiles
 from runner.wire import (
     ADHOC_TASK,
@@ -76,10 +76,6 @@ def make_celery(settings: Settings, name: str = "torchdrill-web") -> Celery:
     celery = Celery(name)
     celery.conf.update(celery_config(settings.broker_url, settings.broker_visibility_timeout_s))
     return celery
-
-
-def internal_error(message: str) -> JudgeResult:
-    return JudgeResult(verdict=INTERNAL_ERROR, passed=0, total=0, cases=[], message=message)
 
 
 def build_job(db: Database, submission_id: int) -> Job | None:
@@ -131,7 +127,10 @@ class Publisher:
                 log.exception("cannot build the job")
                 self.finish(
                     submission_id,
-                    internal_error(f"The problem could not be loaded for judging (not your fault): {exc}"),
+                    JudgeResult.internal_error(
+                        f"The problem could not be loaded for judging (not your fault): {exc}",
+                        "problem_unloadable",
+                    ),
                 )
                 return False
             if job is None:
@@ -311,9 +310,7 @@ class RemoteRunner:
         """Judge outside the submission flow (authoring's validation) through a runner worker."""
         reply = self._ask("judge", job.to_dict(), job.limits.time_s + ADHOC_SLACK_S)
         if "result" not in reply:
-            return JudgeResult(
-                verdict=INTERNAL_ERROR, passed=0, total=0, cases=[], message=reply.get("error", "")
-            )
+            return JudgeResult.internal_error(str(reply.get("error", "")), "runner_reply")
         return JudgeResult.from_dict(reply["result"])
 
     def compute_expectations(self, problem: ProblemFiles) -> Expectations:

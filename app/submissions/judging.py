@@ -48,7 +48,14 @@ def load_job(session: Session, submission_id: int) -> Job | None:
 
 
 def record_result(session: Session, submission_id: int, result: JudgeResult) -> bool:
-    """Store the final verdict. Idempotent: returns False (and changes nothing) if already finished."""
+    """Store the final verdict. Idempotent: returns False (and changes nothing) if already finished.
+
+    An internal_error keeps its cause in ``runtime["internal_error"]`` (counted in ``/metrics``)
+    and is logged: it is the platform's failure, and ``torchdrill submissions rejudge`` can retry it.
+    """
+    if result.verdict == INTERNAL_ERROR:
+        log.error("internal error on submission %s (cause: %s): %s", submission_id, result.cause or "?",
+                  result.message[:500])  # fmt: skip
     return repository.finish(
         session,
         submission_id,
@@ -61,14 +68,12 @@ def record_result(session: Session, submission_id: int, result: JudgeResult) -> 
             "cases": clean_value([c.to_dict() for c in result.cases]),
             "message": clean(result.message, 4000),
             "time_ms": result.time_ms,
-            "runtime": clean_value(dict(result.runtime)),
+            "runtime": clean_value(
+                dict(result.runtime) | ({"internal_error": result.cause} if result.cause else {})
+            ),
             "finished_at": utcnow(),
         },
     )
-
-
-def _internal_error(message: str) -> JudgeResult:
-    return JudgeResult(verdict=INTERNAL_ERROR, passed=0, total=0, cases=[], message=message)
 
 
 def judge_submission(
@@ -80,7 +85,9 @@ def judge_submission(
             job = load_job(session, submission_id)
     except Exception as exc:  # a broken stored problem must still end with a verdict
         log.exception("cannot build the job for submission %s", submission_id)
-        result = _internal_error(f"The problem could not be loaded for judging (not your fault): {exc}")
+        result = JudgeResult.internal_error(
+            f"The problem could not be loaded for judging (not your fault): {exc}", "problem_unloadable"
+        )
     else:
         if job is None:
             return False
@@ -88,7 +95,9 @@ def judge_submission(
             result = runner.judge(job)
         except Exception as exc:  # the runner promises not to raise; if it does, say so
             log.exception("runner failed on submission %s", submission_id)
-            result = _internal_error(f"The judge failed to run this submission (not your fault): {exc}")
+            result = JudgeResult.internal_error(
+                f"The judge failed to run this submission (not your fault): {exc}", "runner_exception"
+            )
     with db.transaction() as session:
         recorded = record_result(session, submission_id, result)
     if notify is not None:
@@ -101,3 +110,21 @@ def recover_unfinished(db: Database) -> list[int]:
     with db.transaction() as session:
         repository.requeue_running(session)
         return repository.unfinished_ids(session)
+
+
+def reopen_for_rejudge(db: Database, submission_id: int) -> str | None:
+    """Put a finished submission back in the queue; returns its previous verdict (None: not finished).
+
+    The old verdict is logged, not kept: the submission is judged again against the problem version
+    it was made for, exactly like a new one, and its new verdict is recorded once.
+    """
+    with db.transaction() as session:
+        submission = repository.get(session, submission_id)
+        if submission is None or submission.status != FINISHED:
+            return None
+        previous = submission.verdict or ""
+        cause = (submission.runtime or {}).get("internal_error", "")
+        repository.reopen(session, submission_id)
+    log.warning("submission %s reopened for re-judging (was %s%s)", submission_id, previous,
+                f", cause {cause}" if cause else "")  # fmt: skip
+    return previous

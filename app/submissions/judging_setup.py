@@ -63,7 +63,8 @@ def observe_verdict(db: Database, stats: Stats, submission_id: int) -> None:
     if submission is None or submission.finished_at is None:
         return
     latency = max(0.0, (submission.finished_at - submission.created_at).total_seconds())
-    stats.verdict(submission.verdict or "unknown", latency, (submission.time_ms or 0.0) / 1000)
+    cause = str((submission.runtime or {}).get("internal_error", ""))
+    stats.verdict(submission.verdict or "unknown", latency, (submission.time_ms or 0.0) / 1000, cause)
     log.info("verdict recorded: %s, %.2f s after submission", submission.verdict, latency)
 
 

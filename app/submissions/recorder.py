@@ -41,7 +41,6 @@ from app.submissions import repository
 from app.submissions.celery_dispatch import (
     Publisher,
     announce_finished,
-    internal_error,
     make_celery,
     queue_depth,
     token_ok,
@@ -105,7 +104,7 @@ class Recorder:
                 submission = repository.get(session, submission_id) if recorded else None
             if submission is not None:
                 latency = _seconds_between(submission.created_at, submission.finished_at or utcnow())
-                self.stats.verdict(judged.verdict, latency, judged.time_ms / 1000)
+                self.stats.verdict(judged.verdict, latency, judged.time_ms / 1000, judged.cause)
                 log.info(
                     "verdict recorded: %s (%s/%s), %.2f s after submission, by %s, delivery %s",
                     judged.verdict,
@@ -173,9 +172,10 @@ class Sweeper:
                     minutes = self.settings.stuck_after_s / 60
                     recorded = self.publisher.finish(
                         submission_id,
-                        internal_error(
+                        JudgeResult.internal_error(
                             f"No judge finished this submission within {minutes:g} minutes, so it was "
-                            "stopped (not your fault). Please submit again."
+                            "stopped (not your fault). Please submit again.",
+                            "stuck",
                         ),
                     )
                     if recorded:

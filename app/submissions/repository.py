@@ -73,6 +73,27 @@ def mark_running(session: Session, submission_id: int, now: datetime) -> bool:
     return result.rowcount == 1
 
 
+def reopen(session: Session, submission_id: int) -> bool:
+    """finished -> queued with its verdict cleared, for an operator's re-judge; False otherwise."""
+    result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+        update(Submission)
+        .where(Submission.id == submission_id, Submission.status == FINISHED)
+        .values(
+            status=QUEUED,
+            verdict=None,
+            passed=None,
+            total=None,
+            cases=None,
+            message=None,
+            time_ms=None,
+            started_at=None,
+            finished_at=None,
+        )
+        .execution_options(synchronize_session=False)
+    )
+    return result.rowcount == 1
+
+
 def finish(session: Session, submission_id: int, values: dict[str, Any]) -> bool:
     """Record the final verdict once: a finished submission is never overwritten."""
     result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
