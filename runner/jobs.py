@@ -9,28 +9,20 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from runner.verdict import Verdict
+
 Mode = Literal["run", "submit"]
 
-# Submission verdicts, in the order of precedence used when several cases fail.
-ACCEPTED = "accepted"
-WRONG_ANSWER = "wrong_answer"
-RUNTIME_ERROR = "runtime_error"
-TIME_LIMIT_EXCEEDED = "time_limit_exceeded"
-MEMORY_LIMIT_EXCEEDED = "memory_limit_exceeded"
-OUTPUT_LIMIT_EXCEEDED = "output_limit_exceeded"
-COMPILE_ERROR = "compile_error"
-INTERNAL_ERROR = "internal_error"
-
-VERDICTS = (
-    ACCEPTED,
-    WRONG_ANSWER,
-    RUNTIME_ERROR,
-    TIME_LIMIT_EXCEEDED,
-    MEMORY_LIMIT_EXCEEDED,
-    OUTPUT_LIMIT_EXCEEDED,
-    COMPILE_ERROR,
-    INTERNAL_ERROR,
-)
+# Submission verdicts: the one type is runner.verdict.Verdict (labels, precedence, explanations);
+# these names stay for the modules that import them from here.
+ACCEPTED = Verdict.ACCEPTED
+WRONG_ANSWER = Verdict.WRONG_ANSWER
+RUNTIME_ERROR = Verdict.RUNTIME_ERROR
+TIME_LIMIT_EXCEEDED = Verdict.TIME_LIMIT_EXCEEDED
+MEMORY_LIMIT_EXCEEDED = Verdict.MEMORY_LIMIT_EXCEEDED
+OUTPUT_LIMIT_EXCEEDED = Verdict.OUTPUT_LIMIT_EXCEEDED
+COMPILE_ERROR = Verdict.COMPILE_ERROR
+INTERNAL_ERROR = Verdict.INTERNAL_ERROR
 
 # Per-case statuses.
 CASE_PASSED = "passed"

@@ -7,16 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Verdict = Literal[
-    "accepted",
-    "wrong_answer",
-    "runtime_error",
-    "time_limit_exceeded",
-    "memory_limit_exceeded",
-    "output_limit_exceeded",
-    "compile_error",
-    "internal_error",
-]
+from runner.verdict import Verdict
+
 Status = Literal["queued", "running", "finished"]
 Difficulty = Literal["easy", "medium", "hard"]
 

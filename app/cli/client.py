@@ -19,6 +19,7 @@ import httpx
 import typer
 
 from runner.text import clean
+from runner.verdict import Verdict
 
 EXIT_NOT_ACCEPTED = 1
 EXIT_ERROR = 2
@@ -164,7 +165,8 @@ def _status_line(view: dict[str, Any], started: float) -> str:
 
 
 def _print_result(view: dict[str, Any]) -> None:
-    verdict = (view.get("verdict") or "").replace("_", " ")
+    known = Verdict.parse(view.get("verdict"))
+    verdict = known.label if known else clean(str(view.get("verdict") or ""))
     typer.echo(
         f"#{view['id']} {view['mode']}: {verdict.upper()}  {view.get('passed')}/{view.get('total')} passed"
     )

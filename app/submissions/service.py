@@ -21,17 +21,7 @@ from app.submissions import repository
 from app.submissions.dispatch import Dispatcher
 from app.submissions.models import FINISHED, MODES, Submission
 from runner.text import clean_value
-
-VERDICT_LABELS = {
-    "accepted": "Accepted",
-    "wrong_answer": "Wrong Answer",
-    "runtime_error": "Runtime Error",
-    "time_limit_exceeded": "Time Limit Exceeded",
-    "memory_limit_exceeded": "Memory Limit Exceeded",
-    "output_limit_exceeded": "Output Limit Exceeded",
-    "compile_error": "Compile Error",
-    "internal_error": "Internal Error",
-}
+from runner.verdict import Verdict
 
 
 def create_submission(
@@ -266,7 +256,8 @@ def to_view(submission: Submission, slug: str) -> dict[str, Any]:
             "mode": submission.mode,
             "status": submission.status,
             "verdict": submission.verdict,
-            "verdict_label": VERDICT_LABELS.get(submission.verdict or ""),
+            "verdict_label": verdict.label if (verdict := Verdict.parse(submission.verdict)) else None,
+            "verdict_explanation": verdict.explanation if verdict else "",
             "passed": submission.passed,
             "total": submission.total,
             "message": submission.message or "",
@@ -287,7 +278,7 @@ def summary_view(submission: Submission) -> dict[str, Any]:
         "mode": submission.mode,
         "status": submission.status,
         "verdict": submission.verdict,
-        "verdict_label": VERDICT_LABELS.get(submission.verdict or ""),
+        "verdict_label": verdict.label if (verdict := Verdict.parse(submission.verdict)) else None,
         "passed": submission.passed,
         "total": submission.total,
         "created_at": submission.created_at.isoformat(),

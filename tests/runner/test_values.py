@@ -57,3 +57,15 @@ def test_display_is_readable_and_bounded() -> None:
     shown = values.to_display(values.encode({"x": torch.tensor([1.5, 2.0])}))
     assert shown == "{'x': tensor([1.5, 2.0], shape=(2,), dtype=float32)}"
     assert len(values.to_display(list(range(10_000)), limit=100)) == 100
+
+
+def test_the_one_verdict_type() -> None:
+    from runner import jobs
+    from runner.verdict import Verdict
+
+    assert Verdict.WRONG_ANSWER == "wrong_answer" and Verdict.WRONG_ANSWER.label == "Wrong Answer"
+    assert jobs.TIME_LIMIT_EXCEEDED is Verdict.TIME_LIMIT_EXCEEDED
+    assert Verdict.parse("accepted") is Verdict.ACCEPTED and Verdict.parse("nonsense") is None
+    assert Verdict.parse(None) is None
+    assert Verdict.INTERNAL_ERROR.precedence < Verdict.RUNTIME_ERROR.precedence < Verdict.ACCEPTED.precedence
+    assert "vectorised" in Verdict.TIME_LIMIT_EXCEEDED.explanation and Verdict.ACCEPTED.explanation == ""
