@@ -30,6 +30,7 @@ SOLUTION_FILE = "solution.py"
 TESTS_FILE = "tests.py"
 CASE_STDOUT_LIMIT = 8 * 1024
 MESSAGE_CHARS = 2000
+TRACEBACK_CHARS = 4000
 RECORD_LIMIT = 1024 * 1024  # one case's record, value included; the host refuses a channel over 16 MB
 
 
@@ -103,13 +104,32 @@ def _exception_text(exc: BaseException) -> str:
         return f"<the exception's message could not be shown: {type(inner).__name__} in __str__>"
 
 
-def describe_exception(exc: BaseException, filename: str) -> dict[str, Any]:
+def learner_traceback(exc: BaseException, filename: str, source: str) -> str:
+    """The traceback of ``exc`` through the learner's own frames only, like Python prints it."""
+    lines = source.splitlines()
+    parts = []
+    for frame, lineno in traceback.walk_tb(exc.__traceback__):
+        if frame.f_code.co_filename != filename:
+            continue
+        text = lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
+        parts.append(f'  File "solution.py", line {lineno}, in {frame.f_code.co_name}\n    {text}'[:300])
+    if not parts:
+        return ""
+    head = "Traceback (your code, most recent call last):\n"
+    tail = f"\n{type(exc).__name__}: {_exception_text(exc)[:500]}"
+    return (head + "\n".join(parts[-20:]) + tail)[:TRACEBACK_CHARS]
+
+
+def describe_exception(exc: BaseException, filename: str, source: str = "") -> dict[str, Any]:
     line = learner_line(exc.__traceback__, filename)
     text = _exception_text(exc)[:MESSAGE_CHARS]
     message = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
     if line is not None:
         message += f" (solution.py, line {line})"
-    return {"exception": type(exc).__name__, "message": message[:2000], "line": line}
+    described = {"exception": type(exc).__name__, "message": message[:2000], "line": line}
+    if source:
+        described["traceback"] = learner_traceback(exc, filename, source)
+    return described
 
 
 def load_module(name: str, source: str, filename: str) -> types.ModuleType:
@@ -131,10 +151,16 @@ def run(payload: dict[str, Any], channel: ResultChannel, workdir: str) -> None:
         compile(code, solution_path, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
         line = getattr(exc, "lineno", None)
+        column = getattr(exc, "offset", None)
         msg = getattr(exc, "msg", None) or str(exc)
         where = f" (solution.py, line {line})" if line else ""
         channel.send(
-            {"type": "compile_error", "message": f"{type(exc).__name__}: {msg}{where}", "line": line}
+            {
+                "type": "compile_error",
+                "message": f"{type(exc).__name__}: {msg}{where}",
+                "line": line,
+                "column": column,
+            }
         )
         return
 
@@ -167,7 +193,11 @@ def run(payload: dict[str, Any], channel: ResultChannel, workdir: str) -> None:
             solution = load_module("solution", code, solution_path)
     except BaseException as exc:
         channel.send(
-            {"type": "import_error", **describe_exception(exc, solution_path), "stdout": captured.getvalue()}
+            {
+                "type": "import_error",
+                **describe_exception(exc, solution_path, code),
+                "stdout": captured.getvalue(),
+            }
         )
         return
     entry_point = payload["entry_point"]
@@ -216,7 +246,7 @@ def run(payload: dict[str, Any], channel: ResultChannel, workdir: str) -> None:
                     "type": "case",
                     "name": name,
                     "status": "error",
-                    **describe_exception(exc, solution_path),
+                    **describe_exception(exc, solution_path, code),
                     "time_ms": elapsed,
                     "stdout": out.getvalue(),
                 }

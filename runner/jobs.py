@@ -133,6 +133,10 @@ class CaseResult:
     expected: Any = None
     actual: Any = None
     stdout: str | None = None
+    # Where the learner's code failed (error cases, compile and import errors): for the editor.
+    line: int | None = None
+    column: int | None = None
+    traceback: str = ""  # only the learner's own frames, bounded
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

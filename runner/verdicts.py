@@ -59,6 +59,16 @@ def _limit_message(raw: RawRun, limits: Limits) -> tuple[str, str] | None:
     return None
 
 
+def _where(report: dict[str, Any]) -> dict[str, Any]:
+    """Line, column and the learner's traceback from a record, each only if it is well formed."""
+    line, column = report.get("line"), report.get("column")
+    return {
+        "line": line if isinstance(line, int) and not isinstance(line, bool) and line > 0 else None,
+        "column": column if isinstance(column, int) and not isinstance(column, bool) and column > 0 else None,
+        "traceback": clean(report["traceback"], 4000) if isinstance(report.get("traceback"), str) else "",
+    }
+
+
 def _is_memory_error(report: dict[str, Any]) -> bool:
     message = str(report.get("message", ""))
     return report.get("exception") == "MemoryError" or "can't allocate memory" in message
@@ -80,8 +90,11 @@ def build_result(raw: RawRun, expectations: Expectations, mode: jobs.Mode, limit
             cause=cause,
         )
 
-    def all_cases(status: str, message: str) -> list[CaseResult]:
-        return [CaseResult(name=c.name, public=c.public, status=status, message=message) for c in selected]
+    def all_cases(status: str, message: str, where: dict[str, Any] | None = None) -> list[CaseResult]:
+        return [
+            CaseResult(name=c.name, public=c.public, status=status, message=message, **(where or {}))
+            for c in selected
+        ]
 
     sandbox_error = _first(raw, "sandbox_error")
     if sandbox_error or (_first(raw, "start") is None and not (raw.timed_out or raw.oom_killed)):
@@ -104,7 +117,9 @@ def build_result(raw: RawRun, expectations: Expectations, mode: jobs.Mode, limit
     if compile_error:
         msg = clean(str(compile_error.get("message", "solution.py does not parse")), MESSAGE_LIMIT)
         return result(
-            jobs.COMPILE_ERROR, all_cases(jobs.CASE_NOT_RUN, "Not run: solution.py does not parse."), msg
+            jobs.COMPILE_ERROR,
+            all_cases(jobs.CASE_NOT_RUN, "Not run: solution.py does not parse.", _where(compile_error)),
+            msg,
         )
     if raw.channel_corrupted:
         detail = clean(raw.channel_corrupted, 200)
@@ -115,7 +130,7 @@ def build_result(raw: RawRun, expectations: Expectations, mode: jobs.Mode, limit
     if import_error:
         msg = clean(str(import_error.get("message", "importing solution.py failed")), MESSAGE_LIMIT)
         verdict = jobs.MEMORY_LIMIT_EXCEEDED if _is_memory_error(import_error) else jobs.RUNTIME_ERROR
-        return result(verdict, all_cases(jobs.CASE_ERROR, msg), msg)
+        return result(verdict, all_cases(jobs.CASE_ERROR, msg, _where(import_error)), msg)
 
     reports = _case_reports(raw)
     limit = _limit_message(raw, limits)
@@ -139,6 +154,8 @@ def build_result(raw: RawRun, expectations: Expectations, mode: jobs.Mode, limit
             memory_error = memory_error or _is_memory_error(report)
             msg = clean(str(report.get("message", "the case raised an exception")), MESSAGE_LIMIT)
             case.message = msg if exp.public else f"Runtime error on a hidden case: {msg}"
+            where = _where(report)
+            case.line, case.traceback = where["line"], where["traceback"]
         elif report.get("status") == "ok" and "value" in report:
             mismatch = values.compare(exp.value, report["value"], exp.rtol, exp.atol)
             if exp.public:

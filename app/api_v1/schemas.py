@@ -169,6 +169,9 @@ class TestResult(BaseModel):
     expected: str | None = Field(default=None, description="Public cases only")
     actual: str | None = Field(default=None, description="Public cases only")
     stdout: str | None = Field(default=None, description="Public cases only")
+    line: int | None = Field(default=None, description="The solution.py line where this case failed")
+    column: int | None = Field(default=None, description="The column, for a syntax error")
+    traceback: str = Field(default="", description="The traceback through your own code only")
 
 
 class SubmissionOut(BaseModel):
@@ -194,6 +197,11 @@ class SubmissionOut(BaseModel):
     passed: int | None
     total: int | None
     message: str
+    verdict_explanation: str = Field(default="", description="What the verdict means and what to look at")
+    line: int | None = Field(
+        default=None, description="Where to look in solution.py (the first failing case)"
+    )
+    column: int | None = Field(default=None, description="The column, for a syntax error")
     tests: list[TestResult]
     time_ms: float | None
     runtime: dict[str, str]

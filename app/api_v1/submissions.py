@@ -39,7 +39,7 @@ def v1_view(submission: Submission, slug: str) -> dict[str, Any]:
     view = service.to_view(submission, slug)
     view["tests"] = view.pop("cases")
     view["url"] = f"/api/v1/submissions/{submission.id}"
-    for key in ("verdict_label", "problem_version_id"):
+    for key in ("verdict_label", "problem_version_id"):  # page-only fields
         view.pop(key, None)
     return view
 

@@ -234,6 +234,9 @@ def _case_view(case: dict[str, Any]) -> dict[str, Any]:
         "status": case.get("status", ""),
         "message": case.get("message", ""),
         "time_ms": case.get("time_ms", 0.0),
+        "line": case.get("line"),
+        "column": case.get("column"),
+        "traceback": case.get("traceback") or "",
     }
     if view["public"]:  # hidden cases never reveal values or output, even if a runner sent them
         view["expected"] = _display(case.get("expected"))
@@ -258,6 +261,9 @@ def to_view(submission: Submission, slug: str) -> dict[str, Any]:
             "verdict": submission.verdict,
             "verdict_label": verdict.label if (verdict := Verdict.parse(submission.verdict)) else None,
             "verdict_explanation": verdict.explanation if verdict else "",
+            # Where to mark the editor: the first case that says where the learner's code failed.
+            "line": next((c.get("line") for c in submission.cases or [] if c.get("line")), None),
+            "column": next((c.get("column") for c in submission.cases or [] if c.get("column")), None),
             "passed": submission.passed,
             "total": submission.total,
             "message": submission.message or "",
