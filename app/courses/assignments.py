@@ -82,6 +82,9 @@ def set_extension(
     late: Any = None,
 ) -> Extension:
     """Override any of the student's dates; the others stay the assignment's."""
+    member = repository.membership(session, assignment.course_id, user_id)
+    if member is None or member.role != "student":
+        raise NotFound("That student is not in this course.")
     release = dates_mod.parse_time(release_at, "release_at") if release_at else None
     due = dates_mod.parse_time(due_at, "due_at") if due_at else None
     windows = dates_mod.parse_late(late, due or assignment.due_at) if late is not None else None
