@@ -20,6 +20,8 @@ from app.accounts import pages as auth_pages
 from app.api_v1.router import router as api_v1_router
 from app.authoring import api as authoring_api
 from app.authoring import pages as authoring_pages
+from app.courses import access as course_access
+from app.courses import api as course_api
 from app.drafts import api as draft_api
 from app.kit.db import Database
 from app.kit.errors import AppError
@@ -111,6 +113,7 @@ def create_app(
     dispatcher: Dispatcher | None = None,
 ) -> FastAPI:
     settings = settings or get_settings()
+    course_access.install()  # course assignments open Premium problems to their students
     db = database or Database(settings.database_url)
     waiter = ResultWaiter()
     judging = setup_judging(settings, db, waiter, runner=runner, dispatcher=dispatcher)
@@ -191,6 +194,7 @@ def create_app(
         draft_api.router,
         authoring_pages.router,
         authoring_api.router,
+        course_api.router,
     ):
         app.include_router(router)
     install_metrics(app, judging.stats, judging.sources)  # /metrics

@@ -2,18 +2,23 @@
 
 from app.accounts.models import User
 from app.authoring.models import ProblemDraft
+from app.courses.models import Assignment, Course, CourseMember, Regrade
 from app.drafts.models import CodeDraft
 from app.kit.db import Base
 from app.problems.models import Problem, ProblemTag, ProblemVersion
 from app.submissions.models import Submission
 
 __all__ = [
+    "Assignment",
     "Base",
     "CodeDraft",
+    "Course",
+    "CourseMember",
     "Problem",
     "ProblemDraft",
     "ProblemTag",
     "ProblemVersion",
+    "Regrade",
     "Submission",
     "User",
 ]

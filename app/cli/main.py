@@ -26,7 +26,7 @@ app.command("judge", help="Judge a solution.py against a problem folder in the s
 app.add_typer(problems.app, name="problems")
 
 # Optional command groups live in their own modules; each registers itself on ``app``.
-for module in ("app.cli.users", "app.cli.tokens", "app.cli.submissions", "app.cli.client"):
+for module in ("app.cli.users", "app.cli.tokens", "app.cli.submissions", "app.cli.client", "app.cli.courses"):
     try:
         importlib.import_module(module).register(app)
     except ModuleNotFoundError as exc:

@@ -131,7 +131,9 @@ def main(argv: list[str] | None = None) -> int:
     from app.kit.settings import get_settings
 
     settings = get_settings()
-    parser = argparse.ArgumentParser(prog="python -m app.problems.importer", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m app.problems.importer", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("bank", nargs="?", default=str(settings.problems_dir), help="problem bank folder")
     args = parser.parse_args(argv)
     db = Database(settings.database_url)

@@ -1,0 +1,292 @@
+"""``/api/v1/courses``: courses, enrolment, assignments, the gradebook and regrades (JSON).
+
+Errors are ``{"error", "detail"}``; a course is 404 to anybody who is not in it, and instructor
+routes are 404 to its students as well.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.courses import assignments, enrolment, gradebook
+from app.courses.deps import AssignmentId, CourseId, CourseReader, CourseWriter, UserId
+from app.courses.views import assignment_view, course_view
+from app.kit.db import utcnow
+from app.kit.web import SessionDep
+
+router = APIRouter(prefix="/api/v1/courses", tags=["courses"])
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    401: {"description": "Not logged in / no valid token"},
+    403: {"description": "Not allowed (e.g. a student creating a course)"},
+    404: {"description": "No such course, or you are not in it"},
+    422: {"description": "Invalid fields (`invalid_input`)"},
+}
+
+
+class CourseIn(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"title": "Deep learning", "term": "Spring 2027"}]}
+    )
+    title: str = Field(max_length=200)
+    term: str = Field(default="", max_length=100)
+    timezone: str = Field(default="UTC", max_length=64, description="IANA name, e.g. Europe/Paris")
+    ends_at: datetime | None = Field(default=None, description="When course access to Premium problems ends")
+    join_code_expires_at: datetime | None = None
+
+
+class JoinIn(BaseModel):
+    code: str = Field(max_length=40, description="The course's join code or a personal invitation code")
+
+
+class RotateIn(BaseModel):
+    expires_at: datetime | None = None
+
+
+class RosterIn(BaseModel):
+    csv: str = Field(max_length=1_000_000, description="CSV of emails; optional header `email,section`")
+
+
+class InstructorIn(BaseModel):
+    email: str = Field(max_length=254)
+
+
+class StudentStatusIn(BaseModel):
+    status: Literal["active", "removed", "blocked"]
+
+
+class LateIn(BaseModel):
+    until: str = Field(description="ISO 8601 with offset")
+    credit: float = Field(ge=0, le=100, description="percent")
+
+
+class AssignmentIn(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "title": "Week 1: tensors",
+                    "problems": ["add-tensors", "scale-rows"],
+                    "release_at": "2027-02-01T09:00:00+01:00",
+                    "due_at": "2027-02-08T23:59:00+01:00",
+                    "late": [{"until": "2027-02-10T23:59:00+01:00", "credit": 50}],
+                }
+            ]
+        }
+    )
+    title: str = Field(max_length=200)
+    problems: list[str] = Field(max_length=assignments.MAX_PROBLEMS)
+    release_at: str = Field(description="ISO 8601 with offset")
+    due_at: str = Field(description="ISO 8601 with offset")
+    late: list[LateIn] = Field(default_factory=list, max_length=20)
+    after_last: Literal["zero", "closed"] = "zero"
+    lti_line_item_id: str | None = Field(default=None, max_length=255)
+
+
+class ExtensionIn(BaseModel):
+    release_at: str | None = None
+    due_at: str | None = None
+    late: list[LateIn] | None = None
+
+
+def _role(session: SessionDep, course: Any, user: Any) -> str:
+    return "instructor" if enrolment.is_instructor(session, course, user) else "student"
+
+
+@router.post("", status_code=201, responses=ERRORS, summary="Create a course (instructors and admins)")
+def create_course(body: CourseIn, session: SessionDep, user: CourseWriter) -> dict[str, Any]:
+    course = enrolment.create_course(
+        session,
+        user,
+        body.title,
+        term=body.term,
+        timezone=body.timezone,
+        ends_at=body.ends_at,
+        join_code_expires_at=body.join_code_expires_at,
+    )
+    return course_view(course, "instructor")
+
+
+@router.get("", responses=ERRORS, summary="My courses")
+def my_courses(session: SessionDep, user: CourseReader) -> dict[str, Any]:
+    return {"items": [course_view(c, m.role) for c, m in enrolment.my_courses(session, user)]}
+
+
+@router.post("/join", responses=ERRORS, summary="Join a course with a code")
+def join(body: JoinIn, session: SessionDep, user: CourseWriter) -> dict[str, Any]:
+    course = enrolment.join(session, user, body.code, utcnow())
+    return course_view(course, _role(session, course, user))
+
+
+@router.get("/{course_id}", responses=ERRORS, summary="A course and the assignments you can see")
+def get_course(course_id: CourseId, session: SessionDep, user: CourseReader) -> dict[str, Any]:
+    course = enrolment.course_for_member(session, course_id, user)
+    listed = assignments.visible_assignments(session, course, user, utcnow())
+    return course_view(course, _role(session, course, user)) | {
+        "assignments": [
+            assignment_view(a, [p.slug for p in assignments.assignment_problems(session, a)]) for a in listed
+        ]
+    }
+
+
+@router.post("/{course_id}/join-code", responses=ERRORS, summary="Rotate the join code")
+def rotate(course_id: CourseId, body: RotateIn, session: SessionDep, user: CourseWriter) -> dict[str, Any]:
+    course = enrolment.course_for_instructor(session, course_id, user)
+    return course_view(enrolment.rotate_join_code(session, course, body.expires_at), "instructor")
+
+
+@router.post("/{course_id}/roster", responses=ERRORS, summary="Enrol a roster CSV of emails")
+def roster(course_id: CourseId, body: RosterIn, session: SessionDep, user: CourseWriter) -> dict[str, Any]:
+    course = enrolment.course_for_instructor(session, course_id, user)
+    report = enrolment.import_roster(session, course, body.csv)
+    return {
+        "enrolled": report.enrolled,
+        "invited": [{"email": e, "code": c} for e, c in report.invited],
+        "skipped": [{"line": n, "reason": r} for n, r in report.skipped],
+    }
+
+
+@router.post("/{course_id}/instructors", status_code=201, responses=ERRORS, summary="Add a co-instructor")
+def add_instructor(
+    course_id: CourseId, body: InstructorIn, session: SessionDep, user: CourseWriter
+) -> dict[str, Any]:
+    course = enrolment.course_for_instructor(session, course_id, user)
+    member = enrolment.add_instructor(session, course, user, body.email)
+    return {"user_id": member.user_id, "role": member.role}
+
+
+@router.put("/{course_id}/students/{user_id}", responses=ERRORS, summary="Remove, block or restore a student")
+def student_status(
+    course_id: CourseId, user_id: UserId, body: StudentStatusIn, session: SessionDep, user: CourseWriter
+) -> dict[str, Any]:
+    course = enrolment.course_for_instructor(session, course_id, user)
+    member = enrolment.set_student_status(session, course, user_id, body.status)
+    return {"user_id": member.user_id, "status": member.status}
+
+
+@router.get("/{course_id}/students/{user_id}", responses=ERRORS, summary="A student's attempts (drill-down)")
+def student_attempts(
+    course_id: CourseId, user_id: UserId, session: SessionDep, user: CourseReader
+) -> dict[str, Any]:
+    course = enrolment.course_for_instructor(session, course_id, user)
+    view = gradebook.drill_down(session, course, user_id)
+    return {
+        "student": {"id": view.student_id, "email": view.email, "section": view.section},
+        "assignments": [
+            {
+                "id": a.id,
+                "title": a.title,
+                "score": score,
+                "problems": [
+                    {"slug": p.slug, "title": p.title, "credit": p.credit, "attempts": p.attempts}
+                    for p in problems
+                ],
+            }
+            for a, score, problems in view.assignments
+        ],
+    }
+
+
+@router.post("/{course_id}/assignments", status_code=201, responses=ERRORS, summary="Create an assignment")
+def create_assignment(
+    course_id: CourseId, body: AssignmentIn, session: SessionDep, user: CourseWriter
+) -> dict[str, Any]:
+    course = enrolment.course_for_instructor(session, course_id, user)
+    assignment = assignments.create_assignment(
+        session,
+        course,
+        title=body.title,
+        problem_slugs=body.problems,
+        release_at=body.release_at,
+        due_at=body.due_at,
+        late=[w.model_dump() for w in body.late],
+        after_last=body.after_last,
+        lti_line_item_id=body.lti_line_item_id,
+    )
+    return assignment_view(assignment, body.problems)
+
+
+@router.get("/{course_id}/assignments/{assignment_id}", responses=ERRORS, summary="An assignment")
+def get_assignment(
+    course_id: CourseId, assignment_id: AssignmentId, session: SessionDep, user: CourseReader
+) -> dict[str, Any]:
+    now = utcnow()
+    course = enrolment.course_for_member(session, course_id, user)
+    assignment = assignments.assignment_for(session, course, assignment_id, user, now)
+    mine = assignments.student_view(session, assignment, user)
+    return assignment_view(assignment, [p.slug for p in mine.problems]) | {
+        "your_due_at": mine.dates.due_at.isoformat(),
+        "your_closes_at": mine.dates.closes_at.isoformat(),
+        "score": mine.score.percent,
+        "problem_status": [{"slug": p.slug, "status": p.status, "credit": p.credit} for p in mine.problems],
+    }
+
+
+@router.put(
+    "/{course_id}/assignments/{assignment_id}/extensions/{user_id}",
+    responses=ERRORS,
+    summary="Give one student their own dates",
+)
+def set_extension(
+    course_id: CourseId,
+    assignment_id: AssignmentId,
+    user_id: UserId,
+    body: ExtensionIn,
+    session: SessionDep,
+    user: CourseWriter,
+) -> dict[str, Any]:
+    course = enrolment.course_for_instructor(session, course_id, user)
+    assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
+    ext = assignments.set_extension(
+        session,
+        assignment,
+        user_id,
+        release_at=body.release_at,
+        due_at=body.due_at,
+        late=[w.model_dump() for w in body.late] if body.late is not None else None,
+    )
+    return {
+        "user_id": ext.user_id,
+        "release_at": ext.release_at.isoformat() if ext.release_at else None,
+        "due_at": ext.due_at.isoformat() if ext.due_at else None,
+        "late": ext.late,
+    }
+
+
+Filter = Annotated[str | None, Query(max_length=100)]
+
+
+@router.get("/{course_id}/gradebook", responses=ERRORS, summary="The gradebook (instructors)")
+def get_gradebook(
+    course_id: CourseId, session: SessionDep, user: CourseReader, section: Filter = None, q: Filter = None
+) -> dict[str, Any]:
+    course = enrolment.course_for_instructor(session, course_id, user)
+    return gradebook.as_json(gradebook.build(session, course, section=section, q=q))
+
+
+def _download(course_id: int, session: SessionDep, user: Any, fmt: str) -> Response:
+    course = enrolment.course_for_instructor(session, course_id, user)
+    content, media_type, ext = gradebook.export(gradebook.build(session, course), fmt)
+    name = f"course-{course.id}-gradebook.{ext}"
+    return Response(
+        content, media_type=media_type, headers={"Content-Disposition": f'attachment; filename="{name}"'}
+    )
+
+
+@router.get(
+    "/{course_id}/gradebook.csv",
+    responses=ERRORS | {200: {"content": {"text/csv": {}}, "description": "UTF-8 CSV with a BOM"}},
+    summary="The gradebook as CSV",
+)
+def gradebook_csv(course_id: CourseId, session: SessionDep, user: CourseReader) -> Response:
+    return _download(course_id, session, user, "csv")
+
+
+@router.get("/{course_id}/gradebook.xlsx", responses=ERRORS, summary="The gradebook as XLSX")
+def gradebook_xlsx(course_id: CourseId, session: SessionDep, user: CourseReader) -> Response:
+    return _download(course_id, session, user, "xlsx")

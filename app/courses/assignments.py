@@ -1,0 +1,160 @@
+"""Assignments: creating them, extensions, and what a student may see (nothing before release)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from app.accounts.models import User
+from app.courses import dates as dates_mod
+from app.courses import enrolment, repository, scoring
+from app.courses.models import AFTER_LAST, Assignment, AssignmentProblem, Course, Extension
+from app.kit.errors import InvalidInput, NotFound
+from app.problems import service as problems
+from app.problems.models import Problem
+
+MAX_PROBLEMS = 50
+
+
+def create_assignment(
+    session: Session,
+    course: Course,
+    *,
+    title: str,
+    problem_slugs: Sequence[str],
+    release_at: Any,
+    due_at: Any,
+    late: Any = None,
+    after_last: str = "zero",
+    lti_line_item_id: str | None = None,
+) -> Assignment:
+    """A problem set; the caller has checked that the actor instructs ``course``."""
+    title = (title or "").strip()
+    if not title or len(title) > 200:
+        raise InvalidInput("title is required (at most 200 characters).")
+    if not problem_slugs or len(problem_slugs) > MAX_PROBLEMS:
+        raise InvalidInput(f"problems must list 1 to {MAX_PROBLEMS} problem slugs.")
+    if len(set(problem_slugs)) != len(problem_slugs):
+        raise InvalidInput("problems lists a slug twice.")
+    if after_last not in AFTER_LAST:
+        raise InvalidInput("after_last must be 'zero' or 'closed'.")
+    release = dates_mod.parse_time(release_at, "release_at")
+    due = dates_mod.parse_time(due_at, "due_at")
+    if due <= release:
+        raise InvalidInput("due_at must come after release_at.")
+    windows = dates_mod.parse_late(late, due)
+    found: list[Problem] = []
+    for slug in problem_slugs:
+        try:
+            found.append(problems.get_published(session, str(slug)))
+        except NotFound:
+            raise InvalidInput(f"There is no published problem called {str(slug)[:80]!r}.") from None
+    assignment = repository.add(
+        session,
+        Assignment(
+            course_id=course.id,
+            title=title,
+            release_at=release,
+            due_at=due,
+            late=windows,
+            after_last=after_last,
+            lti_line_item_id=lti_line_item_id,
+        ),
+    )
+    for position, problem in enumerate(found):
+        session.add(AssignmentProblem(assignment_id=assignment.id, problem_id=problem.id, position=position))
+    session.flush()
+    session.refresh(assignment)
+    return assignment
+
+
+def set_extension(
+    session: Session,
+    assignment: Assignment,
+    user_id: int,
+    *,
+    release_at: Any = None,
+    due_at: Any = None,
+    late: Any = None,
+) -> Extension:
+    """Override any of the student's dates; the others stay the assignment's."""
+    member = repository.membership(session, assignment.course_id, user_id)
+    if member is None or member.role != "student":
+        raise NotFound("That student is not in this course.")
+    release = dates_mod.parse_time(release_at, "release_at") if release_at else None
+    due = dates_mod.parse_time(due_at, "due_at") if due_at else None
+    windows = dates_mod.parse_late(late, due or assignment.due_at) if late is not None else None
+    ext = repository.extension(session, assignment.id, user_id)
+    if ext is None:
+        ext = repository.add(session, Extension(assignment_id=assignment.id, user_id=user_id))
+    ext.release_at, ext.due_at, ext.late = release, due, windows
+    session.flush()
+    return ext
+
+
+def student_dates(session: Session, assignment: Assignment, user: User) -> dates_mod.Dates:
+    return dates_mod.effective(assignment, repository.extension(session, assignment.id, user.id))
+
+
+def visible_assignments(session: Session, course: Course, user: User, now: datetime) -> list[Assignment]:
+    """Instructors see every assignment; a student only released ones (by their own dates)."""
+    every = list(repository.assignments(session, course.id))
+    if enrolment.is_instructor(session, course, user):
+        return every
+    return [a for a in every if student_dates(session, a, user).released(now)]
+
+
+def assignment_for(
+    session: Session, course: Course, assignment_id: int, user: User, now: datetime
+) -> Assignment:
+    assignment = repository.get_assignment(session, assignment_id)
+    if assignment is None or assignment.course_id != course.id:
+        raise NotFound(f"There is no assignment #{assignment_id} in this course.")
+    if not enrolment.is_instructor(session, course, user) and not student_dates(
+        session, assignment, user
+    ).released(now):
+        raise NotFound(f"There is no assignment #{assignment_id} in this course.")
+    return assignment
+
+
+def assignment_problems(session: Session, assignment: Assignment) -> list[Problem]:
+    by_id = {p.id: p for p in problems.problems_by_ids(session, {p.problem_id for p in assignment.problems})}
+    return [by_id[link.problem_id] for link in assignment.problems if link.problem_id in by_id]
+
+
+@dataclass(frozen=True)
+class ProblemStatus:
+    slug: str
+    title: str
+    premium: bool
+    credit: float
+    status: str  # "solved", "attempted", "todo"
+
+
+@dataclass(frozen=True)
+class StudentAssignment:
+    assignment: Assignment
+    dates: dates_mod.Dates
+    score: scoring.AssignmentScore
+    problems: list[ProblemStatus]
+
+
+def student_view(session: Session, assignment: Assignment, user: User) -> StudentAssignment:
+    """The assignment as one student sees it: their dates, score and per-problem status."""
+    score = scoring.compute(session, [assignment], [user.id])[(user.id, assignment.id)]
+    linked = assignment_problems(session, assignment)
+    attempted = {s.problem_id for s in repository.attempts(session, user.id, [p.id for p in linked])}
+    rows = []
+    for problem in linked:
+        credit = score.problems.get(problem.id, 0.0)
+        status = "solved" if credit > 0 else ("attempted" if problem.id in attempted else "todo")
+        rows.append(ProblemStatus(problem.slug, problem.title, problem.premium, credit, status))
+    return StudentAssignment(assignment, student_dates(session, assignment, user), score, rows)
+
+
+def late_view(assignment: Assignment) -> list[dict[str, Any]]:
+    return [{"until": w["until"], "credit": w["credit"]} for w in assignment.late or []]

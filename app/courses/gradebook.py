@@ -1,0 +1,182 @@
+"""The gradebook: students x assignments with totals, filters, drill-down and CSV / XLSX exports.
+
+Every number comes from :func:`app.courses.scoring.compute` at the moment it is asked for, so the
+page, the JSON, the CSV and a recomputation always agree.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from typing import Any
+
+import xlsxwriter
+from sqlalchemy.orm import Session
+
+from app.courses import assignments as assignments_mod
+from app.courses import repository, scoring
+from app.courses.models import Assignment, Course
+from app.kit.errors import InvalidInput, NotFound
+from app.submissions import service as submissions
+
+EXPORT_FORMATS = ("csv", "xlsx")
+
+
+@dataclass(frozen=True)
+class Row:
+    user_id: int
+    name: str
+    email: str
+    section: str
+    scores: list[float]
+    total: float
+
+
+@dataclass(frozen=True)
+class Gradebook:
+    course: Course
+    assignments: list[Assignment]
+    rows: list[Row]
+    sections: list[str] = field(default_factory=list)
+
+
+def display_name(email: str) -> str:
+    """Accounts have no separate name yet: the part of the email before the @."""
+    return email.split("@", 1)[0]
+
+
+def build(session: Session, course: Course, *, section: str | None = None, q: str | None = None) -> Gradebook:
+    """The caller has checked the viewer instructs ``course``; filters narrow the rows only."""
+    every = list(repository.active_students(session, course.id))
+    listed = list(repository.assignments(session, course.id))
+    scores = scoring.compute(session, listed, [u.id for _, u in every])
+    rows = []
+    needle = (q or "").strip().lower()
+    for member, user in every:
+        if section and member.section != section:
+            continue
+        if needle and needle not in user.email.lower():
+            continue
+        values = [scores[(user.id, a.id)].percent for a in listed]
+        rows.append(
+            Row(user.id, display_name(user.email), user.email, member.section, values, scoring.total(values))
+        )
+    sections = sorted({m.section for m, _ in every if m.section})
+    return Gradebook(course=course, assignments=listed, rows=rows, sections=sections)
+
+
+def as_json(book: Gradebook) -> dict[str, Any]:
+    return {
+        "course": {"id": book.course.id, "title": book.course.title},
+        "assignments": [
+            {"id": a.id, "title": a.title, "due_at": a.due_at.isoformat()} for a in book.assignments
+        ],
+        "students": [
+            {
+                "id": r.user_id,
+                "name": r.name,
+                "email": r.email,
+                "section": r.section,
+                "scores": {str(a.id): s for a, s in zip(book.assignments, r.scores, strict=True)},
+                "total": r.total,
+            }
+            for r in book.rows
+        ],
+    }
+
+
+def _table(book: Gradebook) -> list[list[Any]]:
+    header: list[Any] = ["name", "email", "id", "section", *[a.title for a in book.assignments], "total"]
+    return [header] + [[r.name, r.email, r.user_id, r.section, *r.scores, r.total] for r in book.rows]
+
+
+def to_csv(book: Gradebook) -> bytes:
+    """UTF-8 with a BOM (spreadsheets then read accents right); one column per assignment."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    for row in _table(book):
+        writer.writerow([_safe_cell(c) for c in row])
+    return "\ufeff".encode() + out.getvalue().encode("utf-8")
+
+
+def _safe_cell(value: Any) -> Any:
+    """Text that a spreadsheet would run as a formula gets a leading quote (CSV injection)."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+def to_xlsx(book: Gradebook) -> bytes:
+    out = io.BytesIO()
+    workbook = xlsxwriter.Workbook(out, {"in_memory": True, "strings_to_formulas": False})
+    sheet = workbook.add_worksheet("Gradebook")
+    bold = workbook.add_format({"bold": True})
+    for r, row in enumerate(_table(book)):
+        for c, value in enumerate(row):
+            sheet.write(r, c, value, bold if r == 0 else None)
+    workbook.close()
+    return out.getvalue()
+
+
+def export(book: Gradebook, fmt: str) -> tuple[bytes, str, str]:
+    """(content, media type, file extension) for ``csv`` or ``xlsx``."""
+    if fmt == "csv":
+        return to_csv(book), "text/csv; charset=utf-8", "csv"
+    if fmt == "xlsx":
+        return to_xlsx(book), "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "xlsx"
+    raise InvalidInput(f"format must be one of {', '.join(EXPORT_FORMATS)}.")
+
+
+@dataclass(frozen=True)
+class ProblemAttempts:
+    slug: str
+    title: str
+    credit: float
+    attempts: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class StudentDrillDown:
+    course: Course
+    student_id: int
+    email: str
+    section: str
+    assignments: list[tuple[Assignment, float, list[ProblemAttempts]]]
+
+
+def submission_view(submission: Any, slug: str) -> dict[str, Any]:
+    """The one call into the submissions view model: verdict, per-case results, plus the code."""
+    view = submissions.to_view(submission, slug)
+    view["code"] = submission.code
+    return view
+
+
+def drill_down(session: Session, course: Course, student_id: int) -> StudentDrillDown:
+    """A student's attempts on every assignment problem, with code and per-case results."""
+    member = repository.membership(session, course.id, student_id)
+    student = repository.get_user(session, student_id)
+    if member is None or member.role != "student" or student is None:
+        raise NotFound("That student is not in this course.")
+    listed = list(repository.assignments(session, course.id))
+    scores = scoring.compute(session, listed, [student_id])
+    parts = []
+    for assignment in listed:
+        score = scores[(student_id, assignment.id)]
+        linked = assignments_mod.assignment_problems(session, assignment)
+        tries = repository.attempts(session, student_id, [p.id for p in linked])
+        problems = [
+            ProblemAttempts(
+                p.slug,
+                p.title,
+                score.problems.get(p.id, 0.0),
+                [
+                    submission_view(s, p.slug)
+                    for s in tries
+                    if s.problem_id == p.id and not scoring.is_regrade_copy(s)
+                ],
+            )
+            for p in linked
+        ]
+        parts.append((assignment, score.percent, problems))
+    return StudentDrillDown(course, student_id, student.email, member.section, parts)

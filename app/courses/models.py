@@ -1,0 +1,157 @@
+"""Courses, their members, invitations, assignments, per-student extensions and regrade runs.
+
+LTI is not built, but the columns it needs exist: a course maps to an LTI context
+(``lti_context_id``) and an assignment to a line item (``lti_line_item_id``), both nullable.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    ForeignKey,
+    Integer,
+    String,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from app.kit.db import Base, UTCDateTime, utcnow
+
+INSTRUCTOR = "instructor"
+STUDENT = "student"
+ACTIVE = "active"
+REMOVED = "removed"
+BLOCKED = "blocked"
+AFTER_LAST = ("zero", "closed")
+
+
+class Course(Base):
+    __tablename__ = "courses"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    title: Mapped[str] = mapped_column(String(200))
+    term: Mapped[str] = mapped_column(String(100), default="")
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    owner_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    join_code: Mapped[str] = mapped_column(String(20), unique=True)
+    join_code_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    ends_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    lti_context_id: Mapped[str | None] = mapped_column(String(255))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class CourseMember(Base):
+    """A user's place in a course: instructor or student, active, removed or blocked."""
+
+    __tablename__ = "course_members"
+    __table_args__ = (
+        UniqueConstraint("course_id", "user_id", name="uq_course_members_course_user"),
+        CheckConstraint("role IN ('instructor', 'student')", name="role"),
+        CheckConstraint("status IN ('active', 'removed', 'blocked')", name="status"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    course_id: Mapped[int] = mapped_column(ForeignKey("courses.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    role: Mapped[str] = mapped_column(String(20))
+    status: Mapped[str] = mapped_column(String(20), default=ACTIVE)
+    section: Mapped[str] = mapped_column(String(100), default="")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class CourseInvitation(Base):
+    """A roster email without an account yet: its code joins the course once they sign up."""
+
+    __tablename__ = "course_invitations"
+    __table_args__ = (UniqueConstraint("course_id", "email", name="uq_course_invitations_course_email"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    course_id: Mapped[int] = mapped_column(ForeignKey("courses.id", ondelete="CASCADE"))
+    email: Mapped[str] = mapped_column(String(254))
+    section: Mapped[str] = mapped_column(String(100), default="")
+    code: Mapped[str] = mapped_column(String(20), unique=True)
+    accepted_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class Assignment(Base):
+    """A problem set with a release, a due time, late windows and what happens after the last."""
+
+    __tablename__ = "assignments"
+    __table_args__ = (CheckConstraint("after_last IN ('zero', 'closed')", name="after_last"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    course_id: Mapped[int] = mapped_column(ForeignKey("courses.id", ondelete="CASCADE"), index=True)
+    title: Mapped[str] = mapped_column(String(200))
+    release_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    due_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # [{"until": ISO 8601, "credit": 0..100}], ascending by "until"
+    late: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    after_last: Mapped[str] = mapped_column(String(10), default="zero")
+    lti_line_item_id: Mapped[str | None] = mapped_column(String(255))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    problems: Mapped[list[AssignmentProblem]] = relationship(
+        cascade="all, delete-orphan", lazy="selectin", order_by="AssignmentProblem.position"
+    )
+
+
+class AssignmentProblem(Base):
+    __tablename__ = "assignment_problems"
+
+    assignment_id: Mapped[int] = mapped_column(
+        ForeignKey("assignments.id", ondelete="CASCADE"), primary_key=True
+    )
+    problem_id: Mapped[int] = mapped_column(
+        ForeignKey("problems.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    position: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class Extension(Base):
+    """One student's overrides of an assignment's dates (None keeps the assignment's)."""
+
+    __tablename__ = "assignment_extensions"
+    __table_args__ = (UniqueConstraint("assignment_id", "user_id", name="uq_assignment_extensions_pair"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("assignments.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    release_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    due_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    late: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class Regrade(Base):
+    """Re-judging an assignment problem's submissions on a newer version: dry run, then apply.
+
+    ``changes`` is the dry run's answer ``[{"user_id", "old", "new"}]``; ``floors`` the scores a
+    "never lower" apply keeps; ``judged``/``total`` the progress the page shows.
+    """
+
+    __tablename__ = "course_regrades"
+    __table_args__ = (
+        CheckConstraint("status IN ('judging', 'ready', 'applied')", name="status"),
+        UniqueConstraint("assignment_id", "problem_id", "version_id", name="uq_course_regrades_target"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("assignments.id", ondelete="CASCADE"))
+    problem_id: Mapped[int] = mapped_column(ForeignKey("problems.id", ondelete="CASCADE"))
+    version_id: Mapped[int] = mapped_column(ForeignKey("problem_versions.id", ondelete="CASCADE"))
+    started_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    applied_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    status: Mapped[str] = mapped_column(String(10), default="judging")
+    never_lower: Mapped[bool] = mapped_column(Boolean, default=False)
+    # {original submission id: re-judged copy id}
+    copies: Mapped[dict[str, int]] = mapped_column(JSON, default=dict)
+    changes: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON)
+    floors: Mapped[dict[str, float] | None] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    applied_at: Mapped[datetime | None] = mapped_column(UTCDateTime())

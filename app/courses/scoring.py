@@ -1,0 +1,128 @@
+"""Scores, recomputed from stored facts whenever asked (nothing here is cached or stored).
+
+A problem's credit for a student is the best credit over their submit-mode submissions on it:
+an accepted submission earns the credit of its stored ``created_at`` against the student's
+effective dates (100 % until due, a late window's percent, then 0 %); anything else earns 0.
+Submissions before the release are not counted, so practice outside the course never lowers a
+score. Regrades that were applied replace a submission's verdict with its re-judged copy's, and
+a "never lower" regrade keeps the credit the student had before it as a floor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from sqlalchemy.orm import Session
+
+from app.courses import dates as dates_mod
+from app.courses import repository
+from app.courses.models import Assignment, Extension, Regrade
+from app.submissions.models import Submission
+
+REGRADE_KEY_PREFIX = "regrade-"
+ACCEPTED = "accepted"
+
+
+def is_regrade_copy(submission: Submission) -> bool:
+    return (submission.idempotency_key or "").startswith(REGRADE_KEY_PREFIX)
+
+
+@dataclass
+class AssignmentScore:
+    percent: float
+    problems: dict[int, float] = field(default_factory=dict)  # problem id -> credit percent
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """What applied regrades change: verdicts of re-judged copies, and "never lower" floors."""
+
+    verdicts: dict[tuple[int, int], dict[int, str | None]] = field(default_factory=dict)
+    floors: dict[tuple[int, int], dict[int, float]] = field(default_factory=dict)
+
+    @classmethod
+    def from_regrades(
+        cls, session: Session, regrades: Iterable[Regrade], extra: Regrade | None = None
+    ) -> Overrides:
+        """Overrides of the applied regrades (plus ``extra``, a dry run treated as applied)."""
+        chosen = [r for r in regrades if r.status == "applied" and (extra is None or r.id != extra.id)]
+        if extra is not None:
+            chosen.append(extra)
+        copy_ids = [cid for r in chosen for cid in r.copies.values()]
+        copies = {s.id: s for s in repository.submissions_by_ids(session, copy_ids)}
+        verdicts: dict[tuple[int, int], dict[int, str | None]] = {}
+        floors: dict[tuple[int, int], dict[int, float]] = {}
+        for regrade in sorted(chosen, key=lambda r: r.id):  # later regrades win
+            key = (regrade.assignment_id, regrade.problem_id)
+            target = verdicts.setdefault(key, {})
+            for original, copy_id in regrade.copies.items():
+                copy = copies.get(copy_id)
+                target[int(original)] = copy.verdict if copy is not None else None
+            if regrade is not extra and regrade.never_lower and regrade.floors:
+                bucket = floors.setdefault(key, {})
+                for user_id, floor in regrade.floors.items():
+                    bucket[int(user_id)] = max(bucket.get(int(user_id), 0.0), float(floor))
+        return cls(verdicts=verdicts, floors=floors)
+
+
+def problem_credit(
+    submissions: Iterable[Submission],
+    effective: dates_mod.Dates,
+    verdicts: dict[int, str | None] | None = None,
+    floor: float = 0.0,
+) -> float:
+    best = floor
+    for submission in submissions:
+        if submission.mode != "submit" or is_regrade_copy(submission):
+            continue
+        verdict = submission.verdict
+        if verdicts is not None and submission.id in verdicts:
+            verdict = verdicts[submission.id]
+        if verdict != ACCEPTED:
+            continue
+        credit = effective.credit_at(submission.created_at)
+        if credit is not None:
+            best = max(best, credit)
+    return best
+
+
+def compute(
+    session: Session,
+    assignments: Sequence[Assignment],
+    user_ids: Sequence[int],
+    *,
+    extra_regrade: Regrade | None = None,
+) -> dict[tuple[int, int], AssignmentScore]:
+    """Scores keyed by (user id, assignment id) for every pair, recomputed from the database."""
+    assignment_ids = [a.id for a in assignments]
+    problem_ids = sorted({p.problem_id for a in assignments for p in a.problems})
+    by_pair: dict[tuple[int, int], list[Submission]] = {}
+    for s in repository.submit_submissions(session, user_ids, problem_ids):
+        by_pair.setdefault((s.user_id, s.problem_id), []).append(s)
+    exts: dict[tuple[int, int], Extension] = {
+        (e.assignment_id, e.user_id): e for e in repository.extensions(session, assignment_ids)
+    }
+    overrides = Overrides.from_regrades(session, repository.regrades(session, assignment_ids), extra_regrade)
+    out: dict[tuple[int, int], AssignmentScore] = {}
+    for assignment in assignments:
+        for user_id in user_ids:
+            effective = dates_mod.effective(assignment, exts.get((assignment.id, user_id)))
+            credits: dict[int, float] = {}
+            for link in assignment.problems:
+                key = (assignment.id, link.problem_id)
+                credits[link.problem_id] = problem_credit(
+                    by_pair.get((user_id, link.problem_id), []),
+                    effective,
+                    overrides.verdicts.get(key),
+                    overrides.floors.get(key, {}).get(user_id, 0.0),
+                )
+            percent = round(sum(credits.values()) / len(credits), 2) if credits else 0.0
+            out[(user_id, assignment.id)] = AssignmentScore(percent=percent, problems=credits)
+    return out
+
+
+def total(scores: Iterable[float]) -> float:
+    """A student's course total: the mean of their assignment percentages."""
+    values = list(scores)
+    return round(sum(values) / len(values), 2) if values else 0.0
