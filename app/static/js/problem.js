@@ -137,6 +137,16 @@
   var local = readLocal();
   var restoredLocal = local !== null && local !== initial;
   if (restoredLocal) initial = local;
+  // Code typed while signed out (kept under the "anon" key) follows the learner into their account:
+  // after sign-up or log-in it becomes their server draft, once, and leaves the anonymous slot.
+  var adoptedAnon = false;
+  if (canSave && userId !== "anon") {
+    var anonKey = "torchdrill-draft:anon:" + slug;
+    var anonCode = null;
+    try { var rawAnon = localStorage.getItem(anonKey); anonCode = rawAnon === null ? null : JSON.parse(rawAnon).code; } catch (e) { anonCode = null; }
+    if (anonCode !== null && anonCode !== starter && anonCode !== initial) { initial = anonCode; adoptedAnon = true; restoredLocal = true; }
+    if (anonCode !== null) { try { localStorage.removeItem(anonKey); } catch (e) { /* storage off */ } }
+  }
   var onEdit = function () {}; // set by the reset/undo logic below
 
   if (window.TorchdrillEditor) {
@@ -165,7 +175,10 @@
       escaped = false;
     });
   }
-  if (restoredLocal && canSave) { draftChanged(initial); showDraftStatus("Restored unsaved changes from this browser", "dirty"); }
+  if (restoredLocal && canSave) {
+    draftChanged(initial);
+    showDraftStatus(adoptedAnon ? "Kept the code you wrote before signing in" : "Restored unsaved changes from this browser", "dirty");
+  }
   window.addEventListener("pagehide", function () { if (pending !== null) flushDraft(true); });
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "hidden" && pending !== null) flushDraft(true);
@@ -343,7 +356,7 @@
   }
   function start(mode) {
     if (busy) return;
-    if (!loggedIn) { showMessage("Log in to run and submit your code.", "error"); return; }
+    if (!loggedIn) { showMessage("Sign up or log in to run and submit your code; what you typed is kept.", "error"); return; }
     if (!runBtn) return;
     var code = getCode();
     if (pending !== null) flushDraft(false);
