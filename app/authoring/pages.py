@@ -30,6 +30,9 @@ NOTICES = {
 }
 
 
+KEPT_AS_DRAFT = " Your edits on screen were saved as the draft; students still see the live version."
+
+
 async def editor_form(request: Request) -> EditorForm:
     return parse_form(await request.form())
 
@@ -168,8 +171,7 @@ def publish_problem(
             EditorForm.from_files(slug, ws.files),
             ws,
             report=exc.report,
-            error=exc.detail
-            + (" Your edits on screen were saved as the draft; students still see the live version." if form else ""),
+            error=exc.detail + (KEPT_AS_DRAFT if form else ""),
             status_code=422,
         )
     return _to_editor(slug, "published")

@@ -239,5 +239,6 @@ def test_the_submission_page_numbers_versions_like_the_authoring_page(
     first = learner.verdict(learner.submit(WALKTHROUGH, walkthrough_files["solution.py"]).json()["id"])
     assert 'id="problem-version">v1 (live)' in learner.get(f"/submissions/{first['id']}").text
     changed = {**walkthrough_files, "learn.md": walkthrough_files["learn.md"] + "\nMore.\n"}
-    assert call(instructor, "PUT", f"{API}/{WALKTHROUGH}", json={"files": changed}).json()["published_version"] == 2
+    saved = call(instructor, "PUT", f"{API}/{WALKTHROUGH}", json={"files": changed}).json()
+    assert saved["published_version"] == 2
     assert 'id="problem-version">v1 (v2 is live now)' in learner.get(f"/submissions/{first['id']}").text
