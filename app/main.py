@@ -20,6 +20,7 @@ from app.accounts import pages as auth_pages
 from app.api_v1.router import router as api_v1_router
 from app.authoring import api as authoring_api
 from app.authoring import pages as authoring_pages
+from app.billing import api as billing_api
 from app.drafts import api as draft_api
 from app.kit.db import Database
 from app.kit.errors import AppError
@@ -191,6 +192,7 @@ def create_app(
         draft_api.router,
         authoring_pages.router,
         authoring_api.router,
+        billing_api.router,
     ):
         app.include_router(router)
     install_metrics(app, judging.stats, judging.sources)  # /metrics

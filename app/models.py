@@ -2,6 +2,7 @@
 
 from app.accounts.models import User
 from app.authoring.models import ProblemDraft
+from app.billing.models import BillingEvent
 from app.drafts.models import CodeDraft
 from app.kit.db import Base
 from app.problems.models import Problem, ProblemTag, ProblemVersion
@@ -9,6 +10,7 @@ from app.submissions.models import Submission
 
 __all__ = [
     "Base",
+    "BillingEvent",
     "CodeDraft",
     "Problem",
     "ProblemDraft",
