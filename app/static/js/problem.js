@@ -299,6 +299,12 @@
     head.appendChild(el("span", "case-time muted", Math.round(c.time_ms || 0) + " ms"));
     li.appendChild(head);
     if (c.message) li.appendChild(el("pre", "case-message", c.message));
+    if (typeof c.traceback === "string" && c.traceback) {
+      var tb = el("details", "traceback");
+      tb.appendChild(el("summary", null, "Traceback (your code)" + (typeof c.line === "number" ? ", line " + c.line : "")));
+      tb.appendChild(el("pre", null, c.traceback));
+      li.appendChild(tb);
+    }
     if (c.public) {
       var hasExpected = c.expected !== null && c.expected !== undefined;
       var hasActual = c.actual !== null && c.actual !== undefined;
@@ -318,6 +324,41 @@
     row.appendChild(el("pre", null, value));
     return row;
   }
+  // ---- the failing line in the editor (fields from the judge; absent on older servers) ----
+  function errorLocation(s) {
+    if (typeof s.line === "number" && s.line > 0) {
+      return { line: s.line, column: typeof s.column === "number" ? s.column : null, message: s.message || "" };
+    }
+    var cases = Array.isArray(s.cases) ? s.cases : [];
+    for (var i = 0; i < cases.length; i++) {
+      var c = cases[i];
+      if (c.status !== "passed" && typeof c.line === "number" && c.line > 0) {
+        return { line: c.line, column: null, message: c.message || "" };
+      }
+    }
+    // Older judges only name the line in the message: "... (solution.py, line 8)".
+    var texts = [s.message].concat(cases.filter(function (c) { return c.status !== "passed"; }).map(function (c) { return c.message; }));
+    for (var j = 0; j < texts.length; j++) {
+      var found = /solution\.py, line (\d+)\)/.exec(texts[j] || "");
+      if (found) return { line: parseInt(found[1], 10), column: null, message: texts[j] };
+    }
+    return null;
+  }
+  function clearErrorMark() { if (editor && editor.clearError) editor.clearError(); }
+  function markErrorLine(s) {
+    var at = errorLocation(s);
+    if (!at) return;
+    if (editor && editor.markError) editor.markError(at.line, at.column, at.message);
+    var jump = el("button", "btn btn-ghost error-jump", "Show line " + at.line + (at.column ? ", column " + at.column : "") + " in the editor");
+    jump.type = "button";
+    jump.id = "error-jump";
+    jump.addEventListener("click", function () {
+      if (editor && editor.markError) { editor.markError(at.line, at.column, at.message); editor.focus(); } else textarea.focus();
+    });
+    messageBox.hidden = false;
+    messageBox.appendChild(document.createTextNode("\n"));
+    messageBox.appendChild(jump);
+  }
   function renderSubmission(s) {
     if (s.status !== "finished") {
       setStep(s.status);
@@ -333,7 +374,8 @@
     var note = limitNote(s.verdict);
     showMessage([s.message, note].filter(Boolean).join("\n"), s.verdict === "accepted" ? "" : "error");
     caseList.textContent = "";
-    s.cases.forEach(function (c) { caseList.appendChild(renderCase(c)); });
+    (s.cases || []).forEach(function (c) { caseList.appendChild(renderCase(c)); });
+    markErrorLine(s);
     var link = el("a", "submission-link", "Open submission #" + s.id);
     link.href = s.url;
     var li = el("li", "case-footer");
@@ -362,6 +404,7 @@
     if (pending !== null) flushDraft(false);
     setBusy(true);
     showMessage("");
+    clearErrorMark();
     caseList.textContent = "";
     summary.textContent = mode === "run" ? "Sending your run…" : "Sending your submission…";
     summary.className = "muted pending";
