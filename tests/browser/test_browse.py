@@ -96,6 +96,7 @@ def test_small_screen_and_labelled_controls(visits: Visits, server: Server) -> N
     assert page.evaluate(UNLABELLED) == []
     page.goto("/problems/forward-hook-activations")
     assert page.evaluate(UNLABELLED) == []
+    page.locator("#pane-switch").get_by_role("button", name="Code").click()  # one pane at a time
     for selector in (".cm-editor", "#run-btn", "#submit-btn", "#results"):
         expect(page.locator(selector)).to_be_visible()
     editor_box = page.locator(".cm-editor").bounding_box()

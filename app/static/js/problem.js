@@ -41,6 +41,24 @@
     select(location.hash === "#learn" ? tabs[1] : tabs[0]);
   }
 
+  // ---- narrow screens: a Problem/Code switch instead of the statement above the editor ----
+  var paneSwitch = document.getElementById("pane-switch");
+  if (paneSwitch && document.getElementById("editor")) {
+    var paneButtons = Array.prototype.slice.call(paneSwitch.querySelectorAll("[data-pane]"));
+    var paneKey = "torchdrill-pane";
+    var showPane = function (name, remember) {
+      root.dataset.pane = name;
+      paneButtons.forEach(function (b) { b.setAttribute("aria-pressed", b.dataset.pane === name ? "true" : "false"); });
+      if (remember) { try { sessionStorage.setItem(paneKey, name); } catch (e) { /* storage off */ } }
+    };
+    paneButtons.forEach(function (b) { b.addEventListener("click", function () { showPane(b.dataset.pane, true); }); });
+    paneSwitch.hidden = false;
+    root.classList.add("has-pane-switch");
+    var savedPane = null;
+    try { savedPane = sessionStorage.getItem(paneKey); } catch (e) { savedPane = null; }
+    showPane(savedPane === "code" ? "code" : "problem", false);
+  }
+
   // ---- small helpers ----
   function el(tag, cls, text) {
     var node = document.createElement(tag);
@@ -359,16 +377,35 @@
     messageBox.appendChild(document.createTextNode("\n"));
     messageBox.appendChild(jump);
   }
-  function renderSubmission(s) {
+  // ---- after Accepted: the Solved badge at once, and where to go next ----
+  function celebrate(s) {
+    if (s.verdict !== "accepted" || s.mode !== "submit") return;
+    var markBox = document.getElementById("solved-mark");
+    var tpl = document.getElementById("solved-mark-template");
+    if (markBox && tpl) { markBox.textContent = ""; markBox.appendChild(tpl.content.cloneNode(true)); }
+    if (root.dataset.nextUrl) {
+      var p = el("p", "next-problem");
+      p.id = "next-problem";
+      p.appendChild(document.createTextNode("Solved! Next: "));
+      var a = el("a", null, root.dataset.nextTitle || "the next problem");
+      a.href = root.dataset.nextUrl;
+      p.appendChild(a);
+      caseList.parentNode.insertBefore(p, caseList);
+    }
+  }
+  function renderSubmission(s, restored) {
+    if (s.status !== "finished" && restored) return;
     if (s.status !== "finished") {
       setStep(s.status);
       summary.textContent = s.status === "queued" ? "Queued…" : "Running…";
       summary.className = "muted pending";
       return;
     }
-    stopProgress(true);
+    if (!restored) stopProgress(true);
+    var old = document.getElementById("next-problem");
+    if (old) old.remove();
     var label = s.verdict_label || s.verdict;
-    summary.textContent = label + " — " + s.passed + "/" + s.total + " passed" +
+    summary.textContent = (restored ? "Last " + (s.mode || "result") + ": " : "") + label + " — " + s.passed + "/" + s.total + " passed" +
       (s.time_ms ? " in " + Math.round(s.time_ms) + " ms" : "");
     summary.className = "verdict v-" + s.verdict;
     var note = limitNote(s.verdict);
@@ -381,6 +418,7 @@
     var li = el("li", "case-footer");
     li.appendChild(link);
     caseList.appendChild(li);
+    if (!restored) celebrate(s);
   }
   // Light polling: each request waits up to a second on the server, so "running" shows as soon as
   // the judge starts and the verdict arrives the moment it is recorded.
@@ -438,6 +476,13 @@
         list.appendChild(li);
       });
     }).catch(function () { /* the history is a convenience; the verdict is already shown */ });
+  }
+
+  // ---- the last result comes back on reload (the history has it; the panel should too) ----
+  if (root.dataset.lastSubmission && loggedIn) {
+    request("GET", "/api/submissions/" + encodeURIComponent(root.dataset.lastSubmission)).then(function (s) {
+      if (!busy && caseList.childElementCount === 0) renderSubmission(s, true);
+    }).catch(function () { /* a convenience: the history still links to it */ });
   }
 
   if (runBtn) runBtn.addEventListener("click", function () { start("run"); });
