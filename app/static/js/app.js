@@ -2,6 +2,10 @@
 (function () {
   var invalid = document.querySelector('main form [aria-invalid="true"]');
   if (invalid) invalid.focus();
+  // Code blocks wider than the page scroll sideways: keyboard users must be able to reach them.
+  document.querySelectorAll("main pre").forEach(function (pre) {
+    if (pre.scrollWidth > pre.clientWidth || pre.scrollHeight > pre.clientHeight) pre.tabIndex = 0;
+  });
 })();
 (function () {
   var button = document.getElementById("theme-toggle");
