@@ -20,6 +20,7 @@ from app.accounts import pages as auth_pages
 from app.api_v1.router import router as api_v1_router
 from app.authoring import api as authoring_api
 from app.authoring import pages as authoring_pages
+from app.billing import api as billing_api
 from app.courses import access as course_access
 from app.courses import api as course_api
 from app.drafts import api as draft_api
@@ -195,6 +196,7 @@ def create_app(
         authoring_pages.router,
         authoring_api.router,
         course_api.router,
+        billing_api.router,
     ):
         app.include_router(router)
     install_metrics(app, judging.stats, judging.sources)  # /metrics

@@ -2,6 +2,7 @@
 
 from app.accounts.models import User
 from app.authoring.models import ProblemDraft
+from app.billing.models import BillingEvent
 from app.courses.models import Assignment, Course, CourseMember, Regrade
 from app.drafts.models import CodeDraft
 from app.kit.db import Base
@@ -11,6 +12,7 @@ from app.submissions.models import Submission
 __all__ = [
     "Assignment",
     "Base",
+    "BillingEvent",
     "CodeDraft",
     "Course",
     "CourseMember",

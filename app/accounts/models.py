@@ -47,7 +47,7 @@ class PremiumGrant(Base):
     __table_args__ = (
         # One redemption of a code per learner (NULL code ids, i.e. admin grants, never collide).
         UniqueConstraint("code_id", "user_id", name="uq_premium_grants_code_user"),
-        CheckConstraint("source IN ('admin', 'code')", name="source"),
+        CheckConstraint("source IN ('admin', 'code', 'billing')", name="source"),
         Index("ix_premium_grants_user_expires", "user_id", "expires_at"),
     )
 

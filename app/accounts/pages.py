@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse
 
 from app.accounts import service
@@ -37,7 +37,8 @@ def _start_session(request: Request, user_id: int) -> None:
 def _form_page(
     request: Request, template: str, values: dict[str, Any], errors: dict[str, str], status: int
 ) -> Any:
-    return render(request, template, {"values": values, "errors": errors}, status_code=status)
+    context = {"values": values, "errors": errors, "email_taken": service.EMAIL_TAKEN}
+    return render(request, template, context, status_code=status)
 
 
 @router.get("/signup")
@@ -59,16 +60,22 @@ def signup(
     try:
         user = service.sign_up(session, email, password)
     except FormErrors as exc:
-        return _form_page(request, "accounts/signup.html", values, exc.errors, 400)
+        kept = {**values, "password": password}  # refilled only when the password itself was fine
+        return _form_page(request, "accounts/signup.html", kept, exc.errors, 400)
     _start_session(request, user.id)
     return RedirectResponse(safe_next(next), status_code=303)
 
 
 @router.get("/login")
-def login_page(request: Request, user: OptionalUser, next: str | None = None) -> Any:
+def login_page(
+    request: Request,
+    user: OptionalUser,
+    next: str | None = None,
+    email: Annotated[str, Query(max_length=320)] = "",
+) -> Any:
     if user is not None:
         return RedirectResponse(safe_next(next), status_code=303)
-    return _form_page(request, "accounts/login.html", {"email": "", "next": safe_next(next)}, {}, 200)
+    return _form_page(request, "accounts/login.html", {"email": email, "next": safe_next(next)}, {}, 200)
 
 
 @router.post("/login", dependencies=[CsrfProtected])

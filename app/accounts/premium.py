@@ -81,6 +81,17 @@ def grant_premium(
     return grant
 
 
+def grant_purchased_premium(session: Session, user: User, days: int, now: datetime) -> PremiumGrant:
+    """Add ``days`` of Premium paid through billing (after any premium the user already has)."""
+    _check_days(days)
+    start = premium_until(user, now) or now
+    grant = PremiumGrant(user_id=user.id, starts_at=now, expires_at=start + timedelta(days=days),
+                         source="billing", created_at=now)  # fmt: skip
+    repository.add(session, grant)
+    repository.refresh_grants(session, user)
+    return grant
+
+
 def revoke_premium(session: Session, user: User, now: datetime) -> int:
     """End every current and future grant of ``user`` now; returns how many were ended."""
     count = repository.revoke_grants(session, user.id, now)

@@ -30,6 +30,9 @@ NOTICES = {
 }
 
 
+KEPT_AS_DRAFT = " Your edits on screen were saved as the draft; students still see the live version."
+
+
 async def editor_form(request: Request) -> EditorForm:
     return parse_form(await request.form())
 
@@ -130,12 +133,37 @@ def validate_form(user: AuthorUser, runner: RunnerDep, form: EditorFormDep) -> J
     return JSONResponse({**report.to_dict(), "text": report.render()})
 
 
+async def optional_editor_form(request: Request) -> EditorForm | None:
+    """The editor form when Publish was pressed inside it; None for a bare publish (no fields)."""
+    data = await request.form()
+    return parse_form(data) if "toml_source" in data else None
+
+
 @router.post("/problems/{slug}/publish", dependencies=[CsrfProtected])
 def publish_problem(
-    request: Request, slug: str, user: AuthorUser, session: SessionDep, runner: RunnerDep
+    request: Request,
+    slug: str,
+    user: AuthorUser,
+    session: SessionDep,
+    runner: RunnerDep,
+    form: Annotated[EditorForm | None, Depends(optional_editor_form)],
 ) -> Any:
+    """Publish what is on screen: the posted form is saved, validated and published in one step."""
     try:
-        service.publish(session, slug, user, runner)
+        if form is None:
+            service.publish(session, slug, user, runner)
+        else:
+            form.slug = slug
+            service.publish_files(session, slug, form.files(), user, runner)
+    except service.InvalidProblem as exc:
+        shown = form or EditorForm.from_files(slug, service.workspace(session, slug).files)
+        return _editor(
+            request,
+            shown,
+            service.workspace(session, slug),
+            error=f"Not published, nothing saved: {exc.detail}",
+            status_code=422,
+        )
     except service.ValidationFailed as exc:
         ws = service.workspace(session, slug)
         return _editor(
@@ -143,7 +171,7 @@ def publish_problem(
             EditorForm.from_files(slug, ws.files),
             ws,
             report=exc.report,
-            error=exc.detail,
+            error=exc.detail + (KEPT_AS_DRAFT if form else ""),
             status_code=422,
         )
     return _to_editor(slug, "published")

@@ -332,6 +332,23 @@ def publish(session: Session, slug: str, user: User | None, runner: JudgeRunner)
     return _publish_parsed(session, problem, parsed, report, runner)
 
 
+def publish_files(
+    session: Session, slug: str, files: dict[str, str], user: User | None, runner: JudgeRunner
+) -> ProblemVersion:
+    """Publish exactly the files on the author's screen (the editor form), not the last saved draft.
+
+    A refusal keeps those files as the draft, so an unsaved edit is never lost by pressing Publish.
+    """
+    problem = get_problem(session, slug)
+    parsed = check_files(slug, files)
+    report = validate_files(parsed, runner)  # before any write: no lock held while the sandbox runs
+    if not report.ok:
+        _store_draft(session, problem, parsed.files(), user)
+        session.flush()
+        raise ValidationFailed(report)
+    return _publish_parsed(session, problem, parsed, report, runner)
+
+
 def unpublish(session: Session, slug: str) -> Problem:
     problem = get_problem(session, slug)
     problem.published = False

@@ -43,6 +43,13 @@ class Settings(BaseSettings):
     recorder_concurrency: int = Field(default=4, ge=1, le=64)
     log_format: Literal["text", "json"] = "text"
     metrics_token: str | None = None  # when set, /metrics wants "Authorization: Bearer <token>"
+    # Billing (docs/billing.md): off by default; "stripe" sells Premium through Stripe Checkout.
+    billing_provider: Literal["off", "stripe"] = "off"
+    stripe_secret_key: str | None = None
+    stripe_webhook_secret: str | None = None
+    stripe_price_id: str | None = None
+    billing_premium_days: int = Field(default=365, ge=1, le=3660)  # Premium bought by one payment
+    public_url: str | None = None  # where Checkout sends the buyer back, e.g. https://drill.example.org
 
     @model_validator(mode="after")
     def _refuse_default_secret(self) -> Settings:
@@ -51,6 +58,20 @@ class Settings(BaseSettings):
                 "TORCHDRILL_SECRET_KEY must be set to a random value of at least 32 characters "
                 "outside development (e.g. python -c 'import secrets; print(secrets.token_urlsafe(48))')"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _billing_needs_its_keys(self) -> Settings:
+        if self.billing_provider == "stripe":
+            missing = [
+                f"TORCHDRILL_{name.upper()}"
+                for name in ("stripe_secret_key", "stripe_webhook_secret", "stripe_price_id")
+                if not getattr(self, name)
+            ]
+            if missing:
+                raise ValueError(
+                    f"TORCHDRILL_BILLING_PROVIDER=stripe needs {', '.join(missing)} (docs/billing.md)"
+                )
         return self
 
     @property

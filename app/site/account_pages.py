@@ -10,6 +10,7 @@ from fastapi.responses import RedirectResponse
 from app.accounts import premium, service, tokens
 from app.accounts.deps import CurrentUser, StaffUser
 from app.accounts.models import User
+from app.accounts.pages import safe_next
 from app.kit.db import utcnow
 from app.kit.errors import FormErrors
 from app.kit.web import CsrfProtected, SessionDep, parse_int, render
@@ -74,12 +75,19 @@ def revoke_token(request: Request, token_id: int, session: SessionDep, user: Cur
 
 @router.post("/account/redeem", dependencies=[CsrfProtected])
 def redeem(
-    request: Request, session: SessionDep, user: CurrentUser, code: Annotated[str, Form(max_length=100)] = ""
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    code: Annotated[str, Form(max_length=100)] = "",
+    next: Annotated[str, Form(max_length=500)] = "",
 ) -> Any:
+    """Redeem a code; from a locked problem's unlock card (``next``) the learner lands back on it."""
     try:
         grant = premium.redeem_code(session, user, code, utcnow())
     except FormErrors as exc:
         return account_page(request, session, user, errors=exc.errors, values={"code": code}, status_code=400)
+    if next:  # the unlocked problem page is the confirmation
+        return RedirectResponse(safe_next(next), status_code=303)
     return _notice(request, f"Premium unlocked until {grant.expires_at:%Y-%m-%d %H:%M} UTC.")
 
 

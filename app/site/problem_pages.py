@@ -7,12 +7,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 
 from app.accounts.deps import OptionalUser
+from app.billing import service as billing
 from app.drafts import service as drafts
 from app.kit.db import utcnow
 from app.kit.errors import InvalidInput
 from app.kit.markdown import highlight_code
 from app.kit.runner import runtime_info
-from app.kit.web import RunnerDep, SessionDep, render
+from app.kit.web import RunnerDep, SessionDep, SettingsDep, render
 from app.problems import service
 from app.submissions import service as submissions
 
@@ -57,7 +58,12 @@ def problem_list(
 
 @router.get("/problems/{slug}")
 def problem_page(
-    request: Request, slug: str, session: SessionDep, user: OptionalUser, runner: RunnerDep
+    request: Request,
+    slug: str,
+    session: SessionDep,
+    user: OptionalUser,
+    runner: RunnerDep,
+    settings: SettingsDep,
 ) -> Any:
     now = utcnow()
     page = service.problem_page(session, slug, user, now)
@@ -85,5 +91,6 @@ def problem_page(
             "initial_code": initial_code,
             "reference_html": highlight_code(reference) if reference is not None else None,
             "runtime": runtime_info(runner),
+            "billing_on": billing.enabled(settings),
         },
     )

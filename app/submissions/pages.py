@@ -22,6 +22,7 @@ def submission_page(request: Request, submission_id: int, user: CurrentUser, ses
         {
             "submission": service.to_view(submission, problem.slug),
             "problem": problem,
+            "version": service.version_label(session, submission, problem),
             "code_html": highlight_code(submission.code),
         },
     )

@@ -214,6 +214,31 @@ def problem_of(session: Session, submission: Submission) -> Problem:
     return problem
 
 
+@dataclass(frozen=True)
+class VersionLabel:
+    """The version a submission ran, numbered as the authoring page numbers them ("v3")."""
+
+    number: int | None
+    live_number: int | None
+
+    @property
+    def is_live(self) -> bool:
+        return self.number is not None and self.number == self.live_number
+
+
+def version_label(session: Session, submission: Submission, problem: Problem) -> VersionLabel:
+    ran = problems_repository.get_version(session, submission.problem_version_id)
+    live = (
+        problems_repository.get_version(session, problem.current_version_id)
+        if problem.current_version_id is not None
+        else None
+    )
+    return VersionLabel(
+        number=ran.number if ran is not None else None,
+        live_number=live.number if live is not None else None,
+    )
+
+
 def is_finished(session: Session, submission_id: int) -> bool:
     session.expire_all()
     submission = repository.get(session, submission_id)

@@ -1,8 +1,8 @@
 // Torchdrill's code editor: CodeMirror 6 with Python, 4-space indentation and run/submit keys.
 // Built by `npm run build` into app/static/vendor/editor.js (an IIFE exposing window.TorchdrillEditor).
 import { basicSetup } from "codemirror";
-import { EditorView, keymap } from "@codemirror/view";
-import { EditorState, Prec } from "@codemirror/state";
+import { EditorView, keymap, Decoration, gutter, GutterMarker } from "@codemirror/view";
+import { EditorState, Prec, StateEffect, StateField } from "@codemirror/state";
 import { indentUnit, HighlightStyle, syntaxHighlighting } from "@codemirror/language";
 import { indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
@@ -20,6 +20,9 @@ const theme = EditorView.theme({
     backgroundColor: "var(--code-selection) !important",
   },
   ".cm-cursor": { borderLeftColor: "var(--accent)" },
+  ".cm-error-line": { backgroundColor: "var(--code-error-line, rgba(220, 38, 38, 0.14))" },
+  ".cm-error-caret": { textDecoration: "underline wavy var(--bad, #dc2626)", textUnderlineOffset: "3px" },
+  ".cm-error-gutter .cm-gutterElement": { padding: "0 2px", color: "var(--bad, #dc2626)" },
   ".cm-tooltip": { backgroundColor: "var(--surface)", color: "var(--fg)", border: "1px solid var(--border)" },
 });
 
@@ -34,6 +37,55 @@ const highlight = HighlightStyle.define([
   { tag: [t.meta, t.annotation], color: "var(--hl-decorator)" },
   { tag: [t.operator, t.punctuation], color: "var(--hl-operator)" },
 ]);
+
+// ---- the failing line: a line highlight, a gutter marker and (syntax errors) the caret column ----
+const setError = StateEffect.define();
+const errorField = StateField.define({
+  create: () => ({ pos: null, deco: Decoration.none }),
+  update(value, tr) {
+    let { pos, deco } = value;
+    if (tr.docChanged) {
+      deco = deco.map(tr.changes);
+      if (pos !== null) pos = tr.changes.mapPos(pos);
+    }
+    for (const e of tr.effects) {
+      if (!e.is(setError)) continue;
+      const err = e.value;
+      if (!err || !err.line || err.line < 1 || err.line > tr.state.doc.lines) { pos = null; deco = Decoration.none; continue; }
+      const line = tr.state.doc.line(err.line);
+      const ranges = [Decoration.line({ class: "cm-error-line", attributes: { title: err.message || "The error is on this line" } }).range(line.from)];
+      if (err.column && err.column >= 1 && line.length > 0) {
+        const at = Math.min(line.from + err.column - 1, line.to - 1);
+        ranges.push(Decoration.mark({ class: "cm-error-caret" }).range(at, at + 1));
+      }
+      pos = line.from;
+      deco = Decoration.set(ranges, true);
+    }
+    return { pos, deco };
+  },
+  provide: (f) => EditorView.decorations.from(f, (v) => v.deco),
+});
+class ErrorMarker extends GutterMarker {
+  constructor(cls) { super(); this.cls = cls; }
+  toDOM() {
+    const node = document.createElement("span");
+    node.className = this.cls;
+    node.textContent = "●";
+    node.setAttribute("aria-hidden", "true");
+    return node;
+  }
+}
+const errorMarker = new ErrorMarker("cm-error-marker");
+const errorSpacer = new ErrorMarker("cm-error-spacer"); // sizes the gutter; never shown
+const errorGutter = gutter({
+  class: "cm-error-gutter",
+  lineMarker(view, line) {
+    const pos = view.state.field(errorField).pos;
+    return pos !== null && pos >= line.from && pos <= line.to ? errorMarker : null;
+  },
+  lineMarkerChange: (update) => update.docChanged || update.transactions.some((tr) => tr.effects.some((e) => e.is(setError))),
+  initialSpacer: () => errorSpacer,
+});
 
 export function create(parent, options = {}) {
   const noop = () => {};
@@ -52,6 +104,8 @@ export function create(parent, options = {}) {
       doc: options.doc || "",
       extensions: [
         runKeys,
+        errorField,
+        errorGutter,
         basicSetup,
         keymap.of([indentWithTab]),
         python(),
@@ -70,5 +124,12 @@ export function create(parent, options = {}) {
     getCode: () => view.state.doc.toString(),
     setCode: (text) => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } }),
     focus: () => view.focus(),
+    // Mark the line (1-based) the learner's error points at; column (1-based) for syntax errors.
+    markError: (line, column, message) => {
+      view.dispatch({ effects: setError.of({ line, column, message }) });
+      const pos = view.state.field(errorField).pos;
+      if (pos !== null) view.dispatch({ effects: EditorView.scrollIntoView(pos, { y: "center" }) });
+    },
+    clearError: () => view.dispatch({ effects: setError.of(null) }),
   };
 }

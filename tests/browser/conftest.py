@@ -48,6 +48,7 @@ CHROMIUM_ARGS = [
 PASSWORD = "correct horse battery"
 BANKS = (ROOT / "problems", ROOT / "tests" / "app" / "fixtures" / "bank")
 START_TIMEOUT_S = 120
+WEBHOOK_SECRET = "whsec_browser_" + "b" * 24
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "TORCHDRILL_HOST": "127.0.0.1",
         "TORCHDRILL_PORT": str(port),
         "TORCHDRILL_JUDGE_WORKERS": "2",
+        # Billing on, with keys that never reach a network: tests post webhooks signed with this secret.
+        "TORCHDRILL_BILLING_PROVIDER": "stripe",
+        "TORCHDRILL_STRIPE_SECRET_KEY": "sk_test_browser_never_used",
+        "TORCHDRILL_STRIPE_WEBHOOK_SECRET": WEBHOOK_SECRET,
+        "TORCHDRILL_STRIPE_PRICE_ID": "price_browser_test",
     }
     env.pop("PORT", None)
     upgrade_database(url)

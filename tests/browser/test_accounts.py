@@ -51,3 +51,17 @@ def test_premium_lock_for_free_and_editor_for_premium(visits: Visits, server: Se
     expect(paid.page.locator("#editor-locked")).to_have_count(0)
     expect(paid.page.locator("#learn-locked")).to_have_count(0)
     paid.screenshot()
+
+
+def test_form_errors_focus_the_field_and_link_to_log_in(visits: Visits, server: Server) -> None:
+    v = visits.new()
+    page = v.page
+    page.goto("/signup")
+    page.get_by_label("Email").fill(server.accounts.student)  # taken
+    page.get_by_label("Password").fill(PASSWORD)
+    page.locator("main").get_by_role("button", name="Sign up").click()
+    expect(page.get_by_label("Email")).to_be_focused()  # the first invalid field
+    expect(page.get_by_label("Password", exact=False)).to_have_value(PASSWORD)  # only the email was wrong
+    page.locator(".field-error").get_by_role("link", name="Log in instead").click()
+    expect(page.get_by_label("Email")).to_have_value(server.accounts.student)
+    v.screenshot()

@@ -49,7 +49,9 @@ def test_browse_anonymously(visits: Visits) -> None:
     expect(page.locator("#acceptance")).to_contain_text("Acceptance")
     expect(page.locator("#login-to-run")).to_be_visible()  # no Run for visitors, a way to log in instead
 
-    page.get_by_role("button", name=re.compile("Switch to (dark|light) theme")).click()  # themes for everyone
+    page.get_by_role(
+        "button", name=re.compile("switch to (dark|light) theme", re.IGNORECASE)
+    ).click()  # themes for everyone
     theme = page.evaluate("document.documentElement.dataset.theme")
     assert theme in ("dark", "light")
     page.reload()
@@ -96,6 +98,7 @@ def test_small_screen_and_labelled_controls(visits: Visits, server: Server) -> N
     assert page.evaluate(UNLABELLED) == []
     page.goto("/problems/forward-hook-activations")
     assert page.evaluate(UNLABELLED) == []
+    page.locator("#pane-switch").get_by_role("button", name="Code").click()  # one pane at a time
     for selector in (".cm-editor", "#run-btn", "#submit-btn", "#results"):
         expect(page.locator(selector)).to_be_visible()
     editor_box = page.locator(".cm-editor").bounding_box()

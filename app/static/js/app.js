@@ -1,4 +1,12 @@
-// Site-wide behaviour: the light/dark theme toggle.
+// Site-wide behaviour: focus on the first invalid form field, and the light/dark theme toggle.
+(function () {
+  var invalid = document.querySelector('main form [aria-invalid="true"]');
+  if (invalid) invalid.focus();
+  // Code blocks wider than the page scroll sideways: keyboard users must be able to reach them.
+  document.querySelectorAll("main pre").forEach(function (pre) {
+    if (pre.scrollWidth > pre.clientWidth || pre.scrollHeight > pre.clientHeight) pre.tabIndex = 0;
+  });
+})();
 (function () {
   var button = document.getElementById("theme-toggle");
   if (!button) return;
@@ -10,7 +18,8 @@
   function label() {
     var dark = current() === "dark";
     button.setAttribute("aria-pressed", dark ? "true" : "false");
-    button.setAttribute("aria-label", dark ? "Switch to light theme" : "Switch to dark theme");
+    // The name starts with the visible label ("Light"), as WCAG's "label in name" asks.
+    button.setAttribute("aria-label", dark ? "Dark theme: switch to light theme" : "Light theme: switch to dark theme");
     button.querySelector(".theme-label").textContent = dark ? "Dark" : "Light";
   }
   button.addEventListener("click", function () {

@@ -7,6 +7,18 @@
   if (!root || !form) return;
   var csrf = document.querySelector('meta[name="csrf-token"]').content;
 
+  // ---- unsaved edits: leaving the page asks first; Save and Publish (which post the form) do not ----
+  var dirty = false;
+  var markDirty = function () { dirty = true; root.dataset.dirty = "true"; };
+  form.addEventListener("input", markDirty);
+  form.addEventListener("change", markDirty);
+  form.addEventListener("submit", function () { dirty = false; });
+  window.addEventListener("beforeunload", function (e) {
+    if (!dirty) return;
+    e.preventDefault();
+    e.returnValue = ""; // the browser shows its own "leave the page?" question
+  });
+
   // ---- code editors: the textarea stays the form field, the editor writes into it ----
   if (window.TorchdrillEditor) {
     form.querySelectorAll("textarea[data-code]").forEach(function (textarea) {
@@ -17,7 +29,7 @@
       window.TorchdrillEditor.create(host, {
         doc: textarea.value,
         label: textarea.dataset.code,
-        onChange: function (text) { textarea.value = text; },
+        onChange: function (text) { textarea.value = text; markDirty(); },
       });
     });
   }

@@ -41,6 +41,24 @@
     select(location.hash === "#learn" ? tabs[1] : tabs[0]);
   }
 
+  // ---- narrow screens: a Problem/Code switch instead of the statement above the editor ----
+  var paneSwitch = document.getElementById("pane-switch");
+  if (paneSwitch && document.getElementById("editor")) {
+    var paneButtons = Array.prototype.slice.call(paneSwitch.querySelectorAll("[data-pane]"));
+    var paneKey = "torchdrill-pane";
+    var showPane = function (name, remember) {
+      root.dataset.pane = name;
+      paneButtons.forEach(function (b) { b.setAttribute("aria-pressed", b.dataset.pane === name ? "true" : "false"); });
+      if (remember) { try { sessionStorage.setItem(paneKey, name); } catch (e) { /* storage off */ } }
+    };
+    paneButtons.forEach(function (b) { b.addEventListener("click", function () { showPane(b.dataset.pane, true); }); });
+    paneSwitch.hidden = false;
+    root.classList.add("has-pane-switch");
+    var savedPane = null;
+    try { savedPane = sessionStorage.getItem(paneKey); } catch (e) { savedPane = null; }
+    showPane(savedPane === "code" ? "code" : "problem", false);
+  }
+
   // ---- small helpers ----
   function el(tag, cls, text) {
     var node = document.createElement(tag);
@@ -137,6 +155,16 @@
   var local = readLocal();
   var restoredLocal = local !== null && local !== initial;
   if (restoredLocal) initial = local;
+  // Code typed while signed out (kept under the "anon" key) follows the learner into their account:
+  // after sign-up or log-in it becomes their server draft, once, and leaves the anonymous slot.
+  var adoptedAnon = false;
+  if (canSave && userId !== "anon") {
+    var anonKey = "torchdrill-draft:anon:" + slug;
+    var anonCode = null;
+    try { var rawAnon = localStorage.getItem(anonKey); anonCode = rawAnon === null ? null : JSON.parse(rawAnon).code; } catch (e) { anonCode = null; }
+    if (anonCode !== null && anonCode !== starter && anonCode !== initial) { initial = anonCode; adoptedAnon = true; restoredLocal = true; }
+    if (anonCode !== null) { try { localStorage.removeItem(anonKey); } catch (e) { /* storage off */ } }
+  }
   var onEdit = function () {}; // set by the reset/undo logic below
 
   if (window.TorchdrillEditor) {
@@ -165,7 +193,10 @@
       escaped = false;
     });
   }
-  if (restoredLocal && canSave) { draftChanged(initial); showDraftStatus("Restored unsaved changes from this browser", "dirty"); }
+  if (restoredLocal && canSave) {
+    draftChanged(initial);
+    showDraftStatus(adoptedAnon ? "Kept the code you wrote before signing in" : "Restored unsaved changes from this browser", "dirty");
+  }
   window.addEventListener("pagehide", function () { if (pending !== null) flushDraft(true); });
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "hidden" && pending !== null) flushDraft(true);
@@ -286,6 +317,12 @@
     head.appendChild(el("span", "case-time muted", Math.round(c.time_ms || 0) + " ms"));
     li.appendChild(head);
     if (c.message) li.appendChild(el("pre", "case-message", c.message));
+    if (typeof c.traceback === "string" && c.traceback) {
+      var tb = el("details", "traceback");
+      tb.appendChild(el("summary", null, "Traceback (your code)" + (typeof c.line === "number" ? ", line " + c.line : "")));
+      tb.appendChild(el("pre", null, c.traceback));
+      li.appendChild(tb);
+    }
     if (c.public) {
       var hasExpected = c.expected !== null && c.expected !== undefined;
       var hasActual = c.actual !== null && c.actual !== undefined;
@@ -305,27 +342,83 @@
     row.appendChild(el("pre", null, value));
     return row;
   }
-  function renderSubmission(s) {
+  // ---- the failing line in the editor (fields from the judge; absent on older servers) ----
+  function errorLocation(s) {
+    if (typeof s.line === "number" && s.line > 0) {
+      return { line: s.line, column: typeof s.column === "number" ? s.column : null, message: s.message || "" };
+    }
+    var cases = Array.isArray(s.cases) ? s.cases : [];
+    for (var i = 0; i < cases.length; i++) {
+      var c = cases[i];
+      if (c.status !== "passed" && typeof c.line === "number" && c.line > 0) {
+        return { line: c.line, column: null, message: c.message || "" };
+      }
+    }
+    // Older judges only name the line in the message: "... (solution.py, line 8)".
+    var texts = [s.message].concat(cases.filter(function (c) { return c.status !== "passed"; }).map(function (c) { return c.message; }));
+    for (var j = 0; j < texts.length; j++) {
+      var found = /solution\.py, line (\d+)\)/.exec(texts[j] || "");
+      if (found) return { line: parseInt(found[1], 10), column: null, message: texts[j] };
+    }
+    return null;
+  }
+  function clearErrorMark() { if (editor && editor.clearError) editor.clearError(); }
+  function markErrorLine(s) {
+    var at = errorLocation(s);
+    if (!at) return;
+    if (editor && editor.markError) editor.markError(at.line, at.column, at.message);
+    var jump = el("button", "btn btn-ghost error-jump", "Show line " + at.line + (at.column ? ", column " + at.column : "") + " in the editor");
+    jump.type = "button";
+    jump.id = "error-jump";
+    jump.addEventListener("click", function () {
+      if (editor && editor.markError) { editor.markError(at.line, at.column, at.message); editor.focus(); } else textarea.focus();
+    });
+    messageBox.hidden = false;
+    messageBox.appendChild(document.createTextNode("\n"));
+    messageBox.appendChild(jump);
+  }
+  // ---- after Accepted: the Solved badge at once, and where to go next ----
+  function celebrate(s) {
+    if (s.verdict !== "accepted" || s.mode !== "submit") return;
+    var markBox = document.getElementById("solved-mark");
+    var tpl = document.getElementById("solved-mark-template");
+    if (markBox && tpl) { markBox.textContent = ""; markBox.appendChild(tpl.content.cloneNode(true)); }
+    if (root.dataset.nextUrl) {
+      var p = el("p", "next-problem");
+      p.id = "next-problem";
+      p.appendChild(document.createTextNode("Solved! Next: "));
+      var a = el("a", null, root.dataset.nextTitle || "the next problem");
+      a.href = root.dataset.nextUrl;
+      p.appendChild(a);
+      caseList.parentNode.insertBefore(p, caseList);
+    }
+  }
+  function renderSubmission(s, restored) {
+    if (s.status !== "finished" && restored) return;
     if (s.status !== "finished") {
       setStep(s.status);
       summary.textContent = s.status === "queued" ? "Queued…" : "Running…";
       summary.className = "muted pending";
       return;
     }
-    stopProgress(true);
+    if (!restored) stopProgress(true);
+    var old = document.getElementById("next-problem");
+    if (old) old.remove();
     var label = s.verdict_label || s.verdict;
-    summary.textContent = label + " — " + s.passed + "/" + s.total + " passed" +
+    summary.textContent = (restored ? "Last " + (s.mode || "result") + ": " : "") + label + " — " + s.passed + "/" + s.total + " passed" +
       (s.time_ms ? " in " + Math.round(s.time_ms) + " ms" : "");
     summary.className = "verdict v-" + s.verdict;
     var note = limitNote(s.verdict);
     showMessage([s.message, note].filter(Boolean).join("\n"), s.verdict === "accepted" ? "" : "error");
     caseList.textContent = "";
-    s.cases.forEach(function (c) { caseList.appendChild(renderCase(c)); });
+    (s.cases || []).forEach(function (c) { caseList.appendChild(renderCase(c)); });
+    markErrorLine(s);
     var link = el("a", "submission-link", "Open submission #" + s.id);
     link.href = s.url;
     var li = el("li", "case-footer");
     li.appendChild(link);
     caseList.appendChild(li);
+    if (!restored) celebrate(s);
   }
   // Light polling: each request waits up to a second on the server, so "running" shows as soon as
   // the judge starts and the verdict arrives the moment it is recorded.
@@ -343,12 +436,13 @@
   }
   function start(mode) {
     if (busy) return;
-    if (!loggedIn) { showMessage("Log in to run and submit your code.", "error"); return; }
+    if (!loggedIn) { showMessage("Sign up or log in to run and submit your code; what you typed is kept.", "error"); return; }
     if (!runBtn) return;
     var code = getCode();
     if (pending !== null) flushDraft(false);
     setBusy(true);
     showMessage("");
+    clearErrorMark();
     caseList.textContent = "";
     summary.textContent = mode === "run" ? "Sending your run…" : "Sending your submission…";
     summary.className = "muted pending";
@@ -382,6 +476,13 @@
         list.appendChild(li);
       });
     }).catch(function () { /* the history is a convenience; the verdict is already shown */ });
+  }
+
+  // ---- the last result comes back on reload (the history has it; the panel should too) ----
+  if (root.dataset.lastSubmission && loggedIn) {
+    request("GET", "/api/submissions/" + encodeURIComponent(root.dataset.lastSubmission)).then(function (s) {
+      if (!busy && caseList.childElementCount === 0) renderSubmission(s, true);
+    }).catch(function () { /* a convenience: the history still links to it */ });
   }
 
   if (runBtn) runBtn.addEventListener("click", function () { start("run"); });

@@ -16,7 +16,7 @@ def test_signup_logs_in_with_a_safe_cookie(browser) -> None:
     assert "ada@example.com" in page and "Log out" in page
 
 
-def test_signup_errors_keep_the_email_but_never_the_password(browser, new_browser) -> None:
+def test_signup_errors_keep_the_email_and_only_a_password_that_was_fine(browser, new_browser) -> None:
     first = new_browser()
     assert first.signup("taken@example.com").status_code == 303
     cases = {
@@ -32,8 +32,9 @@ def test_signup_errors_keep_the_email_but_never_the_password(browser, new_browse
         assert message in response.text
         if email:
             assert f'value="{email}"' in response.text
-        if password:
-            assert password not in response.text
+        if password:  # kept when only the email was wrong, cleared when the password was
+            kept = f'value="{password}"' in response.text
+            assert kept == (message != "at least 8 characters"), email
     assert "Log out" not in browser.get("/problems").text
 
 
@@ -85,3 +86,25 @@ def test_csrf_token_is_rotated_on_login(browser, new_browser) -> None:
     browser.login("rotate@example.com")
     after = re.search(r'name="csrf-token" content="([^"]+)"', browser.get("/problems").text).group(1)  # type: ignore[union-attr]
     assert before != after
+
+
+def test_sign_up_errors_link_to_log_in_and_keep_a_good_password(browser, learner) -> None:
+    taken = browser.post(
+        "/signup",
+        data={
+            "email": learner.email,
+            "password": "another good password",
+            "csrf_token": browser.csrf("/signup"),
+        },
+    )
+    assert taken.status_code == 400, taken.text[taken.text.find("field-error") - 200 :][:600]
+    assert 'already exists. <a href="/login?next=/problems&amp;email=' in taken.text
+    assert 'value="another good password"' in taken.text  # only the email was wrong: the password stays
+
+    short = browser.post(
+        "/signup",
+        data={"email": "fresh@example.com", "password": "short", "csrf_token": browser.csrf("/signup")},
+    )
+    assert short.status_code == 400 and 'value="short"' not in short.text
+    prefilled = browser.get("/login?email=someone%40example.com")
+    assert 'value="someone@example.com"' in prefilled.text

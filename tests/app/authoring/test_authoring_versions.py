@@ -200,3 +200,45 @@ def test_api_tokens_author_without_csrf(app: Any, db: Any, walkthrough_files: di
     assert refused.status_code == 403 and refused.json()["error"] == "forbidden"
     unknown = client.get(API, headers={"Authorization": "Bearer not-a-token"})
     assert unknown.status_code == 401 and unknown.json()["error"] == "invalid_token"
+
+
+def test_publish_from_the_editor_publishes_the_form_on_screen(
+    instructor: Any, learner: Any, walkthrough_files: dict[str, str]
+) -> None:
+    _publish_walkthrough(instructor, walkthrough_files)
+    csrf = instructor.csrf("/authoring")
+    edited = _form_data(walkthrough_files, WALKTHROUGH, csrf, title="Renamed Without Saving")
+    published = instructor.post(f"/authoring/problems/{WALKTHROUGH}/publish", data=edited)
+    assert published.status_code == 303, published.text
+    editor = instructor.get(published.headers["location"]).text
+    assert "Published · live v2" in editor and "Renamed Without Saving" in editor
+    assert "Renamed Without Saving" in learner.get(f"/problems/{WALKTHROUGH}").text
+
+
+def test_a_refused_publish_from_the_editor_keeps_the_edits_as_the_draft(
+    instructor: Any, learner: Any, walkthrough_files: dict[str, str]
+) -> None:
+    _publish_walkthrough(instructor, walkthrough_files)
+    csrf = instructor.csrf("/authoring")
+    broken = _form_data(
+        walkthrough_files, WALKTHROUGH, csrf, title="Kept Title", starter=walkthrough_files["solution.py"]
+    )
+    refused = instructor.post(f"/authoring/problems/{WALKTHROUGH}/publish", data=broken)
+    assert refused.status_code == 422
+    assert "did not pass validation" in refused.text and "saved as the draft" in refused.text
+    assert 'value="Kept Title"' in refused.text  # the edits are still on screen
+    state = call(instructor, "GET", f"{API}/{WALKTHROUGH}").json()
+    assert state["source"] == "draft" and state["live_version"] == 1
+    assert "Kept Title" not in learner.get(f"/problems/{WALKTHROUGH}").text
+
+
+def test_the_submission_page_numbers_versions_like_the_authoring_page(
+    instructor: Any, learner: Any, walkthrough_files: dict[str, str]
+) -> None:
+    _publish_walkthrough(instructor, walkthrough_files)
+    first = learner.verdict(learner.submit(WALKTHROUGH, walkthrough_files["solution.py"]).json()["id"])
+    assert 'id="problem-version">v1 (live)' in learner.get(f"/submissions/{first['id']}").text
+    changed = {**walkthrough_files, "learn.md": walkthrough_files["learn.md"] + "\nMore.\n"}
+    saved = call(instructor, "PUT", f"{API}/{WALKTHROUGH}", json={"files": changed}).json()
+    assert saved["published_version"] == 2
+    assert 'id="problem-version">v1 (v2 is live now)' in learner.get(f"/submissions/{first['id']}").text

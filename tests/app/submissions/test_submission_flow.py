@@ -80,7 +80,7 @@ def test_anonymous_visitors_must_log_in(browser) -> None:
     assert response.json()["error"] == "login_required"
     page = browser.get("/submissions/1")
     assert page.status_code == 303 and page.headers["location"].startswith("/login?next=")
-    assert "Log in to run and submit" in browser.get("/problems/add-tensors").text
+    assert "Sign up to run and submit" in browser.get("/problems/add-tensors").text
 
 
 def test_bad_input_is_a_clear_error(learner, app) -> None:

@@ -1,0 +1,88 @@
+"""Accessibility as a test: axe-core over the main page states, in both themes.
+
+Serious and critical findings fail the test (with the rule, the impact and the offending nodes).
+axe is evaluated through Playwright (not served by the app), so the CSP is untouched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import Server, Visit, Visits
+from tests.browser.editor import bank_file, replace_code, wait_verdict
+
+pytestmark = pytest.mark.browser
+
+AXE = (Path(__file__).parent / "vendor" / "axe.min.js").read_text()
+BLOCKING = ("serious", "critical")
+
+
+def axe_findings(page: Page) -> list[str]:
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.evaluate(AXE)
+    result: dict[str, Any] = page.evaluate("() => axe.run(document, {resultTypes: ['violations']})")
+    problems = []
+    for v in result["violations"]:
+        if v.get("impact") in BLOCKING:
+            nodes = "; ".join(" ".join(n["target"]) if isinstance(n["target"], list) else str(n["target"])
+                              for n in v["nodes"][:5])  # fmt: skip
+            problems.append(f"{v['id']} ({v['impact']}): {v['help']} — {nodes}")
+    return problems
+
+
+def in_both_themes(v: Visit, state: str, found: dict[str, list[str]]) -> None:
+    for theme in ("light", "dark"):
+        v.page.evaluate(f"() => {{ document.documentElement.dataset.theme = '{theme}'; }}")
+        problems = axe_findings(v.page)
+        if problems:
+            found[f"{state} [{theme}]"] = problems
+
+
+def test_main_pages_have_no_serious_axe_findings(visits: Visits, server: Server) -> None:
+    found: dict[str, list[str]] = {}
+    anon = visits.new("anonymous")
+    states: list[tuple[str, Callable[[Page], None]]] = [
+        ("problem list", lambda p: p.goto("/problems")),
+        ("problem page", lambda p: p.goto("/problems/add-tensors")),
+        ("learn tab", lambda p: p.get_by_role("tab", name="Learn").click()),
+        ("locked problem", lambda p: p.goto("/problems/scale-rows")),
+        ("log in", lambda p: p.goto("/login")),
+        ("sign up", lambda p: p.goto("/signup")),
+    ]
+    anon.page.goto("/problems")  # the check itself can fail: a nameless button is critical
+    anon.page.evaluate("() => document.querySelector('main').appendChild(document.createElement('button'))")
+    assert any(p.startswith("button-name (critical)") for p in axe_findings(anon.page))
+    for name, go in states:
+        go(anon.page)
+        in_both_themes(anon, f"anonymous {name}", found)
+
+    learner = visits.new("learner")
+    learner.login(server.new_account(), "/problems/add-tensors")
+    page = learner.page
+    in_both_themes(learner, "learner problem page", found)
+    replace_code(page, "def add(a, b):\n    return a - b\n")
+    page.get_by_role("button", name="Run").click()
+    wait_verdict(page, "Wrong Answer")
+    in_both_themes(learner, "wrong answer", found)
+    replace_code(page, bank_file("add-tensors"))
+    page.get_by_role("button", name="Submit").click()
+    wait_verdict(page, "Accepted")
+    in_both_themes(learner, "accepted", found)
+    page.locator(".submission-link").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Submission")
+    in_both_themes(learner, "submission page", found)
+    page.goto("/account")
+    in_both_themes(learner, "account page", found)
+
+    teacher = visits.new("instructor")
+    teacher.login(server.accounts.instructor, "/authoring")
+    in_both_themes(teacher, "authoring list", found)
+    teacher.page.goto("/authoring/new")
+    in_both_themes(teacher, "authoring editor", found)
+
+    assert not found, "\n".join(f"{state}:\n  " + "\n  ".join(items) for state, items in found.items())
