@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # 1. runner only: the same job the app builds, judged directly.
     expectations = runner.compute_expectations(problem)
-    job = runner.job_for(problem, expectations, problem.solution, "submit")  # type: ignore[attr-defined]
+    job = runner.job_for(problem, expectations, problem.solution, "submit")
     for _ in range(5):
         runner.judge(job)
     runner_ms = []

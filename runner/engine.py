@@ -145,15 +145,7 @@ class Runner:
     def job_for(
         self, problem: ProblemFiles, expectations: Expectations, code: str, mode: jobs.Mode, job_id: str = ""
     ) -> Job:
-        return Job(
-            entry_point=problem.entry_point,
-            tests_source=problem.tests,
-            code=code,
-            mode=mode,
-            expectations=expectations,
-            limits=problem.limits,
-            job_id=job_id,
-        )
+        return problem.job(expectations, code, mode, job_id)
 
 
 _runner: Runner | None = None

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from runner.jobs import Limits
+from runner.jobs import Expectations, Job, Limits, Mode
 
 DIFFICULTIES = ("easy", "medium", "hard")
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{1,79}$")
@@ -73,6 +73,18 @@ class ProblemFiles:
     toml_source: str = ""
     order: int = 0  # position within its category (its track); 0 = after the numbered ones
     hints: tuple[str, ...] = ()  # progressive hints (Markdown), revealed one at a time
+
+    def job(self, expectations: Expectations, code: str, mode: Mode, job_id: str = "") -> Job:
+        """The judge job for ``code`` against this problem: the one place a job is built."""
+        return Job(
+            entry_point=self.entry_point,
+            tests_source=self.tests,
+            code=code,
+            mode=mode,
+            expectations=expectations,
+            limits=self.limits,
+            job_id=job_id,
+        )
 
     def files(self) -> dict[str, str]:
         """The folder's files as relative path -> text: what ``write_problem_dir`` writes."""

@@ -12,15 +12,27 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from runner import jobs, values
-from runner.engine import ExpectationError, Runner
-from runner.jobs import Expectations
+from runner.engine import ExpectationError
+from runner.jobs import Expectations, Job, JudgeResult, Mode
 from runner.problem import ProblemFiles
 
 REQUIRED_STATEMENT_SECTIONS = ("Problem Statement", "Example", "Constraints")
 OUTPUT_BLOCK_RE = re.compile(r"(?ims)^#{2,4}\s*Output\s*$\s*```[a-z]*\n(.*?)```")
+
+
+class Judge(Protocol):
+    """What validation needs from a judge: the local ``Runner`` or the app's remote one."""
+
+    def compute_expectations(self, problem: ProblemFiles) -> Expectations: ...
+
+    def judge(self, job: Job) -> JudgeResult: ...
+
+    def job_for(
+        self, problem: ProblemFiles, expectations: Expectations, code: str, mode: Mode, job_id: str = ""
+    ) -> Job: ...
 
 
 @dataclass
@@ -170,7 +182,7 @@ def _tensor_as_nested_list(value: dict[str, Any]) -> Any:
     return build(0, list(shape))[0]
 
 
-def validate_problem(problem: ProblemFiles, runner: Runner) -> ValidationReport:
+def validate_problem(problem: ProblemFiles, runner: Judge) -> ValidationReport:
     report = ValidationReport(slug=problem.slug)
     sources_ok = all(
         [

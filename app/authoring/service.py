@@ -33,7 +33,7 @@ from app.kit.runner import JudgeRunner
 from app.problems import repository as problems_repository
 from app.problems.importer import import_problem
 from app.problems.models import Problem, ProblemVersion
-from runner.jobs import Expectations, Job, JudgeResult
+from runner.jobs import Expectations, Job, JudgeResult, Mode
 from runner.problem import MAX_FILE_BYTES, SLUG_RE, ProblemFiles, ProblemFormatError, build_problem
 from runner.validate import ValidationReport
 
@@ -229,6 +229,11 @@ class _Precomputed:
 
     def judge(self, job: Job) -> JudgeResult:
         return self._runner.judge(job)
+
+    def job_for(
+        self, problem: ProblemFiles, expectations: Expectations, code: str, mode: Mode, job_id: str = ""
+    ) -> Job:
+        return problem.job(expectations, code, mode, job_id)
 
     def runtime_info(self) -> dict[str, str]:
         return self._runner.runtime_info()

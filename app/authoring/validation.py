@@ -11,25 +11,15 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Any, Protocol
 
 from app.kit.markdown import render_markdown
 from app.kit.runner import JudgeRunner
-from runner.jobs import Expectations, Job
 from runner.problem import ProblemFiles, ProblemFormatError, build_problem
 from runner.validate import Finding, ValidationReport, validate_problem
 
 MARKDOWN_FILES = (("statement.md", "statement"), ("learn.md", "learn"))
 MATH_ERROR_RE = re.compile(r'<code class="math-error"[^>]*>(.*?)</code>', re.S)
 DROPPED_HTML_RE = re.compile(r"<\s*(script|style|iframe|object|embed|form|link|meta)\b", re.I)
-
-
-class ValidatingRunner(JudgeRunner, Protocol):
-    """What validation needs from the runner beyond the app's protocol: building judge jobs."""
-
-    def job_for(
-        self, problem: ProblemFiles, expectations: Expectations, code: str, mode: Any, job_id: str = ""
-    ) -> Job: ...
 
 
 def _line_of(source: str, needle: str) -> int | None:
@@ -84,9 +74,7 @@ def format_report(slug: str, exc: ProblemFormatError) -> ValidationReport:
 
 def validate_files(problem: ProblemFiles, runner: JudgeRunner) -> ValidationReport:
     """Validate a problem by running it in the sandbox, then check its Markdown renders."""
-    if not hasattr(runner, "job_for"):
-        raise TypeError("validation needs the sandboxed runner (runner.get_runner()), not a stand-in")
-    report = validate_problem(problem, runner)  # type: ignore[arg-type]  # checked above
+    report = validate_problem(problem, runner)
     errors, warnings = markdown_findings(problem)
     report.errors += errors
     report.warnings += warnings

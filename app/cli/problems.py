@@ -15,6 +15,8 @@ from typing import Annotated, Literal
 
 import typer
 
+from app.kit.runner import JudgeRunner
+
 app = typer.Typer(help="Problems: list (API), validate, import, export.", invoke_without_command=True)
 
 
@@ -48,11 +50,12 @@ def _folders(dirs: list[Path]) -> list[Path]:
     return folders
 
 
-def _runner() -> object:
+def _runner() -> JudgeRunner:
     from runner import SandboxUnavailable, get_runner
 
     try:
-        return get_runner()
+        runner: JudgeRunner = get_runner()
+        return runner
     except SandboxUnavailable as exc:
         typer.echo(f"error: the sandbox is not available: {exc}", err=True)
         raise typer.Exit(3) from exc
@@ -72,7 +75,7 @@ def validate(
     reports = []
     for folder in folders:
         try:
-            report = validate_files(load_problem_dir(folder), runner)  # type: ignore[arg-type]
+            report = validate_files(load_problem_dir(folder), runner)
         except ProblemFormatError as exc:
             report = format_report(folder.name, exc)
         except OSError as exc:
@@ -120,12 +123,12 @@ def import_(
                 try:
                     problem = load_problem_dir(folder)
                     if validate_first:
-                        checked = validate_files(problem, runner)  # type: ignore[arg-type]
+                        checked = validate_files(problem, runner)
                         if not checked.ok:
                             report.errors[slug] = "does not pass validation:\n" + checked.render()
                             continue
                     with session.begin_nested():
-                        outcome = import_problem(session, problem, runner)  # type: ignore[arg-type]
+                        outcome = import_problem(session, problem, runner)
                         if outcome == "created" and unpublished:
                             row = repository.get_by_slug(session, slug)
                             assert row is not None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from runner.jobs import Expectations, Job, JudgeResult
+from runner.jobs import Expectations, Job, JudgeResult, Mode
 from runner.problem import ProblemFiles
 
 
@@ -16,6 +16,10 @@ class JudgeRunner(Protocol):
     def compute_expectations(self, problem: ProblemFiles) -> Expectations: ...
 
     def judge(self, job: Job) -> JudgeResult: ...
+
+    def job_for(
+        self, problem: ProblemFiles, expectations: Expectations, code: str, mode: Mode, job_id: str = ""
+    ) -> Job: ...
 
     def runtime_info(self) -> dict[str, str]: ...
 

@@ -328,12 +328,4 @@ class RemoteRunner:
     def job_for(
         self, problem: ProblemFiles, expectations: Expectations, code: str, mode: Mode, job_id: str = ""
     ) -> Job:
-        return Job(
-            entry_point=problem.entry_point,
-            tests_source=problem.tests,
-            code=code,
-            mode=mode,
-            expectations=expectations,
-            limits=problem.limits,
-            job_id=job_id,
-        )
+        return problem.job(expectations, code, mode, job_id)

@@ -38,7 +38,7 @@ def judge_probe(runner: Runner, probe: tuple[ProblemFiles, Expectations]) -> Jud
     problem, expectations = probe
 
     def judge(code: str, mode: str = "run", **limits: float) -> JudgeResult:
-        job = runner.job_for(problem, expectations, code, mode)  # type: ignore[arg-type]
+        job = runner.job_for(problem, expectations, code, mode)
         if limits:
             job = type(job)(**{**job.__dict__, "limits": Limits(**{**job.limits.to_dict(), **limits})})
         return runner.judge(job)
