@@ -47,7 +47,10 @@ def _limit_message(raw: RawRun, limits: Limits) -> tuple[str, str] | None:
             f"Memory limit exceeded: the program used more than {limits.memory_mb} MB of resident memory."
         )
     if raw.timed_out:
-        return jobs.TIME_LIMIT_EXCEEDED, f"Time limit exceeded: the run took longer than {limits.time_s:g} s."
+        return jobs.TIME_LIMIT_EXCEEDED, (
+            f"Time limit exceeded: the run took longer than the time limit of {limits.time_s:g} s "
+            "for the whole run (wall time)."
+        )
     cpu_limit_s = int(limits.time_s) + 1  # RLIMIT_CPU set by the zygote: SIGXCPU there, SIGKILL 1 s later
     cpu_signal = raw.exit_status in (-SIGXCPU, 128 + SIGXCPU)
     cpu_killed = raw.exit_status in (-SIGKILL, 128 + SIGKILL) and raw.cpu_ms >= cpu_limit_s * 1000 * 0.95

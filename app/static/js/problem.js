@@ -8,7 +8,6 @@
   var loggedIn = root.dataset.loggedIn === "true";
   var userId = root.dataset.user || "anon";
   var timeLimit = parseFloat(root.dataset.timeLimit || "0");
-  var memoryLimit = parseInt(root.dataset.memoryLimit || "0", 10);
   var csrf = document.querySelector('meta[name="csrf-token"]').content;
   var api = "/api/problems/" + encodeURIComponent(slug);
 
@@ -297,18 +296,6 @@
     setStep("finished");
     elapsedBox.textContent = "done in " + ((Date.now() - startedAt) / 1000).toFixed(1) + " s";
   }
-  function limitNote(verdict) {
-    if (verdict === "time_limit_exceeded") {
-      return "Your code ran longer than the time limit" + (timeLimit ? " of " + timeLimit + " s for the whole run" : "") +
-        ". Look for an endless loop, or Python loops over tensor elements that a vectorised torch operation would do at once.";
-    }
-    if (verdict === "memory_limit_exceeded") {
-      return "Your code used more memory than the limit" + (memoryLimit ? " of " + memoryLimit + " MB" : "") +
-        ". Look for very large tensors (check the shapes you create) or results kept in a growing list.";
-    }
-    if (verdict === "output_limit_exceeded") return "Your code printed too much. Remove debugging prints inside loops.";
-    return "";
-  }
   function renderCase(c) {
     var li = el("li", "case case-" + c.status);
     var head = el("div", "case-head");
@@ -408,7 +395,7 @@
     summary.textContent = (restored ? "Last " + (s.mode || "result") + ": " : "") + label + " — " + s.passed + "/" + s.total + " passed" +
       (s.time_ms ? " in " + Math.round(s.time_ms) + " ms" : "");
     summary.className = "verdict v-" + s.verdict;
-    var note = limitNote(s.verdict);
+    var note = s.verdict_explanation || "";  // the one explanation per verdict: runner/verdict.py
     showMessage([s.message, note].filter(Boolean).join("\n"), s.verdict === "accepted" ? "" : "error");
     caseList.textContent = "";
     (s.cases || []).forEach(function (c) { caseList.appendChild(renderCase(c)); });
