@@ -3,7 +3,8 @@
 ::
 
     problems/<slug>/
-      problem.toml    title, difficulty, category, tags, premium, entry_point, order, hints, [limits]
+      problem.toml    title, difficulty, category, tags, premium, entry_point, order, hints, [limits],
+                      [example_input] (the example's arguments as data, for "Run with my input")
       statement.md    shown to everyone
       learn.md        the explanation section (a preview only, for locked premium problems)
       starter.py      what the editor starts with
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from runner.inputs import InputError, parse_arguments
 from runner.jobs import Expectations, Job, Limits, Mode
 
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -73,6 +75,9 @@ class ProblemFiles:
     toml_source: str = ""
     order: int = 0  # position within its category (its track); 0 = after the numbered ones
     hints: tuple[str, ...] = ()  # progressive hints (Markdown), revealed one at a time
+    # The example's arguments as data (runner.inputs format); None: the entry point takes none
+    # that can be written as data, and custom input is not offered.
+    example_input: dict[str, Any] | None = None
 
     def job(self, expectations: Expectations, code: str, mode: Mode, job_id: str = "") -> Job:
         """The judge job for ``code`` against this problem: the one place a job is built."""
@@ -186,7 +191,24 @@ def parse_metadata(toml_source: str, slug: str) -> dict[str, Any]:
             f"{MAX_HINT_CHARS} characters, from the gentlest to the most revealing",
             rel,
         )
-    known = {"title", "difficulty", "category", "tags", "premium", "entry_point", "limits", "order", "hints"}
+    example_input = None
+    if "example_input" in data:
+        try:
+            example_input = parse_arguments(data["example_input"], "example_input")
+        except InputError as exc:
+            raise ProblemFormatError(str(exc), rel) from None
+    known = {
+        "title",
+        "difficulty",
+        "category",
+        "tags",
+        "premium",
+        "entry_point",
+        "limits",
+        "order",
+        "hints",
+        "example_input",
+    }
     extra = set(data) - known
     if extra:
         raise ProblemFormatError(f"unknown keys: {', '.join(sorted(extra))}", rel)
@@ -205,6 +227,7 @@ def parse_metadata(toml_source: str, slug: str) -> dict[str, Any]:
         "limits": Limits(**limits_kwargs),
         "order": order,
         "hints": tuple(h.strip() for h in hints),
+        "example_input": example_input,
     }
 
 
@@ -284,6 +307,21 @@ def discover_problems(bank: str | Path) -> list[Path]:
     )
 
 
+def _toml_value(value: Any) -> str:
+    """An inline TOML value for the JSON-like data of ``runner.inputs`` (no null in TOML)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{json.dumps(k)} = {_toml_value(v)}" for k, v in value.items()) + " }"
+    raise ValueError(f"{value!r} cannot be written in TOML")
+
+
 def render_toml(problem: ProblemFiles) -> str:
     def q(s: str) -> str:
         return json.dumps(s, ensure_ascii=False)  # a JSON string is a valid TOML basic string
@@ -300,6 +338,8 @@ def render_toml(problem: ProblemFiles) -> str:
         lines.append(f"order = {problem.order}")
     if problem.hints:
         lines.append("hints = [" + ", ".join(q(h) for h in problem.hints) + "]")
+    if problem.example_input is not None:
+        lines.append(f"example_input = {_toml_value(problem.example_input)}")
     lines += [
         "",
         "[limits]",
