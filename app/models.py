@@ -7,6 +7,7 @@ from app.courses.models import Assignment, Course, CourseMember, Regrade
 from app.drafts.models import CodeDraft
 from app.kit.db import Base
 from app.problems.models import Problem, ProblemTag, ProblemVersion
+from app.progress.models import LearnerProblem, ProblemStats
 from app.submissions.models import Submission
 
 __all__ = [
@@ -16,8 +17,10 @@ __all__ = [
     "CodeDraft",
     "Course",
     "CourseMember",
+    "LearnerProblem",
     "Problem",
     "ProblemDraft",
+    "ProblemStats",
     "ProblemTag",
     "ProblemVersion",
     "Regrade",

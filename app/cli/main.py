@@ -3,7 +3,7 @@
 - ``torchdrill judge`` and ``torchdrill problems validate`` come from the runner's CLI;
 - ``torchdrill problems import|export`` (authoring), ``users`` and ``tokens`` (accounts)
   act on the platform's database directly, for operators;
-- ``submissions rejudge`` judges stored submissions again (operators);
+- ``submissions rejudge`` judges stored submissions again; ``stats check|rebuild`` (operators);
 - ``login``, ``problems`` (list), ``pull`` and ``submit`` talk to a server's REST API.
 """
 
@@ -26,7 +26,14 @@ app.command("judge", help="Judge a solution.py against a problem folder in the s
 app.add_typer(problems.app, name="problems")
 
 # Optional command groups live in their own modules; each registers itself on ``app``.
-for module in ("app.cli.users", "app.cli.tokens", "app.cli.submissions", "app.cli.client", "app.cli.courses"):
+for module in (
+    "app.cli.users",
+    "app.cli.tokens",
+    "app.cli.submissions",
+    "app.cli.stats",
+    "app.cli.client",
+    "app.cli.courses",
+):
     try:
         importlib.import_module(module).register(app)
     except ModuleNotFoundError as exc:

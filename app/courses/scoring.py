@@ -18,14 +18,14 @@ from sqlalchemy.orm import Session
 from app.courses import dates as dates_mod
 from app.courses import repository
 from app.courses.models import Assignment, Extension, Regrade
-from app.submissions.models import Submission
+from app.submissions.models import COPY_KEY_PREFIX, Submission
 
-REGRADE_KEY_PREFIX = "regrade-"
+REGRADE_KEY_PREFIX = COPY_KEY_PREFIX
 ACCEPTED = "accepted"
 
 
 def is_regrade_copy(submission: Submission) -> bool:
-    return (submission.idempotency_key or "").startswith(REGRADE_KEY_PREFIX)
+    return submission.is_copy
 
 
 @dataclass

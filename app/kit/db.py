@@ -135,3 +135,23 @@ def upgrade_database(url: str) -> None:
     cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     _prepare_sqlite_path(url)
     command.upgrade(cfg, "head")
+
+
+def upsert(
+    session: Session, model: type[Base], values: dict[str, Any], keys: list[str], updates: dict[str, Any]
+) -> None:
+    """``INSERT … ON CONFLICT (keys) DO UPDATE SET updates`` on SQLite and PostgreSQL, atomically.
+
+    ``updates`` may refer to the existing row through the model's columns (``Model.n + 1``).
+    """
+    backend = session.get_bind().dialect.name
+    if backend == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        pg_stmt = pg_insert(model).values(**values)
+        session.execute(pg_stmt.on_conflict_do_update(index_elements=keys, set_=updates))
+    else:
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        lite_stmt = sqlite_insert(model).values(**values)
+        session.execute(lite_stmt.on_conflict_do_update(index_elements=keys, set_=updates))

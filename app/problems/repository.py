@@ -2,19 +2,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import case, column, func, or_, select, table
+from sqlalchemy import case, func, or_, select
 from sqlalchemy.orm import Session
 
 from app.problems.models import Problem, ProblemTag, ProblemVersion
+from app.progress import repository as progress
 
 _DIFFICULTY_ORDER = case({"easy": 0, "medium": 1, "hard": 2}, value=Problem.difficulty, else_=3)
 
-# Learners' outcomes per problem come from the submissions table, named here as a lightweight table
-# so the problems domain reads those few columns without importing the submissions domain.
-_submissions = table(
-    "submissions",
-    *(column(name) for name in ("user_id", "problem_id", "mode", "status", "verdict")),
-)
 
 
 def get_by_slug(session: Session, slug: str) -> Problem | None:
@@ -104,30 +99,10 @@ def get_problem(session: Session, problem_id: int) -> Problem | None:
 
 
 def acceptance_counts(session: Session, problem_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
-    """``{problem_id: (accepted, judged)}`` over finished *submit*-mode submissions (runs don't count)."""
-    if not problem_ids:
-        return {}
-    accepted = func.sum(case((_submissions.c.verdict == "accepted", 1), else_=0))
-    stmt = (
-        select(_submissions.c.problem_id, accepted, func.count())
-        .where(
-            _submissions.c.problem_id.in_(problem_ids),
-            _submissions.c.mode == "submit",
-            _submissions.c.status == "finished",
-        )
-        .group_by(_submissions.c.problem_id)
-    )
-    return {pid: (int(acc or 0), int(total)) for pid, acc, total in session.execute(stmt)}
+    """``{problem_id: (accepted, judged)}`` over judged *submit*-mode submissions (runs don't count)."""
+    return progress.acceptance_counts(session, problem_ids)
 
 
 def solved_and_attempted(session: Session, user_id: int) -> dict[int, bool]:
     """``{problem_id: solved}`` for every problem the user ran or submitted anything for."""
-    solved = func.max(
-        case(((_submissions.c.mode == "submit") & (_submissions.c.verdict == "accepted"), 1), else_=0)
-    )
-    stmt = (
-        select(_submissions.c.problem_id, solved)
-        .where(_submissions.c.user_id == user_id)
-        .group_by(_submissions.c.problem_id)
-    )
-    return {pid: bool(flag) for pid, flag in session.execute(stmt)}
+    return progress.marks(session, user_id)

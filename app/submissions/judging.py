@@ -16,6 +16,7 @@ from app.kit.db import Database, utcnow
 from app.kit.runner import JudgeRunner
 from app.problems import repository as problems_repository
 from app.problems.service import version_files
+from app.progress import repository as progress
 from app.submissions import repository
 from app.submissions.models import FINISHED
 from runner.jobs import INTERNAL_ERROR, Expectations, Job, JudgeResult
@@ -56,7 +57,7 @@ def record_result(session: Session, submission_id: int, result: JudgeResult) -> 
     if result.verdict == INTERNAL_ERROR:
         log.error("internal error on submission %s (cause: %s): %s", submission_id, result.cause or "?",
                   result.message[:500])  # fmt: skip
-    return repository.finish(
+    recorded = repository.finish(
         session,
         submission_id,
         {
@@ -74,6 +75,18 @@ def record_result(session: Session, submission_id: int, result: JudgeResult) -> 
             "finished_at": utcnow(),
         },
     )
+    if recorded:  # once per verdict, in the verdict's transaction: the listings' maintained state
+        submission = repository.get(session, submission_id)
+        if submission is not None and not submission.is_copy:
+            progress.record_verdict(
+                session,
+                submission.user_id,
+                submission.problem_id,
+                submission.mode,
+                result.verdict,
+                submission.created_at,
+            )
+    return recorded
 
 
 def judge_submission(
@@ -124,7 +137,15 @@ def reopen_for_rejudge(db: Database, submission_id: int) -> str | None:
             return None
         previous = submission.verdict or ""
         cause = (submission.runtime or {}).get("internal_error", "")
-        repository.reopen(session, submission_id)
+        if repository.reopen(session, submission_id) and not submission.is_copy:
+            progress.retract_verdict(
+                session,
+                submission.user_id,
+                submission.problem_id,
+                submission.mode,
+                previous,
+                repository.first_solve_at(session, submission.user_id, submission.problem_id, submission_id),
+            )
     log.warning("submission %s reopened for re-judging (was %s%s)", submission_id, previous,
                 f", cause {cause}" if cause else "")  # fmt: skip
     return previous

@@ -23,6 +23,9 @@ RUNNING = "running"
 FINISHED = "finished"
 STATUSES = (QUEUED, RUNNING, FINISHED)
 MODES = ("run", "submit")
+# Re-judged copies that course regrades make carry an idempotency key with this prefix: they are
+# grading records, not practice, so progress and acceptance counts leave them out.
+COPY_KEY_PREFIX = "regrade-"
 
 
 class Submission(Base):
@@ -34,6 +37,9 @@ class Submission(Base):
         CheckConstraint("mode IN ('run', 'submit')", name="mode"),
         Index("ix_submissions_user_problem_created", "user_id", "problem_id", "created_at"),
         Index("ix_submissions_status", "status"),
+        # Keyset pagination of a learner's submissions, newest first (optionally for one problem).
+        Index("ix_submissions_user_id_desc", "user_id", "id"),
+        Index("ix_submissions_user_problem_id", "user_id", "problem_id", "id"),
         # A retried API POST with the same Idempotency-Key finds the first submission.
         UniqueConstraint("user_id", "idempotency_key", name="uq_submissions_user_idempotency_key"),
     )
@@ -56,3 +62,8 @@ class Submission(Base):
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     idempotency_key: Mapped[str | None] = mapped_column(String(100))
+
+    @property
+    def is_copy(self) -> bool:
+        """A course regrade's re-judged copy (see :data:`COPY_KEY_PREFIX`), not the learner's practice."""
+        return (self.idempotency_key or "").startswith(COPY_KEY_PREFIX)

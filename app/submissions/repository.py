@@ -4,10 +4,12 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import CursorResult, and_, case, func, select, update
+from sqlalchemy import CursorResult, case, func, or_, select, update
 from sqlalchemy.orm import Session
 
-from app.submissions.models import FINISHED, QUEUED, RUNNING, Submission
+from app.progress import repository as progress
+from app.progress import rules
+from app.submissions.models import COPY_KEY_PREFIX, FINISHED, QUEUED, RUNNING, Submission
 
 
 def add(session: Session, submission: Submission) -> Submission:
@@ -105,31 +107,35 @@ def finish(session: Session, submission_id: int, values: dict[str, Any]) -> bool
     return result.rowcount == 1
 
 
-def _accepted_submit() -> Any:
-    return and_(Submission.verdict == "accepted", Submission.mode == "submit")
-
-
 def solved_problem_ids(session: Session, user_id: int) -> set[int]:
-    stmt = select(Submission.problem_id).where(Submission.user_id == user_id, _accepted_submit()).distinct()
-    return set(session.scalars(stmt))
+    return progress.solved_ids(session, user_id)
 
 
 def has_accepted(session: Session, user_id: int, problem_id: int) -> bool:
-    stmt = select(Submission.id).where(
-        Submission.user_id == user_id, Submission.problem_id == problem_id, _accepted_submit()
-    )
-    return session.scalars(stmt.limit(1)).first() is not None
+    return progress.is_solved(session, user_id, problem_id)
 
 
 def attempts_by_problem(session: Session, user_id: int) -> list[tuple[int, bool]]:
     """(problem id, solved) for every problem the user has submitted to."""
-    solved = func.max(case((_accepted_submit(), 1), else_=0))
-    stmt = (
-        select(Submission.problem_id, solved)
-        .where(Submission.user_id == user_id)
-        .group_by(Submission.problem_id)
+    return list(progress.marks(session, user_id).items())
+
+
+def first_solve_at(session: Session, user_id: int, problem_id: int, excluding: int) -> datetime | None:
+    """When the learner's earliest solving submission other than ``excluding`` was made."""
+    stmt = select(func.min(Submission.created_at)).where(
+        Submission.user_id == user_id,
+        Submission.problem_id == problem_id,
+        Submission.id != excluding,
+        _practice(),
+        rules.solved_sql(Submission.mode, Submission.verdict),
     )
-    return [(pid, bool(flag)) for pid, flag in session.execute(stmt)]
+    value = session.scalar(stmt)
+    return _aware(value) if value is not None else None
+
+
+def _practice() -> Any:
+    """Submissions that are the learner's own practice (not a course regrade's copies)."""
+    return or_(Submission.idempotency_key.is_(None), ~Submission.idempotency_key.startswith(COPY_KEY_PREFIX))
 
 
 def get_by_idempotency_key(session: Session, user_id: int, key: str) -> Submission | None:
@@ -171,12 +177,7 @@ def count_since(session: Session, user_id: int, since: datetime) -> tuple[int, d
 
 def first_solves(session: Session, user_id: int) -> list[datetime]:
     """When each problem the user solved was first accepted (submit mode), oldest first."""
-    stmt = (
-        select(func.min(Submission.created_at))
-        .where(Submission.user_id == user_id, Submission.mode == "submit", Submission.verdict == "accepted")
-        .group_by(Submission.problem_id)
-    )
-    return sorted(_aware(value) for value in session.scalars(stmt) if value is not None)
+    return [_aware(at) for at in progress.first_solves(session, user_id)]
 
 
 def activity_since(session: Session, user_id: int, since: datetime) -> list[tuple[datetime, str | None]]:
@@ -192,3 +193,41 @@ def _aware(value: datetime | str) -> datetime:
     if isinstance(value, str):
         value = datetime.fromisoformat(value)
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+# --- rebuilding the maintained progress state from the submissions table ---------------------------
+
+
+def progress_from_submissions(
+    session: Session,
+) -> tuple[list[progress.LearnerRow], list[progress.StatsRow]]:
+    """What ``app.progress`` should hold, aggregated from every practice submission (slow; for rebuilds)."""
+    solved = rules.solved_sql(Submission.mode, Submission.verdict)
+    learner_stmt = (
+        select(
+            Submission.user_id,
+            Submission.problem_id,
+            func.count(),
+            func.min(case((solved, Submission.created_at), else_=None)),
+            func.max(Submission.created_at),
+        )
+        .where(_practice())
+        .group_by(Submission.user_id, Submission.problem_id)
+        .order_by(Submission.user_id, Submission.problem_id)
+    )
+    learners = [
+        (u, p, int(n), _aware(s) if s is not None else None, _aware(last))
+        for u, p, n, s, last in session.execute(learner_stmt)
+    ]
+    stats_stmt = (
+        select(
+            Submission.problem_id,
+            func.count(),
+            func.sum(case((solved, 1), else_=0)),
+        )
+        .where(_practice(), rules.judged_sql(Submission.mode, Submission.verdict))
+        .group_by(Submission.problem_id)
+        .order_by(Submission.problem_id)
+    )
+    stats = [(p, int(j), int(a or 0)) for p, j, a in session.execute(stats_stmt)]
+    return learners, stats

@@ -17,6 +17,7 @@ from app.kit.runner import display_value
 from app.problems import repository as problems_repository
 from app.problems import service as problems
 from app.problems.models import Problem
+from app.progress import repository as progress_state
 from app.submissions import repository
 from app.submissions.dispatch import Dispatcher
 from app.submissions.models import FINISHED, MODES, Submission
@@ -104,6 +105,8 @@ def create_or_replay(
         if existing is None:
             raise
         return _replay(existing, problem, code, mode)
+    if not submission.is_copy:
+        progress_state.record_attempt(session, user.id, problem.id, now)
     submission_id = submission.id
     on_commit(session, lambda: dispatcher.submit(submission_id))
     return submission, False

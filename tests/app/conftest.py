@@ -30,6 +30,7 @@ from app.kit.settings import Settings
 from app.main import create_app
 from app.problems.importer import import_bank
 from app.problems.models import Problem, ProblemVersion
+from app.progress.models import LearnerProblem, ProblemStats
 from app.submissions.models import Submission
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -137,6 +138,8 @@ def db(app: FastAPI, seeded: Database) -> Iterator[Database]:
     wait_idle(app)
     with seeded.transaction() as session:
         session.execute(delete(Submission))
+        session.execute(delete(LearnerProblem))  # the maintained state goes with the rows it counts
+        session.execute(delete(ProblemStats))
         session.execute(text("DELETE FROM users"))
         extra = [p.id for p in session.query(Problem).where(Problem.slug.not_in(SEEDED))]
         if extra:

@@ -231,8 +231,8 @@ class Stack:
 def clear_database(url: str) -> None:
     engine = create_engine(url)
     with engine.begin() as conn:
-        conn.execute(text("DELETE FROM submissions"))
-        conn.execute(text("DELETE FROM users"))
+        for table in ("submissions", "learner_problems", "problem_stats", "users"):
+            conn.execute(text(f"DELETE FROM {table}"))
     engine.dispose()
 
 

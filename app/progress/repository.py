@@ -1,0 +1,181 @@
+"""Reads and writes of the maintained progress state; every query on it lives here.
+
+Writes are single atomic statements (an upsert or an increment), so concurrent verdicts recorded by
+several processes never lose a count; each is called once per fact, in that fact's transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import case, delete, func, select, update
+from sqlalchemy.orm import Session
+
+from app.kit.db import upsert
+from app.progress import rules
+from app.progress.models import LearnerProblem, ProblemStats
+
+
+def record_attempt(session: Session, user_id: int, problem_id: int, at: datetime) -> None:
+    """A new run or submit: the learner has now attempted the problem."""
+    upsert(
+        session,
+        LearnerProblem,
+        {"user_id": user_id, "problem_id": problem_id, "submissions": 1, "last_submitted_at": at},
+        ["user_id", "problem_id"],
+        {
+            "submissions": LearnerProblem.submissions + 1,
+            "last_submitted_at": case(
+                (LearnerProblem.last_submitted_at < at, at), else_=LearnerProblem.last_submitted_at
+            ),
+        },
+    )
+
+
+def record_verdict(
+    session: Session, user_id: int, problem_id: int, mode: str, verdict: str | None, created_at: datetime
+) -> None:
+    """A verdict was recorded (exactly once) for a submission made at ``created_at``."""
+    if not rules.counts_as_judged(mode, verdict):
+        return
+    solved = rules.counts_as_solved(mode, verdict)
+    upsert(
+        session,
+        ProblemStats,
+        {"problem_id": problem_id, "judged": 1, "accepted": int(solved)},
+        ["problem_id"],
+        {"judged": ProblemStats.judged + 1, "accepted": ProblemStats.accepted + int(solved)},
+    )
+    if solved:
+        session.execute(
+            update(LearnerProblem)
+            .where(LearnerProblem.user_id == user_id, LearnerProblem.problem_id == problem_id)
+            .where((LearnerProblem.solved_at.is_(None)) | (LearnerProblem.solved_at > created_at))
+            .values(solved_at=created_at)
+            .execution_options(synchronize_session=False)
+        )
+
+
+def retract_verdict(
+    session: Session,
+    user_id: int,
+    problem_id: int,
+    mode: str,
+    verdict: str | None,
+    first_other_solve: datetime | None,
+) -> None:
+    """A recorded verdict is taken back (re-judging): undo its counts.
+
+    ``first_other_solve`` is when the learner's earliest *other* solving submission was made (the
+    caller reads it from the submissions table), so "solved" stays true only if it still holds.
+    """
+    if not rules.counts_as_judged(mode, verdict):
+        return
+    solved = rules.counts_as_solved(mode, verdict)
+    session.execute(
+        update(ProblemStats)
+        .where(ProblemStats.problem_id == problem_id)
+        .values(judged=ProblemStats.judged - 1, accepted=ProblemStats.accepted - int(solved))
+        .execution_options(synchronize_session=False)
+    )
+    if solved:
+        session.execute(
+            update(LearnerProblem)
+            .where(LearnerProblem.user_id == user_id, LearnerProblem.problem_id == problem_id)
+            .values(solved_at=first_other_solve)
+            .execution_options(synchronize_session=False)
+        )
+
+
+# --- reads ------------------------------------------------------------------------------------------
+
+
+def acceptance_counts(session: Session, problem_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
+    """``{problem_id: (accepted, judged)}``; problems nobody submitted to are absent."""
+    if not problem_ids:
+        return {}
+    stmt = select(ProblemStats.problem_id, ProblemStats.accepted, ProblemStats.judged).where(
+        ProblemStats.problem_id.in_(problem_ids)
+    )
+    return {pid: (int(acc), int(judged)) for pid, acc, judged in session.execute(stmt)}
+
+
+def marks(session: Session, user_id: int) -> dict[int, bool]:
+    """``{problem_id: solved}`` for every problem the learner ran or submitted anything for."""
+    stmt = select(LearnerProblem.problem_id, LearnerProblem.solved_at).where(
+        LearnerProblem.user_id == user_id
+    )
+    return {pid: solved_at is not None for pid, solved_at in session.execute(stmt)}
+
+
+def solved_ids(session: Session, user_id: int) -> set[int]:
+    stmt = select(LearnerProblem.problem_id).where(
+        LearnerProblem.user_id == user_id, LearnerProblem.solved_at.is_not(None)
+    )
+    return set(session.scalars(stmt))
+
+
+def is_solved(session: Session, user_id: int, problem_id: int) -> bool:
+    row = session.get(LearnerProblem, (user_id, problem_id))
+    return row is not None and row.solved_at is not None
+
+
+def first_solves(session: Session, user_id: int) -> list[datetime]:
+    """When each problem the learner solved was first solved, oldest first."""
+    stmt = (
+        select(LearnerProblem.solved_at)
+        .where(LearnerProblem.user_id == user_id, LearnerProblem.solved_at.is_not(None))
+        .order_by(LearnerProblem.solved_at)
+    )
+    return [at for at in session.scalars(stmt) if at is not None]
+
+
+# --- the whole state, for the rebuild and its check -----------------------------------------------
+
+LearnerRow = tuple[int, int, int, datetime | None, datetime]  # user, problem, submissions, solved, last
+StatsRow = tuple[int, int, int]  # problem, judged, accepted
+
+
+def learner_rows(session: Session) -> list[LearnerRow]:
+    stmt = select(
+        LearnerProblem.user_id,
+        LearnerProblem.problem_id,
+        LearnerProblem.submissions,
+        LearnerProblem.solved_at,
+        LearnerProblem.last_submitted_at,
+    ).order_by(LearnerProblem.user_id, LearnerProblem.problem_id)
+    return [(u, p, n, s, last) for u, p, n, s, last in session.execute(stmt)]
+
+
+def stats_rows(session: Session) -> list[StatsRow]:
+    stmt = select(ProblemStats.problem_id, ProblemStats.judged, ProblemStats.accepted).order_by(
+        ProblemStats.problem_id
+    )
+    return [(p, j, a) for p, j, a in session.execute(stmt) if j or a]
+
+
+def replace_all(session: Session, learners: list[LearnerRow], stats: list[StatsRow]) -> None:
+    """Replace the whole state (the rebuild), in the caller's transaction."""
+    session.execute(delete(LearnerProblem))
+    session.execute(delete(ProblemStats))
+    if learners:
+        session.execute(
+            LearnerProblem.__table__.insert(),  # type: ignore[attr-defined]
+            [
+                {"user_id": u, "problem_id": p, "submissions": n, "solved_at": s, "last_submitted_at": last}
+                for u, p, n, s, last in learners
+            ],
+        )
+    if stats:
+        session.execute(
+            ProblemStats.__table__.insert(),  # type: ignore[attr-defined]
+            [{"problem_id": p, "judged": j, "accepted": a} for p, j, a in stats],
+        )
+
+
+def count_rows(session: Session) -> tuple[int, int]:
+    return (
+        int(session.scalar(select(func.count()).select_from(LearnerProblem)) or 0),
+        int(session.scalar(select(func.count()).select_from(ProblemStats)) or 0),
+    )
