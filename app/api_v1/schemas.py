@@ -7,9 +7,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from runner.verdict import Verdict
-
-Status = Literal["queued", "running", "finished"]
 Difficulty = Literal["easy", "medium", "hard"]
 
 
@@ -158,75 +155,6 @@ class SubmissionIn(BaseModel):
     mode: Literal["run", "submit"] = Field(
         default="submit", description="run: public cases only; submit: every case"
     )
-
-
-class TestResult(BaseModel):
-    name: str
-    public: bool
-    status: str = Field(description="passed, failed, error or not_run")
-    message: str
-    time_ms: float
-    expected: str | None = Field(default=None, description="Public cases only")
-    actual: str | None = Field(default=None, description="Public cases only")
-    stdout: str | None = Field(default=None, description="Public cases only")
-    line: int | None = Field(default=None, description="The solution.py line where this case failed")
-    column: int | None = Field(default=None, description="The column, for a syntax error")
-    traceback: str = Field(default="", description="The traceback through your own code only")
-
-
-class SubmissionOut(BaseModel):
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {"id": 42, "problem": "add-tensors", "mode": "submit", "status": "finished",
-                 "verdict": "accepted", "passed": 3, "total": 3, "message": "",
-                 "tests": [{"name": "example", "public": True, "status": "passed", "message": "",
-                            "time_ms": 0.4, "expected": "tensor([4., 6.])", "actual": "tensor([4., 6.])",
-                            "stdout": ""}],
-                 "time_ms": 31.5, "runtime": {"python": "3.11.2", "torch": "2.13.0"},
-                 "created_at": "2026-12-03T10:00:00+00:00", "started_at": "2026-12-03T10:00:00.010000+00:00",
-                 "finished_at": "2026-12-03T10:00:00.045000+00:00", "url": "/api/v1/submissions/42"}
-            ]
-        }
-    )  # fmt: skip
-    id: int
-    problem: str
-    mode: Literal["run", "submit"]
-    status: Status
-    verdict: Verdict | None
-    passed: int | None
-    total: int | None
-    message: str
-    verdict_explanation: str = Field(default="", description="What the verdict means and what to look at")
-    line: int | None = Field(
-        default=None, description="Where to look in solution.py (the first failing case)"
-    )
-    column: int | None = Field(default=None, description="The column, for a syntax error")
-    tests: list[TestResult]
-    time_ms: float | None
-    runtime: dict[str, str]
-    created_at: datetime
-    started_at: datetime | None
-    finished_at: datetime | None
-    url: str
-
-
-class SubmissionSummary(BaseModel):
-    id: int
-    problem: str
-    mode: Literal["run", "submit"]
-    status: Status
-    verdict: Verdict | None
-    passed: int | None
-    total: int | None
-    created_at: datetime
-    finished_at: datetime | None
-    url: str
-
-
-class SubmissionList(BaseModel):
-    items: list[SubmissionSummary]
-    next: str | None = Field(description="The URL of the next (older) page, or null")
 
 
 def model_response(status: int, model: type[BaseModel], description: str) -> dict[int | str, dict[str, Any]]:

@@ -12,14 +12,7 @@ from fastapi.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
 from app.api_v1.deps import ApiUser, limit_body
-from app.api_v1.schemas import (
-    SubmissionIn,
-    SubmissionList,
-    SubmissionOut,
-    Verdict,
-    error_responses,
-    model_response,
-)
+from app.api_v1.schemas import SubmissionIn, error_responses, model_response
 from app.kit.db import Database, utcnow
 from app.kit.logging import tag_request
 from app.kit.web import SessionDep, SettingsDep, get_database
@@ -28,6 +21,9 @@ from app.submissions import repository as submissions_repository
 from app.submissions import service
 from app.submissions.deps import DispatcherDep, WaiterDep
 from app.submissions.models import FINISHED, Submission
+from app.submissions.views import SubmissionList, SubmissionSummary, SubmissionView
+from app.submissions.waiting import wait_finished
+from runner.verdict import Verdict
 
 router = APIRouter(prefix="/submissions", tags=["submissions"])
 
@@ -36,27 +32,8 @@ IDEMPOTENCY_KEY = r"^[A-Za-z0-9._:-]{1,100}$"
 
 
 def v1_view(submission: Submission, slug: str) -> dict[str, Any]:
-    view = service.to_view(submission, slug)
-    view["tests"] = view.pop("cases")
-    view["url"] = f"/api/v1/submissions/{submission.id}"
-    for key in ("verdict_label", "problem_version_id"):  # page-only fields
-        view.pop(key, None)
-    return view
-
-
-def summary(submission: Submission, slug: str) -> dict[str, Any]:
-    return {
-        "id": submission.id,
-        "problem": slug,
-        "mode": submission.mode,
-        "status": submission.status,
-        "verdict": submission.verdict,
-        "passed": submission.passed,
-        "total": submission.total,
-        "created_at": submission.created_at.isoformat(),
-        "finished_at": submission.finished_at.isoformat() if submission.finished_at else None,
-        "url": f"/api/v1/submissions/{submission.id}",
-    }
+    """The one submission view, as the REST API serialises it (``tests``, the API's own URL)."""
+    return SubmissionView.of(submission, slug, url=f"/api/v1/submissions/{submission.id}").api_json()
 
 
 class SubmissionResponse(JSONResponse):
@@ -81,13 +58,9 @@ class SubmissionResponse(JSONResponse):
 def _produce(
     db: Database, waiter: Any, submission_id: int, slug: str, wait_s: float | None
 ) -> Callable[[], dict[str, Any]]:
-    def finished() -> bool:
-        with db.sessionmaker() as fresh:
-            return service.is_finished(fresh, submission_id)
-
     def produce() -> dict[str, Any]:
         if wait_s:
-            waiter.wait(submission_id, finished, wait_s)
+            wait_finished(db, waiter, submission_id, wait_s)
         with db.sessionmaker() as fresh:
             submission = submissions_repository.get(fresh, submission_id)
             assert submission is not None  # committed before the response is sent
@@ -99,8 +72,8 @@ def _produce(
 @router.post(
     "",
     status_code=202,
-    response_model=SubmissionOut,
-    responses=model_response(200, SubmissionOut, "Finished (with `wait=true`, or a replay)")
+    response_model=SubmissionView,
+    responses=model_response(200, SubmissionView, "Finished (with `wait=true`, or a replay)")
     | error_responses(401, 403, 404, 409, 413, 422, 429),
     dependencies=[Depends(limit_body)],
 )
@@ -155,8 +128,8 @@ def create_submission(
 
 @router.get(
     "/{submission_id}",
-    response_model=SubmissionOut,
-    responses=model_response(202, SubmissionOut, "Still queued or running (after `wait`)")
+    response_model=SubmissionView,
+    responses=model_response(202, SubmissionView, "Still queued or running (after `wait`)")
     | error_responses(401, 404, 422, 429),
 )
 def get_submission(
@@ -195,7 +168,7 @@ def list_submissions(
         int | None, Query(ge=1, le=2**31 - 1, description="Only ids below this (paging)")
     ] = None,
     limit: Annotated[int | None, Query(ge=1, le=100)] = None,
-) -> dict[str, Any]:
+) -> SubmissionList:
     """The caller's submissions, newest first; follow `next` for older ones."""
     size = min(limit or settings.api_page_size, 100)
     target = problems.get_published(session, problem) if problem else None
@@ -205,4 +178,7 @@ def list_submissions(
     if len(rows) == size:
         params = {k: v for k, v in (("problem", problem), ("verdict", verdict)) if v}
         next_url = "/api/v1/submissions?" + urlencode({**params, "before": rows[-1].id, "limit": size})
-    return {"items": [summary(s, slugs.get(s.problem_id, "")) for s in rows], "next": next_url}
+    items = [
+        SubmissionSummary.of(s, slugs.get(s.problem_id, ""), url=f"/api/v1/submissions/{s.id}") for s in rows
+    ]
+    return SubmissionList(items=items, next=next_url)

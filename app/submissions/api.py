@@ -14,6 +14,7 @@ from app.kit.web import CsrfProtected, SessionDep, SettingsDep, get_database
 from app.problems import service as problems
 from app.submissions import service
 from app.submissions.deps import DispatcherDep, WaiterDep
+from app.submissions.waiting import wait_finished
 
 router = APIRouter(prefix="/api", tags=["submissions"])
 
@@ -50,7 +51,7 @@ def create_submission(
 @router.get("/problems/{slug}/submissions")
 def list_submissions(slug: str, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
     problem = problems.get_published(session, slug)
-    return {"submissions": [service.summary_view(s) for s in service.history(session, user, problem)]}
+    return {"submissions": [service.summary_view(s, slug) for s in service.history(session, user, problem)]}
 
 
 @router.get("/submissions/{submission_id}")
@@ -66,13 +67,8 @@ def get_submission(
 ) -> dict[str, Any]:
     submission = service.get_own(session, user, submission_id)
     if wait and submission.status != "finished":
-        db = get_database(request)
-
-        def finished() -> bool:
-            with db.sessionmaker() as fresh:
-                return service.is_finished(fresh, submission_id)
-
-        waiter.wait(submission_id, finished, min(timeout or settings.wait_timeout_s, settings.wait_timeout_s))
+        seconds = min(timeout or settings.wait_timeout_s, settings.wait_timeout_s)
+        wait_finished(get_database(request), waiter, submission_id, seconds)
         session.expire_all()
         submission = service.get_own(session, user, submission_id)
     return service.to_view(submission, service.problem_of(session, submission).slug)

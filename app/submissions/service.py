@@ -13,7 +13,6 @@ from sqlalchemy.orm import Session
 from app.accounts.models import User
 from app.kit.db import on_commit
 from app.kit.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge, TooManyRequests
-from app.kit.runner import display_value
 from app.problems import repository as problems_repository
 from app.problems import service as problems
 from app.problems.models import Problem
@@ -21,8 +20,7 @@ from app.progress import repository as progress_state
 from app.submissions import repository
 from app.submissions.dispatch import Dispatcher
 from app.submissions.models import FINISHED, MODES, Submission
-from runner.text import clean_value
-from runner.verdict import Verdict
+from app.submissions.views import SubmissionSummary, SubmissionView
 
 
 def create_submission(
@@ -248,73 +246,11 @@ def is_finished(session: Session, submission_id: int) -> bool:
     return submission is None or submission.status == FINISHED
 
 
-def _display(value: Any) -> str | None:
-    """The runner sends public values as display text already; encoded values are rendered."""
-    if value is None or isinstance(value, str):
-        return value
-    return display_value(value)
-
-
-def _case_view(case: dict[str, Any]) -> dict[str, Any]:
-    view = {
-        "name": case.get("name", ""),
-        "public": bool(case.get("public")),
-        "status": case.get("status", ""),
-        "message": case.get("message", ""),
-        "time_ms": case.get("time_ms", 0.0),
-        "line": case.get("line"),
-        "column": case.get("column"),
-        "traceback": case.get("traceback") or "",
-    }
-    if view["public"]:  # hidden cases never reveal values or output, even if a runner sent them
-        view["expected"] = _display(case.get("expected"))
-        view["actual"] = _display(case.get("actual"))
-        view["stdout"] = case.get("stdout")
-    return view
-
-
 def to_view(submission: Submission, slug: str) -> dict[str, Any]:
-    """The submission as the learner's page and the JSON API show it.
-
-    Stored text is cleaned again on the way out (``runner.text``): rows written before the output
-    rule existed may hold NUL, lone surrogates or terminal escapes, and a view must never fail.
-    """
-    return clean_value(
-        {
-            "id": submission.id,
-            "problem": slug,
-            "problem_version_id": submission.problem_version_id,
-            "mode": submission.mode,
-            "status": submission.status,
-            "verdict": submission.verdict,
-            "verdict_label": verdict.label if (verdict := Verdict.parse(submission.verdict)) else None,
-            "verdict_explanation": verdict.explanation if verdict else "",
-            # Where to mark the editor: the first case that says where the learner's code failed.
-            "line": next((c.get("line") for c in submission.cases or [] if c.get("line")), None),
-            "column": next((c.get("column") for c in submission.cases or [] if c.get("column")), None),
-            "passed": submission.passed,
-            "total": submission.total,
-            "message": submission.message or "",
-            "time_ms": submission.time_ms,
-            "runtime": submission.runtime or {},
-            "cases": [_case_view(c) for c in (submission.cases or [])],
-            "created_at": submission.created_at.isoformat(),
-            "started_at": submission.started_at.isoformat() if submission.started_at else None,
-            "finished_at": submission.finished_at.isoformat() if submission.finished_at else None,
-            "url": f"/submissions/{submission.id}",
-        }
-    )
+    """The submission as the learner's page and its JSON API show it (``views.SubmissionView``)."""
+    return SubmissionView.of(submission, slug).page_json()
 
 
-def summary_view(submission: Submission) -> dict[str, Any]:
-    return {
-        "id": submission.id,
-        "mode": submission.mode,
-        "status": submission.status,
-        "verdict": submission.verdict,
-        "verdict_label": verdict.label if (verdict := Verdict.parse(submission.verdict)) else None,
-        "passed": submission.passed,
-        "total": submission.total,
-        "created_at": submission.created_at.isoformat(),
-        "url": f"/submissions/{submission.id}",
-    }
+def summary_view(submission: Submission, slug: str = "") -> dict[str, Any]:
+    """A history row (``views.SubmissionSummary``)."""
+    return SubmissionSummary.of(submission, slug).model_dump(mode="json")

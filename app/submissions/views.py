@@ -1,0 +1,194 @@
+"""The one view of a submission: what every surface shows of it.
+
+:class:`SubmissionView` is built once from a stored row (:meth:`SubmissionView.of`) and served
+as it is by the page's JSON API (``/api``, where the per-case list is ``cases``), the REST API
+(``/api/v1``, the response model, where it is ``tests`` by its serialisation alias), the
+submission page and the page script. :class:`SubmissionSummary` is the one history-row view.
+
+Stored text is cleaned again on the way out (``runner.text``): rows written before the output
+rule existed may hold NUL, lone surrogates or terminal escapes, and a view must never fail.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+
+from app.kit.runner import display_value
+from app.submissions.models import Submission
+from runner.text import clean_value
+from runner.verdict import Verdict
+
+Status = Literal["queued", "running", "finished"]
+Mode = Literal["run", "submit"]
+
+
+def _display(value: Any) -> str | None:
+    """The runner sends public values as display text already; encoded values are rendered."""
+    if value is None or isinstance(value, str):
+        return value
+    return display_value(value)
+
+
+class CaseView(BaseModel):
+    """One test case's result. Hidden cases never carry values or output, even if a runner sent them."""
+
+    name: str
+    public: bool
+    status: str = Field(description="passed, failed, error or not_run")
+    message: str
+    time_ms: float
+    expected: str | None = Field(default=None, description="Public cases only")
+    actual: str | None = Field(default=None, description="Public cases only")
+    stdout: str | None = Field(default=None, description="Public cases only")
+    line: int | None = Field(default=None, description="The solution.py line where this case failed")
+    column: int | None = Field(default=None, description="The column, for a syntax error")
+    traceback: str = Field(default="", description="The traceback through your own code only")
+
+    @classmethod
+    def of(cls, case: dict[str, Any]) -> CaseView:
+        public = bool(case.get("public"))
+        return cls(
+            name=case.get("name", ""),
+            public=public,
+            status=case.get("status", ""),
+            message=case.get("message", ""),
+            time_ms=case.get("time_ms", 0.0),
+            line=case.get("line"),
+            column=case.get("column"),
+            traceback=case.get("traceback") or "",
+            expected=_display(case.get("expected")) if public else None,
+            actual=_display(case.get("actual")) if public else None,
+            stdout=case.get("stdout") if public else None,
+        )
+
+
+class SubmissionView(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+        json_schema_extra={
+            "examples": [
+                {"id": 42, "problem": "add-tensors", "problem_version_id": 7, "mode": "submit",
+                 "status": "finished", "verdict": "accepted", "verdict_label": "Accepted",
+                 "verdict_explanation": "", "line": None, "column": None, "passed": 3, "total": 3,
+                 "message": "",
+                 "tests": [{"name": "example", "public": True, "status": "passed", "message": "",
+                            "time_ms": 0.4, "expected": "tensor([4., 6.])", "actual": "tensor([4., 6.])",
+                            "stdout": "", "line": None, "column": None, "traceback": ""}],
+                 "time_ms": 31.5, "runtime": {"python": "3.11.2", "torch": "2.13.0"},
+                 "created_at": "2026-12-03T10:00:00Z", "started_at": "2026-12-03T10:00:00.010000Z",
+                 "finished_at": "2026-12-03T10:00:00.045000Z", "url": "/api/v1/submissions/42"}
+            ]
+        },
+    )  # fmt: skip
+
+    id: int
+    problem: str = Field(description="The problem's slug")
+    problem_version_id: int | None = Field(default=None, description="The problem version it was judged on")
+    mode: Mode
+    status: Status
+    verdict: Verdict | None
+    verdict_label: str | None = Field(default=None, description="The verdict in words")
+    verdict_explanation: str = Field(default="", description="What the verdict means and what to look at")
+    line: int | None = Field(
+        default=None, description="Where to look in solution.py (the first failing case)"
+    )
+    column: int | None = Field(default=None, description="The column, for a syntax error")
+    passed: int | None
+    total: int | None
+    message: str
+    time_ms: float | None
+    runtime: dict[str, str]
+    # ``cases`` on the page's API and in templates; ``tests`` in the REST API (its serialisation alias).
+    cases: list[CaseView] = Field(
+        validation_alias=AliasChoices("cases", "tests"), serialization_alias="tests"
+    )
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    url: str
+
+    @classmethod
+    def of(cls, submission: Submission, slug: str, url: str | None = None) -> SubmissionView:
+        """The view of a stored submission; ``url`` defaults to its page."""
+        stored = clean_value(
+            {
+                "message": submission.message or "",
+                "runtime": submission.runtime or {},
+                "cases": submission.cases or [],
+            }
+        )
+        cases = [CaseView.of(c) for c in stored["cases"]]
+        verdict = Verdict.parse(submission.verdict)
+        return cls(
+            id=submission.id,
+            problem=slug,
+            problem_version_id=submission.problem_version_id,
+            mode=submission.mode,  # type: ignore[arg-type]  # the CHECK constraint; pydantic re-checks
+            status=submission.status,  # type: ignore[arg-type]
+            verdict=verdict,
+            verdict_label=verdict.label if verdict else None,
+            verdict_explanation=verdict.explanation if verdict else "",
+            # Where to mark the editor: the first case that says where the learner's code failed.
+            line=next((c.line for c in cases if c.line), None),
+            column=next((c.column for c in cases if c.column), None),
+            passed=submission.passed,
+            total=submission.total,
+            message=stored["message"],
+            time_ms=submission.time_ms,
+            runtime={str(k): str(v) for k, v in stored["runtime"].items()},
+            cases=cases,
+            created_at=submission.created_at,
+            started_at=submission.started_at,
+            finished_at=submission.finished_at,
+            url=url or f"/submissions/{submission.id}",
+        )
+
+    def page_json(self) -> dict[str, Any]:
+        """The page's JSON (``cases``), for ``/api`` and the templates; hidden cases have no value keys."""
+        hidden = {i: {"expected", "actual", "stdout"} for i, c in enumerate(self.cases) if not c.public}
+        return self.model_dump(mode="json", exclude={"cases": hidden} if hidden else None)
+
+    def api_json(self) -> dict[str, Any]:
+        """The REST API's JSON (``tests``), exactly what its response model serialises."""
+        return self.model_dump(mode="json", by_alias=True)
+
+
+class SubmissionSummary(BaseModel):
+    """A row of a submission history or list."""
+
+    id: int
+    problem: str
+    mode: Mode
+    status: Status
+    verdict: Verdict | None
+    verdict_label: str | None = None
+    passed: int | None
+    total: int | None
+    created_at: datetime
+    finished_at: datetime | None
+    url: str
+
+    @classmethod
+    def of(cls, submission: Submission, slug: str, url: str | None = None) -> SubmissionSummary:
+        verdict = Verdict.parse(submission.verdict)
+        return cls(
+            id=submission.id,
+            problem=slug,
+            mode=submission.mode,  # type: ignore[arg-type]
+            status=submission.status,  # type: ignore[arg-type]
+            verdict=verdict,
+            verdict_label=verdict.label if verdict else None,
+            passed=submission.passed,
+            total=submission.total,
+            created_at=submission.created_at,
+            finished_at=submission.finished_at,
+            url=url or f"/submissions/{submission.id}",
+        )
+
+
+class SubmissionList(BaseModel):
+    items: list[SubmissionSummary]
+    next: str | None = Field(description="The URL of the next (older) page, or null")
