@@ -39,7 +39,8 @@ def setup_judging(
 ) -> Judging:
     """Runner workers behind Celery when ``broker_url`` is set, else the embedded judge threads."""
     if settings.broker_url and dispatcher is None:
-        from app.submissions.celery_dispatch import CeleryDispatcher, RemoteRunner
+        from app.submissions.celery_dispatch import CeleryDispatcher
+        from app.submissions.remote_runner import RemoteRunner
 
         remote = CeleryDispatcher(db, settings, waiter)
         return Judging(

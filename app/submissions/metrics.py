@@ -55,7 +55,7 @@ class BrokerSources:
         self.client = client
 
     def queue_depth(self) -> Mapping[str, int]:
-        from app.submissions.celery_dispatch import queue_depth
+        from app.submissions.remote_runner import queue_depth
 
         return queue_depth(self.client)
 
@@ -63,7 +63,7 @@ class BrokerSources:
         return unfinished_counts(self.db)
 
     def sandbox_pool(self) -> Mapping[str, int]:
-        from app.submissions.celery_dispatch import runner_pool
+        from app.submissions.remote_runner import runner_pool
 
         return runner_pool(self.client)
 

@@ -38,15 +38,11 @@ from app.kit.logging import configure_logging, submission_context
 from app.kit.metrics import RedisStats, Stats
 from app.kit.settings import Settings, get_settings
 from app.submissions import repository
-from app.submissions.celery_dispatch import (
-    Publisher,
-    announce_finished,
-    make_celery,
-    queue_depth,
-    token_ok,
-)
+from app.submissions.celery_dispatch import Publisher, make_celery, token_ok
+from app.submissions.finished import announce_finished
 from app.submissions.judging import record_result
 from app.submissions.models import RUNNING
+from app.submissions.remote_runner import queue_depth
 from runner.jobs import JudgeResult
 from runner.wire import (
     JUDGE_QUEUE,

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from app.kit.broker import make_redis
-from app.submissions.celery_dispatch import RemoteRunner, make_celery
+from app.submissions.celery_dispatch import make_celery
+from app.submissions.remote_runner import RemoteRunner
 from runner.engine import ExpectationError
 from runner.problem import build_problem, load_problem_dir
 from runner.validate import validate_problem
