@@ -1,0 +1,84 @@
+"""Tests for inverse-permutation.
+
+Single permutations (identity, reversal, cycles, random, n = 1, n = 0) and batches (square and
+not), the int64 dtype, and the caller's tensor after the call.
+"""
+
+import torch
+
+from runner.testing import case
+
+
+def _random_perm(n, seed):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randperm(n, generator=g)
+
+
+def _random_batch(b, n, seed):
+    g = torch.Generator().manual_seed(seed)
+    return (
+        torch.stack([torch.randperm(n, generator=g) for _ in range(b)])
+        if b
+        else torch.empty(0, n, dtype=torch.long)
+    )
+
+
+@case(public=True)
+def example(solution):
+    return solution.inverse_permutation(torch.tensor([2, 0, 3, 1]))
+
+
+@case
+def identity_and_reversal(solution):
+    return {
+        "identity": solution.inverse_permutation(torch.arange(6)),
+        "reversal": solution.inverse_permutation(torch.arange(6).flip(0)),
+    }
+
+
+@case
+def cycle(solution):
+    # A 5-cycle is not its own inverse (a swap would be).
+    return solution.inverse_permutation(torch.tensor([1, 2, 3, 4, 0]))
+
+
+@case
+def random_single(solution):
+    return [solution.inverse_permutation(_random_perm(n, n)) for n in (3, 10, 57)]
+
+
+@case
+def length_one_and_empty(solution):
+    one = solution.inverse_permutation(torch.tensor([0]))
+    empty = solution.inverse_permutation(torch.zeros(0, dtype=torch.long))
+    return {"one": one, "empty_shape": list(empty.shape), "empty_dtype": str(empty.dtype)}
+
+
+@case
+def batch_rectangular(solution):
+    return solution.inverse_permutation(_random_batch(4, 7, 1))
+
+
+@case
+def batch_square(solution):
+    return solution.inverse_permutation(_random_batch(5, 5, 2))
+
+
+@case
+def batch_of_one(solution):
+    return solution.inverse_permutation(_random_batch(1, 8, 3))
+
+
+@case
+def inverse_undoes_the_permutation(solution):
+    perm = _random_batch(3, 9, 4)
+    inv = solution.inverse_permutation(perm)
+    rows = torch.arange(3)[:, None]
+    return {"perm_of_inv": perm[rows, inv], "inv_of_perm": inv[rows, perm], "dtype": str(inv.dtype)}
+
+
+@case
+def perm_not_modified(solution):
+    perm = _random_batch(2, 6, 5)
+    solution.inverse_permutation(perm)
+    return perm

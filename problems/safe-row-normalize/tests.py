@@ -1,0 +1,115 @@
+"""Tests for safe-row-normalize.
+
+Zero rows, rows whose norm is below ``eps`` (where max(norm, eps) and norm + eps differ), square
+inputs (where a norm vector without keepdim still broadcasts), leading batch dimensions, the
+caller's tensor after the call, and a count of F.normalize calls (not allowed).
+"""
+
+import torch
+import torch.nn.functional as F
+
+from runner.testing import case
+
+RTOL, ATOL = 1e-5, 1e-6
+
+
+def _random(shape, seed, scale=1.0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g) * scale
+
+
+def _run(solution, x, eps=1e-12):
+    before = x.clone()
+    out = solution.safe_row_normalize(x, eps)
+    return {"out": out, "dtype": str(out.dtype), "x_unchanged": bool(torch.equal(x, before))}
+
+
+@case(public=True, rtol=RTOL, atol=ATOL)
+def example(solution):
+    return solution.safe_row_normalize(torch.tensor([[3.0, 4.0], [0.0, 0.0], [1.0, -1.0]]), 1e-12)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def random_tall(solution):
+    return _run(solution, _random((7, 3), 1))
+
+
+@case(rtol=RTOL, atol=ATOL)
+def random_square(solution):
+    return _run(solution, _random((5, 5), 2))
+
+
+@case(rtol=RTOL, atol=ATOL)
+def random_wide(solution):
+    return _run(solution, _random((2, 9), 3))
+
+
+@case(rtol=RTOL, atol=ATOL)
+def zero_rows_in_square(solution):
+    x = _random((4, 4), 4)
+    x[1] = 0.0
+    x[3] = 0.0
+    return _run(solution, x)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def norms_below_eps(solution):
+    # eps = 0.5: rows of norm 0.1 are divided by 0.5, rows of norm 1 and 3 by their norm.
+    x = torch.tensor([[0.06, 0.08], [0.6, 0.8], [0.0, 3.0], [0.0, 0.0]])
+    return _run(solution, x, eps=0.5)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def default_eps(solution):
+    out = solution.safe_row_normalize(torch.tensor([[0.0, 0.0, 0.0], [2.0, 0.0, 0.0]]))
+    return out
+
+
+@case(rtol=RTOL, atol=ATOL)
+def batched_3d(solution):
+    x = _random((2, 3, 4), 5)
+    x[0, 2] = 0.0
+    return _run(solution, x)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def single_row_and_column(solution):
+    return {
+        "row": solution.safe_row_normalize(torch.tensor([[2.0, -2.0, 1.0]])),
+        "column": solution.safe_row_normalize(torch.tensor([[-3.0], [0.0], [0.5]])),
+    }
+
+
+@case(rtol=RTOL, atol=ATOL)
+def large_and_tiny_magnitudes(solution):
+    x = torch.cat([_random((3, 4), 6, scale=1e15), _random((3, 4), 7, scale=1e-15)])
+    return _run(solution, x, eps=1e-30)
+
+
+@case(rtol=1e-9, atol=1e-12)
+def float64_input(solution):
+    return _run(solution, _random((4, 3), 8).double())
+
+
+@case
+def empty_input(solution):
+    out = solution.safe_row_normalize(torch.empty(0, 3))
+    return {"shape": list(out.shape), "dtype": str(out.dtype)}
+
+
+@case(rtol=RTOL, atol=ATOL)
+def no_functional_normalize(solution):
+    """Count calls to F.normalize while the solution runs (must be zero)."""
+    calls = []
+    original = F.normalize
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    F.normalize = counting
+    try:
+        out = solution.safe_row_normalize(_random((3, 4), 9))
+    finally:
+        F.normalize = original
+    return {"normalize_calls": len(calls), "out": out}

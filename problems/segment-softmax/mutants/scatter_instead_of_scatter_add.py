@@ -1,0 +1,10 @@
+import torch
+
+
+def segment_softmax(scores, segment_ids, num_segments):
+    index = segment_ids.view(-1, *([1] * (scores.dim() - 1))).expand_as(scores)
+    shape = (num_segments, *scores.shape[1:])
+    seg_max = scores.new_full(shape, float("-inf")).scatter_reduce(0, index, scores, reduce="amax")
+    e = (scores - seg_max.gather(0, index)).exp()
+    seg_sum = scores.new_zeros(shape).scatter(0, index, e)  # keeps one term per segment, not the sum
+    return e / seg_sum.gather(0, index)

@@ -1,0 +1,100 @@
+"""Tests for segment-sum-scatter-add.
+
+Repeated and unsorted ids, empty segments in the middle and at the end, every row in one segment or in
+its own, an empty input, d = 1, float64, the gradient, and the inputs after the call.
+"""
+
+import torch
+
+from runner.testing import case
+
+RTOL, ATOL = 1e-5, 1e-5
+
+
+def _values(n, d, seed):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(n, d, generator=g)
+
+
+def _ids(n, num_segments, seed):
+    g = torch.Generator().manual_seed(seed + 100)
+    return torch.randint(0, num_segments, (n,), generator=g)
+
+
+def _run(solution, values, ids, num_segments):
+    out = solution.segment_sum(values, ids, num_segments)
+    return {"out": out, "shape": list(out.shape), "dtype": str(out.dtype)}
+
+
+@case(public=True, rtol=RTOL, atol=ATOL)
+def example(solution):
+    values = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]])
+    return solution.segment_sum(values, torch.tensor([0, 2, 0, 2]), 4)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def random_unsorted(solution):
+    return _run(solution, _values(20, 3, 1), _ids(20, 5, 1), 5)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def sorted_ids(solution):
+    ids = _ids(15, 4, 2).sort().values
+    return _run(solution, _values(15, 4, 2), ids, 4)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def empty_segments_inside_and_at_the_end(solution):
+    ids = torch.tensor([1, 3, 1, 3, 3, 1])
+    return _run(solution, _values(6, 2, 3), ids, 6)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def all_in_one_segment(solution):
+    return _run(solution, _values(9, 3, 4), torch.full((9,), 2), 3)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def each_row_its_own_segment(solution):
+    perm = torch.randperm(7, generator=torch.Generator().manual_seed(5))
+    return _run(solution, _values(7, 2, 5), perm, 7)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def single_feature(solution):
+    return _run(solution, _values(10, 1, 6), _ids(10, 3, 6), 3)
+
+
+@case
+def no_values(solution):
+    out = solution.segment_sum(torch.empty(0, 3), torch.empty(0, dtype=torch.long), 4)
+    return {"out": out, "shape": list(out.shape), "dtype": str(out.dtype)}
+
+
+@case(rtol=1e-12, atol=1e-12)
+def float64_values(solution):
+    return _run(solution, _values(12, 3, 7).double(), _ids(12, 4, 7), 4)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def larger_graph(solution):
+    return _run(solution, _values(60, 8, 8), _ids(60, 10, 8), 12)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def gradient_gathers_back(solution):
+    values = _values(8, 3, 9).requires_grad_(True)
+    ids = _ids(8, 3, 9)
+    out = solution.segment_sum(values, ids, 3)
+    weights = _values(3, 3, 10)
+    (out * weights).sum().backward()
+    return values.grad
+
+
+@case
+def inputs_not_modified(solution):
+    values = _values(6, 2, 11)
+    ids = _ids(6, 3, 11)
+    v_before, i_before = values.clone(), ids.clone()
+    solution.segment_sum(values, ids, 3)
+    return {"values": bool(torch.equal(values, v_before)), "ids": bool(torch.equal(ids, i_before))}

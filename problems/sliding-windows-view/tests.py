@@ -1,0 +1,104 @@
+"""Tests for sliding-windows-view.
+
+Window sizes and steps (overlapping, touching, with gaps, a single window, no window), leading
+batch dimensions, transposed and sliced inputs (whose strides are not the contiguous ones), and
+view checks: shared storage, strides, a write to x after the call, and a backward pass.
+"""
+
+import torch
+
+from runner.testing import case
+
+
+def _random(shape, seed):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g)
+
+
+def _describe(x, out):
+    return {
+        "out": out,
+        "shape": list(out.shape),
+        "stride": list(out.stride()),
+        "shares_storage": out.untyped_storage().data_ptr() == x.untyped_storage().data_ptr(),
+        "same_offset": out.storage_offset() == x.storage_offset(),
+    }
+
+
+@case(public=True)
+def example(solution):
+    return solution.sliding_windows(torch.tensor([0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0]), 3, 2)
+
+
+@case
+def window_and_step_ladder(solution):
+    x = torch.arange(10.0)
+    return [
+        solution.sliding_windows(x, k, s)
+        for k, s in [(1, 1), (2, 1), (3, 3), (2, 4), (4, 3), (10, 1), (10, 5), (9, 2)]
+    ]
+
+
+@case
+def is_a_view_1d(solution):
+    x = _random((11,), 1)
+    return _describe(x, solution.sliding_windows(x, 4, 3))
+
+
+@case
+def batched_2d(solution):
+    x = _random((3, 9), 2)
+    return _describe(x, solution.sliding_windows(x, 3, 2))
+
+
+@case
+def batched_3d(solution):
+    x = _random((2, 3, 8), 3)
+    return _describe(x, solution.sliding_windows(x, 5, 1))
+
+
+@case
+def transposed_input(solution):
+    x = _random((7, 3), 4).T  # shape (3, 7), strides (1, 3)
+    return _describe(x, solution.sliding_windows(x, 3, 2))
+
+
+@case
+def sliced_input(solution):
+    base = _random((4, 12), 5)
+    x = base[1:3, 2::2]  # shape (2, 5), offset 14, strides (12, 2)
+    return _describe(x, solution.sliding_windows(x, 2, 1))
+
+
+@case
+def shorter_than_window(solution):
+    out_1d = solution.sliding_windows(torch.arange(3.0), 5, 1)
+    out_2d = solution.sliding_windows(_random((4, 2), 6), 3, 2)
+    return {
+        "shape_1d": list(out_1d.shape),
+        "shape_2d": list(out_2d.shape),
+        "dtype": str(out_2d.dtype),
+    }
+
+
+@case
+def writes_to_x_show_through(solution):
+    x = torch.arange(8.0)
+    out = solution.sliding_windows(x, 4, 2)
+    x[4] = -100.0  # a view sees this in two windows; a copy sees nothing
+    return out
+
+
+@case
+def gradient_sums_overlaps(solution):
+    x = _random((2, 7), 7).requires_grad_(True)
+    out = solution.sliding_windows(x, 3, 2)
+    weights = _random(tuple(out.shape), 8)
+    (out * weights).sum().backward()
+    return {"out": out.detach(), "grad": x.grad}
+
+
+@case
+def integer_dtype(solution):
+    x = torch.arange(12, dtype=torch.int64).reshape(2, 6)
+    return _describe(x, solution.sliding_windows(x, 2, 2))
