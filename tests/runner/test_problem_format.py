@@ -20,10 +20,9 @@ def copy_fixture(tmp_path: Path, name: str = "add-one") -> Path:
 
 def test_bank_problems_load() -> None:
     slugs = [p.name for p in BANK.iterdir() if (p / "problem.toml").exists()]
-    assert len(slugs) == 8
+    assert len(slugs) >= 8
     for slug in slugs:
         problem = load_problem_dir(BANK / slug)
-        assert problem.category == "PyTorch Advanced"
         assert problem.mutants, f"{slug} has no mutants"
 
 
