@@ -47,8 +47,6 @@ def list_problems(
     size = min(limit or settings.api_page_size, 100)
     filters = problems.ProblemFilters.parse(difficulty, category, tag, q)
     cards = problems.list_problems(session, filters, user, utcnow())
-    solved = submissions.solved_problem_ids(session, user)
-    solved_slugs = {p.slug for p in problems.problems_by_ids(session, solved)} if solved else set()
     page = cards[offset : offset + size]
     next_url = None
     if offset + size < len(cards):
@@ -65,7 +63,7 @@ def list_problems(
             tags=c.tags,
             premium=c.premium,
             locked=c.locked,
-            solved=c.slug in solved_slugs,
+            solved=c.mark == "solved",
         )
         for c in page
     ]

@@ -98,6 +98,13 @@ def get_problem(session: Session, problem_id: int) -> Problem | None:
     return session.get(Problem, problem_id)
 
 
+def problems_with_ids(session: Session, ids: set[int]) -> Sequence[Problem]:
+    """The problems with these ids, in id order, in one query (plus their tags)."""
+    if not ids:
+        return []
+    return session.scalars(select(Problem).where(Problem.id.in_(ids)).order_by(Problem.id)).all()
+
+
 def acceptance_counts(session: Session, problem_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
     """``{problem_id: (accepted, judged)}`` over judged *submit*-mode submissions (runs don't count)."""
     return progress.acceptance_counts(session, problem_ids)

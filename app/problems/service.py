@@ -185,7 +185,7 @@ def get_published(session: Session, slug: str) -> Problem:
 
 
 def problems_by_ids(session: Session, ids: set[int]) -> list[Problem]:
-    return [p for p in (repository.get_problem(session, i) for i in sorted(ids)) if p is not None]
+    return list(repository.problems_with_ids(session, ids))
 
 
 def current_version(session: Session, problem: Problem) -> ProblemVersion:

@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import CursorResult, case, func, or_, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, defer
 
 from app.progress import repository as progress
 from app.progress import rules
@@ -152,8 +152,12 @@ def list_own(
     before_id: int | None,
     limit: int,
 ) -> Sequence[Submission]:
-    """The user's submissions, newest first, keyset-paginated by id."""
-    stmt = select(Submission).where(Submission.user_id == user_id)
+    """The user's submissions, newest first, keyset-paginated by id (summary columns only)."""
+    stmt = (
+        select(Submission)
+        .options(defer(Submission.code), defer(Submission.cases), defer(Submission.runtime))
+        .where(Submission.user_id == user_id)
+    )
     if problem_id is not None:
         stmt = stmt.where(Submission.problem_id == problem_id)
     if verdict is not None:
