@@ -136,7 +136,10 @@ def inputs_not_modified(solution):
     mask = torch.tensor([[False, False, True, False, False, True]])
     copies = [t.clone() for t in (q, k, v, mask)]
     out = solution.chunked_attention(q, k, v, 4, causal=True, key_padding_mask=mask)
-    return {"out": out, "inputs_unchanged": all(torch.equal(a, b) for a, b in zip((q, k, v, mask), copies))}
+    return {
+        "out": out,
+        "inputs_unchanged": all(torch.equal(a, b) for a, b in zip((q, k, v, mask), copies, strict=True)),
+    }
 
 
 @case(rtol=RTOL, atol=ATOL)

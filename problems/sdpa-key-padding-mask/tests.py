@@ -103,7 +103,7 @@ def inputs_not_modified(solution):
     mask = lengths_mask([3, 1], 3)
     copies = [t.clone() for t in (q, k, v, mask)]
     out = solution.masked_attention(q, k, v, mask, causal=True)
-    same = all(torch.equal(a, b) for a, b in zip((q, k, v, mask), copies))
+    same = all(torch.equal(a, b) for a, b in zip((q, k, v, mask), copies, strict=True))
     return {"out": out, "inputs_unchanged": same}
 
 

@@ -102,7 +102,7 @@ def inputs_not_modified(solution):
     logits, targets, pos_weight = random_problem(7)
     copies = (logits.clone(), targets.clone(), pos_weight.clone())
     out = solution.stable_bce_with_logits(logits, targets, pos_weight=pos_weight, reduction="none")
-    unchanged = all(torch.equal(a, b) for a, b in zip((logits, targets, pos_weight), copies))
+    unchanged = all(torch.equal(a, b) for a, b in zip((logits, targets, pos_weight), copies, strict=True))
     return {"out": out, "inputs_unchanged": unchanged}
 
 

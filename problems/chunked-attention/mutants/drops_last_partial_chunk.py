@@ -14,9 +14,9 @@ def chunked_attention(
     batch, heads, t_q, dim = q.shape
     t_k, dim_v = k.shape[2], v.shape[-1]
     scale = 1.0 / math.sqrt(dim)
-    # Online softmax state per query: running max m, running denominator l, running numerator acc.
+    # Online softmax state per query: running max m, running denominator denom, running numerator acc.
     m = q.new_full((batch, heads, t_q, 1), float("-inf"))
-    l = q.new_zeros((batch, heads, t_q, 1))
+    denom = q.new_zeros((batch, heads, t_q, 1))
     acc = q.new_zeros((batch, heads, t_q, dim_v))
     rows = torch.arange(t_q, device=q.device)[:, None]
     for start in range(0, t_k - chunk_size + 1, chunk_size):  # misses a short last chunk
@@ -33,8 +33,8 @@ def chunked_attention(
         shift = torch.where(torch.isfinite(m_new), m_new, torch.zeros_like(m_new))
         p = torch.exp(scores - shift)
         correction = torch.exp(m - shift)  # rescales what was accumulated under the old max
-        l = l * correction + p.sum(dim=-1, keepdim=True)
+        denom = denom * correction + p.sum(dim=-1, keepdim=True)
         acc = acc * correction + p @ v[:, :, start:stop]
         m = m_new
-    # A query with no allowed key at all has l = 0 and acc = 0: output zeros, not 0/0.
-    return acc / torch.where(l > 0, l, torch.ones_like(l))
+    # A query with no allowed key at all has denom = 0 and acc = 0: output zeros, not 0/0.
+    return acc / torch.where(denom > 0, denom, torch.ones_like(denom))
