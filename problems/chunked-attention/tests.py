@@ -1,0 +1,185 @@
+"""Tests for chunked-attention.
+
+Outputs are compared with full attention (computed here independently, and by the reference) for
+chunk sizes that divide Tk, that do not, chunk 1 and chunk >= Tk; causal and key-padding masks,
+left padding (a row's first chunks are all masked), a fully padded sequence, large scores, float64.
+One case watches every tensor the solution's torch calls return (through a TorchFunctionMode,
+which is cheap to enter) and reports whether any non-view is larger than the stated bound.
+"""
+
+import math
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from runner.testing import case
+
+RTOL = 1e-5
+ATOL = 1e-5
+
+
+def qkv(seed, b, h, tq, tk, d, dv=None, dtype=torch.float32):
+    g = torch.Generator().manual_seed(seed)
+    q = torch.randn(b, h, tq, d, generator=g, dtype=dtype)
+    k = torch.randn(b, h, tk, d, generator=g, dtype=dtype)
+    v = torch.randn(b, h, tk, dv or d, generator=g, dtype=dtype)
+    return q, k, v
+
+
+def full_attention(q, k, v, causal=False, key_padding_mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    allowed = torch.ones_like(scores, dtype=torch.bool)
+    if causal:
+        allowed = allowed & torch.ones(q.shape[2], k.shape[2], dtype=torch.bool).tril()
+    if key_padding_mask is not None:
+        allowed = allowed & ~key_padding_mask[:, None, None, :]
+    has_key = allowed.any(-1, keepdim=True)
+    scores = scores.masked_fill(~allowed, float("-inf")).masked_fill(~has_key, 0.0)
+    return (torch.softmax(scores, dim=-1) * has_key) @ v
+
+
+def checked(solution, q, k, v, chunk, **kw):
+    out = solution.chunked_attention(q, k, v, chunk, **kw)
+    tol = 1e-9 if q.dtype == torch.float64 else 1e-5
+    return {
+        "out": out,
+        "equals_full_attention": bool(torch.allclose(out, full_attention(q, k, v, **kw), rtol=tol, atol=tol)),
+    }
+
+
+class LargestAllocation(TorchFunctionMode):
+    """Records the element count of the largest non-view tensor any torch call returns.
+
+    Every torch function, tensor method and operator called by the solution (factories such as
+    torch.ones included) passes through here; views (slices, transposes) have a ``_base`` and
+    allocate nothing, so they are not counted.
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.largest = 0
+        self.op = ""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for t in out if isinstance(out, (tuple, list)) else (out,):
+            if isinstance(t, torch.Tensor) and t._base is None and t.numel() > self.largest:
+                self.largest, self.op = t.numel(), getattr(func, "__name__", str(func))
+        return out
+
+
+@case(public=True, rtol=RTOL, atol=ATOL)
+def example(solution):
+    q = torch.tensor([[[[1.0, 0.0], [0.0, 1.0]]]])
+    k = torch.tensor([[[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]]])
+    v = torch.tensor([[[[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]]]])
+    return solution.chunked_attention(q, k, v, 2)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def chunk_size_ladder(solution):
+    q, k, v = qkv(1, 2, 2, 5, 11, 4, dv=3)
+    return [checked(solution, q, k, v, c) for c in (1, 3, 4, 11, 16)]
+
+
+@case(rtol=RTOL, atol=ATOL)
+def causal_square(solution):
+    q, k, v = qkv(2, 2, 3, 9, 9, 4)
+    return [checked(solution, q, k, v, c, causal=True) for c in (2, 4, 9)]
+
+
+@case(rtol=RTOL, atol=ATOL)
+def right_padding(solution):
+    q, k, v = qkv(3, 3, 2, 4, 10, 4)
+    mask = torch.arange(10)[None, :] >= torch.tensor([10, 7, 2])[:, None]
+    return checked(solution, q, k, v, 3, key_padding_mask=mask)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def left_padding_leading_chunks_masked(solution):
+    """The first chunks of the second sequence hold only padding."""
+    q, k, v = qkv(4, 2, 2, 3, 12, 4)
+    mask = torch.arange(12)[None, :] < torch.tensor([0, 7])[:, None]
+    return checked(solution, q, k, v, 3, key_padding_mask=mask)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def causal_and_padding(solution):
+    q, k, v = qkv(5, 2, 2, 8, 8, 4)
+    mask = torch.arange(8)[None, :] < torch.tensor([3, 0])[:, None]  # left padding: early rows see nothing
+    return checked(solution, q, k, v, 3, causal=True, key_padding_mask=mask)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def fully_padded_sequence(solution):
+    q, k, v = qkv(6, 2, 1, 3, 6, 2)
+    mask = torch.tensor([[False] * 6, [True] * 6])
+    out = solution.chunked_attention(q, k, v, 4, key_padding_mask=mask)
+    return {"out": out, "finite": bool(torch.isfinite(out).all())}
+
+
+@case(rtol=RTOL, atol=ATOL)
+def large_scores(solution):
+    q, k, v = qkv(7, 1, 2, 6, 10, 8)
+    return checked(solution, q * 40.0, k * 40.0, v, 4)
+
+
+@case(rtol=1e-9, atol=1e-9)
+def float64(solution):
+    q, k, v = qkv(8, 2, 2, 7, 13, 4, dtype=torch.float64)
+    return checked(solution, q, k, v, 5, causal=True)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def inputs_not_modified(solution):
+    q, k, v = qkv(9, 1, 2, 4, 6, 4)
+    mask = torch.tensor([[False, False, True, False, False, True]])
+    copies = [t.clone() for t in (q, k, v, mask)]
+    out = solution.chunked_attention(q, k, v, 4, causal=True, key_padding_mask=mask)
+    return {
+        "out": out,
+        "inputs_unchanged": all(torch.equal(a, b) for a, b in zip((q, k, v, mask), copies, strict=True)),
+    }
+
+
+@case(rtol=RTOL, atol=ATOL)
+def never_builds_the_score_matrix(solution):
+    """Largest allocation <= max(B*H*Tq*chunk, numel of q, k, v and the output)."""
+    b, h, t, d, chunk = 1, 2, 32, 4, 4
+    q, k, v = qkv(10, b, h, t, t, d)
+    mask = torch.zeros(b, t, dtype=torch.bool)
+    bound = max(b * h * t * chunk, q.numel(), k.numel(), v.numel())
+    with LargestAllocation() as plain:
+        out = solution.chunked_attention(q, k, v, chunk)
+    with LargestAllocation() as masked:
+        solution.chunked_attention(q, k, v, chunk, causal=True, key_padding_mask=mask)
+    return {
+        "out": out,
+        "within_bound": plain.largest <= bound,
+        "within_bound_with_masks": masked.largest <= bound,
+    }
+
+
+@case(rtol=RTOL, atol=ATOL)
+def no_builtin_attention(solution):
+    """Counts calls to F.scaled_dot_product_attention and F.multi_head_attention_forward (must be 0)."""
+    import torch.nn.functional as F
+
+    calls = []
+    originals = (F.scaled_dot_product_attention, F.multi_head_attention_forward)
+
+    def counting(original):
+        def wrapper(*args, **kwargs):
+            calls.append(1)
+            return original(*args, **kwargs)
+
+        return wrapper
+
+    F.scaled_dot_product_attention = counting(originals[0])
+    F.multi_head_attention_forward = counting(originals[1])
+    try:
+        q, k, v = qkv(11, 1, 2, 3, 5, 4)
+        out = solution.chunked_attention(q, k, v, 2, causal=True)
+    finally:
+        F.scaled_dot_product_attention, F.multi_head_attention_forward = originals
+    return {"out": out, "builtin_calls": len(calls)}

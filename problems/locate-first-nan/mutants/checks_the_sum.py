@@ -1,0 +1,28 @@
+import torch
+
+
+def locate_first_nonfinite(model, x):
+    found = []
+    handles = []
+    for name, module in model.named_modules():
+
+        def hook(module, inputs, output, name=name):
+            # One number per output is cheaper... but the sum of large finite values overflows.
+            if not found and not torch.isfinite(output.sum()):
+                found.append(
+                    {
+                        "name": name,
+                        "type": type(module).__name__,
+                        "nan": int(torch.isnan(output).sum()),
+                        "inf": int(torch.isinf(output).sum()),
+                    }
+                )
+
+        handles.append(module.register_forward_hook(hook))
+    try:
+        with torch.no_grad():
+            model(x)
+    finally:
+        for handle in handles:
+            handle.remove()
+    return found[0] if found else None

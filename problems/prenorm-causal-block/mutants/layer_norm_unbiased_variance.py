@@ -1,0 +1,31 @@
+import math
+
+import torch
+import torch.nn.functional as F
+
+
+def _layer_norm(x, weight, bias):
+    mean = x.mean(-1, keepdim=True)
+    var = x.var(-1, keepdim=True)  # unbiased (divides by D - 1)
+    return (x - mean) / torch.sqrt(var + 1e-5) * weight + bias
+
+
+def prenorm_block(x: torch.Tensor, weights: dict, num_heads: int) -> torch.Tensor:
+    batch, time, dim = x.shape
+    head_dim = dim // num_heads
+    w = weights
+
+    # 1. Causal multi-head self-attention on the normalised input, added to the raw input.
+    h = _layer_norm(x, w["ln1_weight"], w["ln1_bias"])
+    qkv = F.linear(h, w["qkv_weight"], w["qkv_bias"])  # (B, T, 3D): [q | k | v]
+    q, k, v = (t.reshape(batch, time, num_heads, head_dim).transpose(1, 2) for t in qkv.split(dim, dim=-1))
+    scores = q @ k.transpose(-2, -1) / math.sqrt(head_dim)  # (B, H, T, T)
+    future = torch.ones(time, time, dtype=torch.bool, device=x.device).triu(1)
+    attn = torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1) @ v
+    attn = attn.transpose(1, 2).reshape(batch, time, dim)
+    x = x + F.linear(attn, w["out_weight"], w["out_bias"])
+
+    # 2. MLP on the normalised result, added to it.
+    h = _layer_norm(x, w["ln2_weight"], w["ln2_bias"])
+    h = F.linear(F.gelu(F.linear(h, w["fc1_weight"], w["fc1_bias"])), w["fc2_weight"], w["fc2_bias"])
+    return x + h

@@ -1,0 +1,16 @@
+import torch
+
+
+def apply_rope(x: torch.Tensor, offset: int = 0, base: float = 10000.0) -> torch.Tensor:
+    head_dim, time = x.shape[-1], x.shape[-2]
+    if head_dim % 2 != 0:
+        raise ValueError(f"RoPE needs an even head dimension, got {head_dim}")
+    half = head_dim // 2
+    # Angles in float64, then cast: the same numbers whatever the input precision.
+    inv_freq = base ** (-torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim)  # (D/2,)
+    positions = torch.arange(offset, offset + time, dtype=torch.float64)  # (T,)
+    angles = positions[:, None] * inv_freq[None, :]  # (T, D/2), broadcasts over (B, H)
+    cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
+    # pairs (0, 1), (2, 3), ...: the interleaved (GPT-J) layout, not the half-split one
+    x1, x2 = x[..., 0::2], x[..., 1::2]
+    return torch.stack([x1 * cos - x2 * sin, x1 * sin + x2 * cos], dim=-1).flatten(-2)

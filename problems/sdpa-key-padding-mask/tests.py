@@ -1,0 +1,130 @@
+"""Tests for sdpa-key-padding-mask.
+
+Random q/k/v with random padding, with and without the causal mask, Tq != Tk, Dv != D, left padding
+that leaves the first causal rows with no key, a batch element with every key padded, float64,
+gradients through fully masked rows, input integrity, and a count of built-in attention calls.
+"""
+
+import torch
+import torch.nn.functional as F
+
+from runner.testing import case
+
+RTOL = 1e-5
+ATOL = 1e-5
+
+
+def qkv(seed, b, h, tq, tk, d, dv=None, dtype=torch.float32):
+    g = torch.Generator().manual_seed(seed)
+    q = torch.randn(b, h, tq, d, generator=g, dtype=dtype)
+    k = torch.randn(b, h, tk, d, generator=g, dtype=dtype)
+    v = torch.randn(b, h, tk, dv or d, generator=g, dtype=dtype)
+    return q, k, v
+
+
+def lengths_mask(lengths, t_k, left=False):
+    """True where padded: the last (or, with left=True, the first) positions beyond each length."""
+    pos = torch.arange(t_k)
+    lens = torch.tensor(lengths)[:, None]
+    return pos[None, :] < (t_k - lens) if left else pos[None, :] >= lens
+
+
+@case(public=True, rtol=RTOL, atol=ATOL)
+def example(solution):
+    q = torch.tensor([[[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]]])
+    k = torch.tensor([[[[1.0, 0.0], [0.0, 1.0], [5.0, 5.0]]]])
+    v = torch.tensor([[[[1.0, 2.0], [3.0, 4.0], [100.0, 100.0]]]])
+    return solution.masked_attention(q, k, v, torch.tensor([[False, False, True]]), causal=False)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def padding_only(solution):
+    q, k, v = qkv(1, 2, 3, 5, 5, 8)
+    return solution.masked_attention(q, k, v, lengths_mask([5, 3], 5))
+
+
+@case(rtol=RTOL, atol=ATOL)
+def cross_attention_shapes(solution):
+    q, k, v = qkv(2, 3, 2, 4, 7, 6, dv=3)
+    return solution.masked_attention(q, k, v, lengths_mask([7, 1, 4], 7))
+
+
+@case(rtol=RTOL, atol=ATOL)
+def causal_with_right_padding(solution):
+    q, k, v = qkv(3, 2, 2, 6, 6, 4)
+    return solution.masked_attention(q, k, v, lengths_mask([6, 4], 6), causal=True)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def causal_with_left_padding(solution):
+    """Left padding: the first queries of the short sequence have no allowed key at all."""
+    q, k, v = qkv(4, 2, 3, 5, 5, 4)
+    return solution.masked_attention(q, k, v, lengths_mask([5, 2], 5, left=True), causal=True)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def causal_rectangular(solution):
+    q, k, v = qkv(5, 1, 2, 3, 5, 4)
+    return solution.masked_attention(q, k, v, lengths_mask([4], 5), causal=True)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def every_key_padded(solution):
+    q, k, v = qkv(6, 3, 2, 4, 4, 5)
+    mask = lengths_mask([4, 0, 2], 4)  # the second sequence is all padding
+    out = solution.masked_attention(q, k, v, mask)
+    return {"out": out, "finite": bool(torch.isfinite(out).all())}
+
+
+@case(rtol=RTOL, atol=ATOL)
+def large_scores(solution):
+    q, k, v = qkv(7, 2, 2, 4, 6, 8)
+    return solution.masked_attention(q * 30.0, k * 30.0, v, lengths_mask([6, 5], 6))
+
+
+@case(rtol=1e-10, atol=1e-10)
+def float64(solution):
+    q, k, v = qkv(8, 2, 2, 5, 5, 4, dtype=torch.float64)
+    return solution.masked_attention(q, k, v, lengths_mask([3, 5], 5, left=True), causal=True)
+
+
+@case(rtol=1e-4, atol=1e-5)
+def gradients_stay_finite(solution):
+    q, k, v = qkv(9, 2, 2, 4, 4, 4)
+    q, k, v = (t.requires_grad_(True) for t in (q, k, v))
+    out = solution.masked_attention(q, k, v, lengths_mask([4, 2], 4, left=True), causal=True)
+    (out * torch.arange(out.numel(), dtype=out.dtype).reshape(out.shape)).sum().backward()
+    return {"dq": q.grad, "dk": k.grad, "dv": v.grad}
+
+
+@case(rtol=RTOL, atol=ATOL)
+def inputs_not_modified(solution):
+    q, k, v = qkv(10, 2, 2, 3, 3, 4)
+    mask = lengths_mask([3, 1], 3)
+    copies = [t.clone() for t in (q, k, v, mask)]
+    out = solution.masked_attention(q, k, v, mask, causal=True)
+    same = all(torch.equal(a, b) for a, b in zip((q, k, v, mask), copies, strict=True))
+    return {"out": out, "inputs_unchanged": same}
+
+
+@case(rtol=RTOL, atol=ATOL)
+def no_builtin_attention(solution):
+    """Counts calls to F.scaled_dot_product_attention and F.multi_head_attention_forward (must be 0)."""
+    calls = []
+    originals = (F.scaled_dot_product_attention, F.multi_head_attention_forward)
+
+    def counting(original):
+        def wrapper(*args, **kwargs):
+            calls.append(1)
+            return original(*args, **kwargs)
+
+        return wrapper
+
+    F.scaled_dot_product_attention = counting(originals[0])
+    F.multi_head_attention_forward = counting(originals[1])
+    try:
+        q, k, v = qkv(11, 1, 2, 3, 3, 4)
+        out = solution.masked_attention(q, k, v, lengths_mask([2], 3), causal=True)
+    finally:
+        F.scaled_dot_product_attention, F.multi_head_attention_forward = originals
+    return {"out": out, "builtin_calls": len(calls)}

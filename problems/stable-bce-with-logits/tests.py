@@ -1,0 +1,131 @@
+"""Tests for stable-bce-with-logits.
+
+Huge logits of both signs, soft targets, pos_weight, every reduction, float64, the gradient, a
+1-D input and an empty batch. The reference equals F.binary_cross_entropy_with_logits; one case
+counts calls to the built-in.
+"""
+
+import torch
+import torch.nn.functional as F
+
+from runner.testing import case
+
+RTOL = 1e-5
+ATOL = 1e-5
+
+
+def example_args():
+    logits = torch.tensor([[100.0, -100.0, 0.5], [-3.0, 2.0, -0.25]])
+    targets = torch.tensor([[1.0, 1.0, 0.0], [0.0, 1.0, 0.5]])
+    return logits, targets, torch.tensor([1.0, 2.0, 3.0])
+
+
+def random_problem(seed, n=8, c=5, scale=4.0, soft=False):
+    g = torch.Generator().manual_seed(seed)
+    logits = torch.randn(n, c, generator=g) * scale
+    targets = torch.rand(n, c, generator=g) if soft else (torch.rand(n, c, generator=g) > 0.5).float()
+    pos_weight = torch.rand(c, generator=g) * 4.0 + 0.1
+    return logits, targets, pos_weight
+
+
+@case(public=True, rtol=RTOL, atol=ATOL)
+def example(solution):
+    logits, targets, pos_weight = example_args()
+    return solution.stable_bce_with_logits(logits, targets, pos_weight=pos_weight, reduction="none")
+
+
+@case(rtol=RTOL, atol=ATOL)
+def default_reduction_is_mean(solution):
+    logits, targets, _ = random_problem(1)
+    return solution.stable_bce_with_logits(logits, targets)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def every_reduction_with_pos_weight(solution):
+    logits, targets, pos_weight = random_problem(2, soft=True)
+    return {
+        r: solution.stable_bce_with_logits(logits, targets, pos_weight=pos_weight, reduction=r)
+        for r in ("none", "sum", "mean")
+    }
+
+
+@case(rtol=RTOL, atol=ATOL)
+def huge_logits_both_signs(solution):
+    logits, targets, pos_weight = random_problem(3, n=6, c=4, scale=300.0)
+    return {
+        "none": solution.stable_bce_with_logits(logits, targets, reduction="none"),
+        "weighted_mean": solution.stable_bce_with_logits(logits, targets, pos_weight=pos_weight),
+    }
+
+
+@case(rtol=RTOL, atol=ATOL)
+def batch_size_differs_from_element_count(solution):
+    logits, targets, pos_weight = random_problem(4, n=3, c=7)
+    return solution.stable_bce_with_logits(logits, targets, pos_weight=pos_weight, reduction="mean")
+
+
+@case(rtol=1e-10, atol=1e-10)
+def float64(solution):
+    logits, targets, pos_weight = random_problem(5, scale=50.0, soft=True)
+    return solution.stable_bce_with_logits(
+        logits.double(), targets.double(), pos_weight=pos_weight.double(), reduction="none"
+    )
+
+
+@case(rtol=RTOL, atol=ATOL)
+def one_dimensional_and_empty(solution):
+    logits = torch.tensor([-80.0, -1.5, 0.25, 1.5, 80.0])
+    targets = torch.tensor([0.0, 1.0, 1.0, 0.0, 1.0])
+    empty = torch.zeros(0, 3)
+    return {
+        "vector": solution.stable_bce_with_logits(logits, targets, reduction="none"),
+        "vector_sum": solution.stable_bce_with_logits(logits, targets, reduction="sum"),
+        "empty_none": solution.stable_bce_with_logits(empty, empty, reduction="none"),
+        "empty_sum": solution.stable_bce_with_logits(empty, empty, reduction="sum"),
+    }
+
+
+@case(rtol=RTOL, atol=ATOL)
+def gradient_is_finite_and_right(solution):
+    """d loss / d logits = (sigmoid(x) - y) / n without pos_weight: finite even for huge logits."""
+    logits, targets, pos_weight = random_problem(6, scale=200.0)
+    logits = logits + 0.01  # keep away from exactly 0, where max(x, 0) has a kink
+    x = logits.clone().requires_grad_(True)
+    solution.stable_bce_with_logits(x, targets).backward()
+    xw = logits.clone().requires_grad_(True)
+    solution.stable_bce_with_logits(xw, targets, pos_weight=pos_weight, reduction="sum").backward()
+    return {"grad": x.grad, "weighted_grad": xw.grad}
+
+
+@case(rtol=RTOL, atol=ATOL)
+def inputs_not_modified(solution):
+    logits, targets, pos_weight = random_problem(7)
+    copies = (logits.clone(), targets.clone(), pos_weight.clone())
+    out = solution.stable_bce_with_logits(logits, targets, pos_weight=pos_weight, reduction="none")
+    unchanged = all(torch.equal(a, b) for a, b in zip((logits, targets, pos_weight), copies, strict=True))
+    return {"out": out, "inputs_unchanged": unchanged}
+
+
+@case(rtol=RTOL, atol=ATOL)
+def no_builtin_bce(solution):
+    """Counts calls to the built-in BCE-with-logits (F., torch., nn.BCEWithLogitsLoss): must be 0."""
+    calls = []
+    original_f = F.binary_cross_entropy_with_logits
+    original_torch = torch.binary_cross_entropy_with_logits
+
+    def counting(original):
+        def wrapper(*args, **kwargs):
+            calls.append(1)
+            return original(*args, **kwargs)
+
+        return wrapper
+
+    F.binary_cross_entropy_with_logits = counting(original_f)
+    torch.binary_cross_entropy_with_logits = counting(original_torch)
+    try:
+        logits, targets, pos_weight = random_problem(8)
+        out = solution.stable_bce_with_logits(logits, targets, pos_weight=pos_weight)
+    finally:
+        F.binary_cross_entropy_with_logits = original_f
+        torch.binary_cross_entropy_with_logits = original_torch
+    return {"out": out, "builtin_calls": len(calls)}

@@ -1,0 +1,5 @@
+import torch
+
+
+def stable_logsumexp(x: torch.Tensor, dim: int) -> torch.Tensor:
+    return torch.logsumexp(x, dim=dim)

@@ -1,0 +1,121 @@
+"""Tests for stable-logsumexp.
+
+Values are compared with torch.logsumexp's semantics (the reference matches it): huge and tiny
+magnitudes, -inf slices, +inf and NaN, every dim of 3-D inputs, float64, empty batches. One case
+counts calls to the forbidden built-ins.
+"""
+
+import torch
+
+from runner.testing import case
+
+RTOL = 1e-5
+ATOL = 1e-5
+INF = float("inf")
+NAN = float("nan")
+
+
+def example_input():
+    return torch.tensor([[1000.0, 1001.0, 1002.0], [-1000.0, -1000.0, -999.0], [0.0, 0.0, 0.0]])
+
+
+@case(public=True, rtol=RTOL, atol=ATOL)
+def example(solution):
+    return solution.stable_logsumexp(example_input(), 1)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def random_2d_both_dims(solution):
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(5, 7, generator=g) * 3.0
+    return [
+        solution.stable_logsumexp(x, 0),
+        solution.stable_logsumexp(x, 1),
+        solution.stable_logsumexp(x, -1),
+    ]
+
+
+@case(rtol=RTOL, atol=ATOL)
+def square_input_dim_1(solution):
+    g = torch.Generator().manual_seed(2)
+    x = torch.randn(6, 6, generator=g) * 5.0 + torch.arange(6.0)
+    return solution.stable_logsumexp(x, 1)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def every_dim_of_3d(solution):
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(3, 4, 5, generator=g) * 10.0
+    return [solution.stable_logsumexp(x, d) for d in (0, 1, 2, -2)]
+
+
+@case(rtol=RTOL, atol=ATOL)
+def large_magnitudes(solution):
+    g = torch.Generator().manual_seed(4)
+    x = torch.randn(4, 16, generator=g) * 2.0
+    x[0] += 5e4
+    x[1] -= 5e4
+    x[2, 3] = 3e4  # one term dominates the row
+    return solution.stable_logsumexp(x, 1)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def infinities_and_nan(solution):
+    x = torch.tensor(
+        [
+            [-INF, -INF, -INF],  # empty "probability mass": -inf
+            [-INF, 0.0, -INF],  # only one finite term: log(e^0) = 0
+            [INF, 1.0, 2.0],  # +inf
+            [NAN, 1.0, 2.0],  # NaN propagates
+            [-INF, 500.0, 499.0],
+        ]
+    )
+    return solution.stable_logsumexp(x, 1)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def size_one_dim_and_empty_batch(solution):
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(4, 1, generator=g) * 100.0
+    empty = torch.zeros(0, 3)
+    return {"single": solution.stable_logsumexp(x, 1), "empty": solution.stable_logsumexp(empty, 1)}
+
+
+@case(rtol=1e-10, atol=1e-10)
+def float64_keeps_dtype(solution):
+    g = torch.Generator().manual_seed(6)
+    x = torch.randn(3, 8, generator=g, dtype=torch.float64) * 300.0
+    return solution.stable_logsumexp(x, 1)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def input_not_modified(solution):
+    g = torch.Generator().manual_seed(7)
+    x = torch.randn(4, 5, generator=g) * 20.0
+    before = x.clone()
+    out = solution.stable_logsumexp(x, 1)
+    return {"out": out, "input_unchanged": bool(torch.equal(x, before))}
+
+
+@case(rtol=RTOL, atol=ATOL)
+def no_builtin_logsumexp(solution):
+    """Counts calls to torch.logsumexp / Tensor.logsumexp / torch.special.logsumexp (must be 0)."""
+    calls = []
+    originals = (torch.logsumexp, torch.Tensor.logsumexp, torch.special.logsumexp)
+
+    def counting(original):
+        def wrapper(*args, **kwargs):
+            calls.append(1)
+            return original(*args, **kwargs)
+
+        return wrapper
+
+    torch.logsumexp = counting(originals[0])
+    torch.Tensor.logsumexp = counting(originals[1])
+    torch.special.logsumexp = counting(originals[2])
+    try:
+        g = torch.Generator().manual_seed(8)
+        out = solution.stable_logsumexp(torch.randn(3, 4, generator=g), 1)
+    finally:
+        torch.logsumexp, torch.Tensor.logsumexp, torch.special.logsumexp = originals
+    return {"out": out, "builtin_calls": len(calls)}
