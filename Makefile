@@ -55,6 +55,7 @@ bench: setup
 	$(PY) -m runner bench
 	$(PY) -m app.bench
 	$(PY) scripts/scale-bench.py --submissions 300 --clients 8
+	$(PY) -m app.bench_history --postgres-url $(PG_TEST_URL)
 
 # After changing a pin in requirements.txt or requirements-dev.txt: regenerate the lock (hashes).
 lock:
