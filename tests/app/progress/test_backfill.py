@@ -61,7 +61,7 @@ def test_upgrade_fills_the_state_from_existing_submissions(tmp_path: Path) -> No
                 )
             )
         user_id, problem_id = user.id, problem.id
-    command.downgrade(_alembic(url), "0008")
+    command.downgrade(_alembic(url), "0011-1")  # to just before the progress tables
     db.dispose()
     upgrade_database(url)
     db = Database(url)
