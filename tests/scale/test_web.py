@@ -15,6 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
+from app.kit.db import Database
+from app.submissions import progress_rebuild
 from tests.scale.stack import (
     Stack,
     WebClient,
@@ -105,6 +107,14 @@ def test_500_submissions_from_16_clients_two_workers(stack: Stack) -> None:
     assert not wrong, wrong[:5]
     in_db = rows(stack.db_url, "SELECT status, count(*) AS n FROM submissions GROUP BY status")
     assert [(r.status, r.n) for r in in_db] == [("finished", total)]  # none lost, none extra
+    # The recorder maintained the listings' progress state exactly once per verdict, under load.
+    db = Database(stack.db_url)
+    try:
+        with db.transaction() as session:
+            comparison = progress_rebuild.compare(session)
+    finally:
+        db.dispose()
+    assert comparison.in_step and comparison.learner_rows == clients, comparison
 
     # Every verdict was recorded once; a duplicate would have been counted, not stored.
     metrics = httpx.get(f"{base}/metrics", timeout=10).text
