@@ -11,6 +11,9 @@ from runner.testing import case
 
 RTOL = 1e-5
 ATOL = 1e-5
+# exp(x - out) and a saved normalised exp() differ by up to one float32 ulp of `out` in relative
+# terms: about 6e-5 when |out| is near 1000. Gradients of such inputs get that much slack.
+BIG_GRAD_RTOL = 2e-4
 
 
 def _run(solution, x, dim, seed):
@@ -21,7 +24,7 @@ def _run(solution, x, dim, seed):
     return {"value": out, "grad": x.grad, "dtype": str(out.dtype), "shape": list(out.shape)}
 
 
-@case(public=True, rtol=RTOL, atol=ATOL)
+@case(public=True, rtol=BIG_GRAD_RTOL, atol=ATOL)
 def example(solution):
     x = torch.tensor([[1.0, 2.0, 3.0], [1000.0, 1000.0, 0.0]], requires_grad=True)
     out = solution.logsumexp(x, 1)
@@ -43,16 +46,34 @@ def three_dimensional_middle_dim(solution):
     return _run(solution, x, 1, 20)
 
 
-@case(rtol=RTOL, atol=ATOL)
-def huge_magnitudes(solution):
-    x = torch.tensor([[1000.0, 999.0, 998.0], [-1000.0, -1001.0, -2000.0], [88.0, 89.0, 90.0]])
-    return _run(solution, x, 1, 30)
+def _huge():
+    return torch.tensor([[1000.0, 999.0, 998.0], [-1000.0, -1001.0, -2000.0], [88.0, 89.0, 90.0]])
+
+
+def _different_scales():
+    return torch.tensor([[0.0, 1.0, 2.0, 3.0], [500.0, 501.0, 502.0, 503.0]])
 
 
 @case(rtol=RTOL, atol=ATOL)
-def slices_of_very_different_scale(solution):
-    x = torch.tensor([[0.0, 1.0, 2.0, 3.0], [500.0, 501.0, 502.0, 503.0]])
-    return _run(solution, x, -1, 40)
+def huge_magnitudes_values(solution):
+    out = _run(solution, _huge(), 1, 30)
+    return {k: v for k, v in out.items() if k != "grad"}
+
+
+@case(rtol=BIG_GRAD_RTOL, atol=ATOL)
+def huge_magnitudes_gradients(solution):
+    return _run(solution, _huge(), 1, 30)["grad"]
+
+
+@case(rtol=RTOL, atol=ATOL)
+def slices_of_very_different_scale_values(solution):
+    out = _run(solution, _different_scales(), -1, 40)
+    return {k: v for k, v in out.items() if k != "grad"}
+
+
+@case(rtol=BIG_GRAD_RTOL, atol=ATOL)
+def slices_of_very_different_scale_gradients(solution):
+    return _run(solution, _different_scales(), -1, 40)["grad"]
 
 
 @case(rtol=RTOL, atol=ATOL)
