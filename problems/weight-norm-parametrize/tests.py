@@ -1,0 +1,133 @@
+"""Tests for weight-norm-parametrize.
+
+The parametrization must keep the layer's weight at registration, expose g and v as the trainable
+originals (names and shapes), recompute the weight from them, give the right gradients, train, and
+not rely on the built-in weight_norm.
+"""
+
+import torch
+import torch.nn as nn
+
+from runner.testing import case
+
+RTOL = 1e-5
+ATOL = 1e-6
+
+
+def _layer(seed, n_in, n_out, bias=True):
+    torch.manual_seed(seed)
+    return nn.Linear(n_in, n_out, bias=bias)
+
+
+def _originals(layer):
+    return {name: p.detach().clone() for name, p in layer.named_parameters()}
+
+
+@case(public=True, rtol=RTOL, atol=ATOL)
+def example(solution):
+    layer = nn.Linear(2, 2)
+    with torch.no_grad():
+        layer.weight.copy_(torch.tensor([[3.0, 4.0], [0.0, 2.0]]))
+        layer.bias.zero_()
+    layer = solution.apply_weight_norm(layer)
+    g = layer.parametrizations.weight.original0
+    out = {"parameter_names": sorted(name for name, _ in layer.named_parameters()), "g": g.tolist()}
+    with torch.no_grad():
+        g.copy_(torch.tensor([[10.0], [1.0]]))
+    out["weight_after_setting_g"] = layer.weight.tolist()
+    return out
+
+
+@case(rtol=RTOL, atol=ATOL)
+def registration_keeps_the_weight(solution):
+    layer = _layer(1, 5, 4)
+    before = layer.weight.detach().clone()
+    layer = solution.apply_weight_norm(layer)
+    return {
+        "weight": layer.weight,
+        "unchanged": bool(torch.allclose(layer.weight, before, rtol=1e-6, atol=1e-7)),
+        "originals": _originals(layer),
+        "is_parametrized": nn.utils.parametrize.is_parametrized(layer, "weight"),
+    }
+
+
+@case(rtol=RTOL, atol=ATOL)
+def weight_follows_g_and_v(solution):
+    layer = solution.apply_weight_norm(_layer(2, 3, 3, bias=False))
+    g = torch.Generator().manual_seed(2)
+    with torch.no_grad():
+        layer.parametrizations.weight.original0.copy_(torch.rand(3, 1, generator=g) + 0.5)
+        layer.parametrizations.weight.original1.copy_(torch.randn(3, 3, generator=g))
+    x = torch.randn(4, 3, generator=g)
+    return {"weight": layer.weight, "row_norms": layer.weight.norm(dim=1), "output": layer(x)}
+
+
+@case(rtol=1e-4, atol=ATOL)
+def gradients_of_the_originals(solution):
+    layer = solution.apply_weight_norm(_layer(3, 4, 6))
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(8, 4, generator=g)
+    (layer(x) * torch.randn(8, 6, generator=g)).sum().backward()
+    return {name: p.grad for name, p in layer.named_parameters()}
+
+
+@case(rtol=1e-4, atol=1e-5)
+def trains_with_sgd(solution):
+    layer = solution.apply_weight_norm(_layer(4, 3, 2))
+    optimizer = torch.optim.SGD(layer.parameters(), lr=0.1)
+    g = torch.Generator().manual_seed(4)
+    x, y = torch.randn(16, 3, generator=g), torch.randn(16, 2, generator=g)
+    losses = []
+    for _ in range(5):
+        optimizer.zero_grad()
+        loss = nn.functional.mse_loss(layer(x), y)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return {"losses": losses, "weight": layer.weight.detach(), "originals": _originals(layer)}
+
+
+@case(rtol=RTOL, atol=ATOL)
+def state_dict_and_shapes(solution):
+    layer = solution.apply_weight_norm(_layer(5, 7, 3))
+    return {
+        "keys": sorted(layer.state_dict().keys()),
+        "shapes": {name: list(p.shape) for name, p in layer.named_parameters()},
+    }
+
+
+@case(rtol=RTOL, atol=ATOL)
+def wide_and_single_row_layers(solution):
+    out = []
+    for n_in, n_out in [(32, 1), (1, 5), (16, 16)]:
+        layer = solution.apply_weight_norm(_layer(10 + n_in, n_in, n_out))
+        out.append(_originals(layer))
+    return out
+
+
+@case(rtol=RTOL, atol=ATOL)
+def no_builtin_weight_norm(solution):
+    """Count calls to torch's own weight normalisation while the solution runs."""
+    import torch.nn.utils.parametrizations as parametrizations
+
+    calls = []
+    originals = {
+        (parametrizations, "weight_norm"): parametrizations.weight_norm,
+        (nn.utils, "weight_norm"): nn.utils.weight_norm,
+    }
+
+    def counting(name, original):
+        def wrapper(*args, **kwargs):
+            calls.append(name)
+            return original(*args, **kwargs)
+
+        return wrapper
+
+    for (owner, name), original in originals.items():
+        setattr(owner, name, counting(name, original))
+    try:
+        layer = solution.apply_weight_norm(_layer(6, 3, 3))
+    finally:
+        for (owner, name), original in originals.items():
+            setattr(owner, name, original)
+    return {"builtin_calls": calls, "weight": layer.weight.detach()}
