@@ -101,6 +101,6 @@ def workers_get_distinct_streams(solution):
 
 @case
 def worker_streams_change_every_epoch(solution):
-    loader = solution.make_loader(NoisyDataset(8), batch_size=2, seed=0, num_workers=3)
+    loader = solution.make_loader(NoisyDataset(8), batch_size=2, seed=0, num_workers=2)
     # each epoch draws a new base seed from the loader's generator
-    return [[in_simulated_worker(loader, wid, 3, base + wid, 3) for wid in range(3)] for base in (11, 987654)]
+    return [[in_simulated_worker(loader, wid, 2, base + wid, 3) for wid in range(2)] for base in (11, 987654)]
