@@ -106,7 +106,14 @@ def clip_by_value_asymmetric_data(solution):
     return params[0].grad
 
 
-FORBIDDEN = ("clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grad_value")
+FORBIDDEN = (
+    "clip_grad_norm_",
+    "clip_grad_value_",
+    "clip_grad_norm",
+    "clip_grad_value",
+    "clip_grads_with_norm_",
+    "get_total_norm",
+)
 
 
 @contextlib.contextmanager
