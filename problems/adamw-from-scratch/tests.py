@@ -67,7 +67,9 @@ def custom_betas_and_strong_decay(solution):
     model = mlp(3)
     x, y = data(4)
     optimizer = solution.build_adamw(model.parameters(), lr=3e-2, betas=(0.5, 0.9), weight_decay=0.5)
-    return train(model, optimizer, x, y, 40)
+    # 20 steps: with beta2 = 0.9, coordinates whose gradient hovers around 0 make longer runs
+    # sensitive to float rounding, and equally correct implementations would drift apart.
+    return train(model, optimizer, x, y, 20)
 
 
 @case(rtol=RTOL, atol=ATOL)
