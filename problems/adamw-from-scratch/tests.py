@@ -1,0 +1,195 @@
+"""Tests for adamw-from-scratch.
+
+The learner's optimizer trains small models for many steps; parameters and losses are compared
+along the way. Cases cover param groups, parameters without gradients (always, or every other step),
+a large eps, a closure, the Optimizer interface, and that no built-in Adam/AdamW does the work.
+"""
+
+import importlib
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from runner.testing import case
+
+RTOL = 1e-4
+ATOL = 1e-5
+
+
+def mlp(seed):
+    torch.manual_seed(seed)
+    return nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+
+
+def data(seed, n=16):
+    gen = torch.Generator().manual_seed(seed)
+    x = torch.randn(n, 4, generator=gen)
+    y = torch.randn(n, 1, generator=gen)
+    return x, y
+
+
+def train(model, optimizer, x, y, steps, before_step=None):
+    losses = []
+    for i in range(steps):
+        optimizer.zero_grad()
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        if before_step is not None:
+            before_step(i)
+        optimizer.step()
+        losses.append(loss.item())
+    return {"losses": losses, "params": [p.detach().clone() for p in model.parameters()]}
+
+
+@case(public=True, rtol=RTOL, atol=ATOL)
+def example(solution):
+    w = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    optimizer = solution.build_adamw([w], lr=0.1, weight_decay=0.1)
+    trajectory = []
+    for _ in range(3):
+        optimizer.zero_grad()
+        (w**2).sum().backward()
+        optimizer.step()
+        trajectory.append([round(v, 5) for v in w.tolist()])
+    return trajectory
+
+
+@case(rtol=RTOL, atol=ATOL)
+def mlp_sixty_steps(solution):
+    model = mlp(1)
+    x, y = data(2)
+    return train(model, solution.build_adamw(model.parameters(), lr=1e-2), x, y, 60)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def custom_betas_and_strong_decay(solution):
+    model = mlp(3)
+    x, y = data(4)
+    optimizer = solution.build_adamw(model.parameters(), lr=3e-2, betas=(0.5, 0.9), weight_decay=0.5)
+    # 20 steps: with beta2 = 0.9, coordinates whose gradient hovers around 0 make longer runs
+    # sensitive to float rounding, and equally correct implementations would drift apart.
+    return train(model, optimizer, x, y, 20)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def large_eps(solution):
+    model = mlp(5)
+    x, y = data(6)
+    optimizer = solution.build_adamw(model.parameters(), lr=5e-2, eps=0.1, weight_decay=0.0)
+    return train(model, optimizer, x, y, 30)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def param_groups(solution):
+    model = mlp(7)
+    x, y = data(8)
+    optimizer = solution.build_adamw(
+        [
+            {"params": model[0].parameters(), "lr": 1e-3, "weight_decay": 0.0},
+            {"params": model[2].parameters(), "betas": (0.8, 0.99)},
+        ],
+        lr=2e-2,
+        weight_decay=0.2,
+    )
+    result = train(model, optimizer, x, y, 40)
+    result["groups"] = [
+        {"lr": g["lr"], "betas": list(g["betas"]), "eps": g["eps"], "weight_decay": g["weight_decay"]}
+        for g in optimizer.param_groups
+    ]
+    return result
+
+
+@case(rtol=RTOL, atol=ATOL)
+def parameter_without_grad_untouched(solution):
+    model = mlp(9)
+    unused = nn.Parameter(torch.ones(3))  # never in the loss: its .grad stays None
+    x, y = data(10)
+    optimizer = solution.build_adamw([*model.parameters(), unused], lr=1e-2, weight_decay=0.3)
+    result = train(model, optimizer, x, y, 20)
+    result["unused"] = unused.detach().clone()
+    return result
+
+
+@case(rtol=RTOL, atol=ATOL)
+def gradient_only_every_other_step(solution):
+    model = mlp(11)
+    x, y = data(12)
+    optimizer = solution.build_adamw(model.parameters(), lr=2e-2, weight_decay=0.1)
+
+    def drop_last_bias_grad(i):
+        if i % 2 == 1:
+            model[2].bias.grad = None  # this parameter skips odd steps entirely
+
+    return train(model, optimizer, x, y, 25, before_step=drop_last_bias_grad)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def step_with_closure(solution):
+    model = mlp(13)
+    x, y = data(14)
+    optimizer = solution.build_adamw(model.parameters(), lr=1e-2)
+
+    def closure():
+        optimizer.zero_grad()
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        return loss
+
+    returned = [optimizer.step(closure).item() for _ in range(10)]
+    return {"returned_losses": returned, "params": [p.detach() for p in model.parameters()]}
+
+
+@case
+def is_an_optimizer(solution):
+    model = mlp(15)
+    optimizer = solution.build_adamw(
+        model.parameters(), lr=0.5, betas=(0.7, 0.8), eps=1e-6, weight_decay=0.25
+    )
+    group = optimizer.param_groups[0]
+    return {
+        "is_optimizer": isinstance(optimizer, torch.optim.Optimizer),
+        "group": {
+            k: (list(group[k]) if k == "betas" else group[k]) for k in ("lr", "betas", "eps", "weight_decay")
+        },
+        "num_params": len(group["params"]),
+    }
+
+
+@case(rtol=RTOL, atol=ATOL)
+def no_builtin_adam(solution):
+    """Count constructions of torch's Adam/AdamW and calls to their functional kernels."""
+    calls = []
+    patched = []
+
+    def wrap(owner, name, label):
+        original = getattr(owner, name)
+
+        def counting(*args, **kwargs):
+            calls.append(label)
+            return original(*args, **kwargs)
+
+        setattr(owner, name, counting)
+        patched.append((owner, name, original))
+
+    for cls in (torch.optim.Adam, torch.optim.AdamW):
+        wrap(cls, "__init__", cls.__name__)
+    # torch.optim deletes its submodule attributes: fetch the modules by name.
+    kernels = [("torch.optim.adam", "adam"), ("torch.optim.adamw", "adamw")]
+    kernels += [("torch.optim._functional", "adam"), ("torch.optim._functional", "adamw")]
+    for module_name, name in kernels:
+        module = importlib.import_module(module_name)
+        if hasattr(module, name):
+            wrap(module, name, f"{module.__name__}.{name}")
+    try:
+        model = mlp(16)
+        x, y = data(17)
+        optimizer = solution.build_adamw(model.parameters(), lr=1e-2)
+        result = train(model, optimizer, x, y, 5)
+    finally:
+        for owner, name, original in reversed(patched):
+            setattr(owner, name, original)
+    builtin_bases = [
+        c.__name__ for c in type(optimizer).__mro__ if c in (torch.optim.Adam, torch.optim.AdamW)
+    ]
+    return {"builtin_calls": len(calls), "builtin_bases": builtin_bases, "losses": result["losses"]}

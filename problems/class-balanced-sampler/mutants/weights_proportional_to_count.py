@@ -1,0 +1,14 @@
+import torch
+from torch.utils.data import WeightedRandomSampler
+
+
+def make_balanced_sampler(labels: torch.Tensor, num_samples: int, seed: int) -> WeightedRandomSampler:
+    counts = torch.bincount(labels)
+    # each sample weighs 1 / (size of its class): every class gets the same total weight
+    weights = counts[labels].double()  # favours the majority class even more
+    return WeightedRandomSampler(
+        weights,
+        num_samples=num_samples,
+        replacement=True,
+        generator=torch.Generator().manual_seed(seed),
+    )

@@ -1,0 +1,24 @@
+import torch
+import torch.nn.functional as F
+
+
+def focal_loss(
+    logits: torch.Tensor,
+    targets: torch.Tensor,
+    alpha: float | None = 0.25,
+    gamma: float = 2.0,
+    reduction: str = "mean",
+) -> torch.Tensor:
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"unknown reduction {reduction!r}")
+    # log p_t and 1 - p_t straight from the logits: no probability is rounded to 0 or 1 first.
+    log_pt = targets * F.logsigmoid(logits) + (1 - targets) * F.logsigmoid(-logits)
+    one_minus_pt = targets * torch.sigmoid(-logits) + (1 - targets) * torch.sigmoid(logits)
+    loss = -one_minus_pt.pow(gamma) * log_pt
+    if alpha is not None:
+        loss = ((1 - alpha) * targets + alpha * (1 - targets)) * loss  # alpha given to the negatives
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss

@@ -1,0 +1,24 @@
+import torch
+import torch.nn.functional as F
+
+
+def focal_loss(
+    logits: torch.Tensor,
+    targets: torch.Tensor,
+    alpha: float | None = 0.25,
+    gamma: float = 2.0,
+    reduction: str = "mean",
+) -> torch.Tensor:
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"unknown reduction {reduction!r}")
+    # log p_t and 1 - p_t straight from the logits: no probability is rounded to 0 or 1 first.
+    log_pt = targets * F.logsigmoid(logits) + (1 - targets) * F.logsigmoid(-logits)
+    one_minus_pt = targets * torch.sigmoid(-logits) + (1 - targets) * torch.sigmoid(logits)
+    loss = -(1 - one_minus_pt).pow(gamma) * log_pt  # p_t ** gamma: up-weights the easy examples
+    if alpha is not None:
+        loss = (alpha * targets + (1 - alpha) * (1 - targets)) * loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss

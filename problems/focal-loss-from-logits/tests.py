@@ -1,0 +1,106 @@
+"""Tests for focal-loss-from-logits.
+
+Random logits of several shapes, gammas and alphas, every reduction, saturated logits (where a naive
+sigmoid-then-log gives inf/nan), gradients, and input integrity.
+"""
+
+import torch
+
+from runner.testing import case
+
+RTOL = 1e-5
+ATOL = 1e-6
+
+
+def random_problem(seed, shape, scale=2.0, positive_rate=0.3):
+    gen = torch.Generator().manual_seed(seed)
+    logits = torch.randn(shape, generator=gen) * scale
+    targets = (torch.rand(shape, generator=gen) < positive_rate).float()
+    return logits, targets
+
+
+def described(out):
+    return {"loss": out, "dtype": str(out.dtype), "shape": list(out.shape)}
+
+
+@case(public=True, rtol=RTOL, atol=ATOL)
+def example(solution):
+    logits = torch.tensor([[3.0, -1.0, 0.5], [-2.0, 0.0, 4.0]])
+    targets = torch.tensor([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]])
+    return round(solution.focal_loss(logits, targets, 0.25, 2.0, "mean").item(), 6)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def shapes_and_gammas(solution):
+    out = []
+    for seed, (shape, gamma) in enumerate([((7,), 0.0), ((4, 5), 0.5), ((2, 3, 4), 2.0), ((16, 8), 5.0)]):
+        logits, targets = random_problem(seed, shape)
+        out.append(described(solution.focal_loss(logits, targets, 0.25, gamma, "mean")))
+    return out
+
+
+@case(rtol=RTOL, atol=ATOL)
+def no_alpha_weighting(solution):
+    logits, targets = random_problem(10, (6, 6))
+    return described(solution.focal_loss(logits, targets, None, 2.0, "mean"))
+
+
+@case(rtol=RTOL, atol=ATOL)
+def alpha_favouring_positives(solution):
+    logits, targets = random_problem(11, (5, 9))
+    return described(solution.focal_loss(logits, targets, 0.75, 1.0, "sum"))
+
+
+@case(rtol=RTOL, atol=ATOL)
+def reduction_none(solution):
+    logits, targets = random_problem(12, (3, 4))
+    return described(solution.focal_loss(logits, targets, 0.25, 2.0, "none"))
+
+
+@case(rtol=RTOL, atol=ATOL)
+def saturated_logits_stay_finite(solution):
+    logits = torch.tensor(
+        [[200.0, -200.0, 1e4, -1e4], [200.0, -200.0, 1e4, -1e4], [90.0, -90.0, 30.0, -30.0]]
+    )
+    targets = torch.tensor([[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.0, 1.0]])
+    return [
+        described(solution.focal_loss(logits, targets, 0.25, 2.0, "none")),
+        described(solution.focal_loss(logits, targets, 0.25, 2.0, "mean")),
+    ]
+
+
+@case(rtol=RTOL, atol=ATOL)
+def all_negatives(solution):
+    logits, _ = random_problem(13, (10,))
+    return described(solution.focal_loss(logits, torch.zeros(10), 0.25, 2.0, "mean"))
+
+
+@case(rtol=RTOL, atol=ATOL)
+def gradient(solution):
+    logits, targets = random_problem(14, (4, 6))
+    logits.requires_grad_(True)
+    loss = solution.focal_loss(logits, targets, 0.25, 2.0, "mean")
+    loss.backward()
+    return {"loss": loss.detach(), "grad": logits.grad}
+
+
+@case(rtol=RTOL, atol=ATOL)
+def inputs_not_modified(solution):
+    logits, targets = random_problem(15, (3, 5))
+    before = (logits.clone(), targets.clone())
+    loss = solution.focal_loss(logits, targets, 0.25, 2.0, "sum")
+    return {
+        "loss": loss,
+        "logits_unchanged": torch.equal(logits, before[0]),
+        "targets_unchanged": torch.equal(targets, before[1]),
+    }
+
+
+@case
+def unknown_reduction_raises(solution):
+    logits, targets = random_problem(16, (4,))
+    try:
+        solution.focal_loss(logits, targets, 0.25, 2.0, "average")
+    except ValueError:
+        return "ValueError"
+    return "no error"

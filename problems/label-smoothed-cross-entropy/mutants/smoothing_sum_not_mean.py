@@ -1,0 +1,14 @@
+import torch
+
+
+def label_smoothed_cross_entropy(
+    logits: torch.Tensor, target: torch.Tensor, smoothing: float, ignore_index: int = -100
+) -> torch.Tensor:
+    log_probs = torch.log_softmax(logits, dim=1)  # stable: never exp() a large logit
+    keep = target != ignore_index
+    safe_target = torch.where(keep, target, torch.zeros_like(target))  # any valid class index
+    nll = -log_probs.gather(1, safe_target.unsqueeze(1)).squeeze(1)
+    uniform = -log_probs.sum(dim=1)  # eps on every class instead of eps / C
+    per_sample = (1.0 - smoothing) * nll + smoothing * uniform
+    per_sample = torch.where(keep, per_sample, torch.zeros_like(per_sample))
+    return per_sample.sum() / keep.sum()

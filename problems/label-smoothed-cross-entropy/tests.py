@@ -1,0 +1,137 @@
+"""Tests for label-smoothed-cross-entropy.
+
+Values (and gradients) are checked on random inputs of several sizes, with and without ignored
+targets, at extreme logits, and the inputs must come back unchanged. One case counts calls to the
+built-in cross-entropy.
+"""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from runner.testing import case
+
+RTOL = 1e-5
+ATOL = 1e-6
+
+
+def random_problem(seed, n, c, scale=1.0, ignore_fraction=0.0, ignore_index=-100):
+    gen = torch.Generator().manual_seed(seed)
+    logits = torch.randn(n, c, generator=gen) * scale
+    target = torch.randint(0, c, (n,), generator=gen)
+    ignored = torch.rand(n, generator=gen) < ignore_fraction
+    target[ignored] = ignore_index
+    return logits, target
+
+
+def described(out):
+    return {"loss": out, "dtype": str(out.dtype), "shape": list(out.shape)}
+
+
+@case(public=True, rtol=RTOL, atol=ATOL)
+def example(solution):
+    logits = torch.tensor([[2.0, 0.5, -1.0], [0.0, 0.0, 0.0], [1.0, 3.0, 0.5], [-2.0, 1.0, 4.0]])
+    target = torch.tensor([0, 1, -100, 2])
+    return round(solution.label_smoothed_cross_entropy(logits, target, 0.1, -100).item(), 6)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def random_sizes(solution):
+    out = []
+    for seed, (n, c) in enumerate([(1, 2), (5, 3), (16, 10), (64, 7)]):
+        logits, target = random_problem(seed, n, c)
+        out.append(described(solution.label_smoothed_cross_entropy(logits, target, 0.2)))
+    return out
+
+
+@case(rtol=RTOL, atol=ATOL)
+def some_targets_ignored(solution):
+    logits, target = random_problem(10, 32, 5, ignore_fraction=0.4)
+    return described(solution.label_smoothed_cross_entropy(logits, target, 0.1))
+
+
+@case(rtol=RTOL, atol=ATOL)
+def custom_ignore_index(solution):
+    logits, target = random_problem(11, 20, 6, ignore_fraction=0.3, ignore_index=-1)
+    return described(solution.label_smoothed_cross_entropy(logits, target, 0.3, ignore_index=-1))
+
+
+@case(rtol=RTOL, atol=ATOL)
+def ignore_index_is_a_real_class_id(solution):
+    # Ignoring class 0 (e.g. a padding token): rows with target 0 do not count.
+    logits, target = random_problem(12, 24, 4)
+    return described(solution.label_smoothed_cross_entropy(logits, target, 0.15, ignore_index=0))
+
+
+@case(rtol=RTOL, atol=ATOL)
+def no_smoothing_and_full_smoothing(solution):
+    logits, target = random_problem(13, 12, 5, ignore_fraction=0.25)
+    return [
+        described(solution.label_smoothed_cross_entropy(logits, target, 0.0)),
+        described(solution.label_smoothed_cross_entropy(logits, target, 1.0)),
+    ]
+
+
+@case(rtol=RTOL, atol=ATOL)
+def huge_logits_stay_finite(solution):
+    logits, target = random_problem(14, 10, 6, scale=1e4)
+    return described(solution.label_smoothed_cross_entropy(logits, target, 0.1))
+
+
+@case
+def every_target_ignored_is_nan(solution):
+    logits, _ = random_problem(15, 4, 3)
+    target = torch.full((4,), -100)
+    return described(solution.label_smoothed_cross_entropy(logits, target, 0.1))
+
+
+@case(rtol=RTOL, atol=ATOL)
+def gradient_flows_to_kept_rows_only(solution):
+    logits, target = random_problem(16, 9, 4, ignore_fraction=0.3)
+    logits.requires_grad_(True)
+    loss = solution.label_smoothed_cross_entropy(logits, target, 0.2)
+    loss.backward()
+    return {"loss": loss.detach(), "grad": logits.grad}
+
+
+@case(rtol=RTOL, atol=ATOL)
+def inputs_not_modified(solution):
+    logits, target = random_problem(17, 8, 5, ignore_fraction=0.3)
+    logits_before, target_before = logits.clone(), target.clone()
+    loss = solution.label_smoothed_cross_entropy(logits, target, 0.1)
+    return {
+        "loss": loss,
+        "logits_unchanged": torch.equal(logits, logits_before),
+        "target_unchanged": torch.equal(target, target_before),
+    }
+
+
+@case
+def no_builtin_cross_entropy(solution):
+    calls = []
+    original_f = F.cross_entropy
+    original_forward = nn.CrossEntropyLoss.forward
+    aliases = [name for name, value in vars(solution).items() if value is original_f]
+
+    def counting_f(*args, **kwargs):
+        calls.append("F.cross_entropy")
+        return original_f(*args, **kwargs)
+
+    def counting_forward(self, *args, **kwargs):
+        calls.append("nn.CrossEntropyLoss")
+        return original_forward(self, *args, **kwargs)
+
+    F.cross_entropy = counting_f
+    torch.nn.functional.cross_entropy = counting_f
+    nn.CrossEntropyLoss.forward = counting_forward
+    for name in aliases:
+        setattr(solution, name, counting_f)
+    try:
+        logits, target = random_problem(18, 6, 4, ignore_fraction=0.2)
+        solution.label_smoothed_cross_entropy(logits, target, 0.1)
+    finally:
+        F.cross_entropy = original_f
+        nn.CrossEntropyLoss.forward = original_forward
+        for name in aliases:
+            setattr(solution, name, original_f)
+    return {"builtin_calls": len(calls)}

@@ -1,0 +1,80 @@
+"""Tests for resume-optimizer-state.
+
+The resumed run is compared with the reference and, inside the sandbox, with an uninterrupted run of
+the same model: they must agree exactly.
+"""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from runner.testing import case
+
+RTOL = 1e-6
+ATOL = 1e-7
+
+
+def data(seed, n=8):
+    gen = torch.Generator().manual_seed(seed)
+    return torch.randn(n, 3, generator=gen), torch.randn(n, 1, generator=gen)
+
+
+def uninterrupted(x, y, total_steps):
+    """The run that never crashed: the statement's model, optimizer, scheduler and step."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=3, gamma=0.5)
+    losses = []
+    for _ in range(total_steps):
+        optimizer.zero_grad()
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+        scheduler.step()
+        losses.append(loss.item())
+    params = torch.cat([p.detach().flatten() for p in model.parameters()])
+    return losses, optimizer.param_groups[0]["lr"], params
+
+
+def example_data():
+    x = torch.tensor([[1.0, 0.5, -1.0], [0.0, -2.0, 1.0], [2.0, 1.0, 0.0], [-1.0, 0.0, 0.5]])
+    y = torch.tensor([[1.0], [-1.0], [2.0], [0.0]])
+    return x, y
+
+
+@case(public=True, rtol=RTOL, atol=ATOL)
+def example(solution):
+    x, y = example_data()
+    result = solution.train_with_resume(x, y, 6, 3)
+    return {"losses": [round(v, 6) for v in result["losses"]], "final_lr": result["final_lr"]}
+
+
+@case(rtol=RTOL, atol=ATOL)
+def longer_run(solution):
+    x, y = data(1)
+    return solution.train_with_resume(x, y, 14, 5)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def checkpoint_right_after_lr_drop(solution):
+    x, y = data(2)
+    return solution.train_with_resume(x, y, 10, 6)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def checkpoint_after_first_step(solution):
+    x, y = data(3, n=5)
+    return solution.train_with_resume(x, y, 8, 1)
+
+
+@case
+def identical_to_uninterrupted_run(solution):
+    x, y = data(4)
+    result = solution.train_with_resume(x, y, 12, 7)
+    losses, lr, params = uninterrupted(x, y, 12)
+    return {
+        "same_losses": result["losses"] == losses,
+        "same_lr": result["final_lr"] == lr,
+        "same_params": torch.equal(result["params"], params),
+    }
