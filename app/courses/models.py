@@ -145,8 +145,9 @@ class Regrade(Base):
     assignment_id: Mapped[int] = mapped_column(ForeignKey("assignments.id", ondelete="CASCADE"))
     problem_id: Mapped[int] = mapped_column(ForeignKey("problems.id", ondelete="CASCADE"))
     version_id: Mapped[int] = mapped_column(ForeignKey("problem_versions.id", ondelete="CASCADE"))
-    started_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
-    applied_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    # Who acted, as a log: plain ids, no foreign keys (see migration 0010).
+    started_by_id: Mapped[int | None] = mapped_column(Integer)
+    applied_by_id: Mapped[int | None] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(10), default="judging")
     never_lower: Mapped[bool] = mapped_column(Boolean, default=False)
     # {original submission id: re-judged copy id}
