@@ -190,8 +190,3 @@ def version_numbers(session: Session, version_ids: Sequence[int]) -> dict[int, i
         return {}
     stmt = select(ProblemVersion.id, ProblemVersion.number).where(ProblemVersion.id.in_(version_ids))
     return {vid: number for vid, number in session.execute(stmt)}
-
-
-def regrade_copy(session: Session, judge_id: int, key: str) -> Submission | None:
-    stmt = select(Submission).where(Submission.user_id == judge_id, Submission.idempotency_key == key)
-    return session.scalars(stmt).first()
