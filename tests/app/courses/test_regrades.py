@@ -18,6 +18,7 @@ from app.courses import gradebook, repository
 from app.kit.db import Database, utcnow
 from app.kit.runner import JudgeRunner
 from app.problems.importer import import_bank
+from app.submissions import service as submissions
 from tests.app.conftest import BANK
 
 RIGHT = "import torch\n\n\ndef add(a, b):\n    return a + b\n"
@@ -135,6 +136,12 @@ def test_regrade_dry_run_then_apply(make_account, db: Database, runner: JudgeRun
     assert {k for k in after if after[k] != before[k]} == {(right.email, str(a1))}
     assert after == _recomputed(db, cid)
 
+    with db.transaction() as session:  # the accepted copy is not the learner's: no solved mark, no history
+        learner = repository.get_user_by_email(session, right.email)
+        assert learner is not None
+        assert submissions.solved_problem_ids(session, learner) == set()
+    assert [s["verdict"] for s in right.get("/api/v1/submissions").json()["items"]] == ["wrong_answer"]
+
     twice = teacher.post(f"{url}/apply", json={"never_lower": False})  # idempotent
     assert twice.status_code == 200 and twice.json()["never_lower"] is True
     assert _scores(teacher, cid) == after
@@ -149,3 +156,11 @@ def test_regrade_dry_run_then_apply(make_account, db: Database, runner: JudgeRun
     final = _scores(teacher, cid)
     assert {k: v for k, v in final.items() if v != after[k]} == listed
     assert final == _recomputed(db, cid)
+
+
+def test_regrade_routes_are_in_the_openapi_schema(make_account) -> None:
+    paths = make_account().get("/api/v1/openapi.json").json()["paths"]
+    base = "/api/v1/courses/{course_id}/assignments/{assignment_id}/regrades"
+    assert "post" in paths[base]
+    assert "get" in paths[base + "/{regrade_id}"]
+    assert "post" in paths[base + "/{regrade_id}/apply"]
