@@ -198,18 +198,16 @@ def progress(session: Session, regrade: Regrade) -> Progress:
     return Progress(judged=len(judged), total=len(regrade.copies), failed=failed)
 
 
-def refresh(session: Session, regrade: Regrade) -> Progress:
-    """Move a run whose copies are all judged from "judging" to "ready"; returns its progress."""
-    state = progress(session, regrade)
+def status(regrade: Regrade, state: Progress) -> str:
+    """A run whose copies are all judged is "ready" (derived, so reading never writes)."""
     if regrade.status == JUDGING and state.judged == state.total:
-        regrade.status = READY
-        session.flush()
-    return state
+        return READY
+    return regrade.status
 
 
 def dry_run(session: Session, course: Course, assignment: Assignment, regrade: Regrade) -> list[Change]:
     """Every active student whose credit on the problem would change, from what to what."""
-    if regrade.status == JUDGING:
+    if status(regrade, progress(session, regrade)) == JUDGING:
         return []
     students = list(repository.active_students(session, course.id))
     ids = [u.id for _, u in students]
@@ -247,8 +245,7 @@ def apply(
     """Apply the dry run. Idempotent: an applied run is returned unchanged."""
     if regrade.status == APPLIED:
         return regrade
-    refresh(session, regrade)
-    if regrade.status != READY:
+    if status(regrade, progress(session, regrade)) != READY:
         raise Conflict("The regrade is still judging; apply it once every submission is re-judged.")
     changes = dry_run(session, course, assignment, regrade)
     floors = {str(c.user_id): c.old for c in changes if never_lower and c.new < c.old}
@@ -272,11 +269,12 @@ def apply(
 
 def view(session: Session, course: Course, assignment: Assignment, regrade: Regrade) -> dict[str, Any]:
     """The run as the API and the regrade page show it: progress and the (dry-run or applied) changes."""
-    state = refresh(session, regrade)
+    state = progress(session, regrade)
+    current = status(regrade, state)
     problem = problems.problems_by_ids(session, {regrade.problem_id})
     slug = problem[0].slug if problem else None
     numbers = repository.version_numbers(session, [regrade.version_id])
-    if regrade.status == APPLIED:
+    if current == APPLIED:
         changes = list(regrade.changes or [])
     else:
         changes = [c.as_dict() for c in dry_run(session, course, assignment, regrade)]
@@ -287,7 +285,7 @@ def view(session: Session, course: Course, assignment: Assignment, regrade: Regr
         "problem": slug,
         "version_id": regrade.version_id,
         "version": numbers.get(regrade.version_id),
-        "status": regrade.status,
+        "status": current,
         "judged": state.judged,
         "total": state.total,
         "failed": state.failed,

@@ -91,3 +91,41 @@ def test_course_pages_from_creation_to_drill_down(new_browser, db: Database, cod
     assert ext.status_code == 303  # type: ignore[attr-defined]
     assert student.email in teacher.get(assignment_url).text
     assert "add-tensors" in teacher.get(f"{assignment_url}/regrades").text
+
+
+def test_instructor_manages_enrolment_on_the_course_page(new_browser, db: Database) -> None:
+    teacher, co, student = _instructor(new_browser, db), _instructor(new_browser, db), new_browser()
+    assert student.signup().status_code == 303
+    course_url = _post(teacher, "/courses", {"title": "Roster course"}).headers["location"]  # type: ignore[attr-defined]
+    first = re.search(r'id="join-code">([^<]+)<', teacher.get(course_url).text)
+    assert first
+    assert _post(teacher, f"{course_url}/join-code", {}).status_code == 303  # type: ignore[attr-defined]
+    second = re.search(r'id="join-code">([^<]+)<', teacher.get(course_url).text)
+    assert second and second.group(1) != first.group(1)
+    assert _post(student, "/courses/join", {"code": first.group(1)}).status_code == 404  # type: ignore[attr-defined]
+
+    roster = f"email,section\n{student.email},A\nnew-person@example.com,B\n".encode()
+    page = teacher.post(
+        f"{course_url}/roster",
+        data={"csrf_token": teacher.csrf(course_url)},
+        files={"file": ("roster.csv", roster, "text/csv")},
+    )
+    assert page.status_code == 200 and "Enrolled 1; invited 1; skipped 0." in page.text
+    invitation = re.search(r"<td>new-person@example.com</td><td><code>([^<]+)</code>", page.text)
+    assert invitation
+    assert "Roster course" in student.get(course_url).text
+
+    assert co.email
+    added = _post(teacher, f"{course_url}/instructors", {"email": co.email}, page=course_url)
+    assert added.status_code == 303  # type: ignore[attr-defined]
+    assert 'id="join-code"' in co.get(course_url).text  # a co-instructor sees the instructor panel
+
+    student_id = re.search(r'data-student="(\d+)"', teacher.get(course_url).text)
+    assert student_id
+    blocked = _post(
+        teacher, f"{course_url}/students/{student_id.group(1)}/status", {"status": "blocked"}, course_url
+    )
+    assert blocked.status_code == 303  # type: ignore[attr-defined]
+    assert student.get(course_url).status_code == 404
+    again = _post(student, "/courses/join", {"code": second.group(1)})
+    assert again.status_code == 403 and "blocked" in again.text  # type: ignore[attr-defined]
