@@ -131,8 +131,11 @@ class Extension(Base):
 class Regrade(Base):
     """Re-judging an assignment problem's submissions on a newer version: dry run, then apply.
 
-    ``changes`` is the dry run's answer ``[{"user_id", "old", "new"}]``; ``floors`` the scores a
-    "never lower" apply keeps; ``judged``/``total`` the progress the page shows.
+    ``copies`` maps each original submission to its re-judged copy (owned by the system judge
+    account, see :mod:`app.courses.regrades`); progress is counted from the copies, and a run is
+    "ready" once all are judged (derived; stored ``status`` goes judging -> applied). ``changes``
+    is what applying changed ``[{"user_id", "old", "new", …, "kept"}]`` and ``floors`` the credits
+    a "never lower" apply keeps.
     """
 
     __tablename__ = "course_regrades"
