@@ -7,12 +7,15 @@ verdict flips, and applying must change exactly what the dry run listed.
 
 from __future__ import annotations
 
+import logging
 import shutil
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from app.courses import gradebook, repository
 from app.kit.db import Database, utcnow
@@ -68,7 +71,10 @@ def _recomputed(db: Database, cid: int) -> dict[tuple[str, str], float]:
         }
 
 
-def test_regrade_dry_run_then_apply(make_account, db: Database, runner: JudgeRunner, tmp_path: Path) -> None:
+def test_regrade_dry_run_then_apply(
+    make_account, db: Database, runner: JudgeRunner, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="app.courses.regrades")
     slug = f"regrade-{uuid.uuid4().hex[:8]}"
     _publish(db, runner, tmp_path, slug, ABS)  # v1: the reference is wrong on negative values
     teacher, outsider = make_account("instructor"), make_account()
@@ -141,6 +147,12 @@ def test_regrade_dry_run_then_apply(make_account, db: Database, runner: JudgeRun
         assert learner is not None
         assert submissions.solved_problem_ids(session, learner) == set()
     assert [s["verdict"] for s in right.get("/api/v1/submissions").json()["items"]] == ["wrong_answer"]
+
+    logged = [r.getMessage() for r in caplog.records if r.name == "app.courses.regrades"]
+    assert any(f"regrade {run['id']} started by user" in m and "(v2)" in m for m in logged), logged
+    assert any(f"regrade {run['id']} applied by user" in m and "never_lower=True" in m for m in logged), (
+        logged
+    )
 
     twice = teacher.post(f"{url}/apply", json={"never_lower": False})  # idempotent
     assert twice.status_code == 200 and twice.json()["never_lower"] is True
