@@ -23,6 +23,7 @@ from app.authoring import pages as authoring_pages
 from app.billing import api as billing_api
 from app.courses import access as course_access
 from app.courses import api as course_api
+from app.courses import pages as course_pages
 from app.drafts import api as draft_api
 from app.kit.db import Database
 from app.kit.errors import AppError
@@ -196,6 +197,7 @@ def create_app(
         authoring_pages.router,
         authoring_api.router,
         course_api.router,
+        course_pages.router,
         billing_api.router,
     ):
         app.include_router(router)

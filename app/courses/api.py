@@ -13,11 +13,12 @@ from fastapi import APIRouter, Query
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.courses import assignments, enrolment, gradebook
-from app.courses.deps import AssignmentId, CourseId, CourseReader, CourseWriter, UserId
+from app.courses import assignments, enrolment, gradebook, regrades
+from app.courses.deps import AssignmentId, CourseId, CourseReader, CourseWriter, RegradeId, UserId
 from app.courses.views import assignment_view, course_view
 from app.kit.db import utcnow
 from app.kit.web import SessionDep
+from app.submissions.deps import DispatcherDep
 
 router = APIRouter(prefix="/api/v1/courses", tags=["courses"])
 
@@ -290,3 +291,79 @@ def gradebook_csv(course_id: CourseId, session: SessionDep, user: CourseReader) 
 @router.get("/{course_id}/gradebook.xlsx", responses=ERRORS, summary="The gradebook as XLSX")
 def gradebook_xlsx(course_id: CourseId, session: SessionDep, user: CourseReader) -> Response:
     return _download(course_id, session, user, "xlsx")
+
+
+class RegradeIn(BaseModel):
+    problem: str = Field(max_length=200, description="The slug of one of the assignment's problems")
+
+
+class ApplyIn(BaseModel):
+    never_lower: bool = Field(default=False, description="Keep a student's old credit when it was higher")
+
+
+REGRADE_NOTE = (
+    "Re-judges the course's students' counted submissions of the problem on its current version "
+    "(through the normal judge), then `GET` shows progress (`judged`/`total`) and, once `status` is "
+    "`ready`, the dry run: exactly the students whose credit would change, from what to what."
+)
+
+
+@router.post(
+    "/{course_id}/assignments/{assignment_id}/regrades",
+    status_code=201,
+    responses=ERRORS | {200: {"description": "This target was started before: the same run"}},
+    summary="Start a regrade of one assignment problem on its current version",
+    description=REGRADE_NOTE,
+)
+def start_regrade(
+    course_id: CourseId,
+    assignment_id: AssignmentId,
+    body: RegradeIn,
+    response: Response,
+    session: SessionDep,
+    user: CourseWriter,
+    dispatcher: DispatcherDep,
+) -> dict[str, Any]:
+    course = enrolment.course_for_instructor(session, course_id, user)
+    assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
+    regrade, created = regrades.start(session, dispatcher, course, assignment, body.problem, user)
+    if not created:
+        response.status_code = 200
+    return regrades.view(session, course, assignment, regrade)
+
+
+@router.get(
+    "/{course_id}/assignments/{assignment_id}/regrades/{regrade_id}",
+    responses=ERRORS,
+    summary="A regrade: progress and the dry run (or what was applied)",
+)
+def get_regrade(
+    course_id: CourseId,
+    assignment_id: AssignmentId,
+    regrade_id: RegradeId,
+    session: SessionDep,
+    user: CourseReader,
+) -> dict[str, Any]:
+    course = enrolment.course_for_instructor(session, course_id, user)
+    assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
+    return regrades.view(session, course, assignment, regrades.regrade_in(session, assignment, regrade_id))
+
+
+@router.post(
+    "/{course_id}/assignments/{assignment_id}/regrades/{regrade_id}/apply",
+    responses=ERRORS | {409: {"description": "Still judging (`conflict`)"}},
+    summary="Apply a regrade (idempotent)",
+)
+def apply_regrade(
+    course_id: CourseId,
+    assignment_id: AssignmentId,
+    regrade_id: RegradeId,
+    body: ApplyIn,
+    session: SessionDep,
+    user: CourseWriter,
+) -> dict[str, Any]:
+    course = enrolment.course_for_instructor(session, course_id, user)
+    assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
+    regrade = regrades.regrade_in(session, assignment, regrade_id)
+    regrades.apply(session, course, assignment, regrade, user, never_lower=body.never_lower)
+    return regrades.view(session, course, assignment, regrade)

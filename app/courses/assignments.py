@@ -158,3 +158,13 @@ def student_view(session: Session, assignment: Assignment, user: User) -> Studen
 
 def late_view(assignment: Assignment) -> list[dict[str, Any]]:
     return [{"until": w["until"], "credit": w["credit"]} for w in assignment.late or []]
+
+
+def extensions_with_students(session: Session, assignment: Assignment) -> list[tuple[Extension, str]]:
+    """The assignment's extensions with each student's email, for the instructor's page."""
+    emails = {u.id: u.email for _, u in repository.active_students(session, assignment.course_id)}
+    rows = [
+        (e, emails.get(e.user_id, f"user #{e.user_id}"))
+        for e in repository.extensions(session, [assignment.id])
+    ]
+    return sorted(rows, key=lambda row: row[1])

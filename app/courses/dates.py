@@ -46,6 +46,15 @@ class Dates:
                 return window.credit
         return 0.0
 
+    def window_at(self, now: datetime) -> tuple[float, datetime | None]:
+        """(credit an accepted submission earns now, until when); after the last window (0, None)."""
+        if now <= self.due_at:
+            return 100.0, self.due_at
+        for window in self.late:
+            if now <= window.until:
+                return window.credit, window.until
+        return 0.0, None
+
     def open_for_course_access(self, now: datetime) -> bool:
         """Course access to Premium problems: from release; "closed" assignments stop at the close."""
         return self.released(now) and (self.after_last != "closed" or now <= self.closes_at)

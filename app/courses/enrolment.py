@@ -256,3 +256,13 @@ def import_roster(session: Session, course: Course, text: str) -> RosterReport:
 
 def my_courses(session: Session, user: User) -> list[tuple[Course, CourseMember]]:
     return list(repository.courses_of(session, user.id))
+
+
+def members(session: Session, course: Course) -> list[tuple[CourseMember, User]]:
+    """Everyone in the course (any role and status), by email: the course page's roster."""
+    return list(repository.members_with_users(session, course.id))
+
+
+def invitations(session: Session, course: Course) -> list[CourseInvitation]:
+    """Roster emails that have no account yet (or whose invitation is still unused)."""
+    return [i for i in repository.invitations(session, course.id) if i.accepted_by_id is None]

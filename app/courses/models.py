@@ -131,8 +131,11 @@ class Extension(Base):
 class Regrade(Base):
     """Re-judging an assignment problem's submissions on a newer version: dry run, then apply.
 
-    ``changes`` is the dry run's answer ``[{"user_id", "old", "new"}]``; ``floors`` the scores a
-    "never lower" apply keeps; ``judged``/``total`` the progress the page shows.
+    ``copies`` maps each original submission to its re-judged copy (owned by the system judge
+    account, see :mod:`app.courses.regrades`); progress is counted from the copies, and a run is
+    "ready" once all are judged (derived; stored ``status`` goes judging -> applied). ``changes``
+    is what applying changed ``[{"user_id", "old", "new", …, "kept"}]`` and ``floors`` the credits
+    a "never lower" apply keeps.
     """
 
     __tablename__ = "course_regrades"
@@ -145,8 +148,9 @@ class Regrade(Base):
     assignment_id: Mapped[int] = mapped_column(ForeignKey("assignments.id", ondelete="CASCADE"))
     problem_id: Mapped[int] = mapped_column(ForeignKey("problems.id", ondelete="CASCADE"))
     version_id: Mapped[int] = mapped_column(ForeignKey("problem_versions.id", ondelete="CASCADE"))
-    started_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
-    applied_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    # Who acted, as a log: plain ids, no foreign keys (see migration 0010).
+    started_by_id: Mapped[int | None] = mapped_column(Integer)
+    applied_by_id: Mapped[int | None] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(10), default="judging")
     never_lower: Mapped[bool] = mapped_column(Boolean, default=False)
     # {original submission id: re-judged copy id}

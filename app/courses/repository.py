@@ -20,6 +20,7 @@ from app.courses.models import (
     Extension,
     Regrade,
 )
+from app.problems.models import ProblemVersion
 from app.submissions.models import Submission
 
 T = TypeVar("T")
@@ -181,3 +182,11 @@ def submissions_by_ids(session: Session, ids: Sequence[int]) -> Sequence[Submiss
     if not ids:
         return []
     return session.scalars(select(Submission).where(Submission.id.in_(ids))).all()
+
+
+def version_numbers(session: Session, version_ids: Sequence[int]) -> dict[int, int]:
+    """``{version id: number}`` ("v3" on the pages) of these problem versions."""
+    if not version_ids:
+        return {}
+    stmt = select(ProblemVersion.id, ProblemVersion.number).where(ProblemVersion.id.in_(version_ids))
+    return {vid: number for vid, number in session.execute(stmt)}

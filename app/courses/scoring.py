@@ -18,10 +18,12 @@ from sqlalchemy.orm import Session
 from app.courses import dates as dates_mod
 from app.courses import repository
 from app.courses.models import Assignment, Extension, Regrade
-from app.submissions.models import COPY_KEY_PREFIX, Submission
+from app.submissions.models import COPY_KEY_PREFIX, FINISHED, Submission
+from runner.verdict import Verdict
 
 REGRADE_KEY_PREFIX = COPY_KEY_PREFIX
 ACCEPTED = "accepted"
+INTERNAL_ERROR = Verdict.INTERNAL_ERROR.value
 
 
 def is_regrade_copy(submission: Submission) -> bool:
@@ -58,7 +60,9 @@ class Overrides:
             target = verdicts.setdefault(key, {})
             for original, copy_id in regrade.copies.items():
                 copy = copies.get(copy_id)
-                target[int(original)] = copy.verdict if copy is not None else None
+                # A copy the platform failed to judge (or lost) leaves the original verdict standing.
+                if copy is not None and copy.status == FINISHED and copy.verdict != INTERNAL_ERROR:
+                    target[int(original)] = copy.verdict
             if regrade is not extra and regrade.never_lower and regrade.floors:
                 bucket = floors.setdefault(key, {})
                 for user_id, floor in regrade.floors.items():

@@ -11,6 +11,7 @@ from app.accounts import premium, service, tokens
 from app.accounts.deps import CurrentUser, StaffUser
 from app.accounts.models import User
 from app.accounts.pages import safe_next
+from app.courses import enrolment
 from app.kit.db import utcnow
 from app.kit.errors import FormErrors
 from app.kit.web import CsrfProtected, SessionDep, parse_int, render
@@ -45,6 +46,7 @@ def account_page(
         "chart": progress_chart(session, user.id),
         "tokens": tokens.list_tokens(session, user),
         "codes": premium.list_codes(session, user) if user.is_staff else [],
+        "courses": enrolment.my_courses(session, user),
         "new_token": new_token,
         "notice": request.session.pop(NOTICE_KEY, None),
         "errors": errors or {},

@@ -5,7 +5,7 @@ with history. The upgrade fills them from the existing submissions (the same rul
 ``app.progress.rules`` and ``torchdrill stats rebuild``).
 
 Revision ID: 0011
-Revises: 0008
+Revises: 0010
 Create Date: 2026-12-03
 """
 
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0011"
-down_revision: str | Sequence[str] | None = "0008"
+down_revision: str | Sequence[str] | None = "0010"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -6,7 +6,9 @@ axe is evaluated through Playwright (not served by the app), so the CSP is untou
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Server, Visit, Visits
+from tests.browser.courses import create_assignment, create_course, join
 from tests.browser.editor import bank_file, replace_code, wait_verdict
 
 pytestmark = pytest.mark.browser
@@ -84,5 +87,25 @@ def test_main_pages_have_no_serious_axe_findings(visits: Visits, server: Server)
     in_both_themes(teacher, "authoring list", found)
     teacher.page.goto("/authoring/new")
     in_both_themes(teacher, "authoring editor", found)
+
+    # classes: the instructor's and the student's course pages
+    tpage = teacher.page
+    title = f"Axe course {uuid.uuid4().hex[:4]}"
+    course, code = create_course(tpage, title)
+    in_both_themes(teacher, "course page (instructor)", found)
+    assignment = create_assignment(tpage, course, "Week 1", "add-tensors", -timedelta(hours=1))
+    in_both_themes(teacher, "assignment (instructor)", found)
+    join(page, code, title)
+    page.goto("/courses")
+    in_both_themes(learner, "my courses", found)
+    page.goto(assignment)
+    in_both_themes(learner, "assignment (student)", found)
+    tpage.goto(f"{course}/gradebook")
+    in_both_themes(teacher, "gradebook", found)
+    tpage.locator("#gradebook tbody a").first.click()
+    tpage.locator("details.attempt summary").first.click()
+    in_both_themes(teacher, "drill-down", found)
+    tpage.goto(f"{assignment}/regrades")
+    in_both_themes(teacher, "regrade", found)
 
     assert not found, "\n".join(f"{state}:\n  " + "\n  ".join(items) for state, items in found.items())

@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from app.courses import assignments, enrolment, scoring
-from app.courses.models import Assignment, Course
+from app.courses import assignments, enrolment, regrades, scoring
+from app.courses.models import Assignment, Course, Regrade
 from app.kit.db import Database, utcnow
 from app.kit.errors import InvalidInput, NotFound
 from app.problems import service as problems
@@ -136,3 +136,38 @@ def test_course_access_opens_premium_problems_to_enrolled_students(db: Database)
         assert not problems.can_work_on(premium, student, now + timedelta(days=2))  # closed after due
         enrolment.set_student_status(session, course, student.id, "removed")
         assert not problems.can_work_on(premium, student, soon)
+
+
+def test_applied_regrade_verdicts_and_a_failed_rejudge(db: Database) -> None:
+    """An applied run's copy verdict replaces the original's; a copy the platform failed keeps it."""
+    with db.transaction() as session:
+        teacher, flipped, failed = user(session, "instructor"), user(session), user(session)
+        course = enrolment.create_course(session, teacher, "C")
+        for s in (flipped, failed):
+            enrolment.join(session, s, course.join_code, DUE - timedelta(days=30))
+        a = _assignment(session, course, problem_slugs=["add-tensors"])
+        judge = regrades.judge_account(session)
+        copies = {}
+        for who, copy_verdict in ((flipped, "wrong_answer"), (failed, "internal_error")):
+            original = stored_submit(session, who, "add-tensors", DUE - timedelta(hours=1))
+            copy = stored_submit(session, judge, "add-tensors", DUE, verdict=copy_verdict)
+            copies[str(original.id)] = copy.id
+        p = problem(session, "add-tensors")
+        assert p.current_version_id is not None
+        run = Regrade(
+            assignment_id=a.id,
+            problem_id=p.id,
+            version_id=p.current_version_id,
+            copies=copies,
+            status="judging",
+        )
+        session.add(run)
+        session.flush()
+        before = scoring.compute(session, [a], [flipped.id, failed.id])
+        assert [before[(u.id, a.id)].percent for u in (flipped, failed)] == [100.0, 100.0]  # not applied
+        changes = regrades.dry_run(session, course, a, run)
+        assert [(c.user_id, c.old, c.new) for c in changes] == [(flipped.id, 100.0, 0.0)]
+        assert regrades.progress(session, run).failed == 1
+        regrades.apply(session, course, a, run, teacher, never_lower=False)
+        after = scoring.compute(session, [a], [flipped.id, failed.id])
+        assert [after[(u.id, a.id)].percent for u in (flipped, failed)] == [0.0, 100.0]

@@ -1,0 +1,412 @@
+"""The course pages (HTML): My courses, a course, an assignment, the gradebook, drill-down, regrades.
+
+Plain forms with the session's CSRF token; the same services as ``/api/v1/courses``. A course is
+404 to anybody not in it and the instructor pages are 404 to its students (the API's rules).
+Two small scripts: ``course-countdown.js`` (time left on the assignment page) and
+``course-regrade.js`` (polls a regrade's progress until its dry run is ready).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, Query, Request, UploadFile
+from fastapi.responses import RedirectResponse
+
+from app.accounts.deps import CurrentUser
+from app.accounts.models import User
+from app.courses import assignments, enrolment, forms, gradebook, regrades
+from app.courses.deps import AssignmentId, CourseId, RegradeId, UserId
+from app.courses.models import Course
+from app.kit.db import utcnow
+from app.kit.errors import AppError, InvalidInput, PayloadTooLarge
+from app.kit.web import CsrfProtected, SessionDep, render
+from app.submissions.deps import DispatcherDep
+
+router = APIRouter(prefix="/courses", tags=["course pages"])
+
+NOTICE_KEY = "course_notice"
+Text = Annotated[str, Form(max_length=200)]
+Optional = Annotated[str, Form(max_length=4000)]
+MAX_ROSTER_BYTES = 1_000_000
+
+
+def _notice(request: Request, url: str, text: str) -> RedirectResponse:
+    request.session[NOTICE_KEY] = text
+    return RedirectResponse(url, status_code=303)
+
+
+def _page(request: Request, template: str, context: dict[str, Any], status_code: int = 200) -> Any:
+    context = {"notice": request.session.pop(NOTICE_KEY, None), "shown": forms.shown} | context
+    return render(request, f"courses/{template}", context, status_code=status_code)
+
+
+# --- My courses -----------------------------------------------------------------------------------
+
+
+def _my_courses(
+    request: Request,
+    session: SessionDep,
+    user: User,
+    error: str | None = None,
+    code: str = "",
+    status: int = 200,
+) -> Any:
+    rows = enrolment.my_courses(session, user)
+    return _page(
+        request,
+        "list.html",
+        {"rows": rows, "error": error, "code": code, "can_create": user.is_staff},
+        status_code=status,
+    )
+
+
+@router.get("")
+def my_courses(request: Request, session: SessionDep, user: CurrentUser) -> Any:
+    return _my_courses(request, session, user)
+
+
+@router.get("/join")
+def join_link(
+    request: Request, session: SessionDep, user: CurrentUser, code: Annotated[str, Query(max_length=40)] = ""
+) -> Any:
+    """A join link shows the form filled in; joining is the form's POST (a GET never changes state)."""
+    return _my_courses(request, session, user, code=code)
+
+
+@router.post("/join", dependencies=[CsrfProtected])
+def join(
+    request: Request, session: SessionDep, user: CurrentUser, code: Annotated[str, Form(max_length=40)]
+) -> Any:
+    try:
+        course = enrolment.join(session, user, code, utcnow())
+    except AppError as exc:
+        return _my_courses(request, session, user, error=exc.detail, code=code, status=exc.status_code)
+    return _notice(request, f"/courses/{course.id}", f"You joined {course.title}.")
+
+
+@router.post("", dependencies=[CsrfProtected])
+def create(
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    title: Text,
+    term: Annotated[str, Form(max_length=100)] = "",
+    timezone: Annotated[str, Form(max_length=64)] = "UTC",
+) -> Any:
+    try:
+        course = enrolment.create_course(session, user, title, term=term, timezone=timezone)
+    except AppError as exc:
+        return _my_courses(request, session, user, error=exc.detail, status=exc.status_code)
+    return _notice(
+        request, f"/courses/{course.id}", "Course created. Share the join code with your students."
+    )
+
+
+# --- a course -------------------------------------------------------------------------------------
+
+
+def _course_page(
+    request: Request,
+    session: SessionDep,
+    user: User,
+    course_id: int,
+    *,
+    error: str | None = None,
+    report: enrolment.RosterReport | None = None,
+    status: int = 200,
+) -> Any:
+    course = enrolment.course_for_member(session, course_id, user)
+    instructor = enrolment.is_instructor(session, course, user)
+    listed = assignments.visible_assignments(session, course, user, utcnow())
+    context: dict[str, Any] = {
+        "course": course,
+        "instructor": instructor,
+        "assignments": [(a, assignments.assignment_problems(session, a)) for a in listed],
+        "error": error,
+        "report": report,
+    }
+    if instructor:
+        context["members"] = enrolment.members(session, course)
+        context["invitations"] = enrolment.invitations(session, course)
+        context["join_url"] = str(request.base_url).rstrip("/") + f"/courses/join?code={course.join_code}"
+    return _page(request, "course.html", context, status_code=status)
+
+
+@router.get("/{course_id}")
+def course_page(request: Request, course_id: CourseId, session: SessionDep, user: CurrentUser) -> Any:
+    return _course_page(request, session, user, course_id)
+
+
+def _instructs(session: SessionDep, course_id: int, user: User) -> Course:
+    return enrolment.course_for_instructor(session, course_id, user)
+
+
+@router.post("/{course_id}/join-code", dependencies=[CsrfProtected])
+def rotate(request: Request, course_id: CourseId, session: SessionDep, user: CurrentUser) -> Any:
+    course = _instructs(session, course_id, user)
+    enrolment.rotate_join_code(session, course)
+    return _notice(request, f"/courses/{course.id}", "New join code: the old one no longer works.")
+
+
+@router.post("/{course_id}/roster", dependencies=[CsrfProtected])
+async def roster(
+    request: Request,
+    course_id: CourseId,
+    session: SessionDep,
+    user: CurrentUser,
+    file: UploadFile | None = None,
+    text: Annotated[str, Form(max_length=MAX_ROSTER_BYTES)] = "",
+) -> Any:
+    course = _instructs(session, course_id, user)
+    try:
+        if file is not None and file.filename:
+            raw = await file.read(MAX_ROSTER_BYTES + 1)
+            if len(raw) > MAX_ROSTER_BYTES:
+                raise PayloadTooLarge("A roster file is limited to 1 MB.")
+            text = raw.decode("utf-8-sig", errors="replace")
+        if not text.strip():
+            raise InvalidInput("Choose a CSV file of emails (or paste one).")
+        report = enrolment.import_roster(session, course, text)
+    except AppError as exc:
+        return _course_page(request, session, user, course.id, error=exc.detail, status=exc.status_code)
+    return _course_page(request, session, user, course.id, report=report)
+
+
+@router.post("/{course_id}/instructors", dependencies=[CsrfProtected])
+def add_instructor(
+    request: Request, course_id: CourseId, session: SessionDep, user: CurrentUser, email: Text
+) -> Any:
+    course = _instructs(session, course_id, user)
+    try:
+        enrolment.add_instructor(session, course, user, email)
+    except AppError as exc:
+        return _course_page(request, session, user, course.id, error=exc.detail, status=exc.status_code)
+    return _notice(request, f"/courses/{course.id}", f"{email} is now a co-instructor.")
+
+
+@router.post("/{course_id}/students/{user_id}/status", dependencies=[CsrfProtected])
+def student_status(
+    request: Request,
+    course_id: CourseId,
+    user_id: UserId,
+    session: SessionDep,
+    user: CurrentUser,
+    status: Annotated[str, Form(max_length=20)],
+) -> Any:
+    course = _instructs(session, course_id, user)
+    member = enrolment.set_student_status(session, course, user_id, status)
+    return _notice(request, f"/courses/{course.id}", f"Student #{member.user_id} is now {member.status}.")
+
+
+@router.post("/{course_id}/assignments", dependencies=[CsrfProtected])
+def create_assignment(
+    request: Request,
+    course_id: CourseId,
+    session: SessionDep,
+    user: CurrentUser,
+    title: Text,
+    problems: Optional,
+    release_at: Text,
+    due_at: Text,
+    late: Optional = "",
+    after_last: Annotated[str, Form(max_length=10)] = "zero",
+) -> Any:
+    course = _instructs(session, course_id, user)
+    try:
+        assignment = assignments.create_assignment(
+            session,
+            course,
+            title=title,
+            problem_slugs=[s for s in problems.replace(",", " ").split() if s],
+            release_at=forms.local_time(release_at, course.timezone, "release"),
+            due_at=forms.local_time(due_at, course.timezone, "due"),
+            late=forms.late_windows(late, course.timezone),
+            after_last=after_last,
+        )
+    except AppError as exc:
+        return _course_page(request, session, user, course.id, error=exc.detail, status=exc.status_code)
+    return _notice(request, f"/courses/{course.id}/assignments/{assignment.id}", "Assignment created.")
+
+
+# --- an assignment --------------------------------------------------------------------------------
+
+
+def _assignment_page(
+    request: Request, session: SessionDep, user: User, course_id: int, assignment_id: int,
+    *, error: str | None = None, status: int = 200,
+) -> Any:  # fmt: skip
+    now = utcnow()
+    course = enrolment.course_for_member(session, course_id, user)
+    assignment = assignments.assignment_for(session, course, assignment_id, user, now)
+    instructor = enrolment.is_instructor(session, course, user)
+    context: dict[str, Any] = {
+        "course": course,
+        "assignment": assignment,
+        "instructor": instructor,
+        "error": error,
+        "problems": assignments.assignment_problems(session, assignment),
+    }
+    if instructor:
+        context["extensions"] = assignments.extensions_with_students(session, assignment)
+        context["students"] = [(m, u) for m, u in enrolment.members(session, course) if m.role == "student"]
+    else:
+        mine = assignments.student_view(session, assignment, user)
+        credit, until = mine.dates.window_at(now)
+        context |= {"mine": mine, "credit_now": credit, "window_until": until, "now": now}
+    return _page(request, "assignment.html", context, status_code=status)
+
+
+@router.get("/{course_id}/assignments/{assignment_id}")
+def assignment_page(
+    request: Request, course_id: CourseId, assignment_id: AssignmentId, session: SessionDep, user: CurrentUser
+) -> Any:
+    return _assignment_page(request, session, user, course_id, assignment_id)
+
+
+@router.post("/{course_id}/assignments/{assignment_id}/extensions", dependencies=[CsrfProtected])
+def set_extension(
+    request: Request,
+    course_id: CourseId,
+    assignment_id: AssignmentId,
+    session: SessionDep,
+    user: CurrentUser,
+    student: Annotated[int, Form(ge=1, le=2**31 - 1)],
+    release_at: Annotated[str, Form(max_length=40)] = "",
+    due_at: Annotated[str, Form(max_length=40)] = "",
+    late: Optional = "",
+) -> Any:
+    course = _instructs(session, course_id, user)
+    assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
+    try:
+        assignments.set_extension(
+            session,
+            assignment,
+            student,
+            release_at=forms.local_time(release_at, course.timezone, "release"),
+            due_at=forms.local_time(due_at, course.timezone, "due"),
+            late=forms.late_windows(late, course.timezone) if late.strip() else None,
+        )
+    except AppError as exc:
+        return _assignment_page(
+            request, session, user, course.id, assignment.id, error=exc.detail, status=exc.status_code
+        )
+    return _notice(request, f"/courses/{course.id}/assignments/{assignment.id}", "Extension saved.")
+
+
+# --- the gradebook and drill-down -----------------------------------------------------------------
+
+Filter = Annotated[str | None, Query(max_length=100)]
+
+
+@router.get("/{course_id}/gradebook")
+def gradebook_page(
+    request: Request,
+    course_id: CourseId,
+    session: SessionDep,
+    user: CurrentUser,
+    section: Filter = None,
+    q: Filter = None,
+) -> Any:
+    course = _instructs(session, course_id, user)
+    book = gradebook.build(session, course, section=section or None, q=q or None)
+    every = gradebook.build(session, course) if (section or q) else book
+    return _page(
+        request,
+        "gradebook.html",
+        {"course": course, "book": book, "sections": every.sections, "section": section or "", "q": q or ""},
+    )
+
+
+@router.get("/{course_id}/students/{user_id}")
+def drill_down(
+    request: Request, course_id: CourseId, user_id: UserId, session: SessionDep, user: CurrentUser
+) -> Any:
+    course = _instructs(session, course_id, user)
+    return _page(
+        request, "student.html", {"course": course, "view": gradebook.drill_down(session, course, user_id)}
+    )
+
+
+# --- regrades -------------------------------------------------------------------------------------
+
+
+def _regrade_target(
+    session: SessionDep, course_id: int, assignment_id: int, user: User
+) -> tuple[Course, Any]:
+    course = _instructs(session, course_id, user)
+    return course, assignments.assignment_for(session, course, assignment_id, user, utcnow())
+
+
+@router.get("/{course_id}/assignments/{assignment_id}/regrades")
+def regrade_list(
+    request: Request, course_id: CourseId, assignment_id: AssignmentId, session: SessionDep, user: CurrentUser
+) -> Any:
+    course, assignment = _regrade_target(session, course_id, assignment_id, user)
+    return _page(
+        request,
+        "regrades.html",
+        {
+            "course": course,
+            "assignment": assignment,
+            "candidates": regrades.candidates(session, course, assignment),
+        },
+    )
+
+
+@router.post("/{course_id}/assignments/{assignment_id}/regrades", dependencies=[CsrfProtected])
+def regrade_start(
+    request: Request,
+    course_id: CourseId,
+    assignment_id: AssignmentId,
+    session: SessionDep,
+    user: CurrentUser,
+    dispatcher: DispatcherDep,
+    problem: Text,
+) -> Any:
+    course, assignment = _regrade_target(session, course_id, assignment_id, user)
+    run, created = regrades.start(session, dispatcher, course, assignment, problem, user)
+    note = (
+        "Regrade started: the submissions are being re-judged."
+        if created
+        else "This regrade was started before."
+    )
+    return _notice(request, f"/courses/{course.id}/assignments/{assignment.id}/regrades/{run.id}", note)
+
+
+@router.get("/{course_id}/assignments/{assignment_id}/regrades/{regrade_id}")
+def regrade_page(
+    request: Request,
+    course_id: CourseId,
+    assignment_id: AssignmentId,
+    regrade_id: RegradeId,
+    session: SessionDep,
+    user: CurrentUser,
+) -> Any:
+    course, assignment = _regrade_target(session, course_id, assignment_id, user)
+    run = regrades.regrade_in(session, assignment, regrade_id)
+    return _page(
+        request,
+        "regrade.html",
+        {"course": course, "assignment": assignment, "run": regrades.view(session, course, assignment, run)},
+    )
+
+
+@router.post(
+    "/{course_id}/assignments/{assignment_id}/regrades/{regrade_id}/apply", dependencies=[CsrfProtected]
+)
+def regrade_apply(
+    request: Request,
+    course_id: CourseId,
+    assignment_id: AssignmentId,
+    regrade_id: RegradeId,
+    session: SessionDep,
+    user: CurrentUser,
+    never_lower: Annotated[bool, Form()] = False,
+) -> Any:
+    course, assignment = _regrade_target(session, course_id, assignment_id, user)
+    run = regrades.regrade_in(session, assignment, regrade_id)
+    regrades.apply(session, course, assignment, run, user, never_lower=never_lower)
+    return _notice(
+        request, f"/courses/{course.id}/assignments/{assignment.id}/regrades/{run.id}", "Regrade applied."
+    )
