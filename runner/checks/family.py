@@ -113,7 +113,8 @@ def _describe(value: Any, name: str) -> str:
 def _size(args: tuple[Any, ...]) -> int:
     import torch
 
-    return sum(a.numel() for a in args if isinstance(a, torch.Tensor)) or len(repr(args))
+    tensors = [a for a in args if isinstance(a, torch.Tensor)]
+    return sum(a.numel() for a in tensors) if tensors else len(repr(args))
 
 
 def check_family(
