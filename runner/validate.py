@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from runner import jobs, values
+from runner.checks.value import reference_failure
 from runner.engine import ExpectationError
 from runner.jobs import Expectations, Job, JudgeResult, Mode
 from runner.problem import ProblemFiles
@@ -76,6 +77,18 @@ class ValidationReport:
         killed = sum(m.killed for m in self.mutants)
         return f"{killed}/{len(self.mutants)}"
 
+    def case_names(self) -> list[str]:
+        return [c.name for c in self.expectations.cases] if self.expectations else []
+
+    def kill_matrix(self) -> list[tuple[str, list[bool]]]:
+        """One row per mutant: for each case (in declaration order), whether it rejects the mutant."""
+        return [(m.name, [c in m.caught_by for c in self.case_names()]) for m in self.mutants]
+
+    def idle_cases(self) -> list[str]:
+        """Cases that reject no mutant: a weak test, or a mistake no mutant makes yet."""
+        caught = {c for m in self.mutants for c in m.caught_by}
+        return [c for c in self.case_names() if c not in caught] if self.mutants else []
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "slug": self.slug,
@@ -88,22 +101,42 @@ class ValidationReport:
             "cases": [{"name": c.name, "public": c.public} for c in self.expectations.cases]
             if self.expectations
             else [],
+            "kill_matrix": {
+                "cases": self.case_names(),
+                "mutants": [{"name": name, "kills": kills} for name, kills in self.kill_matrix()],
+            },
+            "idle_cases": self.idle_cases(),
         }
 
-    def render(self) -> str:
+    def render(self, matrix: bool = False) -> str:
+        """One summary line per problem (and a line per surviving mutant); ``matrix``: the kill matrix."""
         lines = [f"{'PASS' if self.ok else 'FAIL'} {self.slug}"]
         if self.expectations:
+            idle = self.idle_cases()
             lines.append(
                 f"  cases: {len(self.expectations.cases)} ({len(self.expectations.public())} public); "
                 f"starter: {self.starter_verdict or '-'}; mutation score: {self.mutation_score}"
+                + (f"; cases that reject no mutant: {', '.join(idle)}" if idle else "")
             )
-        for m in self.mutants:
-            state = "killed" if m.killed else "SURVIVED"
-            caught = f" by {', '.join(m.caught_by)}" if m.caught_by else ""
-            lines.append(f"  mutant {m.name}: {state} ({m.verdict}{caught})")
+        if matrix and self.mutants:
+            lines += self._render_matrix()
+        else:
+            lines += [f"  mutant {m.name}: SURVIVED ({m.verdict})" for m in self.mutants if not m.killed]
         lines += [f"  error: {f}" for f in self.errors]
         lines += [f"  warning: {f}" for f in self.warnings]
         return "\n".join(lines)
+
+    def _render_matrix(self) -> list[str]:
+        cases = self.case_names()
+        width = max(len(m.name) for m in self.mutants)
+        legend = ", ".join(f"{i} {name}" for i, name in enumerate(cases, start=1))
+        lines = [f"  kill matrix (x: the case rejects the mutant; cases: {legend})"]
+        lines.append("    " + " " * width + "  " + " ".join(f"{i % 10}" for i in range(1, len(cases) + 1)))
+        for name, kills in self.kill_matrix():
+            marks = " ".join("x" if k else "." for k in kills)
+            survived = "" if any(kills) else "  SURVIVED"
+            lines.append(f"    {name.ljust(width)}  {marks}{survived}")
+        return lines
 
 
 def _syntax(findings: list[Finding], source: str, file: str) -> bool:
@@ -211,6 +244,17 @@ def validate_problem(problem: ProblemFiles, runner: Judge) -> ValidationReport:
         report.errors.append(Finding(file, message, None, "the reference must pass every case"))
         return report
     report.expectations = expectations
+    for case in expectations.cases:
+        failed = reference_failure(case.value)
+        if failed:
+            report.errors.append(
+                Finding(
+                    "solution.py",
+                    f"case {case.name}: {failed}",
+                    None,
+                    "the reference defines what the check requires: make it pass (see the case's check)",
+                )
+            )
     _check_statement(problem, expectations, report)
 
     starter = runner.judge(runner.job_for(problem, expectations, problem.starter, "submit"))

@@ -46,5 +46,15 @@ def reference_failure(encoded: Any) -> str | None:
         return None
     compared = payload.get("compared")
     if isinstance(compared, dict) and compared.get("holds") is False:
-        return f"the reference fails its own {payload.get('kind', 'check')} check"
+        kind = str(payload.get("kind", "check"))
+        return f"the reference fails its own {kind} check" + _WHY.get(kind, "")
     return None
+
+
+_WHY = {
+    "gradients": " (torch.autograd.gradcheck, or finite differences, disagree with its backward)",
+    "optimizer": (
+        " (it deviates from the optimizer it is checked against, changes a parameter without a "
+        "gradient, or modifies something other than parameters and state)"
+    ),
+}
