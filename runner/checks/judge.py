@@ -221,12 +221,15 @@ def _optimizer(exp: Payload, act: Payload, rtol: float, atol: float, public: boo
                 f"at index {_index(actual_index)}; a parameter without a gradient must be left untouched"
             )
     expected_mutated = _get(e, "mutated") or []
-    for item in (_get(a, "mutated") or [])[:4]:
-        if item not in expected_mutated:
-            problems.append(
-                f"step() modified {_s(_get(item, 'what'), 80)} in place (step {_num(_get(item, 'step'))}); "
-                "step() may change only the parameters and the optimizer's state"
-            )
+    unexpected = [item for item in (_get(a, "mutated") or [])[:50] if item not in expected_mutated]
+    if unexpected:
+        things = list(dict.fromkeys(_s(_get(item, "what"), 80) for item in unexpected))
+        more = f" and {len(things) - 3} more" if len(things) > 3 else ""
+        problems.append(
+            f"step() modified {', '.join(things[:3])}{more} in place (first at step "
+            f"{_num(_get(unexpected[0], 'step'))}); step() may change only the parameters and the "
+            "optimizer's state"
+        )
     if not problems:
         deviation = _get(act, "seen", "deviation")
         against = _s(_get(exp, "seen", "against") or "the reference update", 120)

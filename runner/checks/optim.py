@@ -43,7 +43,7 @@ def _loss(params: dict[str, Any]) -> Any:
 
 
 def _run(
-    make: Callable[[list[Any]], Any], steps: int, seed: int
+    make: Callable[[list[Any]], Any], steps: int, seed: int, set_to_none: bool
 ) -> tuple[list[dict[str, Any]], list[Any], Any]:
     """Parameters after each step, what step() modified besides them, and ``frozen``'s final value."""
     import torch
@@ -52,7 +52,7 @@ def _run(
     optimizer = make(list(params.values()))
     trajectory, mutated = [], []
     for step in range(1, steps + 1):
-        optimizer.zero_grad()
+        optimizer.zero_grad(set_to_none=set_to_none)
         _loss(params).backward()
         grads = {n: p.grad.detach().clone() for n, p in params.items() if p.grad is not None}
         hyper = [
@@ -84,18 +84,23 @@ def check_optimizer(
     against: Callable[[list[Any]], Any] | None = None,
     steps: int = 5,
     seed: int = 0,
+    set_to_none: bool = False,
     constraint: str = "",
 ) -> CheckValue:
-    """Run ``steps`` steps with ``make(params)``'s optimizer; compare its trajectory on the host."""
+    """Run ``steps`` steps with ``make(params)``'s optimizer; compare its trajectory on the host.
+
+    Gradients are zeroed in place between steps by default (``zero_grad(set_to_none=False)``), so a
+    momentum buffer that aliases ``p.grad`` instead of copying it shows up as a modified gradient.
+    """
     import torch
 
-    trajectory, mutated, frozen = _run(make, steps, seed)
+    trajectory, mutated, frozen = _run(make, steps, seed, set_to_none)
     initial = _parameters(seed)["frozen"]
     changed = (frozen.detach() != initial.detach()).nonzero()
     frozen_index = [int(i) for i in changed[0]] if changed.numel() else None
     deviation = None
     if against is not None:
-        expected, _, _ = _run(against, steps, seed)
+        expected, _, _ = _run(against, steps, seed, set_to_none)
         for step, (mine, theirs) in enumerate(zip(trajectory, expected, strict=True), start=1):
             for name in ("weight", "bias"):
                 diff = (mine[name] - theirs[name]).abs()
