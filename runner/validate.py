@@ -85,9 +85,11 @@ class ValidationReport:
         return [(m.name, [c in m.caught_by for c in self.case_names()]) for m in self.mutants]
 
     def idle_cases(self) -> list[str]:
-        """Cases that reject no mutant: a weak test, or a mistake no mutant makes yet."""
+        """Hidden cases that reject no mutant: a weak test, or a mistake no mutant makes yet."""
+        if not self.mutants or not self.expectations:
+            return []
         caught = {c for m in self.mutants for c in m.caught_by}
-        return [c for c in self.case_names() if c not in caught] if self.mutants else []
+        return [c.name for c in self.expectations.cases if not c.public and c.name not in caught]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -116,7 +118,7 @@ class ValidationReport:
             lines.append(
                 f"  cases: {len(self.expectations.cases)} ({len(self.expectations.public())} public); "
                 f"starter: {self.starter_verdict or '-'}; mutation score: {self.mutation_score}"
-                + (f"; cases that reject no mutant: {', '.join(idle)}" if idle else "")
+                + (f"; hidden cases that reject no mutant: {', '.join(idle)}" if idle else "")
             )
         if matrix and self.mutants:
             lines += self._render_matrix()

@@ -96,14 +96,16 @@ def test_the_kill_matrix_says_which_case_rejects_which_mutant(runner: Runner, tm
     }
 
 
-def test_cases_that_reject_no_mutant_are_named(runner: Runner, tmp_path: Path) -> None:
-    folder = make(
-        tmp_path,
-        mutants__example_only_py="import torch\ndef add_one(x):\n    return torch.tensor([2.0, 3.0])\n",
+def test_hidden_cases_that_reject_no_mutant_are_named(runner: Runner, tmp_path: Path) -> None:
+    tests = (FIXTURES / "add-one" / "tests.py").read_text() + (
+        "\n\n@case\ndef example_again(solution):\n    return solution.add_one(torch.tensor([1.0, 2.0]))\n"
     )
-    report = validate_problem(load_problem_dir(folder), runner)
-    assert report.idle_cases() == ["example"]
-    assert "cases that reject no mutant: example" in report.render()
+    example_only = "import torch\ndef add_one(x):\n    return torch.tensor([2.0, 3.0])\n"
+    report = validate_problem(
+        load_problem_dir(make(tmp_path, **{"tests.py": tests}, mutants__example_only_py=example_only)), runner
+    )
+    assert report.idle_cases() == ["example_again"]  # the public example is not listed: it is the example
+    assert "hidden cases that reject no mutant: example_again" in report.render()
 
 
 def test_a_reference_that_fails_its_own_gradient_check_is_refused(runner: Runner, tmp_path: Path) -> None:

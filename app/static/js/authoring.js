@@ -105,7 +105,7 @@
     });
     body.appendChild(table);
     body.appendChild(el("p", "muted", "Cases: " + km.cases.map(function (c, i) { return (i + 1) + " " + c; }).join(", ") +
-      "." + (idle.length ? " Cases that reject no mutant: " + idle.join(", ") + "." : "")));
+      "." + (idle.length ? " Hidden cases that reject no mutant: " + idle.join(", ") + "." : "")));
   }
   function renderReport(r) {
     body.textContent = "";

@@ -31,4 +31,4 @@ def test_the_report_card_shows_the_kill_matrix() -> None:
         ("off.py", ["x", "x", "·"]),
     ]
     assert "Cases: 1 example, 2 hidden, 3 unused." in html
-    assert "Cases that reject no mutant: unused." in html
+    assert "Hidden cases that reject no mutant: unused." in html
