@@ -42,7 +42,7 @@ def failure(expected: Any, actual: Any, rtol: float, atol: float, public: bool) 
     if mismatch is None:
         return None
     seen = COMPOSERS.get(kind, _generic)(exp, act, rtol, atol, public)
-    message = f"{TITLES.get(kind, 'Check')}: {seen}."
+    message = f"{TITLES.get(kind, 'Check')}: {seen.rstrip().rstrip('.')}."
     constraint = exp.get("constraint")
     if isinstance(constraint, str) and constraint:
         message += f" The statement says: “{constraint}”"

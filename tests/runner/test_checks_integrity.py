@@ -9,6 +9,17 @@ from runner.problem import load_problem_dir
 from runner.validate import validate_problem
 from tests.runner.checks_support import failed_message, folder, judge, mutant, solution
 
+# Quoted in docs/authoring.md (tests/runner/test_checks_docs.py checks they are).
+IN_PLACE_MESSAGE = (
+    "Input and output check: your function modified input `x` in place: first change at index [0, 0] "
+    "(0.0 became -3.5); the output shares storage with `x` (a view); it should be a new tensor. "
+    "The statement says: “Do not modify `x`: return a new tensor.”"
+)
+DTYPE_MESSAGE = (
+    "Input and output check: the output has dtype float32; it should be float16. "
+    "The statement says: “The result has the dtype of `x`.”"
+)
+
 
 @pytest.mark.parametrize(("name", "score"), [("center-rows", "2/2"), ("column-view", "1/1")])
 def test_the_example_problems_validate_and_every_mutant_is_killed(
@@ -28,21 +39,14 @@ def test_modifying_the_input_names_the_argument_and_the_first_changed_index(runn
     message = failed_message(
         judge(runner, "center-rows", mutant("center-rows", "subtracts_in_place.py")), "input_left_alone"
     )
-    assert message == (
-        "Input and output check: your function modified input `x` in place: first change at index [0, 0] "
-        "(0.0 became -3.5); the output shares storage with `x` (a view); it should be a new tensor. "
-        "The statement says: “Do not modify `x`: return a new tensor.”"
-    )
+    assert message == IN_PLACE_MESSAGE
 
 
 def test_a_changed_dtype_is_named(runner: Runner) -> None:
     message = failed_message(
         judge(runner, "center-rows", mutant("center-rows", "computes_in_float32.py")), "dtype_kept"
     )
-    assert message == (
-        "Input and output check: the output has dtype float32; it should be float16. "
-        "The statement says: “The result has the dtype of `x`.”"
-    )
+    assert message == DTYPE_MESSAGE
 
 
 def test_a_copy_where_a_view_is_required(runner: Runner) -> None:

@@ -12,6 +12,13 @@ from tests.runner.checks_support import failed_message
 from tests.runner.conftest import ALT_SOLUTIONS, BANK
 
 SLUG = "custom-sgd-optimizer"
+# Quoted in docs/authoring.md (tests/runner/test_checks_docs.py checks it is).
+ALIAS_MESSAGE = (
+    "Optimizer check: step() modified the gradient of `weight`, the gradient of `bias` in place "
+    "(first at step 2); step() may change only the parameters and the optimizer's state. The statement "
+    "says: “`step()` changes only the parameters and `self.state`: it never modifies `p.grad` or the "
+    "param groups in place.”"
+)
 
 
 @pytest.fixture(scope="module")
@@ -38,12 +45,7 @@ def test_a_momentum_buffer_that_aliases_the_gradient_is_caught(
 ) -> None:
     result = judge(runner, sgd, sgd[0].mutants["momentum_buffer_aliases_grad.py"])
     assert [c.name for c in result.cases if c.status != jobs.CASE_PASSED] == ["like_torch_sgd_with_momentum"]
-    assert failed_message(result, "like_torch_sgd_with_momentum") == (
-        "Optimizer check: step() modified the gradient of `weight`, the gradient of `bias` in place "
-        "(first at step 2); step() may change only the parameters and the optimizer's state. The statement "
-        "says: “`step()` changes only the parameters and `self.state`: it never modifies `p.grad` or the "
-        "param groups in place.”"
-    )
+    assert failed_message(result, "like_torch_sgd_with_momentum") == ALIAS_MESSAGE
 
 
 def test_a_different_update_names_the_step_the_parameter_and_torch_optim(
