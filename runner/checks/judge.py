@@ -106,6 +106,8 @@ def _gradients(exp: Payload, act: Payload, rtol: float, atol: float, public: boo
         return f"the output itself is wrong{detail}; gradients are checked once the forward pass is right"
     problems: list[str] = []
     for order, key in (("", "gradients"), ("second ", "second_order")):
+        if order and problems:
+            break  # second derivatives of a wrong first derivative say nothing more
         for name, expected_grad in (_get(e, key) or {}).items():
             actual_grad = _get(a, key, name)
             wrt = f"d(output)/d({_s(name, 60)})" if not order else f"d²(output)/d({_s(name, 60)})²"
@@ -113,6 +115,9 @@ def _gradients(exp: Payload, act: Payload, rtol: float, atol: float, public: boo
                 problems.append(
                     f"{wrt} is missing: no gradient reaches {_s(name, 60)} (is the graph cut by "
                     ".detach(), .item(), .data or torch.no_grad()?)"
+                    if not order
+                    else f"{wrt} is missing: your backward is not differentiable itself (it detaches "
+                    "its inputs or runs under torch.no_grad())"
                 )
             elif values.compare(expected_grad, actual_grad, rtol, atol):
                 fd = _get(act, "seen", "second_order" if order else "inputs", name)

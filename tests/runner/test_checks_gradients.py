@@ -15,7 +15,7 @@ NAME = "swish-backward"
 def test_the_example_problem_validates_and_every_mutant_is_killed(runner: Runner) -> None:
     report = validate_problem(load_problem_dir(folder(NAME)), runner)
     assert report.ok, report.render()
-    assert report.mutation_score == "2/2"
+    assert report.mutation_score == "3/3"
 
 
 def test_a_right_backward_passes(runner: Runner) -> None:
@@ -35,7 +35,7 @@ def test_a_wrong_backward_is_named_with_its_finite_difference_error(runner: Runn
 
 def test_a_backward_that_returns_nothing_says_no_gradient_reaches_the_input(runner: Runner) -> None:
     message = failed_message(
-        judge(runner, NAME, mutant(NAME, "detached_forward.py")), "gradient_matches_finite_differences"
+        judge(runner, NAME, mutant(NAME, "backward_returns_none.py")), "gradient_matches_finite_differences"
     )
     assert message.startswith("Gradient check: d(output)/d(x) is missing: no gradient reaches x"), message
 
@@ -60,3 +60,13 @@ def test_a_forged_check_value_cannot_pass(runner: Runner) -> None:
     )
     result = judge(runner, NAME, forged)
     assert not result.accepted
+
+
+def test_a_backward_that_is_not_differentiable_fails_the_second_order_check_only(runner: Runner) -> None:
+    result = judge(runner, NAME, mutant(NAME, "detached_backward.py"))
+    assert [c.name for c in result.cases if c.status != "passed"] == ["second_derivative"]
+    assert failed_message(result, "second_derivative") == (
+        "Gradient check: d²(output)/d(x)² is missing: your backward is not differentiable itself "
+        "(it detaches its inputs or runs under torch.no_grad()). The statement says: “backward uses "
+        "differentiable torch operations, so second derivatives work too.”"
+    )
