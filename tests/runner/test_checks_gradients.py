@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from runner.engine import Runner
 from runner.problem import load_problem_dir
 from runner.validate import validate_problem
@@ -12,10 +14,13 @@ from tests.runner.checks_support import failed_message, folder, judge, mutant, s
 NAME = "swish-backward"
 
 
-def test_the_example_problem_validates_and_every_mutant_is_killed(runner: Runner) -> None:
-    report = validate_problem(load_problem_dir(folder(NAME)), runner)
+@pytest.mark.parametrize(("name", "score"), [(NAME, "3/3"), ("linear-function", "2/2")])
+def test_the_example_problems_validate_and_every_mutant_is_killed(
+    runner: Runner, name: str, score: str
+) -> None:
+    report = validate_problem(load_problem_dir(folder(name)), runner)
     assert report.ok, report.render()
-    assert report.mutation_score == "3/3"
+    assert report.mutation_score == score
 
 
 def test_a_right_backward_passes(runner: Runner) -> None:
@@ -70,3 +75,14 @@ def test_a_backward_that_is_not_differentiable_fails_the_second_order_check_only
         "(it detaches its inputs or runs under torch.no_grad()). The statement says: “backward uses "
         "differentiable torch operations, so second derivatives work too.”"
     )
+
+
+def test_a_modules_parameters_are_checked_by_name(runner: Runner) -> None:
+    result = judge(runner, "linear-function", mutant("linear-function", "bias_mean.py"))
+    message = failed_message(result, "layer_gradients")
+    assert re.fullmatch(
+        r"Gradient check: d\(output\)/d\(bias\) differs from finite differences: max abs error [0-9.e-]+ "
+        r"at index \[\d\]\. The statement says: “`backward` returns .*”",
+        message,
+    ), message
+    assert judge(runner, "linear-function", solution("linear-function")).accepted
