@@ -131,9 +131,18 @@ class ValidationReport:
     def _render_matrix(self) -> list[str]:
         cases = self.case_names()
         width = max(len(m.name) for m in self.mutants)
-        legend = ", ".join(f"{i} {name}" for i, name in enumerate(cases, start=1))
-        lines = [f"  kill matrix (x: the case rejects the mutant; cases: {legend})"]
-        lines.append("    " + " " * width + "  " + " ".join(f"{i % 10}" for i in range(1, len(cases) + 1)))
+        lines = ["  kill matrix (x: the case rejects the mutant; cases:"]
+        for i, name in enumerate(cases, start=1):  # wrapped between cases, never inside one
+            item = f" {i} {name}" + (")" if i == len(cases) else ",")
+            if len(lines[-1]) + len(item) > 110:
+                lines.append("   ")
+            lines[-1] += item
+        numbers = range(1, len(cases) + 1)
+        if len(cases) >= 10:  # column numbers are written downwards: tens above units
+            lines.append(
+                "    " + " " * width + "  " + " ".join(str(i // 10) if i >= 10 else " " for i in numbers)
+            )
+        lines.append("    " + " " * width + "  " + " ".join(str(i % 10) for i in numbers))
         for name, kills in self.kill_matrix():
             marks = " ".join("x" if k else "." for k in kills)
             survived = "" if any(kills) else "  SURVIVED"
