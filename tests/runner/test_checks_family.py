@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+import shutil
+from pathlib import Path
 
 from runner.engine import Runner
 from runner.problem import load_problem_dir
 from runner.validate import validate_problem
-from tests.runner.checks_support import failed_message, folder, judge, mutant, solution
+from tests.runner.checks_support import CHECKS, failed_message, folder, judge, mutant, solution
 
 NAME = "stable-softmax"
 
@@ -53,3 +55,56 @@ def test_small_inputs_are_shown_with_their_values_but_never_the_expected_output(
     ), message
     assert "your output: tensor([0.0" in message
     assert "1.0" not in message.split("your output:")[1]  # the expected ones are never shown
+
+
+SCALE_TESTS = """
+import torch
+
+from runner.testing import case, check_family, samples
+
+ROWS = "Row i of x is multiplied by s[i]."
+
+
+def rows_and_scales(generator, n):
+    return torch.randn(n, 3, generator=generator), torch.randn(n, generator=generator)
+
+
+@case(public=True)
+def example(solution):
+    return solution.scale_rows(torch.ones(2, 3), torch.tensor([2.0, 3.0])).tolist()
+
+
+@case
+def random_rows(solution):
+    family = samples(rows_and_scales, seed=5, sizes=(1, 2, 4))
+    return check_family(solution.scale_rows, family, constraint=ROWS)
+"""
+
+
+def test_samples_of_several_arguments_are_named_by_the_signature(runner: Runner, tmp_path: Path) -> None:
+    target = tmp_path / "scale-rows"
+    shutil.copytree(CHECKS / NAME, target)
+    shutil.rmtree(target / "mutants")
+    (target / "problem.toml").write_text(
+        (target / "problem.toml").read_text().replace('"softmax_rows"', '"scale_rows"')
+    )
+    (target / "statement.md").write_text(
+        (target / "statement.md")
+        .read_text()
+        .replace("[[0.0900, 0.2447, 0.6652]]", "[[2.0, 2.0, 2.0], [3.0, 3.0, 3.0]]")
+    )
+    (target / "starter.py").write_text("def scale_rows(x, s):\n    raise NotImplementedError\n")
+    (target / "solution.py").write_text("def scale_rows(x, s):\n    return x * s[:, None]\n")
+    (target / "tests.py").write_text(SCALE_TESTS)
+    problem = load_problem_dir(target)
+    expectations = runner.compute_expectations(problem)
+    wrong = "def scale_rows(x, s):\n    return x * s\n"  # broadcasts along the wrong dimension
+    result = runner.judge(runner.job_for(problem, expectations, wrong, "submit"))
+    message = failed_message(result, "random_rows")
+    assert message.startswith(
+        "Random inputs: wrong on 2 of 3 generated inputs; the smallest failing one (random, size 2) is "
+        "x of shape (2, 3), dtype float32 = [["
+    ), message
+    assert re.search(
+        r"\]\], s of shape \(2,\), dtype float32 = \[[^\]]+\], and your code raised RuntimeError: ", message
+    )
