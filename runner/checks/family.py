@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from runner.checks.arguments import argument_names
 from runner.checks.value import CheckValue
 
 SIZES = (1, 2, 3, 5, 8)
@@ -125,12 +126,10 @@ def check_family(
     names: Sequence[str] | None = None,
 ) -> CheckValue:
     """Call ``fn`` on every sample; the outputs are compared with the reference's on the host."""
-    from runner.checks.gradients import _argument_names
-
     outputs: list[Any] = []
     described = []
     for sample in family:
-        arg_names = list(names) if names is not None else _argument_names(fn, len(sample.args))
+        arg_names = list(names) if names is not None else argument_names(fn, len(sample.args))
         described.append(
             {
                 "label": sample.label,

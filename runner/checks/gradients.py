@@ -11,25 +11,13 @@ to pass them: ``compared["holds"]``).
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from runner.checks.arguments import argument_names, index_of
 from runner.checks.value import CheckValue
 
 EPS = 1e-6
-
-
-def _argument_names(fn: Any, count: int) -> list[str]:
-    target = fn.forward if hasattr(fn, "forward") else fn
-    try:
-        params = list(inspect.signature(target).parameters)
-    except (TypeError, ValueError):
-        params = []
-    if isinstance(fn, type):  # autograd.Function.forward(ctx, ...)
-        params = params[1:]
-    params = [p for p in params if p not in ("self", "args", "kwargs")]
-    return [params[i] if i < len(params) else f"input{i}" for i in range(count)]
 
 
 def _as_tuple(out: Any) -> tuple[Any, ...]:
@@ -44,7 +32,7 @@ def _worst(analytic: Any, numerical: Any) -> dict[str, Any]:
         return {"max_abs_error": 0.0, "index": [], "missing": analytic is None}
     diff = ((analytic if analytic is not None else torch.zeros_like(numerical)) - numerical).abs()
     flat = int(torch.argmax(diff.reshape(-1)).item())
-    index = [int(i) for i in torch.unravel_index(torch.tensor(flat), numerical.shape)]
+    index = index_of(flat, numerical.shape)
     return {"max_abs_error": float(diff.max().item()), "index": index, "missing": analytic is None}
 
 
@@ -92,7 +80,7 @@ def check_gradients(
 
     module = fn if isinstance(fn, torch.nn.Module) else None
     call = fn.apply if isinstance(fn, type) and issubclass(fn, torch.autograd.Function) else fn
-    arg_names = list(names) if names is not None else _argument_names(fn, len(args))
+    arg_names = list(names) if names is not None else argument_names(fn, len(args))
     args_now = [
         a.detach().to(torch.float64).requires_grad_(True)
         if isinstance(a, torch.Tensor) and a.is_floating_point()

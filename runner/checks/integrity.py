@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from runner.checks.gradients import _argument_names
+from runner.checks.arguments import argument_names, index_of
 from runner.checks.value import CheckValue
 
 PROPERTIES = ("shape", "dtype", "device", "requires_grad", "contiguous")
@@ -38,7 +38,7 @@ def _first_change(before: Any, after: Any) -> tuple[list[int] | None, Any, Any]:
     if changed.numel() == 0:
         return None, None, None
     flat = int(changed[0, 0].item())
-    index = [int(i) for i in torch.unravel_index(torch.tensor(flat), before.shape)] if before.dim() else []
+    index = index_of(flat, before.shape)
     return index, old[flat].item(), new[flat].item()
 
 
@@ -77,7 +77,7 @@ def check_call(
     unknown = set(properties) - set(PROPERTIES)
     if unknown:
         raise ValueError(f"check_call: unknown properties {sorted(unknown)}; known: {PROPERTIES}")
-    arg_names = list(names) if names is not None else _argument_names(fn, len(args))
+    arg_names = list(names) if names is not None else argument_names(fn, len(args))
     tensors = {arg_names[i]: a for i, a in enumerate(args) if isinstance(a, torch.Tensor)}
     copies = {name: t.detach().clone() for name, t in tensors.items()}
     result = fn(*args)

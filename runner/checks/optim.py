@@ -15,6 +15,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from runner.checks.arguments import index_of
 from runner.checks.value import CheckValue
 
 DEVIATION_ATOL = 1e-6
@@ -106,7 +107,7 @@ def check_optimizer(
                 diff = (mine[name] - theirs[name]).abs()
                 if float(diff.max()) > DEVIATION_ATOL:
                     flat = int(torch.argmax(diff.reshape(-1)))
-                    index = [int(i) for i in torch.unravel_index(torch.tensor(flat), diff.shape)]
+                    index = index_of(flat, diff.shape)
                     deviation = {
                         "step": step,
                         "param": name,
