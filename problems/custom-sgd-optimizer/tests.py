@@ -119,7 +119,10 @@ def step_with_closure(solution):
     return {"returned_losses": returned, "p": p.detach().clone()}
 
 
-ONLY_PARAMS_AND_STATE = "`step()` changes only the parameters and `self.state`: it never modifies `p.grad` or the param groups in place."
+ONLY_PARAMS_AND_STATE = (
+    "`step()` changes only the parameters and `self.state`: "
+    "it never modifies `p.grad` or the param groups in place."
+)
 SAME_AS_SGD = "This is exactly `torch.optim.SGD` with `dampening=0` and `nesterov=False`."
 
 
