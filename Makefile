@@ -46,7 +46,7 @@ lint:
 	$(VENV)/bin/lint-imports
 
 validate:
-	$(VENV)/bin/torchdrill problems validate problems
+	$(VENV)/bin/torchdrill problems validate --matrix problems
 
 pytest:
 	TORCHDRILL_TEST_DATABASE_URL=$(PG_TEST_URL) $(VENV)/bin/pytest -q -p no:cacheprovider

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from runner import jobs, values
+from runner.checks.value import reference_failure
 from runner.engine import ExpectationError
 from runner.jobs import Expectations, Job, JudgeResult, Mode
 from runner.problem import ProblemFiles
@@ -76,6 +77,20 @@ class ValidationReport:
         killed = sum(m.killed for m in self.mutants)
         return f"{killed}/{len(self.mutants)}"
 
+    def case_names(self) -> list[str]:
+        return [c.name for c in self.expectations.cases] if self.expectations else []
+
+    def kill_matrix(self) -> list[tuple[str, list[bool]]]:
+        """One row per mutant: for each case (in declaration order), whether it rejects the mutant."""
+        return [(m.name, [c in m.caught_by for c in self.case_names()]) for m in self.mutants]
+
+    def idle_cases(self) -> list[str]:
+        """Hidden cases that reject no mutant: a weak test, or a mistake no mutant makes yet."""
+        if not self.mutants or not self.expectations:
+            return []
+        caught = {c for m in self.mutants for c in m.caught_by}
+        return [c.name for c in self.expectations.cases if not c.public and c.name not in caught]
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "slug": self.slug,
@@ -88,22 +103,51 @@ class ValidationReport:
             "cases": [{"name": c.name, "public": c.public} for c in self.expectations.cases]
             if self.expectations
             else [],
+            "kill_matrix": {
+                "cases": self.case_names(),
+                "mutants": [{"name": name, "kills": kills} for name, kills in self.kill_matrix()],
+            },
+            "idle_cases": self.idle_cases(),
         }
 
-    def render(self) -> str:
+    def render(self, matrix: bool = False) -> str:
+        """One summary line per problem (and a line per surviving mutant); ``matrix``: the kill matrix."""
         lines = [f"{'PASS' if self.ok else 'FAIL'} {self.slug}"]
         if self.expectations:
+            idle = self.idle_cases()
             lines.append(
                 f"  cases: {len(self.expectations.cases)} ({len(self.expectations.public())} public); "
                 f"starter: {self.starter_verdict or '-'}; mutation score: {self.mutation_score}"
+                + (f"; hidden cases that reject no mutant: {', '.join(idle)}" if idle else "")
             )
-        for m in self.mutants:
-            state = "killed" if m.killed else "SURVIVED"
-            caught = f" by {', '.join(m.caught_by)}" if m.caught_by else ""
-            lines.append(f"  mutant {m.name}: {state} ({m.verdict}{caught})")
+        if matrix and self.mutants:
+            lines += self._render_matrix()
+        else:
+            lines += [f"  mutant {m.name}: SURVIVED ({m.verdict})" for m in self.mutants if not m.killed]
         lines += [f"  error: {f}" for f in self.errors]
         lines += [f"  warning: {f}" for f in self.warnings]
         return "\n".join(lines)
+
+    def _render_matrix(self) -> list[str]:
+        cases = self.case_names()
+        width = max(len(m.name) for m in self.mutants)
+        lines = ["  kill matrix (x: the case rejects the mutant; cases:"]
+        for i, name in enumerate(cases, start=1):  # wrapped between cases, never inside one
+            item = f" {i} {name}" + (")" if i == len(cases) else ",")
+            if len(lines[-1]) + len(item) > 110:
+                lines.append("   ")
+            lines[-1] += item
+        numbers = range(1, len(cases) + 1)
+        if len(cases) >= 10:  # column numbers are written downwards: tens above units
+            lines.append(
+                "    " + " " * width + "  " + " ".join(str(i // 10) if i >= 10 else " " for i in numbers)
+            )
+        lines.append("    " + " " * width + "  " + " ".join(str(i % 10) for i in numbers))
+        for name, kills in self.kill_matrix():
+            marks = " ".join("x" if k else "." for k in kills)
+            survived = "" if any(kills) else "  SURVIVED"
+            lines.append(f"    {name.ljust(width)}  {marks}{survived}")
+        return lines
 
 
 def _syntax(findings: list[Finding], source: str, file: str) -> bool:
@@ -211,6 +255,17 @@ def validate_problem(problem: ProblemFiles, runner: Judge) -> ValidationReport:
         report.errors.append(Finding(file, message, None, "the reference must pass every case"))
         return report
     report.expectations = expectations
+    for case in expectations.cases:
+        failed = reference_failure(case.value)
+        if failed:
+            report.errors.append(
+                Finding(
+                    "solution.py",
+                    f"case {case.name}: {failed}",
+                    None,
+                    "the reference defines what the check requires: make it pass (see the case's check)",
+                )
+            )
     _check_statement(problem, expectations, report)
 
     starter = runner.judge(runner.job_for(problem, expectations, problem.starter, "submit"))

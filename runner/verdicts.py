@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from runner import jobs, values
+from runner import jobs
+from runner.checks import judge
 from runner.jobs import CaseResult, Expectations, JudgeResult, Limits
 from runner.sandbox import RawRun
 from runner.text import clean
 
-HIDDEN_WRONG = "Wrong answer on a hidden case (its expected value is not shown)."
 STDOUT_LIMIT = 4000
 MESSAGE_LIMIT = 2000
 TAMPERED = (
@@ -143,7 +143,7 @@ def build_result(raw: RawRun, expectations: Expectations, mode: jobs.Mode, limit
         report = reports.get(exp.name)
         case = CaseResult(name=exp.name, public=exp.public, status=jobs.CASE_NOT_RUN)
         if exp.public:
-            case.expected = clean(values.to_display(exp.value))
+            case.expected = clean(judge.display(exp.value))
         if report is None:
             case.message = limit[1] if limit else "Not run: the program ended before this case finished."
             cases.append(case)
@@ -160,14 +160,14 @@ def build_result(raw: RawRun, expectations: Expectations, mode: jobs.Mode, limit
             where = _where(report)
             case.line, case.traceback = where["line"], where["traceback"]
         elif report.get("status") == "ok" and "value" in report:
-            mismatch = values.compare(exp.value, report["value"], exp.rtol, exp.atol)
+            failure = judge.failure(exp.value, report["value"], exp.rtol, exp.atol, exp.public)
             if exp.public:
-                case.actual = clean(values.to_display(report["value"]))
-            if mismatch is None:
+                case.actual = clean(judge.display(report["value"]))
+            if failure is None:
                 case.status = jobs.CASE_PASSED
             else:
                 case.status = jobs.CASE_FAILED
-                case.message = f"At {mismatch.path}: {mismatch.reason}." if exp.public else HIDDEN_WRONG
+                case.message = clean(failure, MESSAGE_LIMIT)
         else:
             case.message = "The case produced no usable value."
         cases.append(case)

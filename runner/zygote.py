@@ -60,6 +60,7 @@ SAFE_ENV = {
 def warm_up() -> dict[str, str]:
     """Import and exercise torch once, so every forked child starts warm."""
     import torch
+    import torch._subclasses.schema_check_mode  # gradcheck's lazy import on failure (runner/checks)
     import torch.nn
     import torch.nn.functional
     import torch.optim

@@ -65,6 +65,10 @@ def _runner() -> JudgeRunner:
 def validate(
     dirs: Annotated[list[Path] | None, typer.Argument(help="problem folders, or bank folders")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable reports")] = False,
+    matrix: Annotated[
+        bool,
+        typer.Option("--matrix", help="print each problem's kill matrix (which case rejects which mutant)"),
+    ] = False,
 ) -> None:
     """Validate problem folders by running them in the sandbox. Exit code 1 if any fails."""
     from app.authoring.validation import format_report, validate_files
@@ -82,7 +86,7 @@ def validate(
             report = format_report(folder.name, ProblemFormatError(exc.strerror or str(exc), str(folder)))
         reports.append(report)
         if not as_json:
-            typer.echo(report.render())
+            typer.echo(report.render(matrix=matrix))
     failed = sum(not r.ok for r in reports)
     if as_json:
         typer.echo(json.dumps([r.to_dict() for r in reports], indent=2))

@@ -3,11 +3,15 @@
 Besides the training run of ``custom_sgd_test`` (under several seeds), the hidden cases drive the
 learner's ``CustomSGD`` class directly on small hand-made parameters: the update rule with momentum and
 weight decay, per-group hyper-parameters, parameters without gradients, and the closure protocol.
+``check_optimizer`` runs it step by step next to ``torch.optim.SGD`` with gradients zeroed in place, and
+reports what ``step()`` changed besides parameters and state (a gradient, a param group).
 """
+
+import functools
 
 import torch
 
-from runner.testing import case, shifted_seed
+from runner.testing import case, check_optimizer, shifted_seed
 
 ATOL = 1e-3  # the training run reports values rounded to 4 decimals
 
@@ -113,3 +117,30 @@ def step_with_closure(solution):
         loss = optimizer.step(closure)
         returned.append(None if loss is None else float(loss))
     return {"returned_losses": returned, "p": p.detach().clone()}
+
+
+ONLY_PARAMS_AND_STATE = (
+    "`step()` changes only the parameters and `self.state`: "
+    "it never modifies `p.grad` or the param groups in place."
+)
+SAME_AS_SGD = "This is exactly `torch.optim.SGD` with `dampening=0` and `nesterov=False`."
+
+
+@case(atol=1e-5)
+def like_torch_sgd_with_momentum(solution):
+    return check_optimizer(
+        lambda params: solution.CustomSGD(params, lr=0.1, momentum=0.9),
+        against=functools.partial(torch.optim.SGD, lr=0.1, momentum=0.9),
+        steps=6,
+        constraint=ONLY_PARAMS_AND_STATE,
+    )
+
+
+@case(atol=1e-5)
+def like_torch_sgd_with_weight_decay(solution):
+    return check_optimizer(
+        lambda params: solution.CustomSGD(params, lr=0.05, momentum=0.5, weight_decay=0.1),
+        against=functools.partial(torch.optim.SGD, lr=0.05, momentum=0.5, weight_decay=0.1),
+        steps=6,
+        constraint=SAME_AS_SGD,
+    )

@@ -50,6 +50,8 @@ def test_instructor_publishes_a_problem_that_a_student_solves(visits: Visits, se
 
     page.get_by_role("button", name="Validate").click()  # in the sandbox, before anything is stored
     expect(page.locator("#report-body .report-ok")).to_contain_text("PASS", timeout=60_000)
+    matrix = page.get_by_role("table", name="Kill matrix: which case rejects which mutant")
+    expect(matrix.get_by_role("row", name=re.compile("hook_after_relu"))).to_contain_text("x")
     page.get_by_role("button", name="Create draft").click()
     page.wait_for_url(re.compile(rf"/authoring/problems/{slug}"))
     expect(page.locator("#status")).to_contain_text("never published")

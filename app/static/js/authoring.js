@@ -87,6 +87,26 @@
     });
     body.appendChild(ul);
   }
+  function killMatrix(km, idle) {
+    if (!km || !km.cases) return;
+    var table = el("table", "kill-matrix");
+    table.setAttribute("aria-label", "Kill matrix: which case rejects which mutant");
+    var head = el("tr");
+    function th(text, scope) { var cell = el("th", null, text); cell.scope = scope; return cell; }
+    head.appendChild(th("mutant", "col"));
+    km.cases.forEach(function (c, i) { var cell = th(String(i + 1), "col"); cell.title = c; head.appendChild(cell); });
+    table.appendChild(el("thead")).appendChild(head);
+    var tbody = table.appendChild(el("tbody"));
+    km.mutants.forEach(function (m) {
+      var tr = el("tr");
+      tr.appendChild(th(m.name, "row"));
+      m.kills.forEach(function (k) { tr.appendChild(el("td", null, k ? "x" : "·")); });
+      tbody.appendChild(tr);
+    });
+    body.appendChild(table);
+    body.appendChild(el("p", "muted", "Cases: " + km.cases.map(function (c, i) { return (i + 1) + " " + c; }).join(", ") +
+      "." + (idle.length ? " Hidden cases that reject no mutant: " + idle.join(", ") + "." : "")));
+  }
   function renderReport(r) {
     body.textContent = "";
     body.appendChild(el("p", r.ok ? "report-ok" : "report-fail", (r.ok ? "PASS " : "FAIL ") + r.slug));
@@ -104,6 +124,7 @@
           (m.caught_by.length ? ", caught by " + m.caught_by.join(", ") : "") + ")"));
       });
       body.appendChild(ul);
+      killMatrix(r.kill_matrix, r.idle_cases || []);
     }
     findingList("Warnings", "report-warnings", r.warnings || []);
   }

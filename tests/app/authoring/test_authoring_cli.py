@@ -62,6 +62,21 @@ def test_validate_reports_each_problem_and_fails_on_any(tmp_path: Path) -> None:
     assert missing.exit_code == 2 and "is not a directory" in missing.output
 
 
+def test_validate_matrix_prints_which_case_rejects_which_mutant(tmp_path: Path) -> None:
+    folder = _copy(tmp_path, "good-one")
+    summary = cli.invoke(app, ["problems", "validate", str(folder)])
+    assert summary.exit_code == 0 and "kill matrix" not in summary.output
+    result = cli.invoke(app, ["problems", "validate", "--matrix", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert (
+        "  kill matrix (x: the case rejects the mutant; cases: 1 example, 2 another_input, 3 other_weights,\n"
+        "    4 hooks_registered_and_removed)\n"
+        "                           1 2 3 4\n"
+        "    hooks_every_module.py  x x x x\n"
+        "    hooks_not_removed.py   . . . x\n"
+    ) in result.output
+
+
 def test_import_then_export_round_trips_the_folder_byte_for_byte(
     tmp_path: Path, on_test_database: Database
 ) -> None:
