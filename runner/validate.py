@@ -169,7 +169,18 @@ def _check_statement(problem: ProblemFiles, expectations: Expectations, report: 
                 )
             )
     public = expectations.public()
-    for i, match in enumerate(OUTPUT_BLOCK_RE.finditer(problem.statement)):
+    outputs = len(re.findall(r"(?im)^#{2,4}\s*Output\s*$", problem.statement))
+    blocks = list(OUTPUT_BLOCK_RE.finditer(problem.statement))
+    if outputs > len(blocks):  # an Output heading whose value is not the next thing: never compared
+        report.errors.append(
+            Finding(
+                "statement.md",
+                f"{outputs - len(blocks)} '### Output' heading(s) not followed directly by a ```python block",
+                None,
+                "put the example's value in a ```python block right under '### Output' (text may follow it)",
+            )
+        )
+    for i, match in enumerate(blocks):
         line = problem.statement[: match.start(1)].count("\n") + 1
         if i >= len(public):
             report.errors.append(

@@ -42,6 +42,19 @@ def test_wrong_example_in_statement(runner: Runner, tmp_path: Path) -> None:
     assert "statement.md" in errors(runner, make(tmp_path, **{"statement.md": statement}))
 
 
+def test_an_example_output_that_is_not_right_under_its_heading_is_refused(
+    runner: Runner, tmp_path: Path
+) -> None:
+    statement = (
+        (FIXTURES / "add-one" / "statement.md")
+        .read_text()
+        .replace("### Output\n", "### Output\n\nThe tensor below.\n", 1)
+    )
+    assert "not followed directly by a ```python block" in errors(
+        runner, make(tmp_path, **{"statement.md": statement})
+    )
+
+
 def test_passing_starter(runner: Runner, tmp_path: Path) -> None:
     solution = (FIXTURES / "add-one" / "solution.py").read_text()
     assert "starter.py: the starter code is accepted" in errors(
