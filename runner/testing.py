@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from runner import guard
+
 DEFAULT_RTOL = 1e-4
 DEFAULT_ATOL = 1e-4
 
@@ -186,8 +188,13 @@ def observe_hooks() -> Iterator[HookLog]:
 
     for name, original in originals.items():
         setattr(nn.Module, name, wrap(name, original))
+    judge = guard.active()  # in the sandbox, the host judges the hooks from events (runner.hook_events)
+    if judge is not None:
+        judge.hooks.begin()
     try:
         yield log
     finally:
+        if judge is not None:
+            judge.hooks.end()
         for name, original in originals.items():
             setattr(nn.Module, name, original)
