@@ -36,7 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from runner import hook_events, sealed  # imported here, at warm-up: a job's uid cannot read runner/
+from runner import hook_events, ops, sealed  # imported at warm-up: a job's uid cannot read runner/
 
 MESSAGE = "Modifying or inspecting the judge is not allowed"
 DATA_CHARS = 300  # longer event strings are replaced (module names are the learner's to choose)
@@ -76,8 +76,8 @@ class Guard:
 
     begin_case: Callable[[str], None]
     end_case: Callable[[str], None]
-    hooks: Any  # runner.hook_events.HookObserver
-    ops: Any  # runner.ops.OpsObserver
+    hooks: hook_events.HookObserver
+    ops: ops.OpsObserver
 
 
 _active: Guard | None = None
@@ -241,6 +241,12 @@ def type_name_function() -> Callable[[object], str]:
     return sealed.seal(_type_name_template, TYPE_NAME=type.__dict__["__name__"].__get__, STR_COPY=str.__str__)
 
 
+def warm_up() -> None:
+    """What the zygote prepares once for every job: ctypes and ``tp_flags``, the API names."""
+    sealed.warm_up()
+    ops.warm_up()
+
+
 def install(key: bytes, fd: int) -> Guard:
     """Seal the emitter with ``key``, the observers over it, and install the audit hook.
 
@@ -265,6 +271,7 @@ def install(key: bytes, fd: int) -> Guard:
     )
     resolve = sealed.seal(_resolve_template, readlink=posix.readlink, getcwd=posix.getcwd)
     hooks = hook_events.install(emit)
+    operations = ops.install(emit)
     audit = sealed.seal(
         _audit_template,
         EMIT=emit,
@@ -282,7 +289,7 @@ def install(key: bytes, fd: int) -> Guard:
         begin_case=sealed.seal(_begin_case_template, EMIT=emit),
         end_case=sealed.seal(_end_case_template, EMIT=emit, CASE_END_CHECKS=(hooks.end_case_check,)),
         hooks=hooks,
-        ops=None,
+        ops=operations,
     )
     sys.addaudithook(audit)
     _active = guard

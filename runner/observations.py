@@ -155,6 +155,58 @@ class Finding:
     message: str
 
 
+GROWTH_FACTOR = 2  # vectorised: the larger size may dispatch at most 2x + 4 the smaller's operations
+GROWTH_SLACK = 4
+
+
+def _operation_findings(events: list[list[str]]) -> Finding | None:
+    """What the operation checks of a case found (``runner.ops``), decided here on the host."""
+    forbidden: dict[str, str] = {}
+    required: dict[str, str] = {}
+    seen: set[str] = set()
+    called: dict[str, str] = {}
+    vectorised: list[tuple[str, list[str], list[int]]] = []
+    blocks_open = 0
+    for kind, *data in events:
+        if kind == "check" and len(data) >= 3:
+            if data[0] == "forbid":
+                forbidden[data[1]] = data[2]
+            elif data[0] == "require":
+                required[data[1]] = data[2]
+            elif data[0] == "vectorised":
+                vectorised.append((data[1], data[2].split(","), []))
+        elif kind == "check_begin":
+            blocks_open += 1
+        elif kind == "check_end":
+            blocks_open -= 1
+        elif kind == "op_called" and data:
+            called.setdefault(data[0], data[1] if len(data) > 1 else "")
+        elif kind == "op_seen" and data:
+            seen.add(data[0])
+        elif kind == "op_count" and len(data) == 2 and vectorised and data[1].isdigit():
+            vectorised[-1][2].append(int(data[1]))
+    if blocks_open:
+        return Finding("error", f"{MODIFIED}: a check of the operations your code calls did not finish.")
+    for op, where in called.items():
+        if op in forbidden:
+            place = f" (solution.py, {where})" if where else ""
+            return Finding("failed", f"{forbidden[op]} The judge saw your code call {op}{place}.")
+    for op, sentence in required.items():
+        if op not in seen:
+            return Finding("failed", f"{sentence} The judge did not see your code call {op}.")
+    for rule, sizes, counts in vectorised:
+        if len(counts) != 2 or len(sizes) != 2:
+            return Finding("error", f"{MODIFIED}: the count of your code's operations did not finish.")
+        if counts[1] > GROWTH_FACTOR * counts[0] + GROWTH_SLACK:
+            return Finding(
+                "failed",
+                f"{rule} The judge counted {counts[0]} tensor operations at size {sizes[0]} and "
+                f"{counts[1]} at size {sizes[1]}: the work grows with the input, as with a Python "
+                "loop over its elements.",
+            )
+    return None
+
+
 def judge_case(reference: dict[str, Any] | None, case: CaseEvents | None) -> Finding | None:
     """Compare what the learner's run observed in a case with what the reference's did."""
     events = case.events if case is not None else []
@@ -162,16 +214,16 @@ def judge_case(reference: dict[str, Any] | None, case: CaseEvents | None) -> Fin
         if kind in ("refused", "tampered"):
             return Finding("error", f"{MODIFIED} ({data[0] if data else kind}).")
     reference = reference or {}
-    if not reference and not any(kind == "violation" for kind, *_ in events):
+    observed = summary(case) if case is not None else {}
+    if not reference and not observed:
         return None
     if case is None or not case.complete:
         return Finding("error", f"{MODIFIED}: the judge's record of this case is missing.")
-    observed = summary(case)
-    if "checks" in reference and observed.get("checks") != reference["checks"]:
-        return Finding("error", f"{MODIFIED}: a check of this case did not run.")
-    for kind, *data in events:
-        if kind == "violation":
-            return Finding("failed", data[0] if data else "A check of how your code works failed.")
+    if observed.get("checks", []) != reference.get("checks", []) and reference:
+        return Finding("error", f"{MODIFIED}: a check of this case did not run as declared.")
+    finding = _operation_findings(events)
+    if finding is not None:
+        return finding
     if "hooks" in reference:
         mine = observed.get("hooks")
         if mine is None or len(mine) != len(reference["hooks"]):

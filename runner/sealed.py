@@ -34,7 +34,9 @@ from typing import Any
 # Every sealed function shares this globals dict. Sealed code never reads it (it has no
 # global lookups), so what the learner puts in it changes nothing; its identity is how the
 # guard tells the judge's frames and functions from everyone else's.
-SEALED_GLOBALS: dict[str, Any] = {"__name__": "runner.sealed.code", "__builtins__": {}}
+# Its __builtins__ is the real one: C code called from a sealed frame (an import inside torch)
+# looks builtins up there, as it would anywhere else.
+SEALED_GLOBALS: dict[str, Any] = {"__name__": "runner.sealed.code", "__builtins__": builtins.__dict__}
 
 _LOAD_GLOBAL = opcode.opmap["LOAD_GLOBAL"]
 _LOAD_CONST = opcode.opmap["LOAD_CONST"]
@@ -127,7 +129,7 @@ def seal(template: Callable[..., Any], **values: Any) -> types.FunctionType:
         else:
             raise SealError(f"{code.co_name}: {name} is not defined")
     sealed_code = code.replace(co_code=raw, co_consts=tuple(consts))
-    function = types.FunctionType(sealed_code, SEALED_GLOBALS, code.co_name)
+    function = types.FunctionType(sealed_code, SEALED_GLOBALS, code.co_name, template.__defaults__)
     function.__qualname__ = template.__qualname__
     return function
 
@@ -140,11 +142,22 @@ def make_immutable(cls: type) -> None:
     """Refuse attribute assignment on ``cls`` from now on (like a built-in type)."""
     import ctypes
 
-    flags_offset = _tp_flags_offset()
-    word = ctypes.c_ulong.from_address(id(cls) + flags_offset)
+    global _FLAGS_OFFSET
+    if _FLAGS_OFFSET is None:
+        _FLAGS_OFFSET = _tp_flags_offset()
+    word = ctypes.c_ulong.from_address(id(cls) + _FLAGS_OFFSET)
     if word.value != cls.__flags__:
         raise SealError("could not find tp_flags")
     word.value = word.value | _IMMUTABLE_TYPE
+
+
+_FLAGS_OFFSET: int | None = None
+
+
+def warm_up() -> None:
+    """Load ctypes and find ``tp_flags`` in the zygote, before any job (and its guard) exists."""
+    global _FLAGS_OFFSET
+    _FLAGS_OFFSET = _tp_flags_offset()
 
 
 def _tp_flags_offset() -> int:

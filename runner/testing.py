@@ -24,6 +24,11 @@ from typing import Any
 
 from runner import guard
 
+# Checks of *how* the code works, judged on the host from events (runner/ops.py).
+from runner.ops import assert_vectorised as assert_vectorised
+from runner.ops import forbid_ops as forbid_ops
+from runner.ops import require_ops as require_ops
+
 DEFAULT_RTOL = 1e-4
 DEFAULT_ATOL = 1e-4
 
