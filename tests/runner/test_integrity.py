@@ -156,6 +156,21 @@ def test_a_removal_that_does_not_remove_is_not_a_pass(
     assert "(not removed)" in hook_case(result).message
 
 
+def test_a_hook_put_back_after_remove_is_not_removed(
+    runner: Runner, hook_problem: tuple[ProblemFiles, Expectations]
+) -> None:
+    # remove() really ran (a removal event), then the hook went back into the table: the look
+    # into the module's own table at the end of the block says it is attached.
+    source = hook_problem[0].solution.replace(
+        "        handle.remove()\n",
+        "        handle.remove()\n        model[2]._backward_hooks[0] = hook\n",
+    )
+    assert source != hook_problem[0].solution
+    result = judge(runner, hook_problem, source)
+    assert result.verdict == jobs.WRONG_ANSWER
+    assert "full_backward_hook on Linear (not removed)" in hook_case(result).message
+
+
 # --- introspection the guard refuses (the probe's reference returns 0; so do these) ------------
 
 REFUSED = {
