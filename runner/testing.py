@@ -12,7 +12,12 @@ Helpers make tests strong for the zero-argument functions of the seed problems:
   (computed for seed 42) fails on a case run with another seed.
 * :func:`observe_hooks` records every hook registered on an ``nn.Module`` and
   whether its handle was removed, so "use register_full_backward_hook" and "remove
-  the hook afterwards" are checked, not only the returned numbers.
+  the hook afterwards" are checked, not only the returned numbers. In the sandbox the
+  host judges the block from events it can trust (``runner.hook_events``), whatever
+  the returned summary says.
+* :func:`forbid_ops`, :func:`require_ops`, :func:`assert_vectorised` check which
+  operations the code calls and that its work does not grow like a Python loop
+  (``runner.ops``), also judged on the host.
 """
 
 from __future__ import annotations
