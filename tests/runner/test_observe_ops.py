@@ -90,6 +90,7 @@ def test_a_forbidden_call_fails_with_the_constraint_the_call_and_its_line(
         "torch.ops.aten.native_layer_norm(x, x.shape[-1:], None, None, eps)[0]",
         "torch.layer_norm(x, x.shape[-1:], eps=eps)",
         "torch.native_layer_norm(x, x.shape[-1:], None, None, eps)[0]",
+        "torch._C._VariableFunctions.layer_norm(x, x.shape[-1:], None, None, eps, False)",
     ],
 )
 def test_other_routes_to_the_forbidden_operation_are_seen(
@@ -189,6 +190,13 @@ ATTEMPTS = {
             object.__setattr__(mode, "__torch_dispatch__", lambda *a, **k: None)
             mode.__dict__["__torch_dispatch__"] = lambda func, types, args=(), kwargs=None: func(*args)
             return F.layer_norm(x, x.shape[-1:], eps=eps)
+    """,
+    "a_subclass_that_disables_torch_function": """
+        def layer_norm(x, eps=1e-5):
+            import torch.nn.functional as F
+            class Plain(torch.Tensor):
+                __torch_function__ = torch._C._disabled_torch_function_impl
+            return F.layer_norm(x.as_subclass(Plain), x.shape[-1:], eps=eps).as_subclass(torch.Tensor)
     """,
     "change_the_mode_class": """
         def layer_norm(x, eps=1e-5):
