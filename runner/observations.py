@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-MODIFIED = "Runtime error: modifying or inspecting the judge is not allowed"
+MODIFIED = "Modifying or inspecting the judge is not allowed"
 
 
 @dataclass

@@ -113,13 +113,32 @@ def _function_template(self: Any, func: Any, types: Any, args: Any = (), kwargs:
     name = NAMES.get(func)
     if name is not None:
         NOTE(name)
-    if kwargs is None:
-        return func(*args)
-    return func(*args, **kwargs)
+    # torch takes this mode off its stack while its handler runs: say so to the dispatch check.
+    FLAGS[0] = FLAGS[0] + 1
+    try:
+        if kwargs is None:
+            return func(*args)
+        return func(*args, **kwargs)
+    finally:
+        FLAGS[0] = FLAGS[0] - 1
+
+
+def _function_mode_present_template() -> bool:
+    i = 0
+    n = len_function_stack()
+    while i < n:
+        if function_stack_at(i) is FUNCTION_MODE_BOX[0]:
+            return True
+        i = i + 1
+    return False
 
 
 def _dispatch_template(self: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
     STATE_COUNT[0] = STATE_COUNT[0] + 1
+    # FLAGS: [inside the function handler, function checks active, tampering already reported]
+    if FLAGS[1] and not FLAGS[0] and not FLAGS[2] and not FUNCTION_MODE_PRESENT():
+        FLAGS[2] = 1
+        EMIT("tampered", "the judge's interception of operation names was taken off its stack")
     if STATE:
         full = object_getattribute(func, "_name")
         if type(full) is str:
@@ -146,6 +165,7 @@ def _enter_template(forbidden: Any, required: Any) -> None:
         block[1][op] = required[op]
         EMIT("check", "require", op, required[op])
     STATE.append(block)
+    FLAGS[1] = FLAGS[1] + 1
     push_function(FUNCTION_MODE)
     push_dispatch(DISPATCH_MODE)
 
@@ -155,6 +175,7 @@ def _leave_template() -> None:
         EMIT("tampered", "a check of operations ended twice")
         return
     STATE.pop()
+    FLAGS[1] = FLAGS[1] - 1
     dispatch_mode = None
     function_mode = None
     try:
@@ -192,11 +213,17 @@ def _bypass_template(*args: Any, **kwargs: Any) -> Any:
 
 
 STATE_COUNT: Any = None
+FLAGS: Any = None
+FUNCTION_MODE_PRESENT: Any = None
+FUNCTION_MODE_BOX: Any = None
+len_function_stack: Any = None
+function_stack_at: Any = None
 
 sealed.prepare(
     _where_template,
     _note_template,
     _function_template,
+    _function_mode_present_template,
     _dispatch_template,
     _getattribute_template,
     _enter_template,
@@ -243,7 +270,8 @@ def install(emit: Callable[..., None]) -> OpsObserver:
     names = dict(_API_NAMES or _api_names())
     state: list[Any] = []
     count = [0]
-    common = {"EMIT": emit, "STATE": state, "STATE_COUNT": count, "int_repr": int.__repr__}
+    flags = [0, 0, 0]
+    common = {"EMIT": emit, "STATE": state, "STATE_COUNT": count, "FLAGS": flags, "int_repr": int.__repr__}
     where = sealed.seal(
         _where_template,
         SOLUTION=SOLUTION_PATH,
@@ -252,8 +280,19 @@ def install(emit: Callable[..., None]) -> OpsObserver:
     )
     note = sealed.seal(_note_template, WHERE=where, **common)
     function_handler = sealed.seal(_function_template, NAMES=names, NOTE=note, **common)
+    function_mode_box: list[Any] = [None]  # filled below, once the mode exists
+    present = sealed.seal(
+        _function_mode_present_template,
+        FUNCTION_MODE_BOX=function_mode_box,
+        len_function_stack=torch._C._len_torch_function_stack,
+        function_stack_at=torch._C._get_function_stack_at,
+    )
     dispatch_handler = sealed.seal(
-        _dispatch_template, NOTE=note, object_getattribute=object.__getattribute__, **common
+        _dispatch_template,
+        NOTE=note,
+        FUNCTION_MODE_PRESENT=present,
+        object_getattribute=object.__getattribute__,
+        **common,
     )
     function_class = type(
         "JudgeFunctionWatch", (TorchFunctionMode,), {"__torch_function__": function_handler}
@@ -271,6 +310,7 @@ def install(emit: Callable[..., None]) -> OpsObserver:
         sealed.make_immutable(cls)
         guard.SEALED_TYPES.add(cls)
     function_mode, dispatch_mode = function_class(), dispatch_class()
+    function_mode_box[0] = function_mode
     stack = {
         "FUNCTION_MODE": function_mode,
         "DISPATCH_MODE": dispatch_mode,

@@ -183,6 +183,15 @@ ATTEMPTS = {
             type(mode).__torch_dispatch__ = lambda self, func, types, args=(), kwargs=None: func(*args)
             return F.layer_norm(x, x.shape[-1:], eps=eps)
     """,
+    "pop_the_function_mode": """
+        def layer_norm(x, eps=1e-5):
+            import torch.nn.functional as F
+            mode = torch._C._pop_torch_function_stack()
+            try:
+                return F.layer_norm(x, x.shape[-1:], eps=eps)
+            finally:
+                torch._C._push_on_torch_function_stack(mode)
+    """,
     "shadow_the_handler_on_the_instance": """
         def layer_norm(x, eps=1e-5):
             import torch.nn.functional as F
