@@ -61,6 +61,8 @@ class CaseExpectation:
     rtol: float
     atol: float
     value: Any  # encoded with runner.values.encode
+    # What the reference's run observed (runner.observations.summary): hooks, operation checks.
+    observed: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
