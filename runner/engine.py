@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from runner import jobs, observations
-from runner.jobs import CaseExpectation, Expectations, Job, JudgeResult, Limits
+from runner.jobs import JUDGE_FORMAT, CaseExpectation, Expectations, Job, JudgeResult, Limits
 from runner.problem import ProblemFiles
 from runner.sandbox import RawRun, Sandbox
 from runner.verdicts import build_result
@@ -158,7 +158,7 @@ class Runner:
             raise ExpectationError(
                 "tests.py: at least one case must be public (@case(public=True)) as the example"
             )
-        return Expectations(cases=tuple(cases))
+        return Expectations(cases=tuple(cases), judge_format=JUDGE_FORMAT)
 
     def job_for(
         self, problem: ProblemFiles, expectations: Expectations, code: str, mode: jobs.Mode, job_id: str = ""
