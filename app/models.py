@@ -5,8 +5,9 @@ from app.authoring.models import ProblemDraft
 from app.billing.models import BillingEvent
 from app.courses.models import Assignment, Course, CourseMember, Regrade
 from app.drafts.models import CodeDraft
+from app.hints.models import HintReveal
 from app.kit.db import Base
-from app.problems.models import Problem, ProblemTag, ProblemVersion
+from app.problems.models import Problem, ProblemTag, ProblemVersion, Track
 from app.submissions.models import Submission
 
 __all__ = [
@@ -16,11 +17,13 @@ __all__ = [
     "CodeDraft",
     "Course",
     "CourseMember",
+    "HintReveal",
     "Problem",
     "ProblemDraft",
     "ProblemTag",
     "ProblemVersion",
     "Regrade",
     "Submission",
+    "Track",
     "User",
 ]
