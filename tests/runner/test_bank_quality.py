@@ -99,7 +99,7 @@ def test_an_unknown_category_is_refused_naming_the_tracks() -> None:
     ],
 )
 def test_a_malformed_tracks_file_is_refused(source: str, message: str) -> None:
-    with pytest.raises(ProblemFormatError, match="tracks.toml") as caught:
+    with pytest.raises(ProblemFormatError, match=r"tracks\.toml") as caught:
         parse_tracks(source)
     assert message in str(caught.value)
 
