@@ -98,6 +98,10 @@ def tracks(session: Session) -> Sequence[Track]:
     return session.scalars(select(Track).order_by(Track.position, Track.title)).all()
 
 
+def get_track(session: Session, track_id: int) -> Track | None:
+    return session.get(Track, track_id)
+
+
 def track_by_slug(session: Session, slug: str) -> Track | None:
     return session.scalars(select(Track).where(Track.slug == slug)).first()
 

@@ -24,13 +24,17 @@ def _versions(db: Database, slug: str) -> list[tuple[int, str]]:
     with db.transaction() as session:
         problem = session.scalars(select(Problem).where(Problem.slug == slug)).one()
         rows = session.scalars(
-            select(ProblemVersion).where(ProblemVersion.problem_id == problem.id).order_by(ProblemVersion.number)
+            select(ProblemVersion)
+            .where(ProblemVersion.problem_id == problem.id)
+            .order_by(ProblemVersion.number)
         ).all()
         assert problem.current_version_id == rows[-1].id
         return [(v.number, v.content_hash) for v in rows]
 
 
-def test_import_is_idempotent_and_versions_changes(db: Database, runner, tmp_path: Path, learner, code_of) -> None:
+def test_import_is_idempotent_and_versions_changes(
+    db: Database, runner, tmp_path: Path, learner, code_of
+) -> None:
     bank = _copy(tmp_path, "add-tensors", "imported-add")
     with db.transaction() as session:
         first = import_bank(session, bank, runner)
@@ -44,7 +48,9 @@ def test_import_is_idempotent_and_versions_changes(db: Database, runner, tmp_pat
     statement = bank / "imported-add" / "statement.md"
     statement.write_text(statement.read_text() + "\nA clarified sentence.\n")
     (bank / "imported-add" / "problem.toml").write_text(
-        (bank / "imported-add" / "problem.toml").read_text().replace('difficulty = "easy"', 'difficulty = "hard"')
+        (bank / "imported-add" / "problem.toml")
+        .read_text()
+        .replace('difficulty = "easy"', 'difficulty = "hard"')
     )
     with db.transaction() as session:
         changed = import_bank(session, bank, runner)
@@ -55,9 +61,12 @@ def test_import_is_idempotent_and_versions_changes(db: Database, runner, tmp_pat
     page = learner.get("/problems/imported-add").text
     assert "A clarified sentence." in page and "diff-hard" in page
     # the submission keeps the version it ran against
-    assert learner.get(f"/api/submissions/{old['id']}").json()["problem_version_id"] != learner.verdict(
-        learner.submit("imported-add", code_of("add-tensors")).json()["id"]
-    )["problem_version_id"]
+    assert (
+        learner.get(f"/api/submissions/{old['id']}").json()["problem_version_id"]
+        != learner.verdict(learner.submit("imported-add", code_of("add-tensors")).json()["id"])[
+            "problem_version_id"
+        ]
+    )
 
 
 def test_a_broken_problem_is_reported_and_the_rest_import(db: Database, runner, tmp_path: Path) -> None:
@@ -65,7 +74,9 @@ def test_a_broken_problem_is_reported_and_the_rest_import(db: Database, runner, 
     shutil.copytree(BANK / "sum-of-squares", bank / "bad-toml")
     (bank / "bad-toml" / "problem.toml").write_text('title = "x"\ndifficulty = "impossible"\n')
     shutil.copytree(BANK / "sum-of-squares", bank / "bad-reference")
-    (bank / "bad-reference" / "solution.py").write_text("def sum_of_squares(x):\n    raise RuntimeError('ref')\n")
+    (bank / "bad-reference" / "solution.py").write_text(
+        "def sum_of_squares(x):\n    raise RuntimeError('ref')\n"
+    )
     with db.transaction() as session:
         report = import_bank(session, bank, runner)
     assert report.created == ["good-one"]
