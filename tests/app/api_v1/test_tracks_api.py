@@ -13,7 +13,7 @@ def _by_slug(items: list[dict]) -> dict[str, dict]:  # type: ignore[type-arg]
 def test_anonymous_callers_list_the_tracks_without_progress(app) -> None:
     body = TestClient(app).get("/api/v1/tracks").json()
     slugs = [t["slug"] for t in body["items"]]
-    assert slugs.index("test-basics") < slugs.index("test-reductions") < slugs.index("pytorch-advanced")
+    assert slugs.index("pytorch-advanced") < slugs.index("test-basics") < slugs.index("test-reductions")
     basics = _by_slug(body["items"])["test-basics"]
     assert basics["title"] == "Test Basics" and basics["problem_count"] == 2 and basics["progress"] is None
     assert basics["description"].startswith("Small problems")

@@ -1,8 +1,8 @@
 """The tracks pages (progress, continue link, sign-up call), previous/next within a track on the
 problem page, and hints revealed one at a time, remembered, and locked on Premium problems.
 
-The test bank's tracks.toml has Test Basics (add-tensors 1, scale-rows 2 Premium), Test Reductions
-(sum-of-squares) and PyTorch Advanced (empty here).
+The test bank's tracks.toml has PyTorch Advanced (9, empty here), Test Basics (10: add-tensors 1,
+scale-rows 2 Premium) and Test Reductions (11: sum-of-squares).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def test_signed_out_visitors_see_the_tracks_in_order_and_a_sign_up_call(browser)
     page = browser.get("/tracks")
     assert page.status_code == 200
     order = re.findall(r'id="track-([a-z0-9-]+)"', page.text)
-    assert order.index("test-basics") < order.index("test-reductions") < order.index("pytorch-advanced")
+    assert order.index("pytorch-advanced") < order.index("test-basics") < order.index("test-reductions")
     basics = _track(page.text, "test-basics")
     assert _listed(basics) == ["add-tensors", "scale-rows"]  # by `order`, not by title or difficulty
     assert "Premium" in basics and "locked" in basics
