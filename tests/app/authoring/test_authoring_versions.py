@@ -261,7 +261,10 @@ def test_the_editor_offers_the_tracks_and_refuses_another_category(
         headers={"X-CSRF-Token": csrf},
     ).json()
     assert not checked["ok"]
-    assert "problem.toml: category 'Hooks' is not a track; use one of: 'Test Basics'" in checked["text"]
+    assert (
+        "problem.toml: category 'Hooks' is not a track; use one of: 'PyTorch Advanced', 'Test Basics'"
+        in checked["text"]
+    )
     form = _form_data(walkthrough_files, WALKTHROUGH, csrf, order="3")
     form["hint"] = ["Only one hint.", "", ""]
     created = instructor.post("/authoring/new", data=form)

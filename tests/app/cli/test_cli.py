@@ -107,7 +107,7 @@ def test_login_pull_submit(run, live_server, db, tmp_path, code_of) -> None:
     paths = run("tracks")
     assert (
         paths.exit_code == 0
-        and " 1. test-basics" in paths.output
+        and "10. test-basics" in paths.output
         and "0/2 solved  next: add-tensors" in paths.output
     )
     one = run("tracks", "test-basics")
