@@ -122,6 +122,15 @@ class Example(BaseModel):
     expected: str = Field(description="The expected value of this public case, as text")
 
 
+class ProblemTrack(BaseModel):
+    slug: str
+    title: str
+    position: int = Field(description="The problem's place in the track, 1 first")
+    total: int = Field(description="How many published problems the track has")
+    previous: str | None = Field(description="The slug of the problem before it in the track")
+    next: str | None = Field(description="The slug of the problem after it in the track")
+
+
 class ProblemOut(BaseModel):
     slug: str
     title: str
@@ -142,6 +151,8 @@ class ProblemOut(BaseModel):
     examples: list[Example]
     runtime: dict[str, str] = Field(description="What the sandbox runs, e.g. python and torch versions")
     related: list[RelatedProblem]
+    track: ProblemTrack | None = Field(default=None, description="Its place in its track (null: none)")
+    hint_count: int = Field(default=0, description="How many hints it has (see /problems/{slug}/hints)")
 
 
 class SubmissionIn(BaseModel):

@@ -88,3 +88,18 @@ def test_tracks_and_hints_are_in_the_openapi_schema(app) -> None:
     paths = TestClient(app).get("/api/v1/openapi.json").json()["paths"]
     assert {"/api/v1/tracks", "/api/v1/tracks/{slug}", "/api/v1/problems/{slug}/hints"} <= set(paths)
     assert "post" in paths["/api/v1/problems/{slug}/hints/next"]
+
+
+def test_a_problem_names_its_place_in_its_track_and_its_hint_count(student) -> None:
+    second = student.get("/api/v1/problems/scale-rows").json()  # locked for this student: still listed
+    assert second["track"] == {
+        "slug": "test-basics",
+        "title": "Test Basics",
+        "position": 2,
+        "total": 2,
+        "previous": "add-tensors",
+        "next": None,
+    }
+    assert second["hint_count"] == 3
+    first = student.get("/api/v1/problems/add-tensors").json()
+    assert first["track"]["previous"] is None and first["track"]["next"] == "scale-rows"
