@@ -60,18 +60,13 @@ def reveal_next(session: Session, slug: str, viewer: User, now: datetime) -> Hin
     total = len(_hints(session, problem))
     if total == 0:
         raise Conflict("This problem has no hints.")
-    row = repository.get(session, viewer.id, problem.id)
-    if row is None:
+    if repository.get(session, viewer.id, problem.id) is None:
         try:
             with session.begin_nested():  # the same learner asking twice at once: one row wins
-                row = repository.add(
+                repository.add(
                     session, HintReveal(user_id=viewer.id, problem_id=problem.id, revealed=0, updated_at=now)
                 )
         except IntegrityError:
-            row = repository.get(session, viewer.id, problem.id)
-            assert row is not None
-    if row.revealed < total:
-        row.revealed += 1
-        row.updated_at = now
-        session.flush()
+            pass  # the other request created it
+    repository.reveal_one_more(session, viewer.id, problem.id, total, now)
     return _view(session, problem, viewer, now)

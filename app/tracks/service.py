@@ -90,7 +90,8 @@ def list_tracks(session: Session, viewer: User | None, now: datetime) -> list[Tr
 
 
 def get_track(session: Session, slug: str, viewer: User | None, now: datetime) -> TrackView:
-    track = problems_repository.track_by_slug(session, slug[:60]) if "\x00" not in slug else None
+    usable = len(slug) <= 60 and "\x00" not in slug  # never a slug; PostgreSQL refuses NUL in text
+    track = problems_repository.track_by_slug(session, slug) if usable else None
     if track is None:
         raise NotFound(f"There is no track called {slug[:60]!r}.")
     return _views(session, [track], viewer, now)[0]
