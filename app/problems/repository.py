@@ -111,11 +111,14 @@ def track_by_title(session: Session, title: str) -> Track | None:
 
 
 def track_problems(session: Session, track_ids: Sequence[int]) -> Sequence[Problem]:
-    """The published problems of these tracks, each track's in its order (then by title)."""
+    """The published problems of these tracks, each track's in its ``order`` (unnumbered ones last, by title)."""
     stmt = select(Problem).where(
         Problem.track_id.in_(track_ids), Problem.published.is_(True), Problem.current_version_id.is_not(None)
     )
-    return session.scalars(stmt.order_by(Problem.track_id, Problem.position, Problem.title)).all()
+    unnumbered_last = case((Problem.position == 0, 1), else_=0)  # order 0: after the numbered ones
+    return session.scalars(
+        stmt.order_by(Problem.track_id, unnumbered_last, Problem.position, Problem.title)
+    ).all()
 
 
 def add(session: Session, obj: Problem | ProblemVersion | Track) -> None:
