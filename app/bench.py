@@ -95,6 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     db = Database(url)
     bank = workdir / "bank"
     shutil.copytree(args.problem, bank / problem.slug)
+    tracks = Path(args.problem).resolve().parent / "tracks.toml"  # the problem's category names one
+    if tracks.is_file():
+        shutil.copyfile(tracks, bank / "tracks.toml")
     with db.transaction() as session:
         report = import_bank(session, bank, runner)
         if not report.ok:

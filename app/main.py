@@ -25,6 +25,7 @@ from app.courses import access as course_access
 from app.courses import api as course_api
 from app.courses import pages as course_pages
 from app.drafts import api as draft_api
+from app.hints import api as hint_api
 from app.kit.db import Database
 from app.kit.errors import AppError
 from app.kit.logging import SubmissionLogMiddleware
@@ -32,7 +33,7 @@ from app.kit.runner import JudgeRunner, runtime_info
 from app.kit.settings import Settings, get_settings
 from app.kit.web import ROOT, render
 from app.problems import api as problem_api
-from app.site import account_pages, problem_pages
+from app.site import account_pages, problem_pages, track_pages
 from app.submissions import api as submission_api
 from app.submissions import pages as submission_pages
 from app.submissions.dispatch import Dispatcher, ResultWaiter
@@ -186,6 +187,8 @@ def create_app(
 
     for router in (
         problem_pages.router,
+        track_pages.router,
+        hint_api.router,
         problem_api.router,
         submission_pages.router,
         submission_api.router,

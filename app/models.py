@@ -5,8 +5,9 @@ from app.authoring.models import ProblemDraft
 from app.billing.models import BillingEvent
 from app.courses.models import Assignment, Course, CourseMember, Regrade
 from app.drafts.models import CodeDraft
+from app.hints.models import HintReveal
 from app.kit.db import Base
-from app.problems.models import Problem, ProblemTag, ProblemVersion
+from app.problems.models import Problem, ProblemTag, ProblemVersion, Track
 from app.progress.models import LearnerProblem, ProblemStats
 from app.submissions.models import Submission
 
@@ -17,6 +18,7 @@ __all__ = [
     "CodeDraft",
     "Course",
     "CourseMember",
+    "HintReveal",
     "LearnerProblem",
     "Problem",
     "ProblemDraft",
@@ -25,5 +27,6 @@ __all__ = [
     "ProblemVersion",
     "Regrade",
     "Submission",
+    "Track",
     "User",
 ]

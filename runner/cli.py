@@ -93,6 +93,7 @@ def validate(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Validate problems by running them. Exit code 1 if any fails."""
+    from runner.quality import bank_findings, bank_titles
     from runner.validate import validate_problem
 
     folders: list[Path] = []
@@ -107,11 +108,14 @@ def validate(
     for folder in folders:
         try:
             problem = load_problem_dir(folder)
+            titles = bank_titles(folder)
         except (ProblemFormatError, OSError) as exc:
             failed += 1
             typer.echo(f"FAIL {folder.name}\n  error: {exc}")
             continue
-        report = validate_problem(problem, runner)
+        report = validate_problem(problem, runner, titles)
+        if titles is not None:  # a folder of a bank: the bank's bar too
+            report.errors += bank_findings(problem)
         failed += not report.ok
         reports.append(report.to_dict())
         if not as_json:

@@ -307,7 +307,7 @@ def discover_problems(bank: str | Path) -> list[Path]:
     )
 
 
-def _toml_value(value: Any) -> str:
+def toml_value(value: Any) -> str:
     """An inline TOML value for the JSON-like data of ``runner.inputs`` (no null in TOML)."""
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -316,9 +316,9 @@ def _toml_value(value: Any) -> str:
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
     if isinstance(value, dict):
-        return "{ " + ", ".join(f"{json.dumps(k)} = {_toml_value(v)}" for k, v in value.items()) + " }"
+        return "{ " + ", ".join(f"{json.dumps(k)} = {toml_value(v)}" for k, v in value.items()) + " }"
     raise ValueError(f"{value!r} cannot be written in TOML")
 
 
@@ -339,7 +339,7 @@ def render_toml(problem: ProblemFiles) -> str:
     if problem.hints:
         lines.append("hints = [" + ", ".join(q(h) for h in problem.hints) + "]")
     if problem.example_input is not None:
-        lines.append(f"example_input = {_toml_value(problem.example_input)}")
+        lines.append(f"example_input = {toml_value(problem.example_input)}")
     lines += [
         "",
         "[limits]",

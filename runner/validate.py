@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -19,6 +20,7 @@ from runner.checks.value import reference_failure
 from runner.engine import ExpectationError
 from runner.jobs import Expectations, Job, JudgeResult, Mode
 from runner.problem import ProblemFiles
+from runner.tracks import unknown_category
 
 REQUIRED_STATEMENT_SECTIONS = ("Problem Statement", "Example", "Constraints")
 OUTPUT_BLOCK_RE = re.compile(r"(?ims)^#{2,4}\s*Output\s*$\s*```[a-z]*\n(.*?)```")
@@ -237,8 +239,14 @@ def _tensor_as_nested_list(value: dict[str, Any]) -> Any:
     return build(0, list(shape))[0]
 
 
-def validate_problem(problem: ProblemFiles, runner: Judge) -> ValidationReport:
+def validate_problem(
+    problem: ProblemFiles, runner: Judge, tracks: Sequence[str] | None = None
+) -> ValidationReport:
+    """Run the problem; ``tracks`` (the titles of the bank's tracks), when known, bound its category."""
     report = ValidationReport(slug=problem.slug)
+    refused = unknown_category(problem.category, tracks) if tracks is not None else None
+    if refused:
+        report.errors.append(Finding("problem.toml", refused, None, "see tracks.toml in the problem bank"))
     sources_ok = all(
         [
             _syntax(report.errors, problem.solution, "solution.py"),

@@ -118,6 +118,7 @@ def main() -> int:
     workdir = Path(tempfile.mkdtemp(prefix="scale-bench-"))
     bank = workdir / "bank"
     shutil.copytree(REPO / "problems" / args.problem, bank / args.problem)
+    shutil.copyfile(REPO / "problems" / "tracks.toml", bank / "tracks.toml")  # its category names a track
     code = (bank / args.problem / "solution.py").read_text()
     redis_server = RedisServer(workdir)
     redis_server.start()

@@ -14,14 +14,18 @@ from app.api_v1.schemas import (
     ProblemItem,
     ProblemList,
     ProblemOut,
+    ProblemTrack,
     RelatedProblem,
     error_responses,
 )
+from app.hints import service as hints
 from app.kit.db import utcnow
 from app.kit.runner import runtime_info
 from app.kit.web import RunnerDep, SessionDep, SettingsDep
 from app.problems import service as problems
 from app.submissions import service as submissions
+from app.tracks import service as tracks
+from app.tracks.service import Neighbours
 
 router = APIRouter(prefix="/problems", tags=["problems"])
 
@@ -110,4 +114,19 @@ def get_problem(
             )
             for r in detail.related
         ],
+        track=_track(tracks.neighbours(session, detail.problem, user, now)),
+        hint_count=hints.hints_for(session, slug, user, now).total,
+    )
+
+
+def _track(place: Neighbours | None) -> ProblemTrack | None:
+    if place is None:
+        return None
+    return ProblemTrack(
+        slug=place.track_slug,
+        title=place.track_title,
+        position=place.position,
+        total=place.total,
+        previous=place.previous.slug if place.previous is not None else None,
+        next=place.next.slug if place.next is not None else None,
     )

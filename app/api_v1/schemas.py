@@ -119,6 +119,15 @@ class Example(BaseModel):
     expected: str = Field(description="The expected value of this public case, as text")
 
 
+class ProblemTrack(BaseModel):
+    slug: str
+    title: str
+    position: int = Field(description="The problem's place in the track, 1 first")
+    total: int = Field(description="How many published problems the track has")
+    previous: str | None = Field(description="The slug of the problem before it in the track")
+    next: str | None = Field(description="The slug of the problem after it in the track")
+
+
 class ProblemOut(BaseModel):
     slug: str
     title: str
@@ -139,6 +148,8 @@ class ProblemOut(BaseModel):
     examples: list[Example]
     runtime: dict[str, str] = Field(description="What the sandbox runs, e.g. python and torch versions")
     related: list[RelatedProblem]
+    track: ProblemTrack | None = Field(default=None, description="Its place in its track (null: none)")
+    hint_count: int = Field(default=0, description="How many hints it has (see /problems/{slug}/hints)")
 
 
 class SubmissionIn(BaseModel):
@@ -160,6 +171,74 @@ class SubmissionIn(BaseModel):
 def model_response(status: int, model: type[BaseModel], description: str) -> dict[int | str, dict[str, Any]]:
     """The OpenAPI entry of a second success status (the first is the route's ``response_model``)."""
     return {status: {"model": model, "description": description}}
+
+
+class TrackProblem(BaseModel):
+    slug: str
+    title: str
+    difficulty: Difficulty
+    premium: bool
+    locked: bool
+    mark: Literal["solved", "attempted"] | None = Field(
+        description="The caller's progress on it (null when untouched or anonymous)"
+    )
+
+
+class TrackProgress(BaseModel):
+    solved: int = Field(description="Problems with an accepted submission")
+    attempted: int = Field(description="Problems with any submission, solved ones included")
+    total: int
+    next_problem: str | None = Field(
+        description="The slug to continue with: the first unsolved problem (null when all are solved)"
+    )
+
+
+class TrackItem(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "slug": "pytorch-advanced",
+                    "title": "PyTorch Advanced",
+                    "description": "Hooks, parameter groups and optimisers written by hand.",
+                    "position": 9,
+                    "problem_count": 8,
+                    "progress": {
+                        "solved": 2,
+                        "attempted": 3,
+                        "total": 8,
+                        "next_problem": "modify-activations-hook",
+                    },
+                }
+            ]
+        }
+    )
+    slug: str
+    title: str = Field(description="What a problem's `category` names")
+    description: str
+    position: int = Field(description="The track's place among the tracks (1 first)")
+    problem_count: int
+    progress: TrackProgress | None = Field(description="Only with a token")
+
+
+class TrackList(BaseModel):
+    items: list[TrackItem]
+
+
+class TrackOut(TrackItem):
+    problems: list[TrackProblem] = Field(description="In the track's order")
+
+
+class HintsOut(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"revealed": ["Hook `model[0]`."], "total": 3, "remaining": 2, "locked": False}]
+        }
+    )
+    revealed: list[str] = Field(description="The hints revealed so far, in order (Markdown)")
+    total: int = Field(description="How many hints the problem has")
+    remaining: int = Field(description="How many more can be revealed (0 when locked)")
+    locked: bool = Field(description="A Premium problem the caller may not work on: nothing is revealed")
 
 
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from app.authoring.service import InvalidProblem
 from runner.jobs import Limits
-from runner.problem import ProblemFormatError, parse_metadata
+from runner.problem import MAX_HINTS, ProblemFormatError, parse_metadata, toml_value
 
 DEFAULT_LIMITS = Limits()
 
@@ -46,6 +46,8 @@ class EditorForm:
     entry_point: str = "solve"
     time_s: str = ""
     memory_mb: str = ""
+    order: str = ""  # place in its track; blank = 0
+    hints: list[str] = field(default_factory=list)  # up to MAX_HINTS, gentlest first
     statement: str = ""
     learn: str = ""
     starter: str = ""
@@ -88,6 +90,8 @@ class EditorForm:
         form.title, form.difficulty, form.category = meta["title"], meta["difficulty"], meta["category"]
         form.tags = ", ".join(meta["tags"])
         form.premium, form.entry_point = meta["premium"], meta["entry_point"]
+        form.order = str(meta["order"]) if meta["order"] else ""
+        form.hints = list(meta["hints"])
         limits: Limits = meta["limits"]
         written = tomllib.loads(toml).get("limits", {})  # show the limits the author wrote, defaults blank
         form.time_s = _number(limits.time_s) if "time_s" in written else ""
@@ -105,7 +109,13 @@ class EditorForm:
             "tags": self.tag_list(),
             "premium": self.premium,
             "entry_point": self.entry_point.strip(),
+            "hints": [h.strip() for h in self.hints if h.strip()],
         }
+        if self.order.strip():
+            try:
+                data["order"] = int(self.order)
+            except ValueError:
+                raise InvalidProblem(f"place in track {self.order!r} is not a whole number") from None
         limits: dict[str, Any] = {}
         if self.time_s.strip():
             try:
@@ -131,6 +141,8 @@ class EditorForm:
                 old = None
             if old is not None and _same(old, wanted):
                 return self.toml_source
+            if old is not None and old["example_input"] is not None:  # not a form field: kept as written
+                wanted["example_input"] = old["example_input"]
         return render_toml(wanted)
 
     def files(self) -> dict[str, str]:
@@ -175,6 +187,8 @@ def _same(old: dict[str, Any], wanted: dict[str, Any]) -> bool:
         and old["premium"] == wanted["premium"]
         and old["entry_point"] == wanted["entry_point"]
         and old["limits"] == expected_limits
+        and old["order"] == wanted.get("order", 0)
+        and list(old["hints"]) == wanted["hints"]
     )
 
 
@@ -191,6 +205,12 @@ def render_toml(meta: dict[str, Any]) -> str:
         f"premium = {'true' if meta['premium'] else 'false'}",
         f"entry_point = {_toml_string(meta['entry_point'])}",
     ]
+    if meta.get("order"):
+        lines.append(f"order = {meta['order']}")
+    if meta.get("hints"):
+        lines += ["hints = ["] + [f"  {_toml_string(h)}," for h in meta["hints"]] + ["]"]
+    if meta.get("example_input") is not None:
+        lines.append(f"example_input = {toml_value(meta['example_input'])}")
     limits = meta.get("limits") or {}
     if limits:
         lines += ["", "[limits]"] + [f"{key} = {value}" for key, value in limits.items()]
@@ -222,6 +242,8 @@ def parse_form(data: Any) -> EditorForm:
         entry_point=text("entry_point"),
         time_s=text("time_s"),
         memory_mb=text("memory_mb"),
+        order=text("order"),
+        hints=[lf(v) for v in data.getlist("hint") if isinstance(v, str)][:MAX_HINTS],
         statement=text("statement"),
         learn=text("learn"),
         starter=text("starter"),

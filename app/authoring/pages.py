@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from fastapi.responses import JSONResponse, RedirectResponse, Response
+from sqlalchemy.orm import Session
 
 from app.authoring import archive, service
 from app.authoring.deps import AuthorUser
@@ -42,6 +43,7 @@ EditorFormDep = Annotated[EditorForm, Depends(editor_form)]
 
 def _editor(
     request: Request,
+    session: Session,
     form: EditorForm,
     ws: service.Workspace | None,
     *,
@@ -61,6 +63,7 @@ def _editor(
             "error": error,
             "notice": notice,
             "difficulties": ("easy", "medium", "hard"),
+            "tracks": service.track_titles(session),
         },
         status_code=status_code,
     )
@@ -76,8 +79,8 @@ def problem_list(request: Request, user: AuthorUser, session: SessionDep) -> Any
 
 
 @router.get("/new")
-def new_problem(request: Request, user: AuthorUser) -> Any:
-    return _editor(request, EditorForm.blank(), None)
+def new_problem(request: Request, user: AuthorUser, session: SessionDep) -> Any:
+    return _editor(request, session, EditorForm.blank(), None)
 
 
 @router.post("/new", dependencies=[CsrfProtected])
@@ -85,7 +88,7 @@ def create_problem(request: Request, user: AuthorUser, session: SessionDep, form
     try:
         problem = service.create(session, form.slug, form.files(), user)
     except AppError as exc:  # bad slug, format error, slug taken: show it next to the form
-        return _editor(request, form, None, error=exc.detail, status_code=exc.status_code)
+        return _editor(request, session, form, None, error=exc.detail, status_code=exc.status_code)
     return _to_editor(problem.slug, "created")
 
 
@@ -98,7 +101,9 @@ def edit_problem(
     notice: Annotated[str | None, Query(max_length=20)] = None,
 ) -> Any:
     ws = service.workspace(session, slug)
-    return _editor(request, EditorForm.from_files(slug, ws.files), ws, notice=NOTICES.get(notice or ""))
+    return _editor(
+        request, session, EditorForm.from_files(slug, ws.files), ws, notice=NOTICES.get(notice or "")
+    )
 
 
 @router.post("/problems/{slug}", dependencies=[CsrfProtected])
@@ -109,11 +114,14 @@ def save_problem(
     try:
         outcome = service.save(session, slug, form.files(), user, runner)
     except service.InvalidProblem as exc:
-        return _editor(request, form, service.workspace(session, slug), error=exc.detail, status_code=422)
+        return _editor(
+            request, session, form, service.workspace(session, slug), error=exc.detail, status_code=422
+        )
     ws = service.workspace(session, slug)
     failed = outcome.report is not None and not outcome.report.ok
     return _editor(
         request,
+        session,
         EditorForm.from_files(slug, ws.files),
         ws,
         report=outcome.report,
@@ -123,13 +131,15 @@ def save_problem(
 
 
 @router.post("/validate", dependencies=[CsrfProtected])
-def validate_form(user: AuthorUser, runner: RunnerDep, form: EditorFormDep) -> JSONResponse:
+def validate_form(
+    user: AuthorUser, session: SessionDep, runner: RunnerDep, form: EditorFormDep
+) -> JSONResponse:
     """Validate the editor's unsaved content (JSON for authoring.js; nothing is stored)."""
     try:
         files = form.files()
     except service.InvalidProblem as exc:
         return JSONResponse({"error": exc.code, "detail": exc.detail}, status_code=422)
-    report = service.validate_folder_files(form.slug or "new-problem", files, runner)
+    report = service.validate(session, form.slug or "new-problem", runner, files)
     return JSONResponse({**report.to_dict(), "text": report.render()})
 
 
@@ -159,6 +169,7 @@ def publish_problem(
         shown = form or EditorForm.from_files(slug, service.workspace(session, slug).files)
         return _editor(
             request,
+            session,
             shown,
             service.workspace(session, slug),
             error=f"Not published, nothing saved: {exc.detail}",
@@ -168,6 +179,7 @@ def publish_problem(
         ws = service.workspace(session, slug)
         return _editor(
             request,
+            session,
             EditorForm.from_files(slug, ws.files),
             ws,
             report=exc.report,

@@ -202,13 +202,18 @@ def preview(source: str) -> str:
     return render_markdown(source)
 
 
+def track_titles(session: Session) -> list[str]:
+    """The tracks a problem's category may name, in order: what the editor offers and checks."""
+    return [t.title for t in problems_repository.tracks(session)]
+
+
 def validate(
     session: Session, slug: str, runner: JudgeRunner, files: dict[str, str] | None = None
 ) -> ValidationReport:
     """Validate ``files`` (unsaved editor content) or else the problem's working copy."""
     if files is None:
         files = workspace(session, slug).files
-    return validate_folder_files(slug, files, runner)
+    return validate_folder_files(slug, files, runner, track_titles(session))
 
 
 # ---- writing ---------------------------------------------------------------------------------
@@ -300,7 +305,9 @@ def save(
     problem = get_problem(session, slug)
     parsed = check_files(slug, files)
     if problem.published and problem.current_version_id is not None:
-        report = validate_files(parsed, runner)  # before any write: no lock held while the sandbox runs
+        report = validate_files(
+            parsed, runner, track_titles(session)
+        )  # before any write: no lock held while the sandbox runs
         if report.ok:
             version = _publish_parsed(session, problem, parsed, report, runner)
             return SaveOutcome(published_version=version.number, report=report)
@@ -331,7 +338,7 @@ def publish(session: Session, slug: str, user: User | None, runner: JudgeRunner)
     problem = get_problem(session, slug)
     files = workspace(session, slug).files
     parsed = check_files(slug, files)
-    report = validate_files(parsed, runner)
+    report = validate_files(parsed, runner, track_titles(session))
     if not report.ok:
         raise ValidationFailed(report)
     return _publish_parsed(session, problem, parsed, report, runner)
@@ -346,7 +353,9 @@ def publish_files(
     """
     problem = get_problem(session, slug)
     parsed = check_files(slug, files)
-    report = validate_files(parsed, runner)  # before any write: no lock held while the sandbox runs
+    report = validate_files(
+        parsed, runner, track_titles(session)
+    )  # before any write: no lock held while the sandbox runs
     if not report.ok:
         _store_draft(session, problem, parsed.files(), user)
         session.flush()

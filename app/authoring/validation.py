@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 
 from app.kit.markdown import render_markdown
 from app.kit.runner import JudgeRunner
@@ -72,19 +73,26 @@ def format_report(slug: str, exc: ProblemFormatError) -> ValidationReport:
     return report
 
 
-def validate_files(problem: ProblemFiles, runner: JudgeRunner) -> ValidationReport:
-    """Validate a problem by running it in the sandbox, then check its Markdown renders."""
-    report = validate_problem(problem, runner)
+def validate_files(
+    problem: ProblemFiles, runner: JudgeRunner, tracks: Sequence[str] | None = None
+) -> ValidationReport:
+    """Validate a problem by running it in the sandbox, then check its Markdown renders.
+
+    ``tracks``: the track titles its category must name (None: not checked, e.g. a lone folder).
+    """
+    report = validate_problem(problem, runner, tracks)
     errors, warnings = markdown_findings(problem)
     report.errors += errors
     report.warnings += warnings
     return report
 
 
-def validate_folder_files(slug: str, files: dict[str, str], runner: JudgeRunner) -> ValidationReport:
+def validate_folder_files(
+    slug: str, files: dict[str, str], runner: JudgeRunner, tracks: Sequence[str] | None = None
+) -> ValidationReport:
     """Build the problem from path -> text (editor, zip, API) and validate it; format errors too."""
     try:
         problem = build_problem(slug, files)
     except ProblemFormatError as exc:
         return format_report(slug, exc)
-    return validate_files(problem, runner)
+    return validate_files(problem, runner, tracks)

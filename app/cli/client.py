@@ -143,6 +143,27 @@ def list_problems() -> None:
         typer.echo(f"{marks} {r['slug']:<{width}}  {r['difficulty']:<6}  {r['category']}: {r['title']}")
 
 
+def tracks(
+    slug: Annotated[str | None, typer.Argument(help="a track's slug: list its problems")] = None,
+) -> None:
+    """The learning tracks with your progress; with SLUG, that track's problems in order."""
+    api = client_from_config()
+    if slug is None:
+        for t in api.request("GET", "/api/v1/tracks").json()["items"]:
+            progress = t.get("progress") or {}
+            done = f"{progress.get('solved', 0)}/{t['problem_count']} solved"
+            following = f"  next: {progress['next_problem']}" if progress.get("next_problem") else ""
+            typer.echo(f"{t['position']:>2}. {t['slug']:<18} {t['title']:<28} {done}{following}")
+        return
+    track = api.request("GET", f"/api/v1/tracks/{slug}").json()
+    typer.echo(f"{track['title']} — {track['description']}")
+    marks = {"solved": "✓ ", "attempted": "… "}
+    for i, p in enumerate(track["problems"], 1):
+        lock = "🔒" if p["locked"] else ("★ " if p["premium"] else "  ")
+        mark = marks.get(p["mark"] or "", "  ")
+        typer.echo(f"{mark}{lock} {i:>2}. {p['slug']:<28} {p['difficulty']:<6} {p['title']}")
+
+
 def pull(
     slug: Annotated[str, typer.Argument(help="the problem's slug")],
     output: Annotated[Path, typer.Option("--output", "-o", help="where to write the starter code")] = Path(
@@ -216,5 +237,6 @@ def submit(
 
 def register(root: typer.Typer) -> None:
     root.command("login")(login)
+    root.command("tracks")(tracks)
     root.command("pull")(pull)
     root.command("submit")(submit)

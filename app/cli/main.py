@@ -4,7 +4,7 @@
 - ``torchdrill problems import|export`` (authoring), ``users`` and ``tokens`` (accounts)
   act on the platform's database directly, for operators;
 - ``submissions rejudge`` judges stored submissions again; ``stats check|rebuild`` (operators);
-- ``login``, ``problems`` (list), ``pull`` and ``submit`` talk to a server's REST API.
+- ``login``, ``problems`` (list), ``tracks``, ``pull`` and ``submit`` talk to a server's REST API.
 """
 
 from __future__ import annotations

@@ -11,11 +11,14 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
 from app.kit.runner import JudgeRunner
+
+if TYPE_CHECKING:
+    from runner.tracks import TrackSpec
 
 app = typer.Typer(help="Problems: list (API), validate, import, export.", invoke_without_command=True)
 
@@ -50,6 +53,18 @@ def _folders(dirs: list[Path]) -> list[Path]:
     return folders
 
 
+def _bank_tracks(bank: Path) -> list[TrackSpec] | None:
+    """The bank's tracks.toml, or exit 2 with its format error (every problem depends on it)."""
+    from runner.problem import ProblemFormatError
+    from runner.tracks import load_tracks
+
+    try:
+        return load_tracks(bank)
+    except ProblemFormatError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
 def _runner() -> JudgeRunner:
     from runner import SandboxUnavailable, get_runner
 
@@ -70,16 +85,25 @@ def validate(
         typer.Option("--matrix", help="print each problem's kill matrix (which case rejects which mutant)"),
     ] = False,
 ) -> None:
-    """Validate problem folders by running them in the sandbox. Exit code 1 if any fails."""
+    """Validate problem folders by running them in the sandbox. Exit code 1 if any fails.
+
+    A folder in a bank with a tracks.toml must name one of its tracks and meet the bank's bar
+    (runner.quality: every section, hints, at least three mutants).
+    """
     from app.authoring.validation import format_report, validate_files
     from runner.problem import ProblemFormatError, load_problem_dir
+    from runner.quality import bank_findings, bank_titles
 
     folders = _folders(dirs or [Path("problems")])
     runner = _runner()
     reports = []
     for folder in folders:
         try:
-            report = validate_files(load_problem_dir(folder), runner)
+            problem = load_problem_dir(folder)
+            titles = bank_titles(folder)
+            report = validate_files(problem, runner, titles)
+            if titles is not None:  # a folder of a bank (problems/): the bank's bar too
+                report.errors += bank_findings(problem)
         except ProblemFormatError as exc:
             report = format_report(folder.name, exc)
         except OSError as exc:
@@ -113,8 +137,9 @@ def import_(
     from app.kit.runner import expectation_error_types
     from app.kit.settings import get_settings
     from app.problems import repository
-    from app.problems.importer import ImportReport, import_problem
+    from app.problems.importer import ImportReport, import_problem, sync_tracks
     from runner.problem import ProblemFormatError, load_problem_dir
+    from runner.quality import bank_titles
 
     folders = _folders(dirs or [Path("problems")])
     runner = _runner()
@@ -122,12 +147,16 @@ def import_(
     db = Database(get_settings().database_url)
     try:
         with db.transaction() as session:
+            for bank in dict.fromkeys(folder.parent for folder in folders):
+                specs = _bank_tracks(bank)
+                if specs is not None:
+                    sync_tracks(session, specs)
             for folder in folders:
                 slug = folder.name
                 try:
                     problem = load_problem_dir(folder)
                     if validate_first:
-                        checked = validate_files(problem, runner)
+                        checked = validate_files(problem, runner, bank_titles(folder))
                         if not checked.ok:
                             report.errors[slug] = "does not pass validation:\n" + checked.render()
                             continue

@@ -3,6 +3,8 @@
 Idempotent: a problem whose files are unchanged gets no new version; a changed one gets version
 N+1 and becomes current; older versions stay, so submissions keep the version they ran against.
 Expected values are computed by running the reference solution in the sandbox at import time.
+The bank's ``tracks.toml`` is imported first (tracks are added or updated, never removed), and a
+problem whose category names no track is refused.
 
 Usable without the ``torchdrill`` CLI::
 
@@ -22,9 +24,10 @@ from sqlalchemy.orm import Session
 
 from app.kit.runner import JudgeRunner, default_runner, expectation_error_types
 from app.problems import repository
-from app.problems.models import Problem, ProblemTag, ProblemVersion
+from app.problems.models import Problem, ProblemTag, ProblemVersion, Track
 from runner.jobs import JUDGE_FORMAT
 from runner.problem import ProblemFiles, ProblemFormatError, discover_problems, load_problem_dir
+from runner.tracks import TrackSpec, load_tracks, unknown_category
 
 
 def content_hash(files: dict[str, str]) -> str:
@@ -54,8 +57,27 @@ class ImportReport:
         return "\n".join(lines)
 
 
-def _apply_metadata(problem: Problem, files: ProblemFiles) -> None:
+def sync_tracks(session: Session, specs: list[TrackSpec]) -> None:
+    """Add or update the tracks of a bank's ``tracks.toml`` (matched by slug; none is removed)."""
+    for spec in specs:
+        track = repository.track_by_slug(session, spec.slug) or Track(slug=spec.slug)
+        track.title, track.position, track.description = spec.title, spec.order, spec.description
+        repository.add(session, track)
+
+
+def track_for(session: Session, files: ProblemFiles) -> Track:
+    """The track ``files.category`` names; a format error naming the known tracks otherwise."""
+    track = repository.track_by_title(session, files.category)
+    if track is None:
+        titles = [t.title for t in repository.tracks(session)]
+        raise ProblemFormatError(unknown_category(files.category, titles) or "", "problem.toml")
+    return track
+
+
+def _apply_metadata(problem: Problem, files: ProblemFiles, track: Track) -> None:
     problem.title = files.title
+    problem.track_id = track.id
+    problem.position = files.order
     problem.difficulty = files.difficulty
     problem.category = files.category
     problem.premium = files.premium
@@ -69,8 +91,10 @@ def _apply_metadata(problem: Problem, files: ProblemFiles) -> None:
 def import_problem(session: Session, files: ProblemFiles, runner: JudgeRunner) -> str:
     """Import one validated problem; returns "created", "updated" or "unchanged".
 
-    Raises the runner's ExpectationError when the reference solution does not run.
+    Raises the runner's ExpectationError when the reference solution does not run, and
+    ProblemFormatError when its category names no track.
     """
+    track = track_for(session, files)
     snapshot = files.files()
     digest = content_hash(snapshot)
     problem = repository.get_by_slug(session, files.slug)
@@ -79,16 +103,16 @@ def import_problem(session: Session, files: ProblemFiles, runner: JudgeRunner) -
         latest is not None and int((latest.expectations or {}).get("judge_format", 0)) >= JUDGE_FORMAT
     )  # expectations computed by an older judge are recomputed, as a new version of the same files
     if problem is not None and latest is not None and latest.content_hash == digest and current:
-        if problem.current_version_id != latest.id:
-            problem.current_version_id = latest.id
-            session.flush()
+        problem.current_version_id = latest.id
+        problem.track_id, problem.position = track.id, files.order  # a track renamed or re-created
+        session.flush()
         return "unchanged"
     expectations = runner.compute_expectations(files)  # before this problem's writes
     outcome = "updated"
     if problem is None:
         problem = Problem(slug=files.slug, published=True)
         outcome = "created"
-    _apply_metadata(problem, files)
+    _apply_metadata(problem, files, track)
     repository.add(session, problem)
     version = ProblemVersion(
         problem_id=problem.id,
@@ -113,6 +137,9 @@ def import_bank(session: Session, bank_dir: str | Path, runner: JudgeRunner | No
         raise FileNotFoundError(f"problem bank {str(root)!r} is not a directory")
     runner = runner or default_runner()
     report = ImportReport()
+    specs = load_tracks(root)  # a malformed tracks.toml stops the import: every problem depends on it
+    if specs is not None:
+        sync_tracks(session, specs)
     expectation_errors = expectation_error_types()
     for folder in discover_problems(root):
         slug = folder.name
@@ -144,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with db.transaction() as session:
             report = import_bank(session, args.bank, default_runner())
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, ProblemFormatError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     finally:

@@ -3,10 +3,22 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, CheckConstraint, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy import JSON, Boolean, CheckConstraint, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.kit.db import Base, UTCDateTime, utcnow
+
+
+class Track(Base):
+    """A learning path (``problems/tracks.toml``); a problem belongs to the track its category names."""
+
+    __tablename__ = "tracks"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    slug: Mapped[str] = mapped_column(String(60), unique=True)
+    title: Mapped[str] = mapped_column(String(100), unique=True)
+    position: Mapped[int] = mapped_column(Integer, default=0)
+    description: Mapped[str] = mapped_column(Text, default="")
 
 
 class Problem(Base):
@@ -22,6 +34,8 @@ class Problem(Base):
     category: Mapped[str] = mapped_column(String(100), index=True)
     premium: Mapped[bool] = mapped_column(Boolean, default=False)
     published: Mapped[bool] = mapped_column(Boolean, default=True)
+    track_id: Mapped[int | None] = mapped_column(ForeignKey("tracks.id", ondelete="SET NULL"), index=True)
+    position: Mapped[int] = mapped_column(Integer, default=0)  # ``order`` in problem.toml: place in its track
     current_version_id: Mapped[int | None] = mapped_column(
         ForeignKey("problem_versions.id", use_alter=True, ondelete="SET NULL")
     )

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from sqlalchemy import case, func, or_, select, tuple_
 from sqlalchemy.orm import Session
 
-from app.problems.models import Problem, ProblemTag, ProblemVersion
+from app.problems.models import Problem, ProblemTag, ProblemVersion, Track
 from app.progress import repository as progress
 
 DIFFICULTY_RANK = {"easy": 0, "medium": 1, "hard": 2}
@@ -102,7 +102,34 @@ def related(session: Session, problem: Problem, limit: int = 5) -> Sequence[Prob
     return session.scalars(stmt).all()
 
 
-def add(session: Session, obj: Problem | ProblemVersion) -> None:
+def tracks(session: Session) -> Sequence[Track]:
+    return session.scalars(select(Track).order_by(Track.position, Track.title)).all()
+
+
+def get_track(session: Session, track_id: int) -> Track | None:
+    return session.get(Track, track_id)
+
+
+def track_by_slug(session: Session, slug: str) -> Track | None:
+    return session.scalars(select(Track).where(Track.slug == slug)).first()
+
+
+def track_by_title(session: Session, title: str) -> Track | None:
+    return session.scalars(select(Track).where(Track.title == title)).first()
+
+
+def track_problems(session: Session, track_ids: Sequence[int]) -> Sequence[Problem]:
+    """The published problems of these tracks, each track's in its ``order`` (unnumbered ones last, by title)."""
+    stmt = select(Problem).where(
+        Problem.track_id.in_(track_ids), Problem.published.is_(True), Problem.current_version_id.is_not(None)
+    )
+    unnumbered_last = case((Problem.position == 0, 1), else_=0)  # order 0: after the numbered ones
+    return session.scalars(
+        stmt.order_by(Problem.track_id, unnumbered_last, Problem.position, Problem.title)
+    ).all()
+
+
+def add(session: Session, obj: Problem | ProblemVersion | Track) -> None:
     session.add(obj)
     session.flush()
 

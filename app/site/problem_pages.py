@@ -9,13 +9,15 @@ from fastapi import APIRouter, Query, Request
 from app.accounts.deps import OptionalUser
 from app.billing import service as billing
 from app.drafts import service as drafts
+from app.hints import service as hints
 from app.kit.db import utcnow
 from app.kit.errors import InvalidInput
-from app.kit.markdown import highlight_code
+from app.kit.markdown import highlight_code, render_markdown
 from app.kit.runner import runtime_info
 from app.kit.web import RunnerDep, SessionDep, SettingsDep, render
 from app.problems import service
 from app.submissions import service as submissions
+from app.tracks import service as tracks
 
 router = APIRouter(tags=["problems"])
 
@@ -67,11 +69,12 @@ def problem_page(
 ) -> Any:
     now = utcnow()
     page = service.problem_page(session, slug, user, now)
+    problem = service.get_published(session, slug)
+    hint_view = hints.hints_for(session, slug, user, now)
     history = []
     initial_code = page.starter
     reference = None
     if user is not None:
-        problem = service.get_published(session, slug)
         recent = submissions.history(session, user, problem)
         history = [submissions.summary_view(s) for s in recent]
         if page.starter is not None:  # pick up where the learner left off, on any device
@@ -92,5 +95,8 @@ def problem_page(
             "reference_html": highlight_code(reference) if reference is not None else None,
             "runtime": runtime_info(runner),
             "billing_on": billing.enabled(settings),
+            "track_nav": tracks.neighbours(session, problem, user, now),
+            "hints": hint_view,
+            "hints_html": [render_markdown(h) for h in hint_view.revealed],
         },
     )

@@ -148,6 +148,15 @@ def solved_problem_ids(session: Session, user: User | None) -> set[int]:
     return repository.solved_problem_ids(session, user.id) if user is not None else set()
 
 
+def marks(session: Session, user: User | None) -> dict[int, bool]:
+    """``{problem_id: solved}`` for every problem ``user`` has submitted anything to (none when anonymous).
+
+    Solved means an accepted submit (``repository._accepted_submit``, the one rule); the rest were
+    attempted. What the tracks page and ``progress`` count.
+    """
+    return dict(repository.attempts_by_problem(session, user.id)) if user is not None else {}
+
+
 def has_accepted(session: Session, user: User | None, problem: Problem) -> bool:
     return user is not None and repository.has_accepted(session, user.id, problem.id)
 
@@ -172,7 +181,7 @@ class Progress:
 def progress(session: Session, user: User) -> Progress:
     """Solved (an accepted submit) and attempted (any submission) problems, by difficulty and category."""
     published = problems_repository.list_published(session)
-    attempts = dict(repository.attempts_by_problem(session, user.id))
+    attempts = marks(session, user)
     tallies: dict[tuple[str, str], list[int]] = {}
     for problem in published:
         for key in (("difficulty", problem.difficulty), ("category", problem.category)):

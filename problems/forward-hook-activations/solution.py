@@ -3,13 +3,13 @@ import torch.nn as nn
 
 
 def _rounded(t: torch.Tensor) -> list:
-    return [[round(v, 4) for v in row] for row in t.tolist()]
+    return [round(v, 4) for v in t.flatten().tolist()]
 
 
 def forward_hook_test() -> dict:
     torch.manual_seed(42)
     model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
-    x = torch.tensor([[1.0, 2.0, 3.0], [-1.0, 0.5, -2.0]])
+    x = torch.tensor([[1.0, 2.0, 3.0]])
 
     activations: dict = {}
 

@@ -51,6 +51,7 @@ def test_main_pages_have_no_serious_axe_findings(visits: Visits, server: Server)
     anon = visits.new("anonymous")
     states: list[tuple[str, Callable[[Page], None]]] = [
         ("problem list", lambda p: p.goto("/problems")),
+        ("tracks", lambda p: p.goto("/tracks")),
         ("problem page", lambda p: p.goto("/problems/add-tensors")),
         ("learn tab", lambda p: p.get_by_role("tab", name="Learn").click()),
         ("locked problem", lambda p: p.goto("/problems/scale-rows")),
@@ -68,6 +69,12 @@ def test_main_pages_have_no_serious_axe_findings(visits: Visits, server: Server)
     learner.login(server.new_account(), "/problems/add-tensors")
     page = learner.page
     in_both_themes(learner, "learner problem page", found)
+    page.get_by_role("button", name="Show hint 1 of 2").click()
+    expect(page.locator("#hint-list li")).to_have_count(1)
+    in_both_themes(learner, "learner problem page with a hint", found)
+    page.goto("/tracks")
+    in_both_themes(learner, "learner tracks", found)
+    page.goto("/problems/add-tensors")
     replace_code(page, "def add(a, b):\n    return a - b\n")
     page.get_by_role("button", name="Run").click()
     wait_verdict(page, "Wrong Answer")

@@ -50,7 +50,7 @@ def test_publish_publishes_unsaved_edits_and_leaving_asks_first(visits: Visits, 
     page.goto("/authoring/new")
     page.get_by_label("Slug").fill(slug)
     page.get_by_label("Title").fill("Before")
-    page.get_by_label("Category").fill("Browser Tests")
+    page.get_by_label("Track", exact=True).select_option("PyTorch Advanced")
     page.get_by_role("button", name="Create draft").click()
     page.wait_for_url(re.compile(rf"/authoring/problems/{slug}"))
     page.get_by_role("button", name="Publish", exact=True).click()

@@ -70,7 +70,7 @@ def test_wrong_solution_shows_the_failing_case(visits: Visits, server: Server) -
     v = visits.new()
     page = v.page
     v.login(server.accounts.student, f"/problems/{SLUG}")
-    replace_code(page, bank_file(SLUG, "mutants/hook_after_relu.py"))
+    replace_code(page, bank_file(SLUG, "mutants/stores_inputs.py"))  # wrong on the example itself
     page.get_by_role("button", name="Run").click()
     wait_verdict(page, "Wrong Answer")
     failing = page.locator("#results-cases .case-failed").first

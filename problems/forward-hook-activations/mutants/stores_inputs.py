@@ -5,7 +5,7 @@ import torch.nn as nn
 def forward_hook_test() -> dict:
     torch.manual_seed(42)
     model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
-    x = torch.tensor([[1.0, 2.0, 3.0], [-1.0, 0.5, -2.0]])
+    x = torch.tensor([[1.0, 2.0, 3.0]])
     activations = {}
 
     def hook(module, inputs, output):
@@ -18,6 +18,6 @@ def forward_hook_test() -> dict:
     act = activations["a"]
     return {
         "activation_shape": list(act.shape),
-        "activation_values": [[round(v, 4) for v in row] for row in act.tolist()],
-        "final_output": [[round(v, 4) for v in row] for row in out.tolist()],
+        "activation_values": [round(v, 4) for v in act.flatten().tolist()],
+        "final_output": [round(v, 4) for v in out.flatten().tolist()],
     }

@@ -3,13 +3,13 @@ import torch.nn as nn
 
 
 def _r(t):
-    return [[round(v, 4) for v in row] for row in t.tolist()]
+    return [round(v, 4) for v in t.flatten().tolist()]
 
 
 def modify_hook_test() -> dict:
     torch.manual_seed(42)
     model = nn.Sequential(nn.Linear(3, 4), nn.Linear(4, 2))
-    x = torch.tensor([[2.0, -1.0, 1.0]])
+    x = torch.tensor([[1.0, 2.0, 3.0]])
 
     with torch.no_grad():
         out_without = model(x)

@@ -114,6 +114,7 @@ def _form_data(files: dict[str, str], slug: str, csrf: str, **overrides: str) ->
     data: dict[str, Any] = {**crlf, **overrides, "csrf_token": csrf}
     data["mutant_name"] = [name for name, _ in form.mutants] + [""]
     data["mutant_code"] = [code.replace("\n", "\r\n") for _, code in form.mutants] + [""]
+    data["hint"] = [*form.hints, ""]  # three boxes, the last ones empty
     return data
 
 
@@ -157,6 +158,7 @@ def test_the_editor_pages_create_validate_publish_and_version(
     assert "Hook Every Linear Layer" in learner.get(f"/problems/{WALKTHROUGH}").text
     toml = call(instructor, "GET", f"{API}/{WALKTHROUGH}").json()["files"]["problem.toml"]
     assert 'title = "Hook Every Linear Layer"' in toml and "time_s = 10" in toml
+    assert "order = 10" in toml and "a closure over the loop variable" in toml  # re-rendered, kept
 
     unpublished = instructor.post(f"/authoring/problems/{WALKTHROUGH}/unpublish", data={"csrf_token": csrf})
     assert unpublished.status_code == 303
@@ -242,3 +244,33 @@ def test_the_submission_page_numbers_versions_like_the_authoring_page(
     saved = call(instructor, "PUT", f"{API}/{WALKTHROUGH}", json={"files": changed}).json()
     assert saved["published_version"] == 2
     assert 'id="problem-version">v1 (v2 is live now)' in learner.get(f"/submissions/{first['id']}").text
+
+
+def test_the_editor_offers_the_tracks_and_refuses_another_category(
+    instructor: Any, walkthrough_files: dict[str, str]
+) -> None:
+    page = instructor.get("/authoring/new").text
+    assert '<select id="f-category" name="category" required' in page
+    assert '<option value="Test Basics">Test Basics</option>' in page
+    assert '<option value="PyTorch Advanced">PyTorch Advanced</option>' in page
+    assert 'name="hint"' in page and 'id="f-order"' in page
+    csrf = instructor.csrf("/authoring")
+    checked = instructor.post(
+        "/authoring/validate",
+        data=_form_data(walkthrough_files, WALKTHROUGH, csrf, category="Hooks"),
+        headers={"X-CSRF-Token": csrf},
+    ).json()
+    assert not checked["ok"]
+    assert (
+        "problem.toml: category 'Hooks' is not a track; use one of: 'PyTorch Advanced', 'Test Basics'"
+        in checked["text"]
+    )
+    form = _form_data(walkthrough_files, WALKTHROUGH, csrf, order="3")
+    form["hint"] = ["Only one hint.", "", ""]
+    created = instructor.post("/authoring/new", data=form)
+    assert created.status_code == 303
+    toml = call(instructor, "GET", f"{API}/{WALKTHROUGH}").json()["files"]["problem.toml"]
+    assert "order = 3" in toml and 'hints = [\n  "Only one hint.",\n]' in toml
+    editor = instructor.get(f"/authoring/problems/{WALKTHROUGH}").text
+    assert 'value="3"' in editor and ">Only one hint.</textarea>" in editor
+    assert '<option value="PyTorch Advanced" selected>' in editor

@@ -104,6 +104,15 @@ def test_login_pull_submit(run, live_server, db, tmp_path, code_of) -> None:
 
     listing = run("problems")
     assert listing.exit_code == 0 and "add-tensors" in listing.output and "🔒" in listing.output
+    paths = run("tracks")
+    assert (
+        paths.exit_code == 0
+        and "10. test-basics" in paths.output
+        and "0/2 solved  next: add-tensors" in paths.output
+    )
+    one = run("tracks", "test-basics")
+    assert one.exit_code == 0 and one.output.index("add-tensors") < one.output.index("scale-rows")
+    assert "🔒" in one.output and run("tracks", "nope").exit_code != 0
 
     pulled = run("pull", "add-tensors")
     assert pulled.exit_code == 0 and (tmp_path / "solution.py").read_text() == code_of(
@@ -127,7 +136,7 @@ def test_login_pull_submit(run, live_server, db, tmp_path, code_of) -> None:
 
 def test_client_commands_need_login(run, tmp_path) -> None:
     (tmp_path / "x.py").write_text("x = 1\n")
-    for args in (("problems",), ("pull", "add-tensors"), ("submit", "add-tensors", "x.py")):
+    for args in (("problems",), ("tracks",), ("pull", "add-tensors"), ("submit", "add-tensors", "x.py")):
         result = run(*args)
         assert result.exit_code == 2 and "torchdrill login" in result.output, args
     assert run("login", "--server", "ftp://x", "--token", "t").exit_code == 2

@@ -8,8 +8,9 @@ from pathlib import Path
 from sqlalchemy import select
 
 from app.kit.db import Database
+from app.problems import repository
 from app.problems.importer import import_bank, main
-from app.problems.models import Problem, ProblemVersion
+from app.problems.models import Problem, ProblemVersion, Track
 from runner.jobs import JUDGE_FORMAT
 
 BANK = Path(__file__).resolve().parents[1] / "fixtures" / "bank"
@@ -106,6 +107,41 @@ def test_command_line_entry_point(db: Database, tmp_path: Path, monkeypatch, cap
         get_settings.cache_clear()
 
 
+def test_the_bank_tracks_are_imported_and_an_unknown_category_is_refused(
+    db: Database, runner, tmp_path: Path
+) -> None:
+    bank = _copy(tmp_path, "sum-of-squares", "tracked-one")
+    (bank / "tracks.toml").write_text(
+        '[[track]]\nslug = "test-reductions"\ntitle = "Test Reductions"\norder = 11\n'
+        'description = "Reworded by this import."\n'
+        '[[track]]\nslug = "imported-track"\ntitle = "Imported Track"\norder = 12\ndescription = "New."\n'
+    )
+    toml = bank / "tracked-one" / "problem.toml"
+    toml.write_text(toml.read_text().replace('category = "Test Reductions"', 'category = "Imported Track"'))
+    toml.write_text(toml.read_text().replace("order = 1\n", "order = 4\n"))
+    shutil.copytree(bank / "tracked-one", bank / "unnumbered-one")
+    unnumbered = bank / "unnumbered-one" / "problem.toml"
+    unnumbered.write_text(unnumbered.read_text().replace("order = 4\n", ""))
+    shutil.copytree(BANK / "sum-of-squares", bank / "lost-one")
+    lost = bank / "lost-one" / "problem.toml"
+    lost.write_text(lost.read_text().replace('category = "Test Reductions"', 'category = "Reductions"'))
+    with db.transaction() as session:
+        report = import_bank(session, bank, runner)
+    assert report.created == ["tracked-one", "unnumbered-one"]
+    assert report.errors["lost-one"].startswith(
+        "problem.toml: category 'Reductions' is not a track; use one of: "
+    )
+    assert "'Imported Track'" in report.errors["lost-one"]
+    with db.transaction() as session:
+        tracks = {t.slug: t for t in session.scalars(select(Track))}
+        problem = session.scalars(select(Problem).where(Problem.slug == "tracked-one")).one()
+        assert problem.track_id == tracks["imported-track"].id and problem.position == 4
+        in_order = repository.track_problems(session, [tracks["imported-track"].id])
+        assert [p.slug for p in in_order] == ["tracked-one", "unnumbered-one"]  # no order: after the numbered
+        assert tracks["test-reductions"].description == "Reworded by this import."
+        assert "test-basics" in tracks  # an import adds and updates tracks, never removes one
+        tracks["test-reductions"].description = "Reducing a tensor to a number."  # as the seeded bank has it
+        session.delete(tracks["imported-track"])
 def test_expectations_of_an_older_judge_are_recomputed_as_a_new_version(
     db: Database, runner, tmp_path: Path
 ) -> None:

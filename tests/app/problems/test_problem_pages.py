@@ -39,7 +39,9 @@ def test_unknown_difficulty_is_explained(browser) -> None:
     assert page.status_code == 400 and "Unknown difficulty" in page.text
     api = browser.get("/api/problems?difficulty=legendary")
     assert api.status_code == 422 and api.json()["error"] == "invalid_input"
-    assert [p["slug"] for p in browser.get("/api/problems?difficulty=hard").json()["problems"]] == ["sum-of-squares"]
+    assert [p["slug"] for p in browser.get("/api/problems?difficulty=hard").json()["problems"]] == [
+        "sum-of-squares"
+    ]
 
 
 def test_problem_page_sections_math_and_sanitising(browser) -> None:
@@ -65,7 +67,9 @@ def test_related_problems_from_the_same_category(browser) -> None:
     html = browser.get("/problems/add-tensors").text
     related = re.search(r'<aside class="related card".*?</aside>', html, re.S).group(0)  # type: ignore[union-attr]
     assert "More from Test Basics" in related
-    assert 'href="/problems/scale-rows"' in related and "premium locked" in related and "diff-medium" in related
+    assert (
+        'href="/problems/scale-rows"' in related and "premium locked" in related and "diff-medium" in related
+    )
     assert "sum-of-squares" not in related
 
 
