@@ -116,6 +116,10 @@ def test_regrade_dry_run_then_apply(visits: Visits, server: Server, tmp_path: Pa
         ROOT / "tests/app/fixtures/bank/add-tensors", folder, ignore=shutil.ignore_patterns("mutants")
     )
     (folder / "solution.py").write_text(ABS)
+    # A title of its own, and last among its track's related problems: other tests follow those links.
+    toml = folder / "problem.toml"
+    text = toml.read_text().replace('title = "Add Two Tensors"', f'title = "Regrade Probe {slug[-6:]}"')
+    toml.write_text(text.replace('difficulty = "easy"', 'difficulty = "hard"'))
     _import(server, tmp_path)
 
     teacher, learner = visits.new("instructor"), visits.new("student")
