@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Any
 
-from runner import jobs
+from runner import custom, jobs
 from runner.jobs import CaseExpectation, Expectations, Job, JudgeResult, Limits
 from runner.problem import ProblemFiles
 from runner.sandbox import RawRun, Sandbox
@@ -87,8 +87,12 @@ class Runner:
         started = time.perf_counter()
         selected = [c.name for c in job.expectations.select(job.mode)]
         try:
-            raw = self._run(_payload(job.code, job.tests_source, job.entry_point, selected), job.limits)
-            result = build_result(raw, job.expectations, job.mode, job.limits)
+            if job.custom is not None:
+                selected = [custom.CASE_NAME]
+                result = self._judge_custom(job, job.custom)
+            else:
+                raw = self._run(_payload(job.code, job.tests_source, job.entry_point, selected), job.limits)
+                result = build_result(raw, job.expectations, job.mode, job.limits)
         except Exception as exc:  # the platform's fault, reported as such
             log.exception("judging job %s failed", job.job_id)
             result = JudgeResult.internal_error(
@@ -101,9 +105,22 @@ class Runner:
             result.runtime = dict(self._sandbox.info)
         return result
 
+    def _judge_custom(self, job: Job, given: custom.CustomInput) -> JudgeResult:
+        """Two sandbox jobs: the reference on the learner's arguments, then the learner's code."""
+        tests = custom.tests_source(job.entry_point, given.arguments)
+        try:
+            expectations = self._expectations(given.reference, tests, job.entry_point, job.limits)
+        except ExpectationError as exc:
+            return custom.reference_refused(str(exc))
+        raw = self._run(_payload(job.code, tests, job.entry_point, [custom.CASE_NAME]), job.limits)
+        return build_result(raw, expectations, "run", job.limits)
+
     def compute_expectations(self, problem: ProblemFiles) -> Expectations:
         """Run the reference solution in the sandbox; its values become the expected ones."""
-        raw = self._run(_payload(problem.solution, problem.tests, problem.entry_point, None), problem.limits)
+        return self._expectations(problem.solution, problem.tests, problem.entry_point, problem.limits)
+
+    def _expectations(self, solution: str, tests: str, entry_point: str, limits: Limits) -> Expectations:
+        raw = self._run(_payload(solution, tests, entry_point, None), limits)
         for kind in ("sandbox_error", "tests_error", "compile_error", "import_error"):
             record = next((r for r in raw.records if r.get("type") == kind), None)
             if record:

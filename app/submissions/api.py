@@ -21,7 +21,12 @@ router = APIRouter(prefix="/api", tags=["submissions"])
 
 class SubmissionIn(BaseModel):
     code: str = Field(description="The learner's solution.py")
-    mode: Literal["run", "submit"] = Field(description="run: public cases only; submit: every case")
+    mode: Literal["run", "submit", "custom"] = Field(
+        description="run: public cases only; submit: every case; custom: the learner's own input"
+    )
+    input_text: str | None = Field(
+        default=None, description="custom: the arguments as typed (JSON or Python literals)"
+    )
 
 
 @router.post("/problems/{slug}/submissions", status_code=202, dependencies=[CsrfProtected])
@@ -43,6 +48,7 @@ def create_submission(
         body.mode,
         max_code_bytes=settings.max_code_bytes,
         now=utcnow(),
+        custom_text=body.input_text,
     )
     tag_request(request.state, submission.id)
     return service.to_view(submission, slug)
