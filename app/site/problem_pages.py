@@ -92,5 +92,7 @@ def problem_page(
             "reference_html": highlight_code(reference) if reference is not None else None,
             "runtime": runtime_info(runner),
             "billing_on": billing.enabled(settings),
+            # "Run with my input" (the custom input panel) is offered when the problem has an example.
+            "example_input": service.version_files(page.card.slug, page.version).example_input,
         },
     )

@@ -523,9 +523,11 @@
     }
     return li;
   }
-  function renderCases(list, cases) {
+  var CUSTOM_LABELS = ["Reference output", "Your output"];
+  function renderCases(list, view) {
     list.textContent = "";
-    (cases || []).forEach((c) => list.appendChild(renderCase(c)));
+    const labels = view.mode === "custom" ? CUSTOM_LABELS : null;
+    (view.cases || []).forEach((c) => list.appendChild(renderCase(labels ? { ...c, labels } : c)));
   }
 
   // src/problem/results.js
@@ -580,11 +582,12 @@
       const old = document.getElementById("next-problem");
       if (old) old.remove();
       const label = s.verdict_label || s.verdict;
-      summary.textContent = (restored ? "Last " + (s.mode || "result") + ": " : "") + label + " \u2014 " + s.passed + "/" + s.total + " passed" + (s.time_ms ? " in " + Math.round(s.time_ms) + " ms" : "");
+      const what = s.mode === "custom" ? "run with your input" : s.mode || "result";
+      summary.textContent = (restored ? "Last " + what + ": " : s.mode === "custom" ? "Your input: " : "") + label + " \u2014 " + s.passed + "/" + s.total + " passed" + (s.time_ms ? " in " + Math.round(s.time_ms) + " ms" : "");
       summary.className = "verdict v-" + s.verdict;
       const note = s.verdict_explanation || "";
       showMessage([s.message, note].filter(Boolean).join("\n"), s.verdict === "accepted" ? "" : "error");
-      renderCases(caseList, s.cases);
+      renderCases(caseList, s);
       markers.mark(s, messageBox);
       const link = el("a", "submission-link", "Open submission #" + s.id);
       link.href = s.url;
@@ -685,6 +688,42 @@
     return { refresh };
   }
 
+  // src/problem/custom.js
+  function setUpCustomInput({ judge }) {
+    const box = document.getElementById("custom-input-text");
+    const runBtn = document.getElementById("custom-run-btn");
+    if (!box || !runBtn) return;
+    const errorBox = document.getElementById("custom-input-error");
+    const example = embedded("example-input");
+    function showError(text) {
+      errorBox.hidden = !text;
+      errorBox.textContent = text || "";
+      box.setAttribute("aria-invalid", text ? "true" : "false");
+    }
+    runBtn.addEventListener("click", () => {
+      showError("");
+      judge.send({ mode: "custom", input_text: box.value }, "Running your input\u2026").catch((err) => {
+        showError(err.message);
+        box.focus();
+      });
+    });
+    const resetBtn = document.getElementById("custom-reset-btn");
+    if (resetBtn && example) {
+      resetBtn.addEventListener("click", () => {
+        box.value = JSON.stringify(example, null, 2);
+        showError("");
+        box.focus();
+      });
+    }
+    box.addEventListener("keydown", (e) => {
+      if ((e.ctrlKey || e.metaKey) && e.key === "Enter") {
+        e.preventDefault();
+        e.stopPropagation();
+        runBtn.click();
+      }
+    });
+  }
+
   // src/problem/main.js
   function main() {
     const root = document.getElementById("problem");
@@ -724,6 +763,7 @@
     const results = createResults({ root, progress, markers });
     const history = createHistory({ api });
     judge = createJudge({ root, api, loggedIn, editor, drafts, results, progress, onFinished: history.refresh });
+    setUpCustomInput({ judge });
     if (root.dataset.lastSubmission && loggedIn) {
       request("GET", "/api/submissions/" + encodeURIComponent(root.dataset.lastSubmission)).then((s) => {
         if (!judge.isBusy() && results.isEmpty()) results.render(s, true);

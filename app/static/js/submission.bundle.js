@@ -141,9 +141,11 @@
     }
     return li;
   }
-  function renderCases(list, cases) {
+  var CUSTOM_LABELS = ["Reference output", "Your output"];
+  function renderCases(list, view) {
     list.textContent = "";
-    (cases || []).forEach((c) => list.appendChild(renderCase(c)));
+    const labels = view.mode === "custom" ? CUSTOM_LABELS : null;
+    (view.cases || []).forEach((c) => list.appendChild(renderCase(labels ? { ...c, labels } : c)));
   }
 
   // src/submission/main.js
@@ -152,7 +154,7 @@
     if (!root) return;
     const view = embedded("submission-data");
     const list = document.getElementById("submission-cases");
-    if (view && list) renderCases(list, view.cases);
+    if (view && list) renderCases(list, view);
     if (root.dataset.status === "finished") return;
     const statusBox = document.getElementById("submission-status");
     const poll = () => {

@@ -12,6 +12,7 @@ import { createMarkers } from "./markers.js";
 import { createResults } from "./results.js";
 import { createJudge } from "./judge.js";
 import { createHistory } from "./history.js";
+import { setUpCustomInput } from "./custom.js";
 
 function main() {
   const root = document.getElementById("problem");
@@ -53,6 +54,7 @@ function main() {
   const results = createResults({ root, progress, markers });
   const history = createHistory({ api });
   judge = createJudge({ root, api, loggedIn, editor, drafts, results, progress, onFinished: history.refresh });
+  setUpCustomInput({ judge });
 
   // The last result comes back on reload (the history has it; the panel should too).
   if (root.dataset.lastSubmission && loggedIn) {

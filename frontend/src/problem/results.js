@@ -53,12 +53,13 @@ export function createResults({ root, progress, markers }) {
     const old = document.getElementById("next-problem");
     if (old) old.remove();
     const label = s.verdict_label || s.verdict;
-    summary.textContent = (restored ? "Last " + (s.mode || "result") + ": " : "") + label + " — " + s.passed + "/" + s.total + " passed" +
+    const what = s.mode === "custom" ? "run with your input" : s.mode || "result";
+    summary.textContent = (restored ? "Last " + what + ": " : s.mode === "custom" ? "Your input: " : "") + label + " — " + s.passed + "/" + s.total + " passed" +
       (s.time_ms ? " in " + Math.round(s.time_ms) + " ms" : "");
     summary.className = "verdict v-" + s.verdict;
     const note = s.verdict_explanation || ""; // the one explanation per verdict: runner/verdict.py
     showMessage([s.message, note].filter(Boolean).join("\n"), s.verdict === "accepted" ? "" : "error");
-    renderCases(caseList, s.cases);
+    renderCases(caseList, s);
     markers.mark(s, messageBox);
     const link = el("a", "submission-link", "Open submission #" + s.id);
     link.href = s.url;

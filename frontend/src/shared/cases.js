@@ -33,8 +33,12 @@ export function renderCase(c) {
   return li;
 }
 
-/** Replace a list's children with the cases of a submission view. */
-export function renderCases(list, cases) {
+// A custom run compares the reference's output for the learner's input with theirs.
+const CUSTOM_LABELS = ["Reference output", "Your output"];
+
+/** Replace a list's children with the cases of a submission view (`view.cases`, `view.mode`). */
+export function renderCases(list, view) {
   list.textContent = "";
-  (cases || []).forEach((c) => list.appendChild(renderCase(c)));
+  const labels = view.mode === "custom" ? CUSTOM_LABELS : null;
+  (view.cases || []).forEach((c) => list.appendChild(renderCase(labels ? { ...c, labels } : c)));
 }

@@ -10,7 +10,7 @@ function main() {
   if (!root) return;
   const view = embedded("submission-data");
   const list = document.getElementById("submission-cases");
-  if (view && list) renderCases(list, view.cases);
+  if (view && list) renderCases(list, view);
   if (root.dataset.status === "finished") return;
   const statusBox = document.getElementById("submission-status");
   const poll = () => {
