@@ -51,3 +51,4 @@ def test_custom_input_shows_both_outputs_and_keeps_bad_input(visits: Visits, ser
 
     page.get_by_role("button", name="Back to the example").click()
     expect(box).not_to_have_value(bad)
+    assert json.loads(box.input_value())["b"] == {"tensor": [3.0, 4.0], "dtype": "float32"}

@@ -689,6 +689,10 @@
   }
 
   // src/problem/custom.js
+  function formatArguments(args) {
+    const lines = Object.keys(args).map((name) => "  " + JSON.stringify(name) + ": " + JSON.stringify(args[name]));
+    return "{\n" + lines.join(",\n") + "\n}";
+  }
   function setUpCustomInput({ judge }) {
     const box = document.getElementById("custom-input-text");
     const runBtn = document.getElementById("custom-run-btn");
@@ -710,7 +714,7 @@
     const resetBtn = document.getElementById("custom-reset-btn");
     if (resetBtn && example) {
       resetBtn.addEventListener("click", () => {
-        box.value = JSON.stringify(example, null, 2);
+        box.value = formatArguments(example);
         showError("");
         box.focus();
       });
@@ -724,6 +728,115 @@
     });
   }
 
+  // src/problem/settings.js
+  var KEY = "torchdrill-editor-settings";
+  var DEFAULTS = { fontSize: 14, lineWrap: false, vim: false };
+  var FONT_SIZES = [12, 13, 14, 15, 16, 18, 20];
+  function loadSettings() {
+    try {
+      const saved = JSON.parse(localStorage.getItem(KEY) || "{}");
+      return {
+        fontSize: FONT_SIZES.includes(saved.fontSize) ? saved.fontSize : DEFAULTS.fontSize,
+        lineWrap: saved.lineWrap === true,
+        vim: saved.vim === true
+      };
+    } catch (e) {
+      return { ...DEFAULTS };
+    }
+  }
+  function save(settings) {
+    try {
+      localStorage.setItem(KEY, JSON.stringify(settings));
+    } catch (e) {
+    }
+  }
+  function applyToTextarea(textarea, settings) {
+    textarea.style.fontSize = settings.fontSize + "px";
+    textarea.wrap = settings.lineWrap ? "soft" : "off";
+  }
+  function setUpSettings({ editor, textarea, settings }) {
+    const fontSize = document.getElementById("setting-font-size");
+    const wrap = document.getElementById("setting-wrap");
+    const vimBox = document.getElementById("setting-vim");
+    const panel = document.getElementById("editor-settings");
+    if (!fontSize || !wrap || !vimBox || !panel) return;
+    fontSize.value = String(settings.fontSize);
+    wrap.checked = settings.lineWrap;
+    vimBox.checked = settings.vim;
+    if (editor.fallback) {
+      vimBox.disabled = true;
+      applyToTextarea(textarea, settings);
+    }
+    panel.hidden = false;
+    const changed = () => {
+      settings.fontSize = parseInt(fontSize.value, 10) || DEFAULTS.fontSize;
+      settings.lineWrap = wrap.checked;
+      settings.vim = vimBox.checked && !editor.fallback;
+      save(settings);
+      if (editor.configure) editor.configure(settings);
+      else applyToTextarea(textarea, settings);
+    };
+    [fontSize, wrap, vimBox].forEach((control) => control.addEventListener("change", changed));
+  }
+  function loadCompletions(editor) {
+    if (!editor.setCompletions) return;
+    fetch("/static/torch-completions.json", { credentials: "same-origin" }).then((r) => r.ok ? r.json() : Promise.reject(r.status)).then((data) => editor.setCompletions(data)).catch(() => {
+    });
+  }
+
+  // src/problem/split.js
+  var KEY2 = "torchdrill-split";
+  var MIN = 25;
+  var MAX = 75;
+  var STEP = 2;
+  function setUpSplit(root) {
+    const handle = document.getElementById("pane-splitter");
+    if (!handle || !document.getElementById("editor")) return;
+    const clamp = (v) => Math.min(MAX, Math.max(MIN, Math.round(v)));
+    let value = 50;
+    try {
+      value = clamp(parseFloat(localStorage.getItem(KEY2) || "50") || 50);
+    } catch (e) {
+      value = 50;
+    }
+    function apply(v, remember) {
+      value = clamp(v);
+      root.style.setProperty("--split-a", value + "fr");
+      root.style.setProperty("--split-b", 100 - value + "fr");
+      handle.setAttribute("aria-valuenow", String(value));
+      handle.setAttribute("aria-valuetext", "Statement " + value + "%, editor " + (100 - value) + "%");
+      if (remember) {
+        try {
+          localStorage.setItem(KEY2, String(value));
+        } catch (e) {
+        }
+      }
+    }
+    handle.addEventListener("keydown", (e) => {
+      const moves = { ArrowLeft: value - STEP, ArrowRight: value + STEP, Home: MIN, End: MAX };
+      if (!(e.key in moves)) return;
+      e.preventDefault();
+      apply(moves[e.key], true);
+    });
+    handle.addEventListener("pointerdown", (e) => {
+      e.preventDefault();
+      handle.setPointerCapture(e.pointerId);
+      handle.classList.add("dragging");
+      const box = root.getBoundingClientRect();
+      const move = (ev) => apply((ev.clientX - box.left) / box.width * 100, false);
+      const up = () => {
+        handle.classList.remove("dragging");
+        handle.removeEventListener("pointermove", move);
+        apply(value, true);
+      };
+      handle.addEventListener("pointermove", move);
+      handle.addEventListener("pointerup", up, { once: true });
+    });
+    handle.hidden = false;
+    root.classList.add("has-split");
+    apply(value, false);
+  }
+
   // src/problem/main.js
   function main() {
     const root = document.getElementById("problem");
@@ -735,6 +848,7 @@
     const api = "/api/problems/" + encodeURIComponent(slug);
     setUpTabs(root);
     setUpPaneSwitch(root);
+    setUpSplit(root);
     const textarea = document.getElementById("code");
     const host = document.getElementById("editor");
     if (!textarea || !host) return;
@@ -744,6 +858,7 @@
     const opened = drafts.initialCode(textarea.value);
     let judge = null;
     let replacer = null;
+    const settings = loadSettings();
     const editor = openEditor({
       textarea,
       host,
@@ -753,8 +868,11 @@
       onChange: (text) => {
         drafts.changed(text);
         if (replacer) replacer.edited();
-      }
+      },
+      extra: { settings }
     });
+    setUpSettings({ editor, textarea, settings });
+    loadCompletions(editor);
     drafts.announceRestored(opened);
     replacer = createReplacer({ editor, drafts });
     setUpReset({ replacer, starter });

@@ -4,6 +4,12 @@
 // the text stays exactly as typed.
 import { embedded } from "../shared/dom.js";
 
+/** One argument a line, as the page first shows the example. */
+function formatArguments(args) {
+  const lines = Object.keys(args).map((name) => "  " + JSON.stringify(name) + ": " + JSON.stringify(args[name]));
+  return "{\n" + lines.join(",\n") + "\n}";
+}
+
 export function setUpCustomInput({ judge }) {
   const box = document.getElementById("custom-input-text");
   const runBtn = document.getElementById("custom-run-btn");
@@ -26,7 +32,7 @@ export function setUpCustomInput({ judge }) {
   const resetBtn = document.getElementById("custom-reset-btn");
   if (resetBtn && example) {
     resetBtn.addEventListener("click", () => {
-      box.value = JSON.stringify(example, null, 2);
+      box.value = formatArguments(example);
       showError("");
       box.focus();
     });

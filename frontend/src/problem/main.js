@@ -13,6 +13,8 @@ import { createResults } from "./results.js";
 import { createJudge } from "./judge.js";
 import { createHistory } from "./history.js";
 import { setUpCustomInput } from "./custom.js";
+import { loadSettings, setUpSettings, loadCompletions } from "./settings.js";
+import { setUpSplit } from "./split.js";
 
 function main() {
   const root = document.getElementById("problem");
@@ -25,6 +27,7 @@ function main() {
 
   setUpTabs(root);
   setUpPaneSwitch(root);
+  setUpSplit(root);
 
   const textarea = document.getElementById("code");
   const host = document.getElementById("editor");
@@ -37,6 +40,7 @@ function main() {
   // The editor's callbacks reach modules made after it; they are only called once the page is set up.
   let judge = null;
   let replacer = null;
+  const settings = loadSettings();
   const editor = openEditor({
     textarea,
     host,
@@ -44,7 +48,10 @@ function main() {
     onRun: () => judge.start("run"),
     onSubmit: () => judge.start("submit"),
     onChange: (text) => { drafts.changed(text); if (replacer) replacer.edited(); },
+    extra: { settings },
   });
+  setUpSettings({ editor, textarea, settings });
+  loadCompletions(editor);
   drafts.announceRestored(opened);
   replacer = createReplacer({ editor, drafts });
   setUpReset({ replacer, starter });
