@@ -60,6 +60,12 @@ def list_submissions(slug: str, user: CurrentUser, session: SessionDep) -> dict[
     return {"submissions": [service.summary_view(s, slug) for s in service.history(session, user, problem)]}
 
 
+@router.get("/submissions/{submission_id}/code")
+def get_submission_code(submission_id: int, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+    """The code of one of your submissions, to load it back into the editor."""
+    return {"id": submission_id, "code": service.get_own(session, user, submission_id).code}
+
+
 @router.get("/submissions/{submission_id}")
 def get_submission(
     request: Request,

@@ -663,8 +663,64 @@
   }
 
   // src/problem/history.js
-  function createHistory({ api }) {
+  function createHistory({ api, replacer }) {
     const list = document.getElementById("history-list");
+    const compareBar = document.getElementById("history-compare");
+    const compareText = document.getElementById("history-compare-text");
+    const compareLink = document.getElementById("history-compare-link");
+    let picked = [];
+    function showCompare() {
+      if (!compareBar) return;
+      list.querySelectorAll("input.pick").forEach((box) => {
+        box.checked = picked.includes(box.value);
+      });
+      compareBar.hidden = picked.length === 0;
+      compareLink.hidden = picked.length !== 2;
+      if (picked.length === 2) {
+        const [a, b] = picked.map(Number).sort((x, y) => x - y);
+        compareText.textContent = "Compare #" + a + " with #" + b + ":";
+        compareLink.textContent = "Show the line diff";
+        compareLink.href = "/submissions/" + a + "/compare/" + b;
+      } else if (picked.length === 1) {
+        compareText.textContent = "Pick one more submission to compare with #" + picked[0] + ".";
+      }
+    }
+    function load(id, button) {
+      button.disabled = true;
+      request("GET", "/api/submissions/" + encodeURIComponent(id) + "/code").then((body) => {
+        replacer.replace(body.code, "Loaded the code of submission #" + id + ".");
+      }, (err) => {
+        button.title = err.message;
+      }).finally(() => {
+        button.disabled = false;
+      });
+    }
+    function decorate(li) {
+      const id = li.dataset.id;
+      if (!id || li.querySelector(".history-actions")) return;
+      const actions = el("span", "history-actions");
+      const loadBtn = el("button", "btn btn-ghost load-btn", "Load");
+      loadBtn.type = "button";
+      loadBtn.setAttribute("aria-label", "Load the code of #" + id + " into the editor");
+      loadBtn.addEventListener("click", () => load(id, loadBtn));
+      const label = el("label", "pick-label");
+      const box = el("input", "pick");
+      box.type = "checkbox";
+      box.value = id;
+      box.checked = picked.includes(id);
+      box.addEventListener("change", () => {
+        picked = picked.filter((p) => p !== id);
+        if (box.checked) picked.push(id);
+        if (picked.length > 2) picked = picked.slice(-2);
+        showCompare();
+      });
+      label.appendChild(box);
+      label.appendChild(el("span", "visually-hidden", "Compare #" + id));
+      label.appendChild(el("span", "muted", "compare"));
+      actions.appendChild(loadBtn);
+      actions.appendChild(label);
+      li.appendChild(actions);
+    }
     function row(s) {
       const li = el("li");
       li.dataset.id = s.id;
@@ -674,6 +730,7 @@
       li.appendChild(el("span", "mode", s.mode));
       li.appendChild(el("span", "verdict v-" + (s.verdict || s.status), s.verdict_label || s.status));
       if (s.total !== null) li.appendChild(el("span", "muted", s.passed + "/" + s.total));
+      decorate(li);
       return li;
     }
     function refresh() {
@@ -681,10 +738,12 @@
       return request("GET", api + "/submissions").then((data) => {
         list.textContent = "";
         data.submissions.forEach((s) => list.appendChild(row(s)));
-        list.dispatchEvent(new CustomEvent("torchdrill:history"));
+        picked = picked.filter((id) => data.submissions.some((s) => String(s.id) === id));
+        showCompare();
       }).catch(() => {
       });
     }
+    if (list) list.querySelectorAll("li[data-id]").forEach(decorate);
     return { refresh };
   }
 
@@ -879,7 +938,7 @@
     const progress = createProgress(timeLimit);
     const markers = createMarkers(editor);
     const results = createResults({ root, progress, markers });
-    const history = createHistory({ api });
+    const history = createHistory({ api, replacer });
     judge = createJudge({ root, api, loggedIn, editor, drafts, results, progress, onFinished: history.refresh });
     setUpCustomInput({ judge });
     if (root.dataset.lastSubmission && loggedIn) {

@@ -59,7 +59,7 @@ function main() {
   const progress = createProgress(timeLimit);
   const markers = createMarkers(editor);
   const results = createResults({ root, progress, markers });
-  const history = createHistory({ api });
+  const history = createHistory({ api, replacer });
   judge = createJudge({ root, api, loggedIn, editor, drafts, results, progress, onFinished: history.refresh });
   setUpCustomInput({ judge });
 
