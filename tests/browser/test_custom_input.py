@@ -28,7 +28,7 @@ def test_custom_input_shows_both_outputs_and_keeps_bad_input(visits: Visits, ser
     replace_code(page, "def add(a, b):\n    return a * b\n")
 
     box.fill("{'a': {'tensor': [2.0, 3.0]}, 'b': {'tensor': [4.0, 5.0]}}")  # Python literals
-    page.get_by_role("button", name="Run with my input").click()
+    page.get_by_role("button", name="Try my input").click()
     wait_verdict(page, "Your input: Wrong Answer")
     case = page.locator("#results-cases .case").first
     expect(case.locator(".compare-expected .compare-label")).to_have_text("Reference output")
@@ -38,10 +38,14 @@ def test_custom_input_shows_both_outputs_and_keeps_bad_input(visits: Visits, ser
     expect(case.locator(".compare-actual mark.diff").first).to_be_visible()
     expect(page.locator("#history-list li").first).to_contain_text("custom")
     v.screenshot("diff")
+    page.reload()  # the last result comes back, labelled as a run with your input
+    wait_verdict(page, "Last run with your input: Wrong Answer")
+    expect(page.locator("#results-cases .compare-expected .compare-label")).to_have_text("Reference output")
+    expect(page.locator(".submission-link")).to_be_visible()
 
     bad = '{"a": {"tensor": [[1.0], [2.0, 3.0]]}, "b": 1}'
     box.fill(bad)
-    page.get_by_role("button", name="Run with my input").click()
+    page.get_by_role("button", name="Try my input").click()
     error = page.locator("#custom-input-error")
     expect(error).to_contain_text("input.a.tensor[1]")
     expect(error).to_contain_text("same shape")

@@ -20,7 +20,7 @@ def test_load_a_past_submission_and_diff_two(visits: Visits, server: Server) -> 
     page = v.page
     v.login(server.new_account(), f"/problems/{SLUG}")
     replace_code(page, FIRST)
-    page.get_by_role("button", name="Run", exact=False).first.click()
+    page.get_by_role("button", name="Run").click()
     wait_verdict(page, "Wrong Answer")
     replace_code(page, SECOND)
     page.keyboard.press("Control+Enter")
