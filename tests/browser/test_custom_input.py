@@ -38,6 +38,9 @@ def test_custom_input_shows_both_outputs_and_keeps_bad_input(visits: Visits, ser
     expect(case.locator(".compare-actual mark.diff").first).to_be_visible()
     expect(page.locator("#history-list li").first).to_contain_text("custom")
     v.screenshot("diff")
+    page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; }")
+    v.screenshot("diff-dark")
+    page.evaluate("() => { document.documentElement.dataset.theme = 'light'; }")
     page.reload()  # the last result comes back, labelled as a run with your input
     wait_verdict(page, "Last run with your input: Wrong Answer")
     expect(page.locator("#results-cases .compare-expected .compare-label")).to_have_text("Reference output")

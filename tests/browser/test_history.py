@@ -47,3 +47,6 @@ def test_load_a_past_submission_and_diff_two(visits: Visits, server: Server) -> 
     expect(page.locator("tr.diff-removed")).to_contain_text("return a - b")
     expect(page.locator("tr.diff-added").first).to_contain_text("total = a + b")
     v.screenshot("diff")
+    page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; }")
+    v.screenshot("diff-dark")
+    page.evaluate("() => { document.documentElement.dataset.theme = 'light'; }")
