@@ -77,3 +77,11 @@ def test_premium_gate_applies_to_custom_runs(learner, code_of: Callable[..., str
         learner, "scale-rows", code_of("scale-rows"), '{"x": {"tensor": [[1.0]]}, "s": {"tensor": [2.0]}}'
     )
     assert response.status_code == 403
+
+
+def test_submission_page_shows_the_input_of_a_custom_run(learner, code_of: Callable[..., str]) -> None:
+    sid = custom(learner, "add-tensors", code_of("add-tensors"), '{"a": 1.5, "b": 2}').json()["id"]
+    result = learner.verdict(sid)
+    assert result["verdict"] == "accepted" and result["cases"][0]["actual"] == "3.5"
+    page = learner.get(f"/submissions/{sid}").text
+    assert '<pre class="custom-input-shown" id="submission-input">{"a": 1.5, "b": 2}</pre>' in page
