@@ -111,6 +111,12 @@ class Runner:
         try:
             expectations = self._expectations(given.reference, tests, job.entry_point, job.limits)
         except ExpectationError as exc:
+            if str(exc).startswith(("sandbox:", "tests.py:")):  # the platform failed, not the input
+                return JudgeResult.internal_error(
+                    f"The judge could not run the reference on your input (not your fault): {exc}",
+                    "custom_reference",
+                    total=1,
+                )
             return custom.reference_refused(str(exc))
         raw = self._run(_payload(job.code, tests, job.entry_point, [custom.CASE_NAME]), job.limits)
         return build_result(raw, expectations, "run", job.limits)

@@ -66,11 +66,18 @@ class Mailer:
     def __init__(self, settings: Settings) -> None:
         self.sender = settings.mail_from
         self.server = SmtpServer.parse(settings.smtp_url) if settings.smtp_url else None
+        # Mail may carry secrets (reset links): only development writes it out in full.
+        self.log_body = settings.env == "development"
 
     def send(self, to: str, subject: str, body: str) -> bool:
         message = build_message(self.sender, to, subject, body)
         if self.server is None:
-            log.warning("mail not configured (TORCHDRILL_SMTP_URL); it would have been sent:\n%s", message)
+            if self.log_body:
+                log.warning(
+                    "mail not configured (TORCHDRILL_SMTP_URL); it would have been sent:\n%s", message
+                )
+            else:
+                log.error("mail not configured (TORCHDRILL_SMTP_URL): not sent to %s: %s", to, subject)
             return False
         try:
             self._deliver(self.server, message)
