@@ -39,6 +39,9 @@ def create_submission(
     dispatcher: DispatcherDep,
     settings: SettingsDep,
 ) -> dict[str, Any]:
+    now = utcnow()
+    if body.mode == "custom":  # two sandbox jobs each: held to the API's submission rate
+        service.check_rate(session, user, settings.api_submissions_per_minute, now)
     submission = service.create_submission(
         session,
         dispatcher,
@@ -47,7 +50,7 @@ def create_submission(
         body.code,
         body.mode,
         max_code_bytes=settings.max_code_bytes,
-        now=utcnow(),
+        now=now,
         custom_text=body.input_text,
     )
     tag_request(request.state, submission.id)

@@ -5,7 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from fastapi.testclient import TestClient
+
+from app.main import create_app
 from app.progress.rules import counts_as_judged, counts_as_solved
+from tests.app.conftest import Browser, settings_for
 
 
 def custom(learner: Any, slug: str, code: str, text: str) -> Any:
@@ -85,3 +89,17 @@ def test_submission_page_shows_the_input_of_a_custom_run(learner, code_of: Calla
     assert result["verdict"] == "accepted" and result["cases"][0]["actual"] == "3.5"
     page = learner.get(f"/submissions/{sid}").text
     assert '<pre class="custom-input-shown" id="submission-input">{"a": 1.5, "b": 2}</pre>' in page
+
+
+def test_custom_runs_from_the_page_are_rate_limited(db, runner, code_of: Callable[..., str]) -> None:
+    settings = settings_for(db.url).model_copy(update={"api_submissions_per_minute": 1})
+    application = create_app(settings, database=db, runner=runner)
+    with TestClient(application):  # the lifespan: this app's own dispatcher
+        learner = Browser(application)
+        assert learner.signup().status_code == 303
+        text = '{"a": 1.0, "b": 2.0}'
+        first = custom(learner, "add-tensors", code_of("add-tensors"), text)
+        assert first.status_code == 202
+        learner.verdict(first.json()["id"])
+        second = custom(learner, "add-tensors", code_of("add-tensors"), text)
+        assert second.status_code == 429 and "At most 1 submissions a minute" in second.json()["detail"]
