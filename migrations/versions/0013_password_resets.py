@@ -38,11 +38,11 @@ def upgrade() -> None:
     op.create_index("ix_password_resets_email_created", "password_resets", ["email", "created_at"])
     op.create_index("ix_password_resets_client_created", "password_resets", ["client", "created_at"])
     op.create_index(op.f("ix_password_resets_user_id"), "password_resets", ["user_id"])
-    with op.batch_alter_table("users") as batch_op:
-        batch_op.add_column(sa.Column("session_epoch", sa.Integer(), nullable=False, server_default="0"))
+    op.add_column("users", sa.Column("session_epoch", sa.Integer(), nullable=False, server_default="0"))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("users") as batch_op:
-        batch_op.drop_column("session_epoch")
+    # A plain DROP COLUMN (SQLite >= 3.35 too): a batch copy of ``users`` would cascade-delete every
+    # row that references a user (submissions, drafts, ...) on SQLite with foreign keys on.
+    op.drop_column("users", "session_epoch")
     op.drop_table("password_resets")
