@@ -15,7 +15,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
 
-from app.accounts import admin_pages
+from app.accounts import admin_pages, reset_pages
 from app.accounts import pages as auth_pages
 from app.api_v1.router import router as api_v1_router
 from app.authoring import api as authoring_api
@@ -193,6 +193,7 @@ def create_app(
         submission_pages.router,
         submission_api.router,
         auth_pages.router,
+        reset_pages.router,
         account_pages.router,
         admin_pages.router,
         api_v1_router,

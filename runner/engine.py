@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Any
 
-from runner import jobs, observations
+from runner import custom, jobs, observations
 from runner.jobs import JUDGE_FORMAT, CaseExpectation, Expectations, Job, JudgeResult, Limits
 from runner.problem import ProblemFiles
 from runner.sandbox import RawRun, Sandbox
@@ -96,8 +96,13 @@ class Runner:
         selected = [c.name for c in job.expectations.select(job.mode)]
         key = observations.new_key()
         try:
-            raw = self._run(_payload(job.code, job.tests_source, job.entry_point, selected, key), job.limits)
-            result = build_result(raw, job.expectations, job.mode, job.limits, key)
+            if job.custom is not None:
+                selected = [custom.CASE_NAME]
+                result = self._judge_custom(job, job.custom)
+            else:
+                payload = _payload(job.code, job.tests_source, job.entry_point, selected, key)
+                raw = self._run(payload, job.limits)
+                result = build_result(raw, job.expectations, job.mode, job.limits, key)
         except Exception as exc:  # the platform's fault, reported as such
             log.exception("judging job %s failed", job.job_id)
             result = JudgeResult.internal_error(
@@ -110,12 +115,30 @@ class Runner:
             result.runtime = dict(self._sandbox.info)
         return result
 
+    def _judge_custom(self, job: Job, given: custom.CustomInput) -> JudgeResult:
+        """Two sandbox jobs: the reference on the learner's arguments, then the learner's code."""
+        tests = custom.tests_source(job.entry_point, given.arguments)
+        try:
+            expectations = self._expectations(given.reference, tests, job.entry_point, job.limits)
+        except ExpectationError as exc:
+            if str(exc).startswith(("sandbox:", "tests.py:")):  # the platform failed, not the input
+                return JudgeResult.internal_error(
+                    f"The judge could not run the reference on your input (not your fault): {exc}",
+                    "custom_reference",
+                    total=1,
+                )
+            return custom.reference_refused(str(exc))
+        key = observations.new_key()
+        raw = self._run(_payload(job.code, tests, job.entry_point, [custom.CASE_NAME], key), job.limits)
+        return build_result(raw, expectations, "run", job.limits, key)
+
     def compute_expectations(self, problem: ProblemFiles) -> Expectations:
         """Run the reference solution in the sandbox; its values become the expected ones."""
+        return self._expectations(problem.solution, problem.tests, problem.entry_point, problem.limits)
+
+    def _expectations(self, solution: str, tests: str, entry_point: str, limits: Limits) -> Expectations:
         key = observations.new_key()
-        raw = self._run(
-            _payload(problem.solution, problem.tests, problem.entry_point, None, key), problem.limits
-        )
+        raw = self._run(_payload(solution, tests, entry_point, None, key), limits)
         for kind in ("sandbox_error", "tests_error", "compile_error", "import_error"):
             record = next((r for r in raw.records if r.get("type") == kind), None)
             if record:

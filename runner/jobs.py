@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from runner.custom import CustomInput
 from runner.verdict import Verdict
 
 Mode = Literal["run", "submit"]
@@ -113,6 +114,9 @@ class Job:
     expectations: Expectations
     limits: Limits = field(default_factory=Limits)
     job_id: str = ""
+    # "Run with my input": the reference runs the learner's arguments first, in its own sandbox job
+    # (runner.custom); ``tests_source`` and ``expectations`` are then ignored.
+    custom: CustomInput | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -123,7 +127,7 @@ class Job:
             "expectations": self.expectations.to_dict(),
             "limits": self.limits.to_dict(),
             "job_id": self.job_id,
-        }
+        } | ({"custom": self.custom.to_dict()} if self.custom is not None else {})
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Job:
@@ -135,6 +139,7 @@ class Job:
             expectations=Expectations.from_dict(data["expectations"]),
             limits=Limits.from_dict(data.get("limits")),
             job_id=data.get("job_id", ""),
+            custom=CustomInput.from_dict(data["custom"]) if data.get("custom") else None,
         )
 
 

@@ -13,14 +13,18 @@ from app.kit.limits import RequestLimiter, make_limiter
 from app.kit.web import SessionDep, SettingsDep
 
 SESSION_USER_KEY = "uid"
+SESSION_EPOCH_KEY = "epoch"  # the user's session_epoch at log-in; a password reset bumps it
 
 
 def optional_user(request: Request, session: SessionDep) -> User | None:
     """The logged-in user, or None; also exposes the user to page templates."""
     user_id = request.session.get(SESSION_USER_KEY)
     user = service.get_user(session, user_id) if isinstance(user_id, int) else None
+    if user is not None and request.session.get(SESSION_EPOCH_KEY, 0) != user.session_epoch:
+        user = None  # made before a password reset: no longer valid
     if user is None and user_id is not None:
         request.session.pop(SESSION_USER_KEY, None)
+        request.session.pop(SESSION_EPOCH_KEY, None)
     # Templates get plain values: error pages render after the session has rolled back and closed.
     viewer = {"id": user.id, "email": user.email, "role": user.role} if user is not None else None
     request.state.page_context = {**getattr(request.state, "page_context", {}), "current_user": viewer}

@@ -22,6 +22,8 @@ class User(Base):
     password_hash: Mapped[str] = mapped_column(String(255))
     role: Mapped[str] = mapped_column(String(20), default="student", server_default="student")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    # Bumped when the password is reset: every session made before then stops being valid.
+    session_epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     # Loaded with the user, so the entitlement check needs no session (pages render after commit).
     premium_grants: Mapped[list[PremiumGrant]] = relationship(
@@ -113,3 +115,23 @@ class LoginFailure(Base):
     email: Mapped[str] = mapped_column(String(254))
     client: Mapped[str] = mapped_column(String(100))
     at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class PasswordReset(Base):
+    """One "Forgot password?" request. Unknown emails are recorded too (no token), so the rate limits
+    answer alike whether or not an account exists. Only the token's SHA-256 is stored."""
+
+    __tablename__ = "password_resets"
+    __table_args__ = (
+        Index("ix_password_resets_email_created", "email", "created_at"),
+        Index("ix_password_resets_client_created", "client", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    email: Mapped[str] = mapped_column(String(254))
+    client: Mapped[str] = mapped_column(String(100))
+    token_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())

@@ -9,7 +9,8 @@ from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse
 
 from app.accounts import service
-from app.accounts.deps import SESSION_USER_KEY, OptionalUser, client_address
+from app.accounts.deps import SESSION_EPOCH_KEY, SESSION_USER_KEY, OptionalUser, client_address
+from app.accounts.models import User
 from app.kit.db import utcnow
 from app.kit.errors import FormErrors, TooManyRequests
 from app.kit.security import CSRF_SESSION_KEY, csrf_token
@@ -28,9 +29,10 @@ def safe_next(target: str | None) -> str:
     return target
 
 
-def _start_session(request: Request, user_id: int) -> None:
+def _start_session(request: Request, user: User) -> None:
     request.session.clear()  # a fresh session (and CSRF token) on every log-in
-    request.session[SESSION_USER_KEY] = user_id
+    request.session[SESSION_USER_KEY] = user.id
+    request.session[SESSION_EPOCH_KEY] = user.session_epoch or 0
     csrf_token(request.session)
 
 
@@ -62,7 +64,7 @@ def signup(
     except FormErrors as exc:
         kept = {**values, "password": password}  # refilled only when the password itself was fine
         return _form_page(request, "accounts/signup.html", kept, exc.errors, 400)
-    _start_session(request, user.id)
+    _start_session(request, user)
     return RedirectResponse(safe_next(next), status_code=303)
 
 
@@ -72,10 +74,12 @@ def login_page(
     user: OptionalUser,
     next: str | None = None,
     email: Annotated[str, Query(max_length=320)] = "",
+    reset: bool = False,
 ) -> Any:
     if user is not None:
         return RedirectResponse(safe_next(next), status_code=303)
-    return _form_page(request, "accounts/login.html", {"email": email, "next": safe_next(next)}, {}, 200)
+    values = {"email": email, "next": safe_next(next), "reset": reset}
+    return _form_page(request, "accounts/login.html", values, {}, 200)
 
 
 @router.post("/login", dependencies=[CsrfProtected])
@@ -97,7 +101,7 @@ def login(
         response = _form_page(request, "accounts/login.html", values, {"form": exc.detail}, 429)
         response.headers.update(exc.headers)
         return response
-    _start_session(request, user.id)
+    _start_session(request, user)
     return RedirectResponse(safe_next(next), status_code=303)
 
 

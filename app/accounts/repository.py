@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import CursorResult, delete, func, select, update
 from sqlalchemy.orm import Session
 
-from app.accounts.models import ApiToken, LoginFailure, PremiumCode, PremiumGrant, User
+from app.accounts.models import ApiToken, LoginFailure, PasswordReset, PremiumCode, PremiumGrant, User
 
 
 def get_user(session: Session, user_id: int) -> User | None:
@@ -26,7 +26,7 @@ def add_user(session: Session, user: User) -> User:
     return user
 
 
-def add(session: Session, obj: ApiToken | PremiumGrant | PremiumCode | LoginFailure) -> None:
+def add(session: Session, obj: ApiToken | PremiumGrant | PremiumCode | LoginFailure | PasswordReset) -> None:
     session.add(obj)
     session.flush()
 
@@ -128,3 +128,32 @@ def clear_failures(session: Session, email: str) -> None:
 
 def purge_failures(session: Session, before: datetime) -> None:
     session.execute(delete(LoginFailure).where(LoginFailure.at < before))
+
+
+def resets_since(
+    session: Session, since: datetime, *, email: str | None = None, client: str | None = None
+) -> int:
+    """Password reset requests (known or unknown email) since ``since``, by email or by client."""
+    stmt = select(func.count()).select_from(PasswordReset).where(PasswordReset.created_at >= since)
+    if email is not None:
+        stmt = stmt.where(PasswordReset.email == email)
+    if client is not None:
+        stmt = stmt.where(PasswordReset.client == client)
+    return int(session.scalar(stmt) or 0)
+
+
+def get_reset_by_hash(session: Session, token_hash: str) -> PasswordReset | None:
+    return session.scalars(select(PasswordReset).where(PasswordReset.token_hash == token_hash)).first()
+
+
+def close_resets(session: Session, user_id: int, now: datetime) -> None:
+    """Every unused reset link of the user stops working."""
+    session.execute(
+        update(PasswordReset)
+        .where(PasswordReset.user_id == user_id, PasswordReset.used_at.is_(None))
+        .values(used_at=now)
+    )
+
+
+def purge_resets(session: Session, before: datetime) -> None:
+    session.execute(delete(PasswordReset).where(PasswordReset.expires_at < before))

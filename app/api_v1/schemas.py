@@ -163,8 +163,14 @@ class SubmissionIn(BaseModel):
     )
     problem: str = Field(min_length=1, max_length=80, description="The problem's slug")
     code: str = Field(description="The full source of solution.py (size limit: see 413)")
-    mode: Literal["run", "submit"] = Field(
-        default="submit", description="run: public cases only; submit: every case"
+    mode: Literal["run", "submit", "custom"] = Field(
+        default="submit",
+        description="run: public cases only; submit: every case; "
+        "custom: your `input`, judged against the reference's output for it",
+    )
+    input: dict[str, Any] | None = Field(
+        default=None,
+        description='custom only: the arguments by name, e.g. {"x": {"tensor": [[1, 2]]}, "k": 2}',
     )
 
 

@@ -98,7 +98,9 @@ def create_submission(
         ),
     ] = None,
 ) -> Any:
-    """Judge `code` as the problem's solution.py: `run` (public cases) or `submit` (every case).
+    """Judge `code` as the problem's solution.py: `run` (public cases), `submit` (every case) or
+    `custom` (your `input`: the reference's output for it and yours, compared; 422 on bad input or
+    a problem without custom input).
 
     Answers 202 with the queued submission; with `wait=true`, 200 with the verdict once it is known
     (or 202 with the current state after `timeout` seconds).
@@ -116,6 +118,7 @@ def create_submission(
         max_code_bytes=settings.max_code_bytes,
         now=now,
         idempotency_key=idempotency_key,
+        custom_input=body.input,
     )
     tag_request(request.state, submission.id)
     wait_s = min(timeout or settings.wait_timeout_s, settings.wait_timeout_s) if wait else None

@@ -1,4 +1,5 @@
-"""The API client commands: ``torchdrill login``, ``problems`` (list), ``pull`` and ``submit``.
+"""The API client commands: ``torchdrill login``, ``problems`` (list), ``pull``, ``submit`` and ``run``
+(your own input).
 
 The server and token live in a JSON config file readable only by its owner:
 ``$TORCHDRILL_CONFIG``, else ``$XDG_CONFIG_HOME/torchdrill/config.json``, else
@@ -7,6 +8,7 @@ The server and token live in a JSON config file readable only by its owner:
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import sys
@@ -18,6 +20,8 @@ from typing import Annotated, Any
 import httpx
 import typer
 
+from runner.input_text import read_arguments
+from runner.inputs import InputError
 from runner.text import clean
 from runner.verdict import Verdict
 
@@ -205,23 +209,22 @@ def _print_result(view: dict[str, Any]) -> None:
             typer.echo(clean(line))  # the server cleans too; a terminal never gets an escape sequence
 
 
-def submit(
-    slug: Annotated[str, typer.Argument(help="the problem's slug")],
-    file: Annotated[Path, typer.Argument(help="your solution.py")],
-    run: Annotated[bool, typer.Option("--run", help="only the public examples")] = False,
-) -> None:
-    """Judge FILE; shows the status live, then the cases. Exit code 0 only when accepted."""
+def _read(file: Path) -> str:
     try:
-        code = file.read_text()
+        return file.read_text()
     except (OSError, UnicodeDecodeError) as exc:
         raise fail(f"cannot read {file}: {exc}") from None
+
+
+def _judge(body: dict[str, Any]) -> dict[str, Any]:
+    """POST a submission and follow it to its verdict, showing the status live."""
     api = client_from_config()
     started = time.monotonic()
     live = sys.stdout.isatty()
-    view = api.request(
+    view: dict[str, Any] = api.request(
         "POST",
         "/api/v1/submissions?wait=true&timeout=2",
-        json={"problem": slug, "code": code, "mode": "run" if run else "submit"},
+        json=body,
         headers={"Idempotency-Key": uuid.uuid4().hex},  # a retried request never judges twice
     ).json()
     while view["status"] != "finished":
@@ -230,7 +233,52 @@ def submit(
         view = api.request("GET", f"/api/v1/submissions/{view['id']}?wait=true&timeout={POLL_WAIT_S}").json()
     if live:
         typer.echo("\r" + " " * 40 + "\r", nl=False)
+    return view
+
+
+def submit(
+    slug: Annotated[str, typer.Argument(help="the problem's slug")],
+    file: Annotated[Path, typer.Argument(help="your solution.py")],
+    run: Annotated[bool, typer.Option("--run", help="only the public examples")] = False,
+) -> None:
+    """Judge FILE; shows the status live, then the cases. Exit code 0 only when accepted."""
+    code = _read(file)
+    view = _judge({"problem": slug, "code": code, "mode": "run" if run else "submit"})
     _print_result(view)
+    if view.get("verdict") != "accepted":
+        raise typer.Exit(EXIT_NOT_ACCEPTED)
+
+
+def run_custom(
+    slug: Annotated[str, typer.Argument(help="the problem's slug")],
+    file: Annotated[Path, typer.Argument(help="your solution.py")],
+    input_file: Annotated[
+        Path, typer.Option("--input", help="the arguments by name: JSON or Python literals")
+    ],
+) -> None:
+    """Run FILE on your own input: prints the reference's output, yours, and where they differ.
+
+    Exit code 0 when both outputs match, 1 when they differ (or your code failed), 2 on errors.
+    """
+    code = _read(file)
+    try:
+        arguments = read_arguments(_read(input_file))
+    except InputError as exc:  # checked here too, so a typo is named before anything is sent
+        raise fail(f"{input_file}: {exc}") from None
+    view = _judge({"problem": slug, "code": code, "mode": "custom", "input": arguments})
+    _print_result(view)
+    for case in view.get("tests") or []:
+        reference, yours = case.get("expected"), case.get("actual")
+        if reference is not None:
+            typer.echo("reference output:\n" + clean(str(reference)))
+        if yours is not None:
+            typer.echo("your output:\n" + clean(str(yours)))
+        if reference is not None and yours is not None and reference != yours:
+            typer.echo("diff (reference -> yours):")
+            for line in difflib.unified_diff(
+                str(reference).splitlines(), str(yours).splitlines(), "reference", "yours", lineterm=""
+            ):
+                typer.echo(clean(line))
     if view.get("verdict") != "accepted":
         raise typer.Exit(EXIT_NOT_ACCEPTED)
 
@@ -240,3 +288,4 @@ def register(root: typer.Typer) -> None:
     root.command("tracks")(tracks)
     root.command("pull")(pull)
     root.command("submit")(submit)
+    root.command("run")(run_custom)

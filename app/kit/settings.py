@@ -50,6 +50,13 @@ class Settings(BaseSettings):
     stripe_price_id: str | None = None
     billing_premium_days: int = Field(default=365, ge=1, le=3660)  # Premium bought by one payment
     public_url: str | None = None  # where Checkout sends the buyer back, e.g. https://drill.example.org
+    # Mail (docs/mail.md): without an SMTP URL, mail is written to the log (development).
+    smtp_url: str | None = None  # smtp://user:password@host:587 (STARTTLS) or smtps://host:465
+    mail_from: str = "Torchdrill <no-reply@localhost>"
+    # Password reset: how long a link works, and how many links an email / a client may ask for an hour.
+    password_reset_ttl_s: int = Field(default=3600, ge=60, le=7 * 24 * 3600)
+    password_reset_per_email_hour: int = Field(default=3, ge=1, le=1000)
+    password_reset_per_client_hour: int = Field(default=20, ge=1, le=100000)
 
     @model_validator(mode="after")
     def _refuse_default_secret(self) -> Settings:
@@ -72,6 +79,14 @@ class Settings(BaseSettings):
                 raise ValueError(
                     f"TORCHDRILL_BILLING_PROVIDER=stripe needs {', '.join(missing)} (docs/billing.md)"
                 )
+        return self
+
+    @model_validator(mode="after")
+    def _smtp_url_is_valid(self) -> Settings:
+        if self.smtp_url:
+            from app.kit.mail import SmtpServer
+
+            SmtpServer.parse(self.smtp_url)
         return self
 
     @property

@@ -98,5 +98,7 @@ def problem_page(
             "track_nav": tracks.neighbours(session, problem, user, now),
             "hints": hint_view,
             "hints_html": [render_markdown(h) for h in hint_view.revealed],
+            # "Run with my input" (the custom input panel) is offered when the problem has an example.
+            "example_input": service.version_files(page.card.slug, page.version).example_input,
         },
     )

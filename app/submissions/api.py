@@ -21,7 +21,12 @@ router = APIRouter(prefix="/api", tags=["submissions"])
 
 class SubmissionIn(BaseModel):
     code: str = Field(description="The learner's solution.py")
-    mode: Literal["run", "submit"] = Field(description="run: public cases only; submit: every case")
+    mode: Literal["run", "submit", "custom"] = Field(
+        description="run: public cases only; submit: every case; custom: the learner's own input"
+    )
+    input_text: str | None = Field(
+        default=None, description="custom: the arguments as typed (JSON or Python literals)"
+    )
 
 
 @router.post("/problems/{slug}/submissions", status_code=202, dependencies=[CsrfProtected])
@@ -34,6 +39,9 @@ def create_submission(
     dispatcher: DispatcherDep,
     settings: SettingsDep,
 ) -> dict[str, Any]:
+    now = utcnow()
+    if body.mode == "custom":  # two sandbox jobs each: held to the API's submission rate
+        service.check_rate(session, user, settings.api_submissions_per_minute, now)
     submission = service.create_submission(
         session,
         dispatcher,
@@ -42,7 +50,8 @@ def create_submission(
         body.code,
         body.mode,
         max_code_bytes=settings.max_code_bytes,
-        now=utcnow(),
+        now=now,
+        custom_text=body.input_text,
     )
     tag_request(request.state, submission.id)
     return service.to_view(submission, slug)
@@ -52,6 +61,12 @@ def create_submission(
 def list_submissions(slug: str, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
     problem = problems.get_published(session, slug)
     return {"submissions": [service.summary_view(s, slug) for s in service.history(session, user, problem)]}
+
+
+@router.get("/submissions/{submission_id}/code")
+def get_submission_code(submission_id: int, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+    """The code of one of your submissions, to load it back into the editor."""
+    return {"id": submission_id, "code": service.get_own(session, user, submission_id).code}
 
 
 @router.get("/submissions/{submission_id}")

@@ -18,7 +18,8 @@ from app.problems import repository as problems_repository
 from app.problems.service import version_files
 from app.progress import repository as progress
 from app.submissions import repository
-from app.submissions.models import FINISHED
+from app.submissions.models import CUSTOM, FINISHED
+from runner.custom import CustomInput
 from runner.jobs import INTERNAL_ERROR, Expectations, Job, JudgeResult
 from runner.text import clean, clean_value
 
@@ -37,6 +38,9 @@ def load_job(session: Session, submission_id: int) -> Job | None:
     files = version_files(problem.slug, version)
     if not repository.mark_running(session, submission_id, utcnow()):
         return None
+    custom = None
+    if submission.mode == CUSTOM:  # the reference travels with the job to the runner, never further
+        custom = CustomInput(arguments=dict(submission.custom_input or {}), reference=files.solution)
     return Job(
         entry_point=files.entry_point,
         tests_source=files.tests,
@@ -45,6 +49,7 @@ def load_job(session: Session, submission_id: int) -> Job | None:
         expectations=Expectations.from_dict(version.expectations),
         limits=files.limits,
         job_id=str(submission_id),
+        custom=custom,
     )
 
 

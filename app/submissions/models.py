@@ -22,7 +22,8 @@ QUEUED = "queued"
 RUNNING = "running"
 FINISHED = "finished"
 STATUSES = (QUEUED, RUNNING, FINISHED)
-MODES = ("run", "submit")
+CUSTOM = "custom"
+MODES = ("run", "submit", CUSTOM)  # custom: the learner's own input (runner.custom)
 # Re-judged copies that course regrades make carry an idempotency key with this prefix: they are
 # grading records, not practice, so progress and acceptance counts leave them out.
 COPY_KEY_PREFIX = "regrade-"
@@ -34,7 +35,7 @@ class Submission(Base):
     __tablename__ = "submissions"
     __table_args__ = (
         CheckConstraint("status IN ('queued', 'running', 'finished')", name="status"),
-        CheckConstraint("mode IN ('run', 'submit')", name="mode"),
+        CheckConstraint("mode IN ('run', 'submit', 'custom')", name="mode"),
         Index("ix_submissions_user_problem_created", "user_id", "problem_id", "created_at"),
         Index("ix_submissions_status", "status"),
         # Keyset pagination of a learner's submissions, newest first (optionally for one problem).
@@ -62,6 +63,8 @@ class Submission(Base):
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     idempotency_key: Mapped[str | None] = mapped_column(String(100))
+    # Custom runs only: the arguments the learner gave, as data (runner.inputs format).
+    custom_input: Mapped[dict[str, Any] | None] = mapped_column(JSON)
 
     @property
     def is_copy(self) -> bool:

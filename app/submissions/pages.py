@@ -8,6 +8,7 @@ from app.accounts.deps import CurrentUser
 from app.kit.markdown import highlight_code
 from app.kit.web import SessionDep, render
 from app.submissions import service
+from app.submissions.code_diff import line_diff
 
 router = APIRouter(tags=["submissions"])
 
@@ -24,5 +25,25 @@ def submission_page(request: Request, submission_id: int, user: CurrentUser, ses
             "problem": problem,
             "version": service.version_label(session, submission, problem),
             "code_html": highlight_code(submission.code),
+        },
+    )
+
+
+@router.get("/submissions/{first_id}/compare/{second_id}")
+def compare_page(
+    request: Request, first_id: int, second_id: int, user: CurrentUser, session: SessionDep
+) -> Any:
+    """Two of the learner's submissions side by side as a line diff (older first)."""
+    both = (service.get_own(session, user, first_id), service.get_own(session, user, second_id))
+    older, newer = sorted(both, key=lambda s: s.id)
+    problems = {s.id: service.problem_of(session, s) for s in (older, newer)}
+    return render(
+        request,
+        "submissions/compare.html",
+        {
+            "older": service.to_view(older, problems[older.id].slug),
+            "newer": service.to_view(newer, problems[newer.id].slug),
+            "problem": problems[newer.id],
+            "diff": line_diff(older.code, newer.code),
         },
     )

@@ -19,8 +19,10 @@ from app.problems.models import Problem
 from app.progress import repository as progress_state
 from app.submissions import repository
 from app.submissions.dispatch import Dispatcher
-from app.submissions.models import FINISHED, MODES, Submission
+from app.submissions.models import CUSTOM, FINISHED, MODES, Submission
 from app.submissions.views import SubmissionSummary, SubmissionView
+from runner.input_text import check_arguments, read_arguments
+from runner.inputs import InputError
 
 
 def create_submission(
@@ -33,11 +35,13 @@ def create_submission(
     *,
     max_code_bytes: int,
     now: datetime,
+    custom_text: str | None = None,
 ) -> Submission:
     """Store a queued submission; it is handed to the dispatcher once the transaction commits."""
     submission, _replayed = create_or_replay(
-        session, dispatcher, user, slug, code, mode, max_code_bytes=max_code_bytes, now=now
-    )
+        session, dispatcher, user, slug, code, mode, max_code_bytes=max_code_bytes, now=now,
+        custom_text=custom_text,
+    )  # fmt: skip
     return submission
 
 
@@ -54,8 +58,39 @@ def _check_code(code: str, max_code_bytes: int) -> None:
         raise InvalidInput("The code contains a NUL character; remove it and try again.")
 
 
-def _replay(existing: Submission, problem: Problem, code: str, mode: str) -> tuple[Submission, bool]:
-    if (existing.problem_id, existing.mode, existing.code) != (problem.id, mode, code):
+def custom_arguments(
+    session: Session, problem: Problem, mode: str, given: Any, text: str | None = None
+) -> dict[str, Any] | None:
+    """The checked arguments of a custom run (``given`` decoded, or ``text`` as typed); None otherwise.
+
+    Custom input is offered for problems that declare ``[example_input]`` (their entry point takes
+    arguments that can be written as data); anything else is refused with the rule it broke.
+    """
+    if mode != CUSTOM:
+        if given is not None or text is not None:
+            raise InvalidInput("An input is only given with mode 'custom' (run with my input).")
+        return None
+    if problems.version_files(problem.slug, problems.current_version(session, problem)).example_input is None:
+        raise InvalidInput(
+            f"Problem {problem.slug!r} has no custom input: its entry point takes no arguments given as data."
+        )
+    if given is None and text is None:
+        raise InvalidInput("mode 'custom' needs an input: the arguments by name, e.g. {\"x\": 1}.")
+    try:
+        return read_arguments(text) if text is not None else check_arguments(given)
+    except InputError as exc:
+        raise InvalidInput(str(exc)) from None
+
+
+def _replay(
+    existing: Submission, problem: Problem, code: str, mode: str, arguments: dict[str, Any] | None = None
+) -> tuple[Submission, bool]:
+    if (existing.problem_id, existing.mode, existing.code, existing.custom_input) != (
+        problem.id,
+        mode,
+        code,
+        arguments,
+    ):
         raise Conflict(
             f"This Idempotency-Key was already used for submission #{existing.id} with a different "
             "problem, mode or code. Use a new key for a new submission."
@@ -74,16 +109,23 @@ def create_or_replay(
     max_code_bytes: int,
     now: datetime,
     idempotency_key: str | None = None,
+    custom_input: Any = None,
+    custom_text: str | None = None,
 ) -> tuple[Submission, bool]:
-    """Create a submission, or return the one made earlier with the same idempotency key (and True)."""
+    """Create a submission, or return the one made earlier with the same idempotency key (and True).
+
+    A ``custom`` run carries the learner's arguments (``custom_input`` decoded, or ``custom_text``
+    as typed: JSON or Python literals); it is judged against the reference on those arguments.
+    """
     if mode not in MODES:
-        raise InvalidInput(f"mode must be 'run' or 'submit', not {mode!r}.")
+        raise InvalidInput(f"mode must be 'run', 'submit' or 'custom', not {mode!r}.")
     _check_code(code, max_code_bytes)
     problem = problems.get_published(session, slug)
+    arguments = custom_arguments(session, problem, mode, custom_input, custom_text)
     if idempotency_key is not None:
         existing = repository.get_by_idempotency_key(session, user.id, idempotency_key)
         if existing is not None:
-            return _replay(existing, problem, code, mode)
+            return _replay(existing, problem, code, mode, arguments)
     problems.require_access(problem, user, now)
     new = Submission(
         user_id=user.id,
@@ -94,6 +136,7 @@ def create_or_replay(
         status="queued",
         created_at=now,
         idempotency_key=idempotency_key,
+        custom_input=arguments,
     )
     try:
         with session.begin_nested():
@@ -102,7 +145,7 @@ def create_or_replay(
         existing = repository.get_by_idempotency_key(session, user.id, idempotency_key or "")
         if existing is None:
             raise
-        return _replay(existing, problem, code, mode)
+        return _replay(existing, problem, code, mode, arguments)
     if not submission.is_copy:
         progress_state.record_attempt(session, user.id, problem.id, now)
     submission_id = submission.id

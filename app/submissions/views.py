@@ -22,7 +22,7 @@ from runner.text import clean_value
 from runner.verdict import Verdict
 
 Status = Literal["queued", "running", "finished"]
-Mode = Literal["run", "submit"]
+Mode = Literal["run", "submit", "custom"]
 
 
 def _display(value: Any) -> str | None:
@@ -105,6 +105,9 @@ class SubmissionView(BaseModel):
     cases: list[CaseView] = Field(
         validation_alias=AliasChoices("cases", "tests"), serialization_alias="tests"
     )
+    input: dict[str, Any] | None = Field(
+        default=None, description="Custom runs only: the arguments given (tensors as {tensor, dtype})"
+    )
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
@@ -140,6 +143,7 @@ class SubmissionView(BaseModel):
             time_ms=submission.time_ms,
             runtime={str(k): str(v) for k, v in stored["runtime"].items()},
             cases=cases,
+            input=submission.custom_input,
             created_at=submission.created_at,
             started_at=submission.started_at,
             finished_at=submission.finished_at,

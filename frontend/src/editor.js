@@ -1,12 +1,16 @@
-// Torchdrill's code editor: CodeMirror 6 with Python, 4-space indentation and run/submit keys.
+// Torchdrill's code editor: CodeMirror 6 with Python, 4-space indentation and run/submit keys;
+// settings (font size, line wrap, a vim keymap) that change without rebuilding the editor, and
+// completion of torch names from a list generated from the pinned torch (torch-completions.js).
 // Built by `npm run build` into app/static/vendor/editor.js (an IIFE exposing window.TorchdrillEditor).
 import { basicSetup } from "codemirror";
 import { EditorView, keymap, Decoration, gutter, GutterMarker } from "@codemirror/view";
-import { EditorState, Prec, StateEffect, StateField } from "@codemirror/state";
+import { Compartment, EditorState, Prec, StateEffect, StateField } from "@codemirror/state";
 import { indentUnit, HighlightStyle, syntaxHighlighting } from "@codemirror/language";
 import { indentWithTab } from "@codemirror/commands";
-import { python } from "@codemirror/lang-python";
+import { python, pythonLanguage } from "@codemirror/lang-python";
 import { tags as t } from "@lezer/highlight";
+import { vim } from "@replit/codemirror-vim";
+import { torchCompletions } from "./torch-completions.js";
 
 // Colours come from CSS variables, so the page's light/dark theme applies without rebuilding.
 const theme = EditorView.theme({
@@ -87,6 +91,19 @@ const errorGutter = gutter({
   initialSpacer: () => errorSpacer,
 });
 
+// ---- settings: each lives in its own compartment, so changing one keeps the document and undo history ----
+const keymapSlot = new Compartment();
+const wrapSlot = new Compartment();
+const fontSlot = new Compartment();
+const completionSlot = new Compartment();
+function settingsExtensions(settings) {
+  return {
+    keymap: settings.vim ? vim() : [],
+    wrap: settings.lineWrap ? EditorView.lineWrapping : [],
+    font: Prec.highest(EditorView.theme({ "&": { fontSize: (settings.fontSize || 14) + "px" } })),
+  };
+}
+
 export function create(parent, options = {}) {
   const noop = () => {};
   const onRun = options.onRun || noop;
@@ -98,11 +115,14 @@ export function create(parent, options = {}) {
       { key: "Shift-Mod-Enter", run: () => { onSubmit(); return true; } },
     ]),
   );
+  const initial = settingsExtensions(options.settings || {});
+  const completionsOf = (data) => (data ? pythonLanguage.data.of({ autocomplete: torchCompletions(data) }) : []);
   const view = new EditorView({
     parent,
     state: EditorState.create({
       doc: options.doc || "",
       extensions: [
+        keymapSlot.of(initial.keymap), // first: vim's keys take precedence over the default ones
         runKeys,
         errorField,
         errorGutter,
@@ -112,6 +132,9 @@ export function create(parent, options = {}) {
         indentUnit.of("    "),
         EditorState.tabSize.of(4),
         theme,
+        fontSlot.of(initial.font),
+        wrapSlot.of(initial.wrap),
+        completionSlot.of(completionsOf(options.completions)),
         syntaxHighlighting(highlight),
         EditorState.readOnly.of(Boolean(options.readOnly)),
         EditorView.contentAttributes.of({ "aria-label": options.label || "solution.py source code" }),
@@ -131,5 +154,14 @@ export function create(parent, options = {}) {
       if (pos !== null) view.dispatch({ effects: EditorView.scrollIntoView(pos, { y: "center" }) });
     },
     clearError: () => view.dispatch({ effects: setError.of(null) }),
+    // Offer torch names (the JSON of scripts/gen-torch-completions.py), once it has loaded.
+    setCompletions: (data) => view.dispatch({ effects: completionSlot.reconfigure(completionsOf(data)) }),
+    // Apply editor settings ({fontSize, lineWrap, vim}) in place.
+    configure: (settings) => {
+      const next = settingsExtensions(settings);
+      view.dispatch({
+        effects: [keymapSlot.reconfigure(next.keymap), wrapSlot.reconfigure(next.wrap), fontSlot.reconfigure(next.font)],
+      });
+    },
   };
 }

@@ -31,6 +31,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, Request, sync_pla
 from app.accounts.premium import grant_premium, is_premium
 from app.accounts.service import get_user_by_email, sign_up
 from app.kit.db import Database, upgrade_database, utcnow
+from tests.local_smtp import LocalSmtp
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -64,6 +65,7 @@ class Server:
     database: Database
     accounts: Accounts
     log: Path
+    smtp: LocalSmtp  # the server's mail goes here (a real SMTP server on 127.0.0.1)
 
     def new_account(self, role: str = "student") -> str:
         """A learner no other test has touched (for assertions about one's own progress)."""
@@ -114,6 +116,7 @@ def _make_accounts(db: Database) -> Accounts:
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    smtp = LocalSmtp().__enter__()
     folder = tmp_path_factory.mktemp("browser-server")
     url = f"sqlite:///{folder / 'torchdrill.db'}"
     port = _free_port()
@@ -130,6 +133,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "TORCHDRILL_STRIPE_SECRET_KEY": "sk_test_browser_never_used",
         "TORCHDRILL_STRIPE_WEBHOOK_SECRET": WEBHOOK_SECRET,
         "TORCHDRILL_STRIPE_PRICE_ID": "price_browser_test",
+        "TORCHDRILL_SMTP_URL": smtp.url,
+        "TORCHDRILL_MAIL_FROM": "drill@example.org",
     }
     env.pop("PORT", None)
     upgrade_database(url)
@@ -149,7 +154,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     base = f"http://127.0.0.1:{port}"
     try:
         _wait_healthy(base, proc, log)
-        yield Server(base, db, accounts, log)
+        yield Server(base, db, accounts, log, smtp)
     finally:
         proc.terminate()
         try:
@@ -158,6 +163,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             proc.kill()
             proc.wait(timeout=10)
         db.dispose()
+        smtp.__exit__(None, None, None)
 
 
 @pytest.fixture(scope="session")

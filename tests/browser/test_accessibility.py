@@ -46,6 +46,12 @@ def in_both_themes(v: Visit, state: str, found: dict[str, list[str]]) -> None:
             found[f"{state} [{theme}]"] = problems
 
 
+def send_reset_link(page: Page, email: str) -> None:
+    page.get_by_label("Email").fill(email)
+    page.get_by_role("button", name="Send me a link").click()
+    expect(page.locator("#reset-sent")).to_be_visible()
+
+
 def test_main_pages_have_no_serious_axe_findings(visits: Visits, server: Server) -> None:
     found: dict[str, list[str]] = {}
     anon = visits.new("anonymous")
@@ -57,6 +63,9 @@ def test_main_pages_have_no_serious_axe_findings(visits: Visits, server: Server)
         ("locked problem", lambda p: p.goto("/problems/scale-rows")),
         ("log in", lambda p: p.goto("/login")),
         ("sign up", lambda p: p.goto("/signup")),
+        ("forgot password", lambda p: p.goto("/forgot-password")),
+        ("reset link sent", lambda p: send_reset_link(p, "nobody@example.com")),
+        ("reset link not valid", lambda p: p.goto("/reset-password?token=not-a-token")),
     ]
     anon.page.goto("/problems")  # the check itself can fail: a nameless button is critical
     anon.page.evaluate("() => document.querySelector('main').appendChild(document.createElement('button'))")
@@ -83,7 +92,24 @@ def test_main_pages_have_no_serious_axe_findings(visits: Visits, server: Server)
     page.get_by_role("button", name="Submit").click()
     wait_verdict(page, "Accepted")
     in_both_themes(learner, "accepted", found)
-    page.locator(".submission-link").click()
+    page.get_by_text("Editor settings").click()
+    in_both_themes(learner, "editor settings open", found)
+    page.get_by_label("Arguments for add").fill('{"a": {"tensor": [[1], [2, 3]]}}')
+    page.get_by_role("button", name="Try my input").click()
+    expect(page.locator("#custom-input-error")).to_be_visible()
+    in_both_themes(learner, "custom input refused", found)
+    page.get_by_label("Arguments for add").fill('{"a": {"tensor": [1.0]}, "b": {"tensor": [2.0]}}')
+    page.get_by_role("button", name="Try my input").click()
+    wait_verdict(page, "Your input: Accepted")
+    in_both_themes(learner, "custom input result", found)
+    ids = page.locator("#history-list li").evaluate_all("rows => rows.map(r => r.dataset.id)")
+    page.get_by_label(f"Compare #{ids[0]}").check()
+    page.get_by_label(f"Compare #{ids[1]}").check()
+    in_both_themes(learner, "history with two picked", found)
+    page.get_by_role("link", name="Show the line diff").click()
+    expect(page.locator("#diff-summary")).to_be_visible()
+    in_both_themes(learner, "compare two submissions", found)
+    page.goto(f"/submissions/{ids[1]}")  # the accepted submit, its cases rendered by the page script
     expect(page.get_by_role("heading", level=1)).to_contain_text("Submission")
     in_both_themes(learner, "submission page", found)
     page.goto("/account")

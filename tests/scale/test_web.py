@@ -159,3 +159,28 @@ def test_runner_process_has_no_database_url_or_secret_and_never_imports_app(stac
         [sys.executable, "-c", probe], env=stack.runner_env(), capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_custom_input_is_judged_by_a_runner_worker(stack: Stack) -> None:
+    """The custom job carries the learner's arguments and the reference to the worker (never further)."""
+    stack.start_recorder()
+    stack.start_runner("runner-a")
+    _web, base = stack.start_web()
+    client = WebClient(base)
+    client.signup()
+    response = client.client.post(
+        "/api/problems/add-tensors/submissions",
+        json={
+            "code": BAD,
+            "mode": "custom",
+            "input_text": "{'a': {'tensor': [5.0]}, 'b': {'tensor': [2.0]}}",
+        },
+        headers={"X-CSRF-Token": client.token},
+    )
+    assert response.status_code == 202, response.text[:500]
+    view = client.verdict(int(response.json()["id"]))
+    assert (view["mode"], view["verdict"]) == ("custom", "wrong_answer"), view
+    [case] = view["cases"]
+    assert "[7.0]" in case["expected"] and "[3.0]" in case["actual"]  # 5 + 2 by the reference, 5 - 2 by BAD
+    assert "return a + b" not in response.text + str(view)
+    client.close()

@@ -152,3 +152,25 @@ def test_rate_limits_answer_429_with_retry_after(seeded, runner, db, code_of) ->
         assert 1 <= int(limited.headers["Retry-After"]) <= 60
         statuses = [account.get("/api/v1/auth/me").status_code for _ in range(6)]
         assert statuses[:5] == [200] * 5 and statuses[5] == 429  # 8 requests a minute in all
+
+
+def test_custom_mode_takes_an_input_object(student, code_of) -> None:
+    body = {"problem": "add-tensors", "code": code_of("add-tensors"), "mode": "custom",
+            "input": {"a": {"tensor": [1.0, 1.0]}, "b": {"tensor": [2.0, 5.0]}}}  # fmt: skip
+    response = student.post("/api/v1/submissions", json=body, params={"wait": "true", "timeout": 60})
+    assert response.status_code == 200, response.text
+    view = response.json()
+    assert view["mode"] == "custom" and view["verdict"] == "accepted"
+    assert "[3.0, 6.0]" in view["tests"][0]["expected"] == view["tests"][0]["actual"]
+
+
+def test_custom_mode_refuses_bad_input_with_422(student, code_of) -> None:
+    body = {"problem": "add-tensors", "code": code_of("add-tensors"), "mode": "custom",
+            "input": {"a": {"tensor": [1.0], "dtype": "float99"}}}  # fmt: skip
+    response = student.post("/api/v1/submissions", json=body)
+    assert response.status_code == 422
+    assert "input.a.dtype" in response.json()["detail"]
+    missing = student.post("/api/v1/submissions", json={**body, "input": None})
+    assert missing.status_code == 422 and "needs an input" in missing.json()["detail"]
+    run_with_input = student.post("/api/v1/submissions", json={**body, "mode": "run"})
+    assert run_with_input.status_code == 422

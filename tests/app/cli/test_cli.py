@@ -140,3 +140,19 @@ def test_client_commands_need_login(run, tmp_path) -> None:
         result = run(*args)
         assert result.exit_code == 2 and "torchdrill login" in result.output, args
     assert run("login", "--server", "ftp://x", "--token", "t").exit_code == 2
+
+
+def test_run_with_my_input_prints_both_outputs_and_the_diff(run, live_server, db, tmp_path) -> None:
+    address, _token = create_account(db)
+    assert run("login", "--server", live_server, "--email", address, "--password", PASSWORD).exit_code == 0
+    (tmp_path / "wrong.py").write_text("def add(a, b):\n    return a * b\n")
+    (tmp_path / "input.py").write_text("{'a': {'tensor': [2.0, 3.0]}, 'b': {'tensor': [4.0, 5.0]}}\n")
+    result = run("run", "add-tensors", "wrong.py", "--input", "input.py")
+    assert result.exit_code == 1, result.output
+    assert "reference output:" in result.output and "[6.0, 8.0]" in result.output  # 2+4, 3+5
+    assert "your output:" in result.output and "[8.0, 15.0]" in result.output  # 2*4, 3*5
+    assert "diff (reference -> yours):" in result.output
+
+    (tmp_path / "bad.json").write_text('{"a": {"tensor": [[1], [2, 3]]}}')
+    bad = run("run", "add-tensors", "wrong.py", "--input", "bad.json")
+    assert bad.exit_code == 2 and "same shape" in bad.output

@@ -1,0 +1,61 @@
+"""Run with my input: both outputs and the diff for valid input; a clear error, text kept, for bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import Server, Visits
+from tests.browser.editor import replace_code, wait_verdict
+
+pytestmark = pytest.mark.browser
+
+SLUG = "add-tensors"  # the fixture bank's problem with [example_input]
+
+
+def test_custom_input_shows_both_outputs_and_keeps_bad_input(visits: Visits, server: Server) -> None:
+    v = visits.new()
+    page = v.page
+    v.login(server.new_account(), f"/problems/{SLUG}")
+    box = page.get_by_label("Arguments for add")
+    expect(box).to_be_visible()
+    assert json.loads(box.input_value()) == {  # prefilled with the example's arguments
+        "a": {"tensor": [1.0, 2.0], "dtype": "float32"},
+        "b": {"tensor": [3.0, 4.0], "dtype": "float32"},
+    }
+    replace_code(page, "def add(a, b):\n    return a * b\n")
+
+    box.fill("{'a': {'tensor': [2.0, 3.0]}, 'b': {'tensor': [4.0, 5.0]}}")  # Python literals
+    page.get_by_role("button", name="Try my input").click()
+    wait_verdict(page, "Your input: Wrong Answer")
+    case = page.locator("#results-cases .case").first
+    expect(case.locator(".compare-expected .compare-label")).to_have_text("Reference output")
+    expect(case.locator(".compare-expected pre")).to_contain_text("[6.0, 8.0]")
+    expect(case.locator(".compare-actual .compare-label")).to_have_text("Your output")
+    expect(case.locator(".compare-actual pre")).to_contain_text("[8.0, 15.0]")
+    expect(case.locator(".compare-actual mark.diff").first).to_be_visible()
+    expect(page.locator("#history-list li").first).to_contain_text("custom")
+    v.screenshot("diff")
+    page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; }")
+    v.screenshot("diff-dark")
+    page.evaluate("() => { document.documentElement.dataset.theme = 'light'; }")
+    page.reload()  # the last result comes back, labelled as a run with your input
+    wait_verdict(page, "Last run with your input: Wrong Answer")
+    expect(page.locator("#results-cases .compare-expected .compare-label")).to_have_text("Reference output")
+    expect(page.locator(".submission-link")).to_be_visible()
+
+    bad = '{"a": {"tensor": [[1.0], [2.0, 3.0]]}, "b": 1}'
+    box.fill(bad)
+    page.get_by_role("button", name="Try my input").click()
+    error = page.locator("#custom-input-error")
+    expect(error).to_contain_text("input.a.tensor[1]")
+    expect(error).to_contain_text("same shape")
+    expect(box).to_have_value(bad)  # nothing typed is lost
+    expect(box).to_have_attribute("aria-invalid", "true")
+    v.screenshot("error")
+
+    page.get_by_role("button", name="Back to the example").click()
+    expect(box).not_to_have_value(bad)
+    assert json.loads(box.input_value())["b"] == {"tensor": [3.0, 4.0], "dtype": "float32"}
