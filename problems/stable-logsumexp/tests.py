@@ -1,8 +1,8 @@
 """Tests for stable-logsumexp.
 
 Values are compared with torch.logsumexp's semantics (the reference matches it): huge and tiny
-magnitudes, -inf slices, +inf and NaN, every dim of 3-D inputs, float64, empty batches, random families over a ladder of sizes
-(check_family) and the input left alone (check_call). One case
+magnitudes, -inf slices, +inf and NaN, every dim of 3-D inputs, float64, empty batches, random
+families over a ladder of sizes (check_family) and the input left alone (check_call). One case
 counts calls to the forbidden built-ins.
 """
 
