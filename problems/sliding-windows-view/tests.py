@@ -11,8 +11,8 @@ import torch
 from runner.testing import case, check_call, check_family, samples
 
 NO_COPY = (
-    "No copy when there is a window: the hidden tests compare strides, storage pointers and offsets, write to "
-    "`x` after the call and read the result again, and backpropagate through it."
+    "No copy when there is a window: the hidden tests compare strides, storage pointers and offsets, "
+    "write to `x` after the call and read the result again, and backpropagate through it."
 )
 SHAPES = "`x` has 1 to 3 dimensions and at most 64 elements; $1 \\le k, s \\le 12$."
 
