@@ -1,14 +1,20 @@
 """Tests for pairwise-squared-distances.
 
 Both the broadcasting form and the expanded form (with clamping) are accepted: tolerances allow the
-rounding of the expanded form on the magnitudes used here (|values| <= ~20, d <= 8). Identical point
-sets check that no distance is negative; a counting case checks that torch.cdist is not called.
+rounding of the expanded form on the magnitudes used here (|values| <= ~20, d <= 8). A random
+family over a ladder of dimensions and set sizes (check_family); identical point sets check that no
+distance is negative; a counting case checks that torch.cdist is not called.
 """
 
 import torch
 import torch.functional
 
-from runner.testing import case
+from runner.testing import case, check_family, samples
+
+SHAPES = (
+    "$0 \\le n, m \\le 16$, $1 \\le d \\le 8$, values of magnitude at most about 20; `x` and `y` may be the "
+    "same set of points, or contain duplicates."
+)
 
 RTOL, ATOL = 1e-4, 1e-3
 
@@ -41,12 +47,19 @@ def random_square(solution):
     return _run(solution, _points(6, 4, 3), _points(6, 4, 4))
 
 
+def _random_sets(generator, d):
+    """Point sets of dimension d with 0 to 16 points each, values up to about 20."""
+    n, m = (int(v) for v in torch.randint(0, 17, (2,), generator=generator))
+    scale = float(torch.rand((), generator=generator)) * 5.0
+    return torch.randn(n, d, generator=generator) * scale, torch.randn(m, d, generator=generator) * scale
+
+
 @case(rtol=RTOL, atol=ATOL)
 def size_ladder(solution):
-    return [
-        solution.pairwise_sq_dists(_points(n, d, 10 + n), _points(m, d, 20 + m))
-        for n, m, d in [(1, 1, 1), (2, 3, 2), (8, 5, 8), (16, 12, 5)]
-    ]
+    """A ladder of dimensions d = 1..8 with random set sizes (empty sets included)."""
+    return check_family(
+        solution.pairwise_sq_dists, samples(_random_sets, seed=4, sizes=(1, 2, 3, 4, 5, 8)), constraint=SHAPES
+    )
 
 
 @case(rtol=RTOL, atol=ATOL)
