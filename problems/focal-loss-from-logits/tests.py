@@ -89,7 +89,9 @@ def gradient(solution):
     targets = targets.double()
     return [
         check_gradients(
-            lambda logits: solution.focal_loss(logits, targets, alpha, gamma, "mean"), logits, constraint=CHECKED
+            lambda logits: solution.focal_loss(logits, targets, alpha, gamma, "mean"),
+            logits,
+            constraint=CHECKED,
         )
         for alpha, gamma in ((0.25, 2.0), (None, 0.5))
     ]
@@ -98,7 +100,9 @@ def gradient(solution):
 @case(rtol=RTOL, atol=ATOL)
 def inputs_not_modified(solution):
     logits, targets = random_problem(15, (3, 5))
-    return check_call(solution.focal_loss, logits, targets, 0.25, 2.0, "sum", constraint=CHECKED, properties=())
+    return check_call(
+        solution.focal_loss, logits, targets, 0.25, 2.0, "sum", constraint=CHECKED, properties=()
+    )
 
 
 @case

@@ -102,7 +102,9 @@ def gradient_flows_to_kept_rows_only(solution):
 @case(rtol=RTOL, atol=ATOL)
 def inputs_not_modified(solution):
     logits, target = random_problem(17, 8, 5, ignore_fraction=0.3)
-    return check_call(solution.label_smoothed_cross_entropy, logits, target, 0.1, constraint=CHECKED, properties=())
+    return check_call(
+        solution.label_smoothed_cross_entropy, logits, target, 0.1, constraint=CHECKED, properties=()
+    )
 
 
 @case
