@@ -1,12 +1,16 @@
 """Tests for segment-sum-scatter-add.
 
 Repeated and unsorted ids, empty segments in the middle and at the end, every row in one segment or in
-its own, an empty input, d = 1, float64, the gradient, and the inputs after the call.
+its own, an empty input, d = 1, float64, the gradient, the inputs after the call (check_call), and a random
+family over a ladder of row counts (check_family).
 """
 
 import torch
 
-from runner.testing import case
+from runner.testing import case, check_call, check_family, samples
+
+NO_CHANGE = "Do not modify the inputs."
+SIZES = "$0 \\le n \\le 64$, $1 \\le d \\le 8$, $1 \\le$ `num_segments` $\\le 16$; `n` may be 0 (all zeros)."
 
 RTOL, ATOL = 1e-5, 1e-5
 
@@ -93,8 +97,26 @@ def gradient_gathers_back(solution):
 
 @case
 def inputs_not_modified(solution):
-    values = _values(6, 2, 11)
-    ids = _ids(6, 3, 11)
-    v_before, i_before = values.clone(), ids.clone()
-    solution.segment_sum(values, ids, 3)
-    return {"values": bool(torch.equal(values, v_before)), "ids": bool(torch.equal(ids, i_before))}
+    return check_call(
+        solution.segment_sum,
+        _values(6, 2, 11),
+        _ids(6, 3, 11),
+        3,
+        constraint=NO_CHANGE,
+        properties=("shape", "dtype"),
+    )
+
+
+def _random_graph(generator, n):
+    d = int(torch.randint(1, 9, (1,), generator=generator).item())
+    num_segments = int(torch.randint(1, 17, (1,), generator=generator).item())
+    values = torch.randn(n, d, generator=generator)
+    return values, torch.randint(0, num_segments, (n,), generator=generator), num_segments
+
+
+@case(rtol=RTOL, atol=ATOL)
+def random_family(solution):
+    """0 to 64 rows, random widths and segment counts (often with empty segments)."""
+    return check_family(
+        solution.segment_sum, samples(_random_graph, seed=7, sizes=(0, 1, 2, 3, 5, 8, 64)), constraint=SIZES
+    )
