@@ -1,14 +1,21 @@
 """Tests for safe-row-normalize.
 
 Zero rows, rows whose norm is below ``eps`` (where max(norm, eps) and norm + eps differ), square
-inputs (where a norm vector without keepdim still broadcasts), leading batch dimensions, the
-caller's tensor after the call, and a count of F.normalize calls (not allowed).
+inputs (where a norm vector without keepdim still broadcasts), leading batch dimensions, a random
+family over a ladder of widths with edge shapes (check_family), the caller's tensor after the call
+(check_call), and a count of F.normalize calls (not allowed).
 """
 
 import torch
 import torch.nn.functional as F
 
-from runner.testing import case
+from runner.testing import case, check_call, check_family, tensor_samples
+
+SHAPES = (
+    "`x` is `float32` or `float64` with finite values; it may have zero rows, size-1 dimensions, or no "
+    "rows at all (shape `(0, d)`)."
+)
+NO_CHANGE = "Do not modify `x`; the hidden tests check it after the call."
 
 RTOL, ATOL = 1e-5, 1e-6
 
@@ -30,18 +37,19 @@ def example(solution):
 
 
 @case(rtol=RTOL, atol=ATOL)
-def random_tall(solution):
-    return _run(solution, _random((7, 3), 1))
+def random_family(solution):
+    """A ladder of widths, a single row, no rows, magnitudes around 1e4, rows of -1/0/1 (some all zero)."""
+    return check_family(
+        lambda x: solution.safe_row_normalize(x, 1e-12), tensor_samples(seed=1), constraint=SHAPES
+    )
 
 
 @case(rtol=RTOL, atol=ATOL)
-def random_square(solution):
-    return _run(solution, _random((5, 5), 2))
-
-
-@case(rtol=RTOL, atol=ATOL)
-def random_wide(solution):
-    return _run(solution, _random((2, 9), 3))
+def input_left_alone(solution):
+    x = _random((5, 5), 2)
+    return check_call(
+        solution.safe_row_normalize, x, 1e-12, constraint=NO_CHANGE, properties=("shape", "dtype")
+    )
 
 
 @case(rtol=RTOL, atol=ATOL)
