@@ -13,8 +13,8 @@ import threading
 import time
 from typing import Any
 
-from runner import jobs
-from runner.jobs import CaseExpectation, Expectations, Job, JudgeResult, Limits
+from runner import jobs, observations
+from runner.jobs import JUDGE_FORMAT, CaseExpectation, Expectations, Job, JudgeResult, Limits
 from runner.problem import ProblemFiles
 from runner.sandbox import RawRun, Sandbox
 from runner.verdicts import build_result
@@ -26,8 +26,16 @@ class ExpectationError(ValueError):
     """The reference solution or the tests failed while computing expected values."""
 
 
-def _payload(job_code: str, tests_source: str, entry_point: str, cases: list[str] | None) -> dict[str, Any]:
-    return {"code": job_code, "tests_source": tests_source, "entry_point": entry_point, "cases": cases}
+def _payload(
+    job_code: str, tests_source: str, entry_point: str, cases: list[str] | None, key: bytes
+) -> dict[str, Any]:
+    return {
+        "code": job_code,
+        "tests_source": tests_source,
+        "entry_point": entry_point,
+        "cases": cases,
+        "integrity_key": key.hex(),  # taken out by the harness before the learner's code runs
+    }
 
 
 class Runner:
@@ -86,9 +94,10 @@ class Runner:
         """Judge a learner's code. Never raises for anything the learner did."""
         started = time.perf_counter()
         selected = [c.name for c in job.expectations.select(job.mode)]
+        key = observations.new_key()
         try:
-            raw = self._run(_payload(job.code, job.tests_source, job.entry_point, selected), job.limits)
-            result = build_result(raw, job.expectations, job.mode, job.limits)
+            raw = self._run(_payload(job.code, job.tests_source, job.entry_point, selected, key), job.limits)
+            result = build_result(raw, job.expectations, job.mode, job.limits, key)
         except Exception as exc:  # the platform's fault, reported as such
             log.exception("judging job %s failed", job.job_id)
             result = JudgeResult.internal_error(
@@ -103,7 +112,10 @@ class Runner:
 
     def compute_expectations(self, problem: ProblemFiles) -> Expectations:
         """Run the reference solution in the sandbox; its values become the expected ones."""
-        raw = self._run(_payload(problem.solution, problem.tests, problem.entry_point, None), problem.limits)
+        key = observations.new_key()
+        raw = self._run(
+            _payload(problem.solution, problem.tests, problem.entry_point, None, key), problem.limits
+        )
         for kind in ("sandbox_error", "tests_error", "compile_error", "import_error"):
             record = next((r for r in raw.records if r.get("type") == kind), None)
             if record:
@@ -118,6 +130,10 @@ class Runner:
         if declared is None or not declared.get("cases"):
             raise ExpectationError("tests.py: no test cases are declared (use @case from runner.testing)")
         reports = {r["name"]: r for r in raw.records if r.get("type") == "case"}
+        events = observations.verify(raw.records, key)
+        if events.tampered or events.refused:
+            why = events.tampered or "; ".join(events.refused)
+            raise ExpectationError(f"solution.py: the guard refused the reference's run: {why}")
         cases: list[CaseExpectation] = []
         for spec in declared["cases"]:
             report = reports.get(spec["name"])
@@ -127,6 +143,7 @@ class Runner:
                 raise ExpectationError(
                     f"solution.py: the reference fails case {spec['name']}: {report.get('message', '')}"
                 )
+            observed = _reference_observations(spec["name"], events)
             cases.append(
                 CaseExpectation(
                     name=spec["name"],
@@ -134,18 +151,32 @@ class Runner:
                     rtol=float(spec["rtol"]),
                     atol=float(spec["atol"]),
                     value=report["value"],
+                    observed=observed,
                 )
             )
         if not any(c.public for c in cases):
             raise ExpectationError(
                 "tests.py: at least one case must be public (@case(public=True)) as the example"
             )
-        return Expectations(cases=tuple(cases))
+        return Expectations(cases=tuple(cases), judge_format=JUDGE_FORMAT)
 
     def job_for(
         self, problem: ProblemFiles, expectations: Expectations, code: str, mode: jobs.Mode, job_id: str = ""
     ) -> Job:
         return problem.job(expectations, code, mode, job_id)
+
+
+def _reference_observations(name: str, events: observations.RunEvents) -> dict[str, Any] | None:
+    """What the reference's run observed in a case; refused if it breaks one of its own checks."""
+    case = events.cases.get(name)
+    if case is None:
+        return None  # no guard in this sandbox (not CPython 3.11): nothing was observed
+    if not case.complete:
+        raise ExpectationError(f"tests.py: case {name} left no complete record of its observations")
+    finding = observations.judge_case(None, case)
+    if finding is not None:
+        raise ExpectationError(f"solution.py: the reference fails a check of case {name}: {finding.message}")
+    return observations.summary(case) or None
 
 
 _runner: Runner | None = None

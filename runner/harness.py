@@ -24,7 +24,7 @@ import traceback
 import types
 from typing import Any
 
-from runner import testing, values
+from runner import guard, sealed, testing, values
 
 SOLUTION_FILE = "solution.py"
 TESTS_FILE = "tests.py"
@@ -84,10 +84,15 @@ class BoundedText(io.TextIOBase):
         return "".join(self.parts) + ("\n… (output truncated)" if self.truncated else "")
 
 
+def _frames(tb: types.TracebackType | None) -> list[tuple[types.FrameType, int]]:
+    """The traceback's frames, without the judge's sealed ones (their code is not to be read)."""
+    return [(f, n) for f, n in traceback.walk_tb(tb) if f.f_globals is not sealed.SEALED_GLOBALS]
+
+
 def learner_line(tb: types.TracebackType | None, filename: str) -> int | None:
     """The last line of the learner's file in a traceback, if any."""
     line = None
-    for frame, lineno in traceback.walk_tb(tb):
+    for frame, lineno in _frames(tb):
         if frame.f_code.co_filename == filename:
             line = lineno
     return line
@@ -108,7 +113,7 @@ def learner_traceback(exc: BaseException, filename: str, source: str) -> str:
     """The traceback of ``exc`` through the learner's own frames only, like Python prints it."""
     lines = source.splitlines()
     parts = []
-    for frame, lineno in traceback.walk_tb(exc.__traceback__):
+    for frame, lineno in _frames(exc.__traceback__):
         if frame.f_code.co_filename != filename:
             continue
         text = lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
@@ -142,7 +147,9 @@ def load_module(name: str, source: str, filename: str) -> types.ModuleType:
 
 
 def run(payload: dict[str, Any], channel: ResultChannel, workdir: str) -> None:
-    """Run one job. ``payload`` holds ``code``, ``tests_source``, ``entry_point``, ``cases``."""
+    """Run one job. ``payload`` holds ``code``, ``tests_source``, ``entry_point``, ``cases`` and
+    ``integrity_key`` (hex), which is taken out of the payload before anything else runs."""
+    key = payload.pop("integrity_key", None)
     channel.send({"type": "start"})
     solution_path = os.path.join(workdir, SOLUTION_FILE)
     tests_path = os.path.join(workdir, TESTS_FILE)
@@ -173,6 +180,10 @@ def run(payload: dict[str, Any], channel: ResultChannel, workdir: str) -> None:
         )
         return
     del tests_module
+    judge = None
+    if isinstance(key, str) and sealed.supported():
+        judge = guard.install(bytes.fromhex(key), channel.fd)
+    del key
     specs = {spec.name: spec for spec in testing.collected_cases()}
     channel.send(
         {
@@ -223,7 +234,13 @@ def run(payload: dict[str, Any], channel: ResultChannel, workdir: str) -> None:
         started = time.perf_counter()
         try:
             with contextlib.redirect_stdout(out):
-                value = spec.func(solution)
+                if judge is not None:
+                    judge.begin_case(name)
+                try:
+                    value = spec.func(solution)
+                finally:
+                    if judge is not None:
+                        judge.end_case(name)
             encoded = values.encode(value)
         except values.UnsupportedValue as exc:
             elapsed = (time.perf_counter() - started) * 1000

@@ -52,6 +52,11 @@ class Limits:
         return cls(**known)
 
 
+# What computed expectations record; raise it when the reference's run records something new
+# (2: behaviour observations, runner.observations), so stored problems get recomputed on import.
+JUDGE_FORMAT = 2
+
+
 @dataclass(frozen=True)
 class CaseExpectation:
     """What the reference produced for one case, and how to compare against it."""
@@ -61,6 +66,8 @@ class CaseExpectation:
     rtol: float
     atol: float
     value: Any  # encoded with runner.values.encode
+    # What the reference's run observed (runner.observations.summary): hooks, operation checks.
+    observed: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -68,9 +75,15 @@ class CaseExpectation:
 
 @dataclass(frozen=True)
 class Expectations:
-    """All cases of a problem, in declaration order, with their expected values."""
+    """All cases of a problem, in declaration order, with their expected values.
+
+    ``judge_format`` says which judge computed them: a judge that records more about the
+    reference's run (e.g. its behaviour observations, format 2) raises :data:`JUDGE_FORMAT`,
+    and problems whose stored expectations are older are imported again as a new version.
+    """
 
     cases: tuple[CaseExpectation, ...]
+    judge_format: int = 0
 
     def public(self) -> tuple[CaseExpectation, ...]:
         return tuple(c for c in self.cases if c.public)
@@ -79,11 +92,14 @@ class Expectations:
         return self.public() if mode == "run" else self.cases
 
     def to_dict(self) -> dict[str, Any]:
-        return {"cases": [c.to_dict() for c in self.cases]}
+        return {"cases": [c.to_dict() for c in self.cases], "judge_format": self.judge_format}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Expectations:
-        return cls(cases=tuple(CaseExpectation(**c) for c in data["cases"]))
+        return cls(
+            cases=tuple(CaseExpectation(**c) for c in data["cases"]),
+            judge_format=int(data.get("judge_format", 0)),
+        )
 
 
 @dataclass(frozen=True)

@@ -324,7 +324,8 @@ class Sandbox:
 
 
 # The harness's records, in the only order it writes them (see runner.harness):
-#   start, then compile_error | tests_error | cases; after cases: import_error | case* then done.
+#   start, then compile_error | tests_error | cases; after cases: import_error | case* then done;
+#   event records (runner.guard) anywhere after start, until the last record.
 # sandbox_error comes from the zygote instead of start. Anything else on the channel was written
 # by the learner's process: it is tampering, and the run is the learner's runtime error.
 _ENDS = ("done", "compile_error", "import_error", "tests_error", "sandbox_error")
@@ -354,6 +355,8 @@ def _accept(raw: RawRun, record: dict[str, Any]) -> bool:
     elif not state.get("started"):
         _tampered(raw, f"a {kind!s:.40} record came before the run started")
         return False
+    elif kind == "event":
+        pass  # authenticated, and checked for order, by runner.observations on the host
     elif kind in _BEFORE_CASES:
         if state.get("cases"):
             _tampered(raw, f"a {kind} record came after the cases were listed")

@@ -12,7 +12,12 @@ Helpers make tests strong for the zero-argument functions of the seed problems:
   (computed for seed 42) fails on a case run with another seed.
 * :func:`observe_hooks` records every hook registered on an ``nn.Module`` and
   whether its handle was removed, so "use register_full_backward_hook" and "remove
-  the hook afterwards" are checked, not only the returned numbers.
+  the hook afterwards" are checked, not only the returned numbers. In the sandbox the
+  host judges the block from events it can trust (``runner.hook_events``), whatever
+  the returned summary says.
+* :func:`forbid_ops`, :func:`require_ops`, :func:`assert_vectorised` check which
+  operations the code calls and that its work does not grow like a Python loop
+  (``runner.ops``), also judged on the host.
 """
 
 from __future__ import annotations
@@ -21,6 +26,13 @@ import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+from runner import guard
+
+# Checks of *how* the code works, judged on the host from events (runner/ops.py).
+from runner.ops import assert_vectorised as assert_vectorised
+from runner.ops import forbid_ops as forbid_ops
+from runner.ops import require_ops as require_ops
 
 DEFAULT_RTOL = 1e-4
 DEFAULT_ATOL = 1e-4
@@ -186,9 +198,14 @@ def observe_hooks() -> Iterator[HookLog]:
 
     for name, original in originals.items():
         setattr(nn.Module, name, wrap(name, original))
+    judge = guard.active()  # in the sandbox, the host judges the hooks from events (runner.hook_events)
+    if judge is not None:
+        judge.hooks.begin()
     try:
         yield log
     finally:
+        if judge is not None:
+            judge.hooks.end()
         for name, original in originals.items():
             setattr(nn.Module, name, original)
 

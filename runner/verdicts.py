@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from runner import jobs
+from runner import jobs, observations
 from runner.checks import judge
-from runner.jobs import CaseResult, Expectations, JudgeResult, Limits
+from runner.jobs import CaseExpectation, CaseResult, Expectations, JudgeResult, Limits
 from runner.sandbox import RawRun
 from runner.text import clean
 
@@ -77,7 +77,31 @@ def _is_memory_error(report: dict[str, Any]) -> bool:
     return report.get("exception") == "MemoryError" or "can't allocate memory" in message
 
 
-def build_result(raw: RawRun, expectations: Expectations, mode: jobs.Mode, limits: Limits) -> JudgeResult:
+def _apply_observations(
+    cases: list[CaseResult], selected: tuple[CaseExpectation, ...], events: observations.RunEvents
+) -> None:
+    """Turn a case that ran into an error (the judge was modified) or a failure (a check of how the
+    code works failed) from what the host saw in its events (``runner.observations``)."""
+    for case, exp in zip(cases, selected, strict=True):
+        if case.status not in (jobs.CASE_PASSED, jobs.CASE_FAILED):
+            continue
+        finding = observations.judge_case(exp.observed, events.cases.get(exp.name))
+        if finding is None:
+            continue
+        if finding.status == "error":
+            case.status = jobs.CASE_ERROR
+            case.message = (
+                finding.message if exp.public else f"Runtime error on a hidden case: {finding.message}"
+            )
+        else:
+            case.status = jobs.CASE_FAILED
+            case.message = finding.message
+
+
+def build_result(
+    raw: RawRun, expectations: Expectations, mode: jobs.Mode, limits: Limits, key: bytes | None = None
+) -> JudgeResult:
+    """``key`` is the job's event key (``runner.observations``); without it no event is trusted."""
     selected = expectations.select(mode)
     total = len(selected)
 
@@ -129,6 +153,11 @@ def build_result(raw: RawRun, expectations: Expectations, mode: jobs.Mode, limit
         return result(
             jobs.RUNTIME_ERROR, all_cases(jobs.CASE_NOT_RUN, "Not judged."), TAMPERED.format(detail=detail)
         )
+    events = observations.verify(raw.records, key) if key is not None else observations.RunEvents()
+    if events.tampered or events.refused:
+        why = events.tampered or "; ".join(events.refused)
+        message = clean(f"{observations.MODIFIED} ({why}).", MESSAGE_LIMIT)
+        return result(jobs.RUNTIME_ERROR, all_cases(jobs.CASE_ERROR, message), message)
     import_error = _first(raw, "import_error")
     if import_error:
         msg = clean(str(import_error.get("message", "importing solution.py failed")), MESSAGE_LIMIT)
@@ -172,6 +201,7 @@ def build_result(raw: RawRun, expectations: Expectations, mode: jobs.Mode, limit
             case.message = "The case produced no usable value."
         cases.append(case)
 
+    _apply_observations(cases, selected, events)
     if limit:
         return result(limit[0], cases, limit[1])
     statuses = {c.status for c in cases}

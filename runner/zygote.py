@@ -65,11 +65,13 @@ def warm_up() -> dict[str, str]:
     import torch.nn.functional
     import torch.optim
 
+    import runner.guard
     import runner.harness
-    import runner.testing  # noqa: F401
+    import runner.testing
 
     torch.set_num_threads(1)
     torch.set_num_interop_threads(1)
+    runner.guard.warm_up()
     exercise()
     return {"python": sys.version.split()[0], "torch": torch.__version__.split("+")[0]}
 

@@ -38,7 +38,9 @@ def list_problems(
     tag: Filter = None,
     q: Filter = None,
     limit: Annotated[int | None, Query(ge=1, le=100, description="Page size (default 50)")] = None,
-    offset: Annotated[int, Query(ge=0, le=100_000)] = 0,
+    after: Annotated[
+        str | None, Query(max_length=1000, description="The cursor of the next page (from `next`)")
+    ] = None,
 ) -> ProblemList:
     """Published problems, filtered by difficulty, category, tag or text (`q`). Anonymous callers may list.
 
@@ -46,14 +48,13 @@ def list_problems(
     """
     size = min(limit or settings.api_page_size, 100)
     filters = problems.ProblemFilters.parse(difficulty, category, tag, q)
-    cards = problems.list_problems(session, filters, user, utcnow())
-    page = cards[offset : offset + size]
+    page, cursor = problems.page_of_problems(session, filters, user, utcnow(), after, size)
     next_url = None
-    if offset + size < len(cards):
+    if cursor is not None:
         params = {
             k: v for k, v in {"difficulty": difficulty, "category": category, "tag": tag, "q": q}.items() if v
         }
-        next_url = "/api/v1/problems?" + urlencode({**params, "limit": size, "offset": offset + size})
+        next_url = "/api/v1/problems?" + urlencode({**params, "limit": size, "after": cursor})
     items = [
         ProblemItem(
             slug=c.slug,

@@ -97,7 +97,7 @@ class ProblemList(BaseModel):
                             "solved": True,
                         }
                     ],
-                    "next": "/api/v1/problems?offset=50&limit=50",
+                    "next": "/api/v1/problems?limit=50&after=WyJBdXRvZ3JhZCIsMCwiVmVjdG9yIiw0Ml0",
                 }
             ]
         }

@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from app.kit.runner import JudgeRunner, default_runner, expectation_error_types
 from app.problems import repository
 from app.problems.models import Problem, ProblemTag, ProblemVersion
+from runner.jobs import JUDGE_FORMAT
 from runner.problem import ProblemFiles, ProblemFormatError, discover_problems, load_problem_dir
 
 
@@ -74,7 +75,10 @@ def import_problem(session: Session, files: ProblemFiles, runner: JudgeRunner) -
     digest = content_hash(snapshot)
     problem = repository.get_by_slug(session, files.slug)
     latest = repository.latest_version(session, problem.id) if problem is not None else None
-    if problem is not None and latest is not None and latest.content_hash == digest:
+    current = (
+        latest is not None and int((latest.expectations or {}).get("judge_format", 0)) >= JUDGE_FORMAT
+    )  # expectations computed by an older judge are recomputed, as a new version of the same files
+    if problem is not None and latest is not None and latest.content_hash == digest and current:
         if problem.current_version_id != latest.id:
             problem.current_version_id = latest.id
             session.flush()

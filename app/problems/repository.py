@@ -2,13 +2,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import case, func, or_, select
+from sqlalchemy import case, func, or_, select, tuple_
 from sqlalchemy.orm import Session
 
 from app.problems.models import Problem, ProblemTag, ProblemVersion
 from app.progress import repository as progress
 
-_DIFFICULTY_ORDER = case({"easy": 0, "medium": 1, "hard": 2}, value=Problem.difficulty, else_=3)
+DIFFICULTY_RANK = {"easy": 0, "medium": 1, "hard": 2}
+_DIFFICULTY_ORDER = case(DIFFICULTY_RANK, value=Problem.difficulty, else_=3)
+ListKey = tuple[str, int, str, int]  # (category, difficulty rank, title, id): the problem list's order
 
 
 
@@ -37,7 +39,10 @@ def list_published(
     category: str | None = None,
     tag: str | None = None,
     text: str | None = None,
+    after: ListKey | None = None,
+    limit: int | None = None,
 ) -> Sequence[Problem]:
+    """Published problems in list order (category, difficulty, title, id); keyset-paged by ``after``."""
     stmt = select(Problem).where(Problem.published.is_(True), Problem.current_version_id.is_not(None))
     if difficulty:
         stmt = stmt.where(Problem.difficulty == difficulty)
@@ -55,7 +60,15 @@ def list_published(
                 Problem.tags.any(func.lower(ProblemTag.tag).like(pattern, escape="\\")),
             )
         )
-    return session.scalars(stmt.order_by(Problem.category, _DIFFICULTY_ORDER, Problem.title)).all()
+    if after is not None:
+        stmt = stmt.where(tuple_(Problem.category, _DIFFICULTY_ORDER, Problem.title, Problem.id) > tuple_(*after))
+    stmt = stmt.order_by(Problem.category, _DIFFICULTY_ORDER, Problem.title, Problem.id)
+    return session.scalars(stmt.limit(limit) if limit is not None else stmt).all()
+
+
+def list_key(problem: Problem) -> ListKey:
+    """Where ``problem`` sits in list order: what a keyset cursor after it holds."""
+    return (problem.category, DIFFICULTY_RANK.get(problem.difficulty, 3), problem.title, problem.id)
 
 
 def published_categories(session: Session) -> list[str]:

@@ -488,7 +488,10 @@ def test_killing_its_own_harness_fails(judge_probe: JudgeFn) -> None:
     assert result.verdict == jobs.RUNTIME_ERROR
 
 
-def test_no_namespaces_mounts_or_ptrace_for_learner_code(judge_probe: JudgeFn) -> None:
+def test_no_namespaces_mounts_or_ptrace_for_learner_code(runner, probe) -> None:  # type: ignore[no-untyped-def]
+    # The guard refuses ctypes to learner code (tests/runner/test_integrity.py); this checks the
+    # layer below it, the sandbox itself, with a job sent without an integrity key (no guard).
+    problem, _ = probe
     src = code("""
         import ctypes, ctypes.util, os
         libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
@@ -504,6 +507,8 @@ def test_no_namespaces_mounts_or_ptrace_for_learner_code(judge_probe: JudgeFn) -
                 "caps": open("/proc/self/status").read().split("CapEff:")[1].split()[0],
             }
     """)
-    text = observed(judge_probe(src))
+    payload = {"code": src, "tests_source": problem.tests, "entry_point": problem.entry_point, "cases": None}
+    raw = runner._run(payload, problem.limits)
+    text = str(next(r for r in raw.records if r.get("name") == "example").get("value"))
     assert "'ok'" not in text, text
     assert "'caps': '0000000000000000'" in text

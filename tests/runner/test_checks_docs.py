@@ -24,7 +24,11 @@ def test_the_section_comes_before_the_last_section() -> None:
     headings = re.findall(
         r"(?m)^## (.+)$", DOC.read_text(encoding="utf-8").split("<!-- file: mutants/no_hooks.py")[1]
     )
-    assert headings[-2:] == [SECTION.removeprefix("## "), "Changing a published problem"]
+    assert headings[-3:] == [
+        SECTION.removeprefix("## "),
+        "Checking how: operations and vectorised work",
+        "Changing a published problem",
+    ]
 
 
 def test_every_example_is_the_file_it_names() -> None:

@@ -18,6 +18,14 @@ def test_list_filters_and_pagination(app, student) -> None:
     assert [p["slug"] for p in first["items"]] == slugs[:2]
     second = student.get(first["next"]).json()
     assert [p["slug"] for p in second["items"]] == slugs[2:] and second["next"] is None
+    walked, url = [], "/api/v1/problems?limit=1"  # keyset pages: each problem once, in list order
+    while url:
+        page = student.get(url).json()
+        walked += [p["slug"] for p in page["items"]]
+        url = page["next"]
+    assert walked == slugs
+    forged = student.get("/api/v1/problems?after=not-a-cursor")
+    assert forged.status_code == 422 and "cursor" in forged.json()["detail"]
 
     assert [p["slug"] for p in student.get("/api/v1/problems?difficulty=hard").json()["items"]] == [
         "sum-of-squares"
