@@ -8,8 +8,12 @@ built-in logsumexp.
 
 import torch
 
-from runner.testing import case, check_call, check_gradients
+from runner.testing import case, check_call, check_gradients, forbid_ops
 
+NO_BUILTIN = (
+    "Do not call `torch.logsumexp`, `Tensor.logsumexp` or `torch.special.logsumexp` (a hidden test "
+    "detects any call to them, whatever the route)."
+)
 BACKWARD = (
     "`backward(ctx, grad_output)`: `grad_output` (one value per slice) times the softmax of each slice, "
     "written by you; return `(grad_x, None)`."
@@ -134,27 +138,8 @@ def input_left_alone(solution):
 
 @case(rtol=RTOL, atol=ATOL)
 def no_builtin_logsumexp(solution):
-    """Count calls to the built-in logsumexp while the solution runs forward and backward."""
-    calls = []
-    originals = {
-        (torch, "logsumexp"): torch.logsumexp,
-        (torch.Tensor, "logsumexp"): torch.Tensor.logsumexp,
-        (torch.special, "logsumexp"): torch.special.logsumexp,
-    }
-
-    def counting(name, original):
-        def wrapper(*args, **kwargs):
-            calls.append(name)
-            return original(*args, **kwargs)
-
-        return wrapper
-
-    for (owner, name), original in originals.items():
-        setattr(owner, name, counting(name, original))
-    try:
+    """Forward and backward under the judge's watch: no route to the built-in logsumexp."""
+    names = ("torch.logsumexp", "torch.Tensor.logsumexp", "torch.special.logsumexp", "aten.logsumexp")
+    with forbid_ops(dict.fromkeys(names, NO_BUILTIN)):
         g = torch.Generator().manual_seed(6)
-        result = _run(solution, torch.randn(3, 5, generator=g), 1, 90)
-    finally:
-        for (owner, name), original in originals.items():
-            setattr(owner, name, original)
-    return {"builtin_calls": calls, "result": result}
+        return _run(solution, torch.randn(3, 5, generator=g), 1, 90)
