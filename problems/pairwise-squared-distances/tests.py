@@ -3,14 +3,17 @@
 Both the broadcasting form and the expanded form (with clamping) are accepted: tolerances allow the
 rounding of the expanded form on the magnitudes used here (|values| <= ~20, d <= 8). A random
 family over a ladder of dimensions and set sizes (check_family); identical point sets check that no
-distance is negative; a counting case checks that torch.cdist is not called.
+distance is negative; forbid_ops checks that torch.cdist is not called by any route, and
+assert_vectorised that no Python loop runs over the points.
 """
 
 import torch
 import torch.functional
 
-from runner.testing import case, check_family, samples
+from runner.testing import assert_vectorised, case, check_family, forbid_ops, samples
 
+NO_CDIST = "`torch.cdist` is not allowed (a hidden test detects any call to it)."
+NO_LOOP = "Return the `(n, m)` matrix of squared distances, without Python loops and without `torch.cdist`."
 SHAPES = (
     "$0 \\le n, m \\le 16$, $1 \\le d \\le 8$, values of magnitude at most about 20; `x` and `y` may be the "
     "same set of points, or contain duplicates."
@@ -109,18 +112,17 @@ def empty_y(solution):
 
 @case(rtol=RTOL, atol=ATOL)
 def no_cdist(solution):
-    """Count calls to torch.cdist while the solution runs (must be zero)."""
-    calls = []
-    originals = (torch.cdist, torch.functional.cdist)
+    with forbid_ops({"torch.cdist": NO_CDIST, "aten._cdist_forward": NO_CDIST}):
+        return solution.pairwise_sq_dists(_points(3, 2, 12), _points(4, 2, 13))
 
-    def counting(*args, **kwargs):
-        calls.append(1)
-        return originals[0](*args, **kwargs)
 
-    torch.cdist = counting
-    torch.functional.cdist = counting
-    try:
-        out = solution.pairwise_sq_dists(_points(3, 2, 12), _points(4, 2, 13))
-    finally:
-        torch.cdist, torch.functional.cdist = originals
-    return {"cdist_calls": len(calls), "out": out}
+@case(rtol=RTOL, atol=ATOL)
+def no_python_loop(solution):
+    """The number of tensor operations must not grow with the number of points."""
+
+    def both_sets(n):
+        return _points(n, 3, 30 + n), _points(n // 2, 3, 40 + n)
+
+    return assert_vectorised(
+        lambda sets: solution.pairwise_sq_dists(*sets), both_sets, rule=NO_LOOP, sizes=(4, 16)
+    )
