@@ -8,8 +8,12 @@ originals (names and shapes), recompute the weight from them, give the right gra
 import torch
 import torch.nn as nn
 
-from runner.testing import case, check_gradients
+from runner.testing import case, check_gradients, forbid_ops
 
+NO_BUILTIN = (
+    "Use `torch.nn.utils.parametrize.register_parametrization`; `torch.nn.utils.weight_norm` and "
+    "`torch.nn.utils.parametrizations.weight_norm` are not allowed (a hidden test detects their kernels)."
+)
 ROW_NORM = "`forward(g, v)` returns $g \\cdot v / \\|v\\|$ with the norm of each **row** of `v` (over dim 1);"
 
 RTOL = 1e-5
@@ -111,27 +115,11 @@ def wide_and_single_row_layers(solution):
 
 @case(rtol=RTOL, atol=ATOL)
 def no_builtin_weight_norm(solution):
-    """Count calls to torch's own weight normalisation while the solution runs."""
-    import torch.nn.utils.parametrizations as parametrizations
-
-    calls = []
-    originals = {
-        (parametrizations, "weight_norm"): parametrizations.weight_norm,
-        (nn.utils, "weight_norm"): nn.utils.weight_norm,
-    }
-
-    def counting(name, original):
-        def wrapper(*args, **kwargs):
-            calls.append(name)
-            return original(*args, **kwargs)
-
-        return wrapper
-
-    for (owner, name), original in originals.items():
-        setattr(owner, name, counting(name, original))
-    try:
+    """Both built-ins split the weight with torch.norm_except_dim and rebuild it with the fused
+    _weight_norm kernel: registration, reading the weight and a forward pass run under watch."""
+    names = ("torch.norm_except_dim", "torch._weight_norm", "aten._weight_norm_interface")
+    with forbid_ops(dict.fromkeys(names, NO_BUILTIN)):
         layer = solution.apply_weight_norm(_layer(6, 3, 3))
-    finally:
-        for (owner, name), original in originals.items():
-            setattr(owner, name, original)
-    return {"builtin_calls": calls, "weight": layer.weight.detach()}
+        weight = layer.weight.detach()
+        out = layer(torch.ones(2, 3))
+    return {"weight": weight, "out": out.detach()}
