@@ -7,8 +7,9 @@ family over a ladder of row counts (check_family).
 
 import torch
 
-from runner.testing import case, check_call, check_family, samples
+from runner.testing import assert_vectorised, case, check_call, check_family, samples
 
+NO_LOOP = "Return the segment sums without a Python loop."
 NO_CHANGE = "Do not modify the inputs."
 SIZES = "$0 \\le n \\le 64$, $1 \\le d \\le 8$, $1 \\le$ `num_segments` $\\le 16$; `n` may be 0 (all zeros)."
 
@@ -120,3 +121,14 @@ def random_family(solution):
     return check_family(
         solution.segment_sum, samples(_random_graph, seed=7, sizes=(0, 1, 2, 3, 5, 8, 64)), constraint=SIZES
     )
+
+
+@case(rtol=RTOL, atol=ATOL)
+def no_python_loop(solution):
+    """The operations dispatched at 8 and 64 rows must stay level: a loop over rows grows."""
+
+    def graph(n):
+        g = torch.Generator().manual_seed(n)
+        return torch.randn(n, 3, generator=g), torch.randint(0, 4, (n,), generator=g)
+
+    return assert_vectorised(lambda args: solution.segment_sum(*args, 4), graph, rule=NO_LOOP)
