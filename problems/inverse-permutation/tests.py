@@ -7,8 +7,9 @@ ladder of lengths (check_family).
 
 import torch
 
-from runner.testing import case, check_call, check_family, samples
+from runner.testing import assert_vectorised, case, check_call, check_family, samples
 
+NO_LOOP = "Return the inverse of each permutation without a Python loop over elements or rows."
 NO_CHANGE = "Do not modify `perm`; the hidden tests check it after the call."
 SIZES = (
     "$0 \\le n \\le 64$ and $1 \\le B \\le 8$; `n` may be 1 or 0 (an empty permutation gives an empty "
@@ -104,3 +105,13 @@ def random_batches_family(solution):
         samples(_random_rows, seed=6, sizes=(0, 1, 2, 3, 5, 8, 64)),
         constraint=SIZES,
     )
+
+
+@case
+def no_python_loop(solution):
+    """The operations dispatched for length 8 and length 64 must stay level."""
+
+    def perms(n):
+        return _random_batch(2, n, n)
+
+    return assert_vectorised(solution.inverse_permutation, perms, rule=NO_LOOP)
