@@ -7,8 +7,9 @@ an empty input, float64, the gradient, and the inputs after the call.
 
 import torch
 
-from runner.testing import case
+from runner.testing import assert_vectorised, case
 
+NO_LOOP = "Return the segment-wise softmax without a Python loop over segments or entries."
 RTOL, ATOL = 1e-5, 1e-6
 
 
@@ -105,3 +106,14 @@ def inputs_not_modified(solution):
     s_before, i_before = scores.clone(), ids.clone()
     solution.segment_softmax(scores, ids, 3)
     return {"scores": bool(torch.equal(scores, s_before)), "ids": bool(torch.equal(ids, i_before))}
+
+
+@case(rtol=RTOL, atol=ATOL)
+def no_python_loop(solution):
+    """n entries in n // 2 segments at n = 8 and n = 64: the dispatched operations must stay level."""
+
+    def problem(n):
+        g = torch.Generator().manual_seed(n)
+        return torch.randn(n, 2, generator=g), torch.randint(0, n // 2, (n,), generator=g), n // 2
+
+    return assert_vectorised(lambda args: solution.segment_softmax(*args), problem, rule=NO_LOOP)
