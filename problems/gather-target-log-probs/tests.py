@@ -7,8 +7,9 @@ gradient reaching exactly the gathered entries, and the inputs after the call.
 
 import torch
 
-from runner.testing import case
+from runner.testing import assert_vectorised, case
 
+NO_LOOP = "Return the gathered values with `0.0` at ignored rows, without a Python loop over rows."
 RTOL, ATOL = 1e-6, 1e-7
 
 
@@ -102,3 +103,13 @@ def inputs_not_modified(solution):
     lp_before = log_probs.clone()
     solution.gather_target_log_probs(log_probs, targets)
     return {"targets": targets, "log_probs_unchanged": bool(torch.equal(log_probs, lp_before))}
+
+
+@case(rtol=RTOL, atol=ATOL)
+def no_python_loop(solution):
+    """8 and 64 rows, some ignored: the dispatched operations must stay level."""
+
+    def problem(n):
+        return _log_probs(n, 5, n), _targets(n, 5, n)
+
+    return assert_vectorised(lambda args: solution.gather_target_log_probs(*args), problem, rule=NO_LOOP)
