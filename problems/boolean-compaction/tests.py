@@ -6,7 +6,9 @@ dtypes; empty inputs; shapes and dtypes of both results; the inputs after the ca
 
 import torch
 
-from runner.testing import case
+from runner.testing import assert_vectorised, case
+
+NO_LOOP = "Return the kept rows and their indices, without a Python loop."
 
 
 def _random(shape, seed):
@@ -102,3 +104,14 @@ def inputs_not_modified(solution):
     x_before, mask_before = x.clone(), mask.clone()
     solution.compact_rows(x, mask)
     return {"x": bool(torch.equal(x, x_before)), "mask": bool(torch.equal(mask, mask_before))}
+
+
+@case
+def no_python_loop(solution):
+    """8 and 64 rows, about half kept: the dispatched operations must stay level."""
+
+    def problem(n):
+        g = torch.Generator().manual_seed(n)
+        return torch.randn(n, 3, generator=g), torch.rand(n, generator=g) > 0.5
+
+    return assert_vectorised(lambda args: solution.compact_rows(*args), problem, rule=NO_LOOP)
