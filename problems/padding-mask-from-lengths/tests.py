@@ -6,8 +6,9 @@ where a transposed mask has the right shape), and random batches; the dtype must
 
 import torch
 
-from runner.testing import assert_vectorised, case
+from runner.testing import assert_vectorised, case, check_call
 
+NO_CHANGE = "Do not modify `lengths`."
 NO_LOOP = "Return the mask without a Python loop over the batch."
 
 
@@ -83,9 +84,7 @@ def random_with_extra_padding(solution):
 
 @case
 def lengths_not_modified(solution):
-    lengths = torch.tensor([4, 2, 0, 3])
-    solution.padding_mask(lengths, max_len=6)
-    return lengths
+    return check_call(solution.padding_mask, torch.tensor([4, 2, 0, 3]), 6, constraint=NO_CHANGE)
 
 
 @case
