@@ -7,8 +7,9 @@ integrity, and no route to the built-in attention (forbid_ops).
 
 import torch
 
-from runner.testing import case, forbid_ops
+from runner.testing import case, check_call, forbid_ops
 
+NO_CHANGE = "Do not modify `x` or the weights."
 NO_BUILTIN = (
     "Do not use `F.scaled_dot_product_attention` or `nn.MultiheadAttention` (write the attention): a hidden "
     "test detects any call to them, whatever the route."
@@ -148,13 +149,21 @@ def large_offsets_in_the_stream(solution):
 
 @case(rtol=RTOL, atol=ATOL)
 def inputs_not_modified(solution):
+    """x and every weight tensor (passed by name through a wrapper) are compared after the call."""
     weights = random_weights(10, 8, 16)
-    x = random_x(10, 1, 4, 8)
-    copies = {k: v.clone() for k, v in weights.items()}
-    x_copy = x.clone()
-    out = solution.prenorm_block(x, weights, 2)
-    same = torch.equal(x, x_copy) and all(torch.equal(weights[k], copies[k]) for k in copies)
-    return {"out": out, "inputs_unchanged": same}
+    names = list(weights)
+
+    def block(x, *tensors):
+        return solution.prenorm_block(x, dict(zip(names, tensors, strict=True)), 2)
+
+    return check_call(
+        block,
+        random_x(10, 1, 4, 8),
+        *weights.values(),
+        names=["x", *names],
+        constraint=NO_CHANGE,
+        properties=("shape", "dtype"),
+    )
 
 
 @case(rtol=RTOL, atol=ATOL)
