@@ -2,7 +2,8 @@
 
 Outputs are compared with full attention (computed here independently, and by the reference) for
 chunk sizes that divide Tk, that do not, chunk 1 and chunk >= Tk; causal and key-padding masks,
-left padding (a row's first chunks are all masked), a fully padded sequence, large scores, float64.
+left padding (a row's first chunks are all masked), a fully padded sequence, large scores, float64,
+and a random family over key lengths, chunk sizes, causality and padding (check_family).
 One case watches every tensor the solution's torch calls return (through a TorchFunctionMode,
 which is cheap to enter) and reports whether any non-view is larger than the stated bound.
 """
@@ -12,13 +13,14 @@ import math
 import torch
 from torch.overrides import TorchFunctionMode
 
-from runner.testing import case, check_call, forbid_ops
+from runner.testing import case, check_call, check_family, forbid_ops, samples
 
 NO_BUILTIN = (
     "Do not use `F.scaled_dot_product_attention` or `nn.MultiheadAttention` (a hidden test detects any call "
     "to them, whatever the route)."
 )
 NO_CHANGE = "Do not modify the inputs."
+SIZES = "The hidden tests use `Tq, Tk <= 32`, chunk sizes from 1 to 16, float32 and float64."
 
 RTOL = 1e-5
 ATOL = 1e-5
@@ -181,3 +183,28 @@ def no_builtin_attention(solution):
     with forbid_ops(dict.fromkeys(names, NO_BUILTIN)):
         q, k, v = qkv(11, 1, 2, 3, 5, 4)
         return solution.chunked_attention(q, k, v, 2, causal=True)
+
+
+def _random_call(generator, tk):
+    """Tk keys (some padded), a random Tq <= 32, chunk size 1..16, causal or not."""
+    tq = int(torch.randint(1, 33, (1,), generator=generator).item())
+    chunk = int(torch.randint(1, 17, (1,), generator=generator).item())
+    causal = bool(torch.rand((), generator=generator) < 0.5)
+    b, h, d = 2, 2, 4
+    q = torch.randn(b, h, tq, d, generator=generator)
+    k = torch.randn(b, h, tk, d, generator=generator)
+    v = torch.randn(b, h, tk, 3, generator=generator)
+    padding = torch.rand(b, tk, generator=generator) < 0.3
+    return q, k, v, chunk, causal, padding
+
+
+@case(rtol=RTOL, atol=ATOL)
+def random_family(solution):
+    """Key lengths 1 to 32 with random query lengths, chunk sizes, causality and padding."""
+
+    def attend(q, k, v, chunk, causal, padding):
+        return solution.chunked_attention(q, k, v, chunk, causal=causal, key_padding_mask=padding)
+
+    return check_family(
+        attend, samples(_random_call, seed=13, sizes=(1, 2, 3, 5, 8, 17, 32)), constraint=SIZES
+    )
