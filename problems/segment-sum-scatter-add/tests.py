@@ -7,8 +7,9 @@ family over a ladder of row counts (check_family).
 
 import torch
 
-from runner.testing import assert_vectorised, case, check_call, check_family, samples
+from runner.testing import assert_vectorised, case, check_call, check_family, check_gradients, samples
 
+GRADIENTS = "Gradients must flow back to `values`."
 NO_LOOP = "Return the segment sums without a Python loop."
 NO_CHANGE = "Do not modify the inputs."
 SIZES = "$0 \\le n \\le 64$, $1 \\le d \\le 8$, $1 \\le$ `num_segments` $\\le 16$; `n` may be 0 (all zeros)."
@@ -88,12 +89,8 @@ def larger_graph(solution):
 
 @case(rtol=RTOL, atol=ATOL)
 def gradient_gathers_back(solution):
-    values = _values(8, 3, 9).requires_grad_(True)
-    ids = _ids(8, 3, 9)
-    out = solution.segment_sum(values, ids, 3)
-    weights = _values(3, 3, 10)
-    (out * weights).sum().backward()
-    return values.grad
+    """d/dvalues against the reference's and finite differences (float64)."""
+    return check_gradients(solution.segment_sum, _values(8, 3, 9), _ids(8, 3, 9), 3, constraint=GRADIENTS)
 
 
 @case
