@@ -2,16 +2,28 @@
 
 The learner's optimizer trains small models for many steps; parameters and losses are compared
 along the way. Cases cover param groups, parameters without gradients (always, or every other step),
-a large eps, a closure, the Optimizer interface, and that no built-in Adam/AdamW does the work.
+a large eps, a closure, the Optimizer interface, step-by-step comparison with torch.optim.AdamW
+(check_optimizer, which also sees a step that writes into p.grad), and that no built-in
+Adam/AdamW does the work.
 """
 
+import functools
 import importlib
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from runner.testing import case
+from runner.testing import case, check_optimizer
+
+ONLY_PARAMS_AND_STATE = (
+    "`step()` changes only the parameters and `self.state`: it never modifies `p.grad` or the param groups "
+    "in place."
+)
+SKIPPED = (
+    "A parameter whose `.grad` is `None` is skipped entirely for that step: it is not decayed, its "
+    "moments do not change and its step count does not advance."
+)
 
 RTOL = 1e-4
 ATOL = 1e-5
@@ -138,6 +150,30 @@ def step_with_closure(solution):
 
     returned = [optimizer.step(closure).item() for _ in range(10)]
     return {"returned_losses": returned, "params": [p.detach() for p in model.parameters()]}
+
+
+@case(rtol=RTOL, atol=ATOL)
+def like_torch_adamw_step_by_step(solution):
+    """Every step beside torch.optim.AdamW; gradients are zeroed in place, so a step that writes into
+    p.grad changes what the next backward accumulates into."""
+    return check_optimizer(
+        lambda params: solution.build_adamw(params, lr=0.05, betas=(0.8, 0.95), weight_decay=0.1),
+        against=functools.partial(torch.optim.AdamW, lr=0.05, betas=(0.8, 0.95), weight_decay=0.1),
+        steps=6,
+        constraint=ONLY_PARAMS_AND_STATE,
+    )
+
+
+@case(rtol=RTOL, atol=ATOL)
+def frozen_parameter_beside_torch_adamw(solution):
+    """A parameter never in the loss keeps .grad None: with strong decay it must still not move."""
+    return check_optimizer(
+        lambda params: solution.build_adamw(params, lr=0.1, eps=1e-3, weight_decay=0.5),
+        against=functools.partial(torch.optim.AdamW, lr=0.1, eps=1e-3, weight_decay=0.5),
+        steps=4,
+        set_to_none=True,
+        constraint=SKIPPED,
+    )
 
 
 @case

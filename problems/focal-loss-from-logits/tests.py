@@ -1,12 +1,19 @@
 """Tests for focal-loss-from-logits.
 
 Random logits of several shapes, gammas and alphas, every reduction, saturated logits (where a naive
-sigmoid-then-log gives inf/nan), gradients, and input integrity.
+sigmoid-then-log gives inf/nan), gradients against finite differences (check_gradients), and
+input integrity (check_call).
 """
 
 import torch
 
-from runner.testing import case
+from runner.testing import case, check_call, check_gradients
+
+CHECKED = (
+    "Hidden tests use 1-D to 3-D inputs, $\\gamma \\in \\{0, 0.5, 1, 2, 5\\}$, $\\alpha \\in$ "
+    "`{None, 0.25, 0.75}`, every reduction, logits up to $\\pm 10^4$, all-negative targets, and check "
+    "the gradient and that the inputs are unchanged."
+)
 
 RTOL = 1e-5
 ATOL = 1e-6
@@ -75,25 +82,34 @@ def all_negatives(solution):
     return described(solution.focal_loss(logits, torch.zeros(10), 0.25, 2.0, "mean"))
 
 
+def _gradient_problem():
+    logits, targets = random_problem(14, (4, 6))
+    return logits, targets.double()
+
+
 @case(rtol=RTOL, atol=ATOL)
 def gradient(solution):
-    logits, targets = random_problem(14, (4, 6))
-    logits.requires_grad_(True)
-    loss = solution.focal_loss(logits, targets, 0.25, 2.0, "mean")
-    loss.backward()
-    return {"loss": loss.detach(), "grad": logits.grad}
+    """Analytic gradients against the reference's and finite differences (float64)."""
+    logits, targets = _gradient_problem()
+    return check_gradients(
+        lambda logits: solution.focal_loss(logits, targets, 0.25, 2.0, "mean"), logits, constraint=CHECKED
+    )
+
+
+@case(rtol=RTOL, atol=ATOL)
+def gradient_without_alpha_gamma_half(solution):
+    logits, targets = _gradient_problem()
+    return check_gradients(
+        lambda logits: solution.focal_loss(logits, targets, None, 0.5, "mean"), logits, constraint=CHECKED
+    )
 
 
 @case(rtol=RTOL, atol=ATOL)
 def inputs_not_modified(solution):
     logits, targets = random_problem(15, (3, 5))
-    before = (logits.clone(), targets.clone())
-    loss = solution.focal_loss(logits, targets, 0.25, 2.0, "sum")
-    return {
-        "loss": loss,
-        "logits_unchanged": torch.equal(logits, before[0]),
-        "targets_unchanged": torch.equal(targets, before[1]),
-    }
+    return check_call(
+        solution.focal_loss, logits, targets, 0.25, 2.0, "sum", constraint=CHECKED, properties=()
+    )
 
 
 @case

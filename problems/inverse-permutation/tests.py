@@ -1,12 +1,20 @@
 """Tests for inverse-permutation.
 
 Single permutations (identity, reversal, cycles, random, n = 1, n = 0) and batches (square and
-not), the int64 dtype, and the caller's tensor after the call.
+not), the int64 dtype, the caller's tensor after the call (check_call) and random batches over a
+ladder of lengths (check_family).
 """
 
 import torch
 
-from runner.testing import case
+from runner.testing import assert_vectorised, case, check_call, check_family, samples
+
+NO_LOOP = "Return the inverse of each permutation without a Python loop over elements or rows."
+NO_CHANGE = "Do not modify `perm`; the hidden tests check it after the call."
+SIZES = (
+    "$0 \\le n \\le 64$ and $1 \\le B \\le 8$; `n` may be 1 or 0 (an empty permutation gives an empty "
+    "result)."
+)
 
 
 def _random_perm(n, seed):
@@ -79,6 +87,31 @@ def inverse_undoes_the_permutation(solution):
 
 @case
 def perm_not_modified(solution):
-    perm = _random_batch(2, 6, 5)
-    solution.inverse_permutation(perm)
-    return perm
+    return check_call(
+        solution.inverse_permutation, _random_batch(2, 6, 5), constraint=NO_CHANGE, properties=()
+    )
+
+
+def _random_rows(generator, n):
+    b = int(torch.randint(1, 9, (1,), generator=generator).item())
+    return torch.stack([torch.randperm(n, generator=generator) for _ in range(b)])
+
+
+@case
+def random_batches_family(solution):
+    """1 to 8 rows of random permutations for lengths 0 to 64."""
+    return check_family(
+        solution.inverse_permutation,
+        samples(_random_rows, seed=6, sizes=(0, 1, 2, 3, 5, 8, 64)),
+        constraint=SIZES,
+    )
+
+
+@case
+def no_python_loop(solution):
+    """The operations dispatched for length 8 and length 64 must stay level."""
+
+    def perms(n):
+        return _random_batch(2, n, n)
+
+    return assert_vectorised(solution.inverse_permutation, perms, rule=NO_LOOP)

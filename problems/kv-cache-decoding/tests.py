@@ -10,7 +10,9 @@ import math
 
 import torch
 
-from runner.testing import case
+from runner.testing import case, check_call
+
+NO_CHANGE = "Do not modify `q`, `k`, `v` or the given cache's tensors."
 
 RTOL = 1e-5
 ATOL = 1e-5
@@ -109,3 +111,23 @@ def old_cache_not_modified(solution):
         "old_cache_shape": list(cache["k"].shape),
         "new_cache_shape": list(new_cache["k"].shape),
     }
+
+
+@case(rtol=RTOL, atol=ATOL)
+def inputs_and_cache_tensors_left_alone(solution):
+    """Two new tokens on a three-token cache: q, k, v and the cache's k and v are compared after the call."""
+    q, k, v = sequence(8, 1, 2, 5, 4)
+    _, cache = solution.decode_step(q[:, :, :3], k[:, :, :3], v[:, :, :3])
+
+    def step(q, k, v, cache_k, cache_v):
+        return solution.decode_step(q, k, v, {"k": cache_k, "v": cache_v})
+
+    new = [t[:, :, 3:].clone() for t in (q, k, v)]
+    return check_call(
+        step,
+        *new,
+        cache["k"].clone(),
+        cache["v"].clone(),
+        constraint=NO_CHANGE,
+        properties=("shape", "dtype"),
+    )

@@ -2,13 +2,19 @@
 
 Every block is wrapped in a counter that logs its index and whether it ran in the forward pass or
 during backward. The logs show what was recomputed, segment by segment; outputs and gradients must
-equal the plain model's, with and without an input that requires grad, for several segment sizes.
+equal the plain model's, with and without an input that requires grad, for several segment sizes,
+and match finite differences for x and every parameter (check_gradients).
 """
 
 import torch
 import torch.nn as nn
 
-from runner.testing import case
+from runner.testing import case, check_gradients
+
+GRADIENTS = (
+    "Gradients are compared with the plain model's (relative tolerance $10^{-5}$), including when `x` "
+    "does not require gradients — the parameters must still get theirs."
+)
 
 RTOL = 1e-5
 ATOL = 1e-6
@@ -56,6 +62,19 @@ def _run(solution, seed, n_blocks, segment_size, x_requires_grad=True, width=6, 
         "forward_calls": [i for ph, i in log if ph == "forward"],
         "backward_calls": [i for ph, i in log if ph == "backward"],
     }
+
+
+class Checkpointed(nn.Module):
+    """The learner's checkpointed stack as one module, so its parameters are checked by name."""
+
+    def __init__(self, checkpointed_forward, n_blocks, segment_size, width=4):
+        super().__init__()
+        self.blocks = nn.ModuleList(ResidualBlock(width) for _ in range(n_blocks))
+        self.checkpointed_forward = checkpointed_forward
+        self.segment_size = segment_size
+
+    def forward(self, x):
+        return self.checkpointed_forward(list(self.blocks), x, self.segment_size)
 
 
 def _plain_gradients(seed, n_blocks, width=6, batch=4):
@@ -124,3 +143,13 @@ def single_block_single_sample(solution):
 @case(rtol=RTOL, atol=ATOL)
 def wider_and_deeper(solution):
     return _run(solution, 8, 8, 3, width=16, batch=8)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def gradients_match_finite_differences(solution):
+    """Analytic gradients of x and of every block parameter against finite differences (float64),
+    with an uneven last segment."""
+    torch.manual_seed(30)
+    model = Checkpointed(solution.checkpointed_forward, 3, 2)
+    x = torch.randn(3, 4, generator=torch.Generator().manual_seed(30))
+    return check_gradients(model, x, names=["x"], constraint=GRADIENTS)

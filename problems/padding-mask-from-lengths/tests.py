@@ -6,7 +6,10 @@ where a transposed mask has the right shape), and random batches; the dtype must
 
 import torch
 
-from runner.testing import case
+from runner.testing import assert_vectorised, case, check_call
+
+NO_CHANGE = "Do not modify `lengths`."
+NO_LOOP = "Return the mask without a Python loop over the batch."
 
 
 def _random_lengths(batch, longest, seed):
@@ -81,6 +84,14 @@ def random_with_extra_padding(solution):
 
 @case
 def lengths_not_modified(solution):
-    lengths = torch.tensor([4, 2, 0, 3])
-    solution.padding_mask(lengths, max_len=6)
-    return lengths
+    return check_call(solution.padding_mask, torch.tensor([4, 2, 0, 3]), 6, constraint=NO_CHANGE)
+
+
+@case
+def no_python_loop(solution):
+    """Batches of 8 and 64 sequences: the dispatched operations must stay level."""
+
+    def lengths(n):
+        return torch.randint(0, 11, (n,), generator=torch.Generator().manual_seed(n))
+
+    return assert_vectorised(lambda lens: solution.padding_mask(lens, 10), lengths, rule=NO_LOOP)

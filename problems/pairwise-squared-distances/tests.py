@@ -1,14 +1,23 @@
 """Tests for pairwise-squared-distances.
 
 Both the broadcasting form and the expanded form (with clamping) are accepted: tolerances allow the
-rounding of the expanded form on the magnitudes used here (|values| <= ~20, d <= 8). Identical point
-sets check that no distance is negative; a counting case checks that torch.cdist is not called.
+rounding of the expanded form on the magnitudes used here (|values| <= ~20, d <= 8). A random
+family over a ladder of dimensions and set sizes (check_family); identical point sets check that no
+distance is negative; forbid_ops checks that torch.cdist is not called by any route, and
+assert_vectorised that no Python loop runs over the points.
 """
 
 import torch
 import torch.functional
 
-from runner.testing import case
+from runner.testing import assert_vectorised, case, check_family, forbid_ops, samples
+
+NO_CDIST = "`torch.cdist` is not allowed (a hidden test detects any call to it)."
+NO_LOOP = "Return the `(n, m)` matrix of squared distances, without Python loops and without `torch.cdist`."
+SHAPES = (
+    "$0 \\le n, m \\le 16$, $1 \\le d \\le 8$, values of magnitude at most about 20; `x` and `y` may be the "
+    "same set of points, or contain duplicates."
+)
 
 RTOL, ATOL = 1e-4, 1e-3
 
@@ -41,12 +50,19 @@ def random_square(solution):
     return _run(solution, _points(6, 4, 3), _points(6, 4, 4))
 
 
+def _random_sets(generator, d):
+    """Point sets of dimension d with 0 to 16 points each, values up to about 20."""
+    n, m = (int(v) for v in torch.randint(0, 17, (2,), generator=generator))
+    scale = float(torch.rand((), generator=generator)) * 5.0
+    return torch.randn(n, d, generator=generator) * scale, torch.randn(m, d, generator=generator) * scale
+
+
 @case(rtol=RTOL, atol=ATOL)
 def size_ladder(solution):
-    return [
-        solution.pairwise_sq_dists(_points(n, d, 10 + n), _points(m, d, 20 + m))
-        for n, m, d in [(1, 1, 1), (2, 3, 2), (8, 5, 8), (16, 12, 5)]
-    ]
+    """A ladder of dimensions d = 1..8 with random set sizes (empty sets included)."""
+    return check_family(
+        solution.pairwise_sq_dists, samples(_random_sets, seed=4, sizes=(1, 2, 3, 4, 5, 8)), constraint=SHAPES
+    )
 
 
 @case(rtol=RTOL, atol=ATOL)
@@ -96,18 +112,17 @@ def empty_y(solution):
 
 @case(rtol=RTOL, atol=ATOL)
 def no_cdist(solution):
-    """Count calls to torch.cdist while the solution runs (must be zero)."""
-    calls = []
-    originals = (torch.cdist, torch.functional.cdist)
+    with forbid_ops({"torch.cdist": NO_CDIST, "aten._cdist_forward": NO_CDIST}):
+        return solution.pairwise_sq_dists(_points(3, 2, 12), _points(4, 2, 13))
 
-    def counting(*args, **kwargs):
-        calls.append(1)
-        return originals[0](*args, **kwargs)
 
-    torch.cdist = counting
-    torch.functional.cdist = counting
-    try:
-        out = solution.pairwise_sq_dists(_points(3, 2, 12), _points(4, 2, 13))
-    finally:
-        torch.cdist, torch.functional.cdist = originals
-    return {"cdist_calls": len(calls), "out": out}
+@case(rtol=RTOL, atol=ATOL)
+def no_python_loop(solution):
+    """The number of tensor operations must not grow with the number of points."""
+
+    def both_sets(n):
+        return _points(n, 3, 30 + n), _points(n // 2, 3, 40 + n)
+
+    return assert_vectorised(
+        lambda sets: solution.pairwise_sq_dists(*sets), both_sets, rule=NO_LOOP, sizes=(4, 16)
+    )

@@ -1,13 +1,17 @@
 """Tests for per-channel-affine.
 
 Inputs of rank 2 to 5, channel counts that collide with the last dimension's size (where
-broadcasting against the wrong axis silently gives numbers of the right shape), and the
-caller's tensor checked after the call.
+broadcasting against the wrong axis silently gives numbers of the right shape), a random family of
+ranks, batch sizes and channel counts (check_family), and the caller's tensor checked after the call
+(check_call).
 """
 
 import torch
 
-from runner.testing import case
+from runner.testing import case, check_call, check_family, samples
+
+SHAPES = "`x.dim()` is between 2 and 5; `N` may be 0; `C >= 1`; trailing dimensions may have size 1."
+NO_CHANGE = "Do not modify `x`; the hidden tests check it after the call."
 
 RTOL, ATOL = 1e-5, 1e-6
 
@@ -94,7 +98,30 @@ def empty_batch(solution):
 
 @case(rtol=RTOL, atol=ATOL)
 def input_left_untouched(solution):
-    x, scale, shift = _random((4, 3, 2, 2), 11)
-    original = x.clone()
-    solution.per_channel_affine(x, scale, shift)
-    return {"x_after": x, "x_before": original}
+    return check_call(
+        solution.per_channel_affine,
+        *_random((4, 3, 2, 2), 11),
+        constraint=NO_CHANGE,
+        properties=("shape", "dtype"),
+    )
+
+
+def _random_call(generator, channels):
+    """Rank 2 to 5, N from 0 to 3, trailing sizes from 1 to 4 (the last one sometimes equal to C)."""
+    rank = int(torch.randint(2, 6, (1,), generator=generator).item())
+    n = int(torch.randint(0, 4, (1,), generator=generator).item())
+    trailing = [int(v) for v in torch.randint(1, 5, (rank - 2,), generator=generator)]
+    if trailing and bool(torch.rand((), generator=generator) < 0.5):
+        trailing[-1] = channels
+    x = torch.randn(n, channels, *trailing, generator=generator)
+    return x, torch.randn(channels, generator=generator), torch.randn(channels, generator=generator)
+
+
+@case(rtol=RTOL, atol=ATOL)
+def random_family(solution):
+    """Channel counts 1 to 8 with random ranks, batch sizes and trailing dimensions."""
+    return check_family(
+        solution.per_channel_affine,
+        samples(_random_call, seed=5, sizes=(1, 2, 3, 4, 5, 8)),
+        constraint=SHAPES,
+    )

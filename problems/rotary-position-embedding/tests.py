@@ -7,8 +7,10 @@ relative-position scores, norms, float64, a custom base, odd D and input integri
 
 import torch
 
-from runner.testing import case
+from runner.testing import case, check_call, check_family, samples
 
+SIZES = "Positions in the tests are below 128; `D` is between 2 and 32."
+NO_CHANGE = "Do not modify `x`: return a new tensor with the shape and dtype of `x`."
 RTOL = 1e-4
 ATOL = 1e-4
 
@@ -23,16 +25,19 @@ def example(solution):
     return solution.apply_rope(x, offset=1)
 
 
+def _random_call(generator, half):
+    """A (B, H, T, D) input with D = 2 * half, and an offset keeping every position below 128."""
+    b, h, t = (int(v) for v in torch.randint(1, 5, (3,), generator=generator))
+    offset = int(torch.randint(0, 128 - t, (1,), generator=generator).item())
+    return torch.randn(b, h, t, 2 * half, generator=generator), offset
+
+
 @case(rtol=RTOL, atol=ATOL)
 def shape_and_offset_ladder(solution):
-    cases = [
-        ((1, 1, 1, 2), 0),
-        ((2, 3, 5, 8), 0),
-        ((1, 2, 4, 16), 7),
-        ((2, 1, 6, 6), 100),
-        ((1, 4, 3, 32), 42),
-    ]
-    return [solution.apply_rope(rand(i, *shape), offset=off) for i, (shape, off) in enumerate(cases)]
+    """Head dims 2 to 32 with random batch, heads, length and offset."""
+    return check_family(
+        solution.apply_rope, samples(_random_call, seed=3, sizes=(1, 2, 3, 4, 8, 16)), constraint=SIZES
+    )
 
 
 @case(rtol=RTOL, atol=ATOL)
@@ -82,10 +87,9 @@ def float64_and_custom_base(solution):
 
 @case(rtol=RTOL, atol=ATOL)
 def input_not_modified(solution):
-    x = rand(15, 2, 2, 4, 8)
-    before = x.clone()
-    out = solution.apply_rope(x, offset=4)
-    return {"out": out, "input_unchanged": bool(torch.equal(x, before))}
+    return check_call(
+        solution.apply_rope, rand(15, 2, 2, 4, 8), 4, constraint=NO_CHANGE, properties=("shape", "dtype")
+    )
 
 
 @case

@@ -7,8 +7,13 @@ an empty input, float64, the gradient, and the inputs after the call.
 
 import torch
 
-from runner.testing import case
+from runner.testing import assert_vectorised, case, check_call, check_gradients
 
+GRADIENTS = (
+    "No `NaN` or `inf` for any finite input, however large or small. Gradients must flow back to `scores`."
+)
+NO_CHANGE = "Do not modify the inputs."
+NO_LOOP = "Return the segment-wise softmax without a Python loop over segments or entries."
 RTOL, ATOL = 1e-5, 1e-6
 
 
@@ -91,17 +96,25 @@ def float64_scores(solution):
 
 @case(rtol=1e-4, atol=1e-6)
 def gradient(solution):
-    scores = _scores((10, 2), 9).requires_grad_(True)
-    ids = _ids(10, 3, 9)
-    out = solution.segment_softmax(scores, ids, 3)
-    (out * _scores((10, 2), 10)).sum().backward()
-    return scores.grad
+    """d/dscores against the reference's and finite differences (float64), empty segment included."""
+    return check_gradients(
+        solution.segment_softmax, _scores((10, 2), 9), _ids(10, 4, 9), 4, constraint=GRADIENTS
+    )
 
 
-@case
+@case(rtol=RTOL, atol=ATOL)
 def inputs_not_modified(solution):
-    scores = _scores((8,), 11)
-    ids = _ids(8, 3, 11)
-    s_before, i_before = scores.clone(), ids.clone()
-    solution.segment_softmax(scores, ids, 3)
-    return {"scores": bool(torch.equal(scores, s_before)), "ids": bool(torch.equal(ids, i_before))}
+    return check_call(
+        solution.segment_softmax, _scores((8,), 11), _ids(8, 3, 11), 3, constraint=NO_CHANGE, properties=()
+    )
+
+
+@case(rtol=RTOL, atol=ATOL)
+def no_python_loop(solution):
+    """n entries in n // 2 segments at n = 8 and n = 64: the dispatched operations must stay level."""
+
+    def problem(n):
+        g = torch.Generator().manual_seed(n)
+        return torch.randn(n, 2, generator=g), torch.randint(0, n // 2, (n,), generator=g), n // 2
+
+    return assert_vectorised(lambda args: solution.segment_softmax(*args), problem, rule=NO_LOOP)

@@ -1,12 +1,18 @@
 """Tests for segment-sum-scatter-add.
 
 Repeated and unsorted ids, empty segments in the middle and at the end, every row in one segment or in
-its own, an empty input, d = 1, float64, the gradient, and the inputs after the call.
+its own, an empty input, d = 1, float64, the gradient, the inputs after the call (check_call), and a random
+family over a ladder of row counts (check_family).
 """
 
 import torch
 
-from runner.testing import case
+from runner.testing import assert_vectorised, case, check_call, check_family, check_gradients, samples
+
+GRADIENTS = "Gradients must flow back to `values`."
+NO_LOOP = "Return the segment sums without a Python loop."
+NO_CHANGE = "Do not modify the inputs."
+SIZES = "$0 \\le n \\le 64$, $1 \\le d \\le 8$, $1 \\le$ `num_segments` $\\le 16$; `n` may be 0 (all zeros)."
 
 RTOL, ATOL = 1e-5, 1e-5
 
@@ -83,18 +89,43 @@ def larger_graph(solution):
 
 @case(rtol=RTOL, atol=ATOL)
 def gradient_gathers_back(solution):
-    values = _values(8, 3, 9).requires_grad_(True)
-    ids = _ids(8, 3, 9)
-    out = solution.segment_sum(values, ids, 3)
-    weights = _values(3, 3, 10)
-    (out * weights).sum().backward()
-    return values.grad
+    """d/dvalues against the reference's and finite differences (float64)."""
+    return check_gradients(solution.segment_sum, _values(8, 3, 9), _ids(8, 3, 9), 3, constraint=GRADIENTS)
 
 
 @case
 def inputs_not_modified(solution):
-    values = _values(6, 2, 11)
-    ids = _ids(6, 3, 11)
-    v_before, i_before = values.clone(), ids.clone()
-    solution.segment_sum(values, ids, 3)
-    return {"values": bool(torch.equal(values, v_before)), "ids": bool(torch.equal(ids, i_before))}
+    return check_call(
+        solution.segment_sum,
+        _values(6, 2, 11),
+        _ids(6, 3, 11),
+        3,
+        constraint=NO_CHANGE,
+        properties=("shape", "dtype"),
+    )
+
+
+def _random_graph(generator, n):
+    d = int(torch.randint(1, 9, (1,), generator=generator).item())
+    num_segments = int(torch.randint(1, 17, (1,), generator=generator).item())
+    values = torch.randn(n, d, generator=generator)
+    return values, torch.randint(0, num_segments, (n,), generator=generator), num_segments
+
+
+@case(rtol=RTOL, atol=ATOL)
+def random_family(solution):
+    """0 to 64 rows, random widths and segment counts (often with empty segments)."""
+    return check_family(
+        solution.segment_sum, samples(_random_graph, seed=7, sizes=(0, 1, 2, 3, 5, 8, 64)), constraint=SIZES
+    )
+
+
+@case(rtol=RTOL, atol=ATOL)
+def no_python_loop(solution):
+    """The operations dispatched at 8 and 64 rows must stay level: a loop over rows grows."""
+
+    def graph(n):
+        g = torch.Generator().manual_seed(n)
+        return torch.randn(n, 3, generator=g), torch.randint(0, 4, (n,), generator=g)
+
+    return assert_vectorised(lambda args: solution.segment_sum(*args, 4), graph, rule=NO_LOOP)

@@ -2,12 +2,26 @@
 
 Window sizes and steps (overlapping, touching, with gaps, a single window, no window), leading
 batch dimensions, transposed and sliced inputs (whose strides are not the contiguous ones), and
-view checks: shared storage, strides, a write to x after the call, and a backward pass.
+view checks: shared storage, strides, a write to x after the call, and a backward pass; a random
+family of lengths, windows and steps (check_family), and check_call for the view-vs-copy message.
 """
 
 import torch
 
-from runner.testing import case
+from runner.testing import case, check_call, check_family, check_gradients, samples
+
+NO_COPY = (
+    "No copy when there is a window: the hidden tests compare strides, storage pointers and offsets, "
+    "write to `x` after the call and read the result again, and backpropagate through it."
+)
+SHAPES = "`x` has 1 to 3 dimensions and at most 64 elements; $1 \\le k, s \\le 12$."
+
+
+def _random_call(generator, size):
+    """x of shape (rows, size) and a window k and step s up to 4: some calls have no window."""
+    rows = int(torch.randint(1, 4, (1,), generator=generator).item())
+    k, s = (int(v) for v in torch.randint(1, 5, (2,), generator=generator))
+    return torch.randn(rows, size, generator=generator), k, s
 
 
 def _random(shape, seed):
@@ -41,8 +55,20 @@ def window_and_step_ladder(solution):
 
 @case
 def is_a_view_1d(solution):
+    """Shares x's storage, not contiguous (overlapping windows), x's dtype, x left alone."""
     x = _random((11,), 1)
-    return _describe(x, solution.sliding_windows(x, 4, 3))
+    return check_call(solution.sliding_windows, x, 4, 3, constraint=NO_COPY)
+
+
+@case
+def random_family(solution):
+    """Lengths 1 to 12 with random windows and steps, some longer than x."""
+    return check_family(
+        solution.sliding_windows,
+        samples(_random_call, seed=9, sizes=(1, 2, 3, 4, 5, 7, 9, 12)),
+        names=["x", "k", "s"],
+        constraint=SHAPES,
+    )
 
 
 @case
@@ -91,11 +117,8 @@ def writes_to_x_show_through(solution):
 
 @case
 def gradient_sums_overlaps(solution):
-    x = _random((2, 7), 7).requires_grad_(True)
-    out = solution.sliding_windows(x, 3, 2)
-    weights = _random(tuple(out.shape), 8)
-    (out * weights).sum().backward()
-    return {"out": out.detach(), "grad": x.grad}
+    """d/dx against the reference's and finite differences (float64): overlapping windows add up."""
+    return check_gradients(solution.sliding_windows, _random((2, 7), 7), 3, 2, constraint=NO_COPY)
 
 
 @case

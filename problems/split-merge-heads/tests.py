@@ -1,13 +1,15 @@
 """Tests for split-merge-heads.
 
 Exact values (tolerance 0: no arithmetic is involved) for a ladder of shapes, non-contiguous
-inputs (transposed, sliced, expanded), the exact round trip both ways, the view requirement,
-and the error for an indivisible model dim.
+inputs (transposed, sliced, expanded), the exact round trip both ways, the view requirement
+(check_call: storage, contiguity, dtype, x untouched), and the error for an indivisible model dim.
 """
 
 import torch
 
-from runner.testing import case
+from runner.testing import case, check_call
+
+VIEW = "When `x` is contiguous, the result must be a **view** of `x` (sharing its storage, no copy)."
 
 EXACT = {"rtol": 0.0, "atol": 0.0}
 
@@ -71,10 +73,14 @@ def non_contiguous_inputs(solution):
 
 @case(**EXACT)
 def split_is_a_view_of_contiguous_input(solution):
-    x = rand(18, 2, 3, 8)
-    out = solution.split_heads(x, 4)
-    shares = out.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
-    return {"out": out, "shares_storage": shares, "x_unchanged": bool(torch.equal(x, rand(18, 2, 3, 8)))}
+    """Shares x's storage, is not contiguous (heads are strided), keeps x's dtype, leaves x alone."""
+    return check_call(solution.split_heads, rand(18, 2, 3, 8), 4, constraint=VIEW)
+
+
+@case(**EXACT)
+def split_keeps_integer_dtype_as_a_view(solution):
+    x = torch.arange(2 * 3 * 6, dtype=torch.int32).reshape(2, 3, 6)
+    return check_call(solution.split_heads, x, 3, constraint=VIEW)
 
 
 @case(**EXACT)

@@ -1,12 +1,19 @@
 """Tests for straight-through-estimator.
 
 Forward values (zeros included), the clipped straight-through gradient with random upstream
-gradients, the exact boundary |x| == 1, dtype and shape, and that an autograd.Function is used.
+gradients, the exact boundary |x| == 1, dtype and shape (check_call), random families of inputs with
+edge shapes (check_family), and that an autograd.Function is used.
 """
 
 import torch
 
-from runner.testing import case
+from runner.testing import case, check_call, check_family, tensor_samples
+
+FORWARD = (
+    "`forward`: $+1$ where `x >= 0` (zero included, and $-0.0$), $-1$ elsewhere, with the **dtype and "
+    "shape of `x`**;"
+)
+SHAPE_DTYPE = "A tensor with the shape and dtype of `x`, whose values are $\\pm 1$"
 
 
 def _run(solution, x, upstream):
@@ -81,3 +88,23 @@ def input_untouched_and_custom_function_used(solution):
         "x_grad_is_none": x.grad is None,
         "custom_function": isinstance(y.grad_fn, torch.autograd.function.BackwardCFunction),
     }
+
+
+@case
+def random_family_forward(solution):
+    """A ladder of sizes, a single row, an empty batch, magnitudes around 1e4 and ties (zeros)."""
+    return check_family(solution.binarize_ste, tensor_samples(ndim=2, seed=4), constraint=FORWARD)
+
+
+@case
+def random_family_forward_float64(solution):
+    return check_family(
+        solution.binarize_ste, tensor_samples(ndim=3, seed=5, dtype=torch.float64), constraint=FORWARD
+    )
+
+
+@case
+def input_left_alone_dtype_kept(solution):
+    """float64 in, float64 out; x (with a -0.0) left alone."""
+    x = torch.tensor([[0.5, -2.0, 0.0], [3.0, -0.0, -1.0]], dtype=torch.float64)
+    return check_call(solution.binarize_ste, x, constraint=SHAPE_DTYPE, properties=("shape", "dtype"))

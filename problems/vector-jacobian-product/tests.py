@@ -1,12 +1,18 @@
 """Tests for vector-jacobian-product.
 
 Functions with square, wide, tall and scalar Jacobians, several shapes and dtypes, an output that
-ignores part of the input, the caller's tensor left untouched, and no full Jacobian built.
+ignores part of the input, the caller's tensor left untouched, no full Jacobian built, and the work
+level in the size of x (assert_vectorised).
 """
 
 import torch
 
-from runner.testing import case
+from runner.testing import assert_vectorised, case
+
+ONE_PASS = (
+    "One backward pass gives the product: the work must not grow with the size of `x`, as a loop over its "
+    "elements would."
+)
 
 RTOL = 1e-5
 ATOL = 1e-6
@@ -142,3 +148,17 @@ def no_full_jacobian(solution):
         for (owner, name), original in originals.items():
             setattr(owner, name, original)
     return {"jacobian_calls": calls, "value": out}
+
+
+@case(rtol=RTOL, atol=ATOL)
+def one_backward_pass(solution):
+    """The tensor operations dispatched (backward included) at n = 8 and n = 64 must stay level."""
+
+    def inputs(n):
+        g = torch.Generator().manual_seed(n)
+        return torch.randn(n, generator=g), torch.randn(n, generator=g)
+
+    def vjp_of_tanh(args):
+        return solution.vector_jacobian_product(torch.tanh, *args)
+
+    return assert_vectorised(vjp_of_tanh, inputs, rule=ONE_PASS, sizes=(8, 64))

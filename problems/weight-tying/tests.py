@@ -1,14 +1,17 @@
 """Tests for weight-tying.
 
 Parameters are filled by name (each distinct Parameter once), so an untied head keeps values of its
-own; the cases check the logits, the single shared Parameter, gradient accumulation from both uses,
-that the tie survives an optimizer step, .double() and a state_dict round trip.
+own; the cases check the logits, the single shared Parameter, gradient accumulation from both uses
+(also against finite differences, check_gradients), that the tie survives an optimizer step,
+.double() and a state_dict round trip.
 """
 
 import torch
 import torch.nn as nn
 
-from runner.testing import case
+from runner.testing import case, check_gradients
+
+ACCUMULATES = "autograd **accumulates** the gradients of both uses into its single `.grad`;"
 
 RTOL = 1e-5
 ATOL = 1e-6
@@ -113,3 +116,12 @@ def double_keeps_the_tie(solution):
     with torch.no_grad():
         model.embedding.weight.mul_(2.0)
     return {"logits": model(_tokens(9, 1, 4, 5)), "shared": model.lm_head.weight is model.embedding.weight}
+
+
+@case(rtol=RTOL, atol=ATOL)
+def gradients_match_finite_differences(solution):
+    """The model's parameters by name (a tied model has one matrix, not two) against the reference's
+    and finite differences (float64): the shared matrix's derivative counts both of its uses."""
+    model = solution.build_tied_lm(5, 3)
+    _fill(model, 6)
+    return check_gradients(model, _tokens(7, 2, 3, 5), names=["tokens"], constraint=ACCUMULATES)

@@ -2,12 +2,15 @@
 
 Batches are folded one at a time, as a data loader would deliver them, and the running statistics
 are compared (through the reference) with the exact answer: values far from zero (1e6 and 1e9 with
-unit spread), batches of size 1 and 0, float32, a state that must not be modified.
+unit spread), batches of size 1 and 0, float32, a state that must not be modified, and new tensors
+returned even for an empty batch (check_call).
 """
 
 import torch
 
-from runner.testing import case
+from runner.testing import case, check_call
+
+NEW_TENSORS = "Do not modify `state` (nor its tensors) or `batch`: return new tensors."
 
 RTOL64 = 1e-6
 ATOL64 = 1e-6
@@ -115,3 +118,36 @@ def inputs_not_modified(solution):
         and torch.equal(batch, batch_before)
     )
     return {"out": summary(out), "inputs_unchanged": unchanged}
+
+
+def _update_on(solution):
+    """welford_update with the state's tensors as arguments, so check_call can watch them."""
+
+    def update(mean, m2, batch):
+        out = solution.welford_update({"count": 4, "mean": mean, "m2": m2}, batch)
+        return out["count"], out["mean"], out["m2"], out["var"]
+
+    return update
+
+
+def _state_tensors():
+    mean = torch.tensor([9.0, 11.0], dtype=torch.float64)
+    return mean, torch.tensor([3.0, 5.0], dtype=torch.float64)
+
+
+@case(rtol=RTOL64, atol=ATOL64)
+def returns_new_tensors(solution):
+    """The state's tensors stay as they were and are not handed back."""
+    (batch,) = random_batches(9, [3], dim=2, offset=10.0)
+    return check_call(
+        _update_on(solution), *_state_tensors(), batch, constraint=NEW_TENSORS, properties=("shape", "dtype")
+    )
+
+
+@case(rtol=RTOL64, atol=ATOL64)
+def returns_new_tensors_for_an_empty_batch(solution):
+    """Nothing to add is no reason to return the caller's own tensors."""
+    empty = torch.zeros(0, 2, dtype=torch.float64)
+    return check_call(
+        _update_on(solution), *_state_tensors(), empty, constraint=NEW_TENSORS, properties=("shape", "dtype")
+    )
