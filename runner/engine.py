@@ -82,13 +82,22 @@ class Runner:
             finally:
                 self._busy -= 1
 
-    def judge(self, job: Job) -> JudgeResult:
-        """Judge a learner's code. Never raises for anything the learner did."""
+    def judge(self, job: Job, timeline: list[tuple[str, float]] | None = None) -> JudgeResult:
+        """Judge a learner's code. Never raises for anything the learner did.
+
+        ``timeline``, if given, receives the run's stages (name, ms since the job came in) for
+        ``python -m runner bench --profile``.
+        """
         started = time.perf_counter()
         selected = [c.name for c in job.expectations.select(job.mode)]
         try:
             raw = self._run(_payload(job.code, job.tests_source, job.entry_point, selected), job.limits)
+            if timeline is not None:
+                offset = (raw.started - started) * 1000
+                timeline += [(name, offset + ms) for name, ms in raw.marks]
             result = build_result(raw, job.expectations, job.mode, job.limits)
+            if timeline is not None:
+                timeline.append(("verdict built", (time.perf_counter() - started) * 1000))
         except Exception as exc:  # the platform's fault, reported as such
             log.exception("judging job %s failed", job.job_id)
             result = JudgeResult.internal_error(
