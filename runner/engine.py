@@ -13,8 +13,9 @@ import threading
 import time
 from typing import Any
 
-from runner import jobs
+from runner import jobs, poolstats
 from runner.jobs import CaseExpectation, Expectations, Job, JudgeResult, Limits
+from runner.poolstats import PoolMemory
 from runner.problem import ProblemFiles
 from runner.sandbox import RawRun, Sandbox
 from runner.verdicts import build_result
@@ -68,6 +69,20 @@ class Runner:
             "spares": spares,
         }
 
+    def pool_memory(self) -> PoolMemory:
+        """Resident memory of the warm pool (zygote, spares, running jobs), for the benchmarks."""
+        sandbox = self._sandbox
+        if sandbox is None or sandbox.proc is None:
+            return PoolMemory(0, 0.0, 0.0)
+        return poolstats.memory(poolstats.descendants(sandbox.proc.pid))
+
+    def pool_cpu_seconds(self) -> float:
+        """CPU time the sandbox's processes used so far (finished jobs included), for the benchmarks."""
+        sandbox = self._sandbox
+        if sandbox is None or sandbox.proc is None:
+            return 0.0
+        return poolstats.tree_cpu_seconds(sandbox.proc.pid)
+
     def ready(self) -> bool:
         return self._sandbox is not None and self._sandbox.alive()
 
@@ -86,7 +101,7 @@ class Runner:
         """Judge a learner's code. Never raises for anything the learner did.
 
         ``timeline``, if given, receives the run's stages (name, ms since the job came in) for
-        ``python -m runner bench --profile``.
+        the per-stage breakdown of ``python -m runner bench``.
         """
         started = time.perf_counter()
         selected = [c.name for c in job.expectations.select(job.mode)]

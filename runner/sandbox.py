@@ -61,7 +61,7 @@ class RawRun:
     peak_memory_mb: float = 0.0
     # Host-side timeline of the run, in ms since the job arrived: when each stage ended and when
     # each kind of record reached the host (``start``, ``cases``, ``case``..., ``done``). It is
-    # what ``python -m runner bench --profile`` breaks a verdict's time down with.
+    # what ``python -m runner bench`` breaks a verdict's time down with.
     marks: list[tuple[str, float]] = field(default_factory=list, repr=False)
     started: float = 0.0  # time.perf_counter() when the sandbox took the job
 
