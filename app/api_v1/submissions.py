@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
@@ -20,9 +20,10 @@ from app.problems import service as problems
 from app.submissions import repository as submissions_repository
 from app.submissions import service
 from app.submissions.deps import DispatcherDep, WaiterDep
+from app.submissions.dispatch import ResultWaiter
 from app.submissions.models import FINISHED, Submission
 from app.submissions.views import SubmissionList, SubmissionSummary, SubmissionView
-from app.submissions.waiting import wait_finished
+from app.submissions.waiting import wait_for
 from runner.verdict import Verdict
 
 router = APIRouter(prefix="/submissions", tags=["submissions"])
@@ -40,31 +41,34 @@ class SubmissionResponse(JSONResponse):
     """Answers once the request's transaction has committed (and the job was dispatched).
 
     The body is built when the response is sent, not when the route returns: with ``wait`` it
-    blocks (in a worker thread) on the :class:`ResultWaiter` until the judge records the verdict or
-    the timeout passes. 200 when the verdict is known, 202 while queued or running.
+    waits on the event loop (:func:`wait_for`, no thread held) until the judge records the verdict
+    or the timeout passes. 200 when the verdict is known, 202 while queued or running.
     """
 
-    def __init__(self, produce: Callable[[], dict[str, Any]], headers: dict[str, str]) -> None:
+    def __init__(self, produce: Callable[[], Awaitable[dict[str, Any]]], headers: dict[str, str]) -> None:
         super().__init__(None, status_code=202)
         self._produce = produce
         self._extra_headers = headers
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        view = await anyio.to_thread.run_sync(self._produce)
+        view = await self._produce()
         status = 200 if view["status"] == FINISHED else 202
         await JSONResponse(view, status_code=status, headers=self._extra_headers)(scope, receive, send)
 
 
 def _produce(
-    db: Database, waiter: Any, submission_id: int, slug: str, wait_s: float | None
-) -> Callable[[], dict[str, Any]]:
-    def produce() -> dict[str, Any]:
-        if wait_s:
-            wait_finished(db, waiter, submission_id, wait_s)
+    db: Database, waiter: ResultWaiter, submission_id: int, slug: str, wait_s: float | None
+) -> Callable[[], Awaitable[dict[str, Any]]]:
+    def read() -> dict[str, Any]:
         with db.sessionmaker() as fresh:
             submission = submissions_repository.get(fresh, submission_id)
             assert submission is not None  # committed before the response is sent
             return v1_view(submission, slug)
+
+    async def produce() -> dict[str, Any]:
+        if not wait_s:
+            return await anyio.to_thread.run_sync(read)
+        return await wait_for(waiter, submission_id, read, lambda view: view["status"] == FINISHED, wait_s)
 
     return produce
 
