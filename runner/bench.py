@@ -28,7 +28,7 @@ TARGET_MEDIAN_MS = 10.0  # issue #16, part 3: the seed problem, job in -> verdic
 STAGES = {
     "take spare": "host: take a prepared spare",
     "cgroup limits": "host: set the job's cgroup limits",
-    "hand-over": "host: pipes to the zygote, which forwards them to the spare",
+    "hand-over": "host: the job's pipes to the spare, over its own link",
     "next spare asked for": "host: ask the zygote for the next spare",
     "payload written": "host: write the job (code, tests) to its pipe",
     "start": "sandbox: spare wakes, reads the job, writes files, locks down",

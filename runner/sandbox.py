@@ -236,6 +236,9 @@ class Sandbox:
                     exited["event"].set()
 
     def close(self) -> None:
+        with self._spares_lock:
+            while self._spares:
+                self._spares.popleft()["link"].close()  # a spare whose link closes exits
         with contextlib.suppress(OSError):
             self.control.close()
         if self.proc and self.proc.poll() is None:
@@ -257,9 +260,13 @@ class Sandbox:
             "procs": group.sandbox_procs_files(),
             "tmp_mb": Limits().tmp_mb,
         }
-        with self._send_lock:
-            self.control.send(json.dumps(msg).encode())
-        return {"id": job_id, "group": group, "waiter": waiter}
+        link, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            with self._send_lock:
+                socket.send_fds(self.control, [json.dumps(msg).encode()], [theirs.fileno()])
+        finally:
+            theirs.close()
+        return {"id": job_id, "group": group, "waiter": waiter, "link": link}
 
     def _take_spare(self) -> dict[str, Any]:
         with self._spares_lock:
@@ -267,6 +274,7 @@ class Sandbox:
                 spare = self._spares.popleft()
                 if not spare["waiter"]["event"].is_set():  # still alive
                     return spare
+                spare["link"].close()
                 self._reaper.submit(self._finish, spare["id"], spare["waiter"], spare["group"])
             return self._prepare()
 
@@ -294,8 +302,9 @@ class Sandbox:
         try:
             msg = {"op": "job", "id": job_id, "cpu_s": int(limits.time_s) + 1, "file_mb": limits.max_file_mb}
             child_ends = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1]]
-            with self._send_lock:
-                socket.send_fds(self.control, [json.dumps(msg).encode()], child_ends)
+            with contextlib.suppress(OSError):  # a spare that died meanwhile: the run reports it
+                socket.send_fds(spare["link"], [json.dumps(msg).encode()], child_ends)
+            spare["link"].close()
             for fd in child_ends:
                 os.close(fd)
             raw.mark("hand-over", started)

@@ -1,14 +1,16 @@
 """The zygote: a process inside the sandbox with torch imported, that forks one child per job.
 
-It never runs learner code and never sees a job's data: the host sends it only a job's
-id, limits and four pipe ends (job input, stdout, stderr, results), which it forwards to
-a *spare* prepared ahead of time. A spare reads the job itself, locks itself down and
-becomes the job's harness:
+It never runs learner code and never sees a job's data: it only forks *spares*, each
+prepared ahead of time and given its own link to the host (one end of a socket pair the host
+made). The job comes over that link straight from the host — its id, limits and four pipe
+ends (job input, stdout, stderr, results) — so a job never waits behind the zygote forking
+another spare. A spare reads the job itself, locks itself down and becomes the job's harness:
 
     zygote ──fork──▶ spare (root)      new session; unshare(mount, ipc, uts); join the
                                        job's cgroup; unmount /cg; a /proc that hides other
-                                       uids' processes; a fresh size-limited /tmp
-                                       ── the job arrives ──
+                                       uids' processes; a fresh size-limited /tmp; a warm-up
+                                       step and a fresh random seed
+                                       ── the job arrives from the host ──
                                        read the job; drop to the job's own uid, no
                                        capabilities, no new privileges, seccomp; run the cases
 
@@ -21,10 +23,10 @@ which the host kills whole when the job ends.
 No process ever serves a second job.
 
 Messages on the control socket (SOCK_SEQPACKET, one JSON object per message):
-host → zygote ``{"op": "prepare", "id", "uid", "procs", "tmp_mb"}`` (make a spare: a keeper
-and a waiting harness, already in the job's cgroup and namespaces), then
-``{"op": "job", "id", "cpu_s", "file_mb"}`` + 4 fds (forwarded to that spare's harness);
-zygote → host ``{"op": "ready", "python", "torch"}``, ``{"op": "exit", "id", "status"}``.
+host → zygote ``{"op": "prepare", "id", "uid", "procs", "tmp_mb"}`` + 1 fd (make a spare, already
+in the job's cgroup and namespaces, listening on that link); zygote → host ``{"op": "ready",
+"python", "torch"}``, ``{"op": "exit", "id", "status"}``. On a spare's link, host → spare
+``{"op": "job", "id", "cpu_s", "file_mb"}`` + 4 fds.
 """
 
 from __future__ import annotations
@@ -259,8 +261,7 @@ def serve(control: socket.socket) -> None:
     gc.collect()
     gc.freeze()  # children inherit these objects without the collector touching (and copying) their pages
     control.send(json.dumps({"op": "ready", **info}).encode())
-    spares: dict[str, socket.socket] = {}  # job id -> link to its waiting harness
-    children: dict[int, tuple[str, int]] = {}  # pidfd -> (job id, keeper pid)
+    children: dict[int, tuple[str, int]] = {}  # pidfd -> (job id, spare pid)
     poller = select.poll()
     poller.register(control, select.POLLIN)
     while True:
@@ -269,38 +270,25 @@ def serve(control: socket.socket) -> None:
                 job_id, pid = children.pop(fd)
                 poller.unregister(fd)
                 os.close(fd)
-                link = spares.pop(job_id, None)
-                if link is not None:
-                    link.close()
                 _, wait_status = os.waitpid(pid, 0)
                 status = os.waitstatus_to_exitcode(wait_status)
                 control.send(json.dumps({"op": "exit", "id": job_id, "status": status}).encode())
                 continue
-            data, fds, _, _ = socket.recv_fds(control, 65536, 4)
+            data, fds, _, _ = socket.recv_fds(control, 65536, 1)
             if not data:
                 return  # the host went away; bubblewrap takes every child down with us
             msg = json.loads(data)
-            if msg.get("op") == "prepare" and not fds:
-                ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            if msg.get("op") == "prepare" and len(fds) == 1:
+                # The spare's end of the host's link to it: the job comes that way, not through us.
+                link = socket.socket(fileno=fds[0])
                 pid = os.fork()
                 if pid == 0:
                     control.close()
-                    ours.close()
-                    for other in spares.values():
-                        other.close()
-                    prepare_spare(msg, theirs, seccomp_filter)
-                theirs.close()
-                spares[msg["id"]] = ours
+                    prepare_spare(msg, link, seccomp_filter)
+                link.close()
                 pidfd = os.pidfd_open(pid)
                 children[pidfd] = (msg["id"], pid)
                 poller.register(pidfd, select.POLLIN)
-            elif msg.get("op") == "job" and len(fds) == 4 and msg.get("id") in spares:
-                link = spares.pop(msg["id"])
-                with contextlib.suppress(OSError):
-                    socket.send_fds(link, [data], fds)
-                link.close()
-                for extra in fds:
-                    os.close(extra)
             else:
                 for extra in fds:
                     os.close(extra)
