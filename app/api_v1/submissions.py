@@ -8,8 +8,6 @@ from urllib.parse import urlencode
 
 import anyio
 from fastapi import APIRouter, Depends, Header, Path, Query, Request
-from fastapi.responses import JSONResponse
-from starlette.types import Receive, Scope, Send
 
 from app.api_v1.deps import ApiUser, limit_body
 from app.api_v1.schemas import SubmissionIn, error_responses, model_response
@@ -23,7 +21,7 @@ from app.submissions.deps import DispatcherDep, WaiterDep
 from app.submissions.dispatch import ResultWaiter
 from app.submissions.models import FINISHED, Submission
 from app.submissions.views import SubmissionList, SubmissionSummary, SubmissionView
-from app.submissions.waiting import wait_for
+from app.submissions.waiting import WaitingResponse, wait_for
 from runner.verdict import Verdict
 
 router = APIRouter(prefix="/submissions", tags=["submissions"])
@@ -37,23 +35,15 @@ def v1_view(submission: Submission, slug: str) -> dict[str, Any]:
     return SubmissionView.of(submission, slug, url=f"/api/v1/submissions/{submission.id}").api_json()
 
 
-class SubmissionResponse(JSONResponse):
+def submission_response(
+    produce: Callable[[], Awaitable[dict[str, Any]]], headers: dict[str, str]
+) -> WaitingResponse:
     """Answers once the request's transaction has committed (and the job was dispatched).
 
-    The body is built when the response is sent, not when the route returns: with ``wait`` it
-    waits on the event loop (:func:`wait_for`, no thread held) until the judge records the verdict
-    or the timeout passes. 200 when the verdict is known, 202 while queued or running.
+    With ``wait`` the body waits on the event loop (no thread held) until the judge records the
+    verdict or the timeout passes. 200 when the verdict is known, 202 while queued or running.
     """
-
-    def __init__(self, produce: Callable[[], Awaitable[dict[str, Any]]], headers: dict[str, str]) -> None:
-        super().__init__(None, status_code=202)
-        self._produce = produce
-        self._extra_headers = headers
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        view = await self._produce()
-        status = 200 if view["status"] == FINISHED else 202
-        await JSONResponse(view, status_code=status, headers=self._extra_headers)(scope, receive, send)
+    return WaitingResponse(produce, lambda view: 200 if view["status"] == FINISHED else 202, headers)
 
 
 def _produce(
@@ -127,7 +117,7 @@ def create_submission(
     headers = {"Location": f"/api/v1/submissions/{submission.id}"}
     if replayed:
         headers["Idempotent-Replayed"] = "true"
-    return SubmissionResponse(produce, headers)
+    return submission_response(produce, headers)
 
 
 @router.get(
@@ -158,7 +148,7 @@ def get_submission(
     if not wait or submission.status == FINISHED:
         return v1_view(submission, slug)
     wait_s = min(timeout or settings.wait_timeout_s, settings.wait_timeout_s)
-    return SubmissionResponse(_produce(get_database(request), waiter, submission_id, slug, wait_s), {})
+    return submission_response(_produce(get_database(request), waiter, submission_id, slug, wait_s), {})
 
 
 @router.get("", response_model=SubmissionList, responses=error_responses(401, 404, 422, 429))
