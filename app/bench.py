@@ -288,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
             web_cpu <= TARGET_WEB_CPU_MS
         ),
         f"≥ {TARGET_VERDICTS_PER_S:g} verdicts/s with concurrent clients (best: {best.verdicts_per_s:.1f}/s "
-        f"with {best.clients})": best.verdicts_per_s >= TARGET_VERDICTS_PER_S,
+        f"with {best.clients} learners)": best.verdicts_per_s >= TARGET_VERDICTS_PER_S,
         "none lost, none duplicated": after - before == args.concurrent == len(set(ids)) and unfinished == 0,
         "all accepted": accepted == args.concurrent,
         "every level: none lost, none duplicated, all accepted, no client error": all(r.ok for r in rows),
