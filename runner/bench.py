@@ -16,7 +16,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from runner.engine import Runner
+from runner.engine import JobProfile, Runner
 from runner.jobs import Job
 from runner.problem import load_problem_dir
 from runner.sandbox import Sandbox
@@ -106,13 +106,15 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
     warm: list[float] = []
     timelines: list[list[tuple[str, float]]] = []
     learner_ms: list[float] = []
+    job_cpu_ms: list[float] = []
     host_cpu, pool_cpu = time.process_time(), runner.pool_cpu_seconds()
     for _ in range(jobs_count):
-        timeline: list[tuple[str, float]] = []
-        result = runner.judge(job(), timeline)
+        profile = JobProfile()
+        result = runner.judge(job(), profile)
         assert result.accepted, result.message
         warm.append(result.time_ms)
-        timelines.append(timeline)
+        timelines.append(profile.stages)
+        job_cpu_ms.append(profile.sandbox_cpu_ms)
         learner_ms.append(sum(c.time_ms for c in result.cases))
     time.sleep(0.5)  # the last jobs' teardown, so their CPU is counted
     host_cpu_ms = (time.process_time() - host_cpu) * 1000 / jobs_count
@@ -136,9 +138,10 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
     print(f"verdicts/s with 4 concurrent jobs (warm): {total / elapsed:.1f} ({accepted}/{total} accepted)")
     print_breakdown(timelines, warm)
     print(
-        f"CPU per verdict: host {host_cpu_ms:.1f} ms (this process), sandbox {pool_cpu_ms:.1f} ms "
-        "(the spare's fork and warm-up, the job, its exit); "
-        f"the learner's cases as timed inside: {statistics.median(learner_ms):.1f} ms"
+        f"CPU per verdict: host {host_cpu_ms:.1f} ms (this process); sandbox {pool_cpu_ms:.1f} ms in all "
+        f"(the spare's fork and warm-up, the job, its exit), of which the job from its hand-over on "
+        f"{statistics.median(job_cpu_ms):.1f} ms (median); the cases as timed inside: "
+        f"{statistics.median(learner_ms):.1f} ms (wall)"
     )
     print(
         f"warm pool: {memory.processes} processes (bubblewrap, zygote, spares), "

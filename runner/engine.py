@@ -11,6 +11,7 @@ import logging
 import os
 import threading
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
 from runner import jobs, poolstats
@@ -29,6 +30,16 @@ class ExpectationError(ValueError):
 
 def _payload(job_code: str, tests_source: str, entry_point: str, cases: list[str] | None) -> dict[str, Any]:
     return {"code": job_code, "tests_source": tests_source, "entry_point": entry_point, "cases": cases}
+
+
+@dataclass
+class JobProfile:
+    """Where one job's time went: ``stages`` as (name, ms since the job came in), as the host saw
+    them (``RawRun.marks`` and the verdict), and the CPU the job's processes used inside the
+    sandbox from the hand-over on (its cgroup's counter; the spare's warm-up is not in it)."""
+
+    stages: list[tuple[str, float]] = field(default_factory=list)
+    sandbox_cpu_ms: float = 0.0
 
 
 class Runner:
@@ -97,22 +108,22 @@ class Runner:
             finally:
                 self._busy -= 1
 
-    def judge(self, job: Job, timeline: list[tuple[str, float]] | None = None) -> JudgeResult:
+    def judge(self, job: Job, profile: JobProfile | None = None) -> JudgeResult:
         """Judge a learner's code. Never raises for anything the learner did.
 
-        ``timeline``, if given, receives the run's stages (name, ms since the job came in) for
-        the per-stage breakdown of ``python -m runner bench``.
+        ``profile``, if given, receives the run's stages and the job's CPU time, for the per-stage
+        breakdown of ``python -m runner bench``.
         """
         started = time.perf_counter()
         selected = [c.name for c in job.expectations.select(job.mode)]
         try:
             raw = self._run(_payload(job.code, job.tests_source, job.entry_point, selected), job.limits)
-            if timeline is not None:
-                offset = (raw.started - started) * 1000
-                timeline += [(name, offset + ms) for name, ms in raw.marks]
             result = build_result(raw, job.expectations, job.mode, job.limits)
-            if timeline is not None:
-                timeline.append(("verdict built", (time.perf_counter() - started) * 1000))
+            if profile is not None:
+                offset = (raw.started - started) * 1000
+                profile.stages += [(name, offset + ms) for name, ms in raw.marks]
+                profile.stages.append(("verdict built", (time.perf_counter() - started) * 1000))
+                profile.sandbox_cpu_ms = raw.job_cpu_ms
         except Exception as exc:  # the platform's fault, reported as such
             log.exception("judging job %s failed", job.job_id)
             result = JudgeResult.internal_error(

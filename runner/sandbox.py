@@ -64,6 +64,7 @@ class RawRun:
     # what ``python -m runner bench`` breaks a verdict's time down with.
     marks: list[tuple[str, float]] = field(default_factory=list, repr=False)
     started: float = 0.0  # time.perf_counter() when the sandbox took the job
+    job_cpu_ms: float = 0.0  # CPU of the job's cgroup from the hand-over to the end of its output
 
     def mark(self, stage: str, started: float) -> None:
         self.marks.append((stage, (time.perf_counter() - started) * 1000))
@@ -296,6 +297,7 @@ class Sandbox:
         raw.mark("take spare", started)
         job_id, group, waiter = spare["id"], spare["group"], spare["waiter"]
         group.set_limits(limits.memory_mb, limits.max_processes)
+        cpu_at_hand_over = group.cpu_ms()  # the spare's warm-up ran in this cgroup already
         raw.mark("cgroup limits", started)
         pipes = [os.pipe() for _ in range(4)]  # job in, stdout, stderr, results
         finished_cleanly = False
@@ -316,6 +318,7 @@ class Sandbox:
                 raw, pipes[1][0], pipes[2][0], pipes[3][0], limits, started, waiter["event"]
             )
             raw.mark("output read", started)
+            raw.job_cpu_ms = group.cpu_ms() - cpu_at_hand_over
         finally:
             for fd in (pipes[1][0], pipes[2][0], pipes[3][0]):
                 with contextlib.suppress(OSError):
