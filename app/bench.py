@@ -1,4 +1,4 @@
-"""``python -m app.bench`` (``make bench``): end-to-end submission latency against the runner alone.
+"""``python -m app.bench`` (``make bench``): end-to-end submission latency, and cost as work grows.
 
 In one run, on a throw-away SQLite database with one seed problem imported:
 
@@ -7,15 +7,21 @@ In one run, on a throw-away SQLite database with one seed problem imported:
 2. **end to end**: ``POST /api/v1/submissions?wait=true`` with a bearer token, over real HTTP to a
    real uvicorn server on 127.0.0.1 running the app with its embedded default dispatcher;
 3. **concurrency**: 200 submissions from 8 concurrent clients, each with its own Idempotency-Key;
-   every one must finish, none lost, none duplicated.
+   every one must finish, none lost, none duplicated;
+4. **scale**: verdicts/s, p50/p95 latency and the web process's CPU per verdict with 1, 4, 16 and
+   64 concurrent learners (each submitting and waiting in a loop, from a separate process, so this
+   process's CPU time is the web path's alone), none lost or duplicated at any level; then the
+   warm pool's memory (RSS and PSS of the zygote and its spares).
 
-Targets: end-to-end p50 ≤ 100 ms and ≤ 2× the runner-only p50. Exit status 1 if a target or the
-concurrency check fails.
+Targets (issue #16): end-to-end p50 ≤ 15 ms; ≤ 10 ms of web-process CPU per verdict; ≥ 100
+verdicts/s with concurrent clients; and, from the earlier API issue, p50 ≤ 2× the runner-only
+p50. Exit status 1 if a target or a correctness check fails.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import shutil
 import socket
 import statistics
@@ -23,7 +29,8 @@ import tempfile
 import threading
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +38,7 @@ import httpx
 import uvicorn
 from sqlalchemy import func, select
 
+from app import bench_load
 from app.accounts import service as accounts
 from app.accounts import tokens
 from app.kit.db import Database, upgrade_database, utcnow
@@ -39,10 +47,14 @@ from app.kit.settings import Settings
 from app.main import create_app
 from app.problems.importer import import_bank
 from app.submissions.models import FINISHED, Submission
+from runner import get_runner
 from runner.problem import load_problem_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_PROBLEM = ROOT / "problems" / "backward-hook-gradients"  # a seed problem, free
+TARGET_E2E_P50_MS = 15.0
+TARGET_WEB_CPU_MS = 10.0
+TARGET_VERDICTS_PER_S = 100.0
 
 
 def pct(values: list[float], q: float) -> float:
@@ -75,12 +87,92 @@ def summary(name: str, values: list[float]) -> str:
     )
 
 
+@dataclass(frozen=True)
+class Level:
+    clients: int
+    verdicts: int
+    verdicts_per_s: float
+    p50_ms: float
+    p95_ms: float
+    web_cpu_ms: float  # this process's CPU per verdict: HTTP, queries, the embedded judge's host side
+    sandbox_cpu_ms: float  # the sandboxed processes' CPU per verdict (fork, warm-up, job, exit)
+    ok: bool
+    problems: str
+
+
+def _count(db: Database, user_id: int) -> tuple[int, int]:
+    """The user's submissions, and the unfinished ones of anybody."""
+    with db.transaction() as session:
+        mine = session.scalar(select(func.count(Submission.id)).where(Submission.user_id == user_id)) or 0
+        unfinished = (
+            session.scalar(select(func.count(Submission.id)).where(Submission.status != FINISHED)) or 0
+        )
+    return mine, unfinished
+
+
+def scale_levels(
+    port: int, token: str, body: dict[str, Any], levels: list[int], per_level: int, db: Database, user_id: int
+) -> list[Level]:
+    """Verdicts/s, latency and CPU per verdict at each concurrency level (part 4 of issue #16)."""
+    pool = get_runner()
+    rows: list[Level] = []
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as clients:
+        clients.submit(bench_load.run_load, port, token, body, 1, 2).result()  # start it; warm the path
+        for level in levels:
+            total = max(per_level, 2 * level)
+            before, _ = _count(db, user_id)
+            cpu, sandbox_cpu = time.process_time(), pool.pool_cpu_seconds()
+            load = clients.submit(bench_load.run_load, port, token, body, level, total).result()
+            time.sleep(0.3)  # the last jobs' teardown, so their CPU is counted
+            cpu, sandbox_cpu = time.process_time() - cpu, pool.pool_cpu_seconds() - sandbox_cpu
+            after, unfinished = _count(db, user_id)
+            done = len(load.outcomes)
+            ids = {sid for sid, _ in load.outcomes}
+            accepted = sum(1 for _, verdict in load.outcomes if verdict == "accepted")
+            problems = [
+                *load.errors[:3],
+                *([f"created {after - before}, expected {total}"] if after - before != total else []),
+                *([f"{total - len(ids)} duplicated or missing ids"] if len(ids) != total else []),
+                *([f"{unfinished} unfinished"] if unfinished else []),
+                *([f"{done - accepted} not accepted"] if accepted != done else []),
+            ]
+            rows.append(
+                Level(
+                    clients=level,
+                    verdicts=done,
+                    verdicts_per_s=done / load.wall_s if load.wall_s else 0.0,
+                    p50_ms=pct(load.latencies_ms, 0.5) if done else 0.0,
+                    p95_ms=pct(load.latencies_ms, 0.95) if done else 0.0,
+                    web_cpu_ms=1000 * cpu / max(done, 1),
+                    sandbox_cpu_ms=1000 * sandbox_cpu / max(done, 1),
+                    ok=not problems,
+                    problems="; ".join(problems),
+                )
+            )
+    return rows
+
+
+def print_scale(rows: list[Level]) -> None:
+    print("scale: learners each submitting and waiting (?wait=true) in a loop, from another process")
+    print(f"  {'learners':>8} {'verdicts':>8} {'verdicts/s':>10} {'p50':>9} {'p95':>9} "
+          f"{'web CPU/verdict':>16} {'sandbox CPU/verdict':>20}  check")  # fmt: skip
+    for r in rows:
+        check = "ok" if r.ok else "FAIL: " + r.problems
+        latency = f"{r.p50_ms:>6.1f} ms {r.p95_ms:>6.1f} ms"
+        print(f"  {r.clients:>8} {r.verdicts:>8} {r.verdicts_per_s:>10.1f} {latency} "
+              f"{r.web_cpu_ms:>13.1f} ms {r.sandbox_cpu_ms:>17.1f} ms  {check}")  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m app.bench", description=__doc__.splitlines()[0])
     parser.add_argument("--problem", type=Path, default=DEFAULT_PROBLEM, help="a free problem folder")
     parser.add_argument("--sequential", type=int, default=40, help="latency samples per measurement")
     parser.add_argument("--concurrent", type=int, default=200, help="submissions in the concurrency check")
     parser.add_argument("--clients", type=int, default=8, help="concurrent clients")
+    parser.add_argument("--levels", default="1,4,16,64", help="concurrent learners, for the scale table")
+    parser.add_argument(
+        "--per-level", type=int, default=60, help="verdicts per level (at least 2 per learner)"
+    )
     args = parser.parse_args(argv)
 
     problem = load_problem_dir(args.problem)
@@ -138,10 +230,7 @@ def main(argv: list[str] | None = None) -> int:
                     e2e_ms.append(elapsed)
 
         # 3. concurrency: N submissions from K clients, each once (retries reuse the key).
-        with db.transaction() as session:
-            before = (
-                session.scalar(select(func.count(Submission.id)).where(Submission.user_id == user_id)) or 0
-            )
+        before, _ = _count(db, user_id)
 
         def one(_: int, client: httpx.Client) -> tuple[int, str]:
             key = uuid.uuid4().hex
@@ -166,14 +255,14 @@ def main(argv: list[str] | None = None) -> int:
         wall_s = time.perf_counter() - started
         for client in clients:
             client.close()
+        after, unfinished = _count(db, user_id)
+
+        # 4. scale: the same loop at growing concurrency, clients in another process.
+        levels = [int(n) for n in args.levels.split(",") if n.strip()]
+        rows = scale_levels(port, token, body, levels, args.per_level, db, user_id)
     finally:
         server.should_exit = True
         thread.join(timeout=30)
-    with db.transaction() as session:
-        after = session.scalar(select(func.count(Submission.id)).where(Submission.user_id == user_id)) or 0
-        unfinished = (
-            session.scalar(select(func.count(Submission.id)).where(Submission.status != FINISHED)) or 0
-        )
     db.dispose()
     shutil.rmtree(workdir, ignore_errors=True)
 
@@ -189,11 +278,23 @@ def main(argv: list[str] | None = None) -> int:
         f"({args.concurrent / wall_s:.1f}/s): created {after - before}, distinct ids {len(set(ids))}, "
         f"accepted {accepted}, unfinished {unfinished}"
     )
+    print_scale(rows)
+    memory = get_runner().pool_memory()
+    print(f"warm pool: {memory.processes} processes (bubblewrap, zygote, spares), RSS {memory.rss_mb:.0f} MB "
+          f"(shared pages counted in each), PSS {memory.pss_mb:.0f} MB")  # fmt: skip
+    best = max(rows, key=lambda r: r.verdicts_per_s)
+    web_cpu = min(r.web_cpu_ms for r in rows)
     checks = {
-        "p50 ≤ 100 ms end to end": e2e_p50 <= 100,
-        "p50 ≤ 2× runner only": e2e_p50 <= 2 * runner_p50,
+        f"p50 ≤ {TARGET_E2E_P50_MS:g} ms end to end ({e2e_p50:.1f} ms)": e2e_p50 <= TARGET_E2E_P50_MS,
+        f"p50 ≤ 2× runner only ({e2e_p50 / runner_p50:.2f}×)": e2e_p50 <= 2 * runner_p50,
+        f"≤ {TARGET_WEB_CPU_MS:g} ms of web-process CPU per verdict (best level: {web_cpu:.1f} ms)": (
+            web_cpu <= TARGET_WEB_CPU_MS
+        ),
+        f"≥ {TARGET_VERDICTS_PER_S:g} verdicts/s with concurrent clients (best: {best.verdicts_per_s:.1f}/s "
+        f"with {best.clients} learners)": best.verdicts_per_s >= TARGET_VERDICTS_PER_S,
         "none lost, none duplicated": after - before == args.concurrent == len(set(ids)) and unfinished == 0,
         "all accepted": accepted == args.concurrent,
+        "every level: none lost, none duplicated, all accepted, no client error": all(r.ok for r in rows),
     }
     for name, ok in checks.items():
         print(f"  [{'ok' if ok else 'FAIL'}] {name}")

@@ -11,10 +11,12 @@ import logging
 import os
 import threading
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
-from runner import custom, jobs, observations
+from runner import custom, jobs, observations, poolstats
 from runner.jobs import JUDGE_FORMAT, CaseExpectation, Expectations, Job, JudgeResult, Limits
+from runner.poolstats import PoolMemory
 from runner.problem import ProblemFiles
 from runner.sandbox import RawRun, Sandbox
 from runner.verdicts import build_result
@@ -36,6 +38,16 @@ def _payload(
         "cases": cases,
         "integrity_key": key.hex(),  # taken out by the harness before the learner's code runs
     }
+
+
+@dataclass
+class JobProfile:
+    """Where one job's time went: ``stages`` as (name, ms since the job came in), as the host saw
+    them (``RawRun.marks`` and the verdict), and the CPU the job's processes used inside the
+    sandbox from the hand-over on (its cgroup's counter; the spare's warm-up is not in it)."""
+
+    stages: list[tuple[str, float]] = field(default_factory=list)
+    sandbox_cpu_ms: float = 0.0
 
 
 class Runner:
@@ -76,6 +88,20 @@ class Runner:
             "spares": spares,
         }
 
+    def pool_memory(self) -> PoolMemory:
+        """Resident memory of the warm pool (zygote, spares, running jobs), for the benchmarks."""
+        sandbox = self._sandbox
+        if sandbox is None or sandbox.proc is None:
+            return PoolMemory(0, 0.0, 0.0)
+        return poolstats.memory(poolstats.descendants(sandbox.proc.pid))
+
+    def pool_cpu_seconds(self) -> float:
+        """CPU time the sandbox's processes used so far (finished jobs included), for the benchmarks."""
+        sandbox = self._sandbox
+        if sandbox is None or sandbox.proc is None:
+            return 0.0
+        return poolstats.tree_cpu_seconds(sandbox.proc.pid)
+
     def ready(self) -> bool:
         return self._sandbox is not None and self._sandbox.alive()
 
@@ -90,8 +116,12 @@ class Runner:
             finally:
                 self._busy -= 1
 
-    def judge(self, job: Job) -> JudgeResult:
-        """Judge a learner's code. Never raises for anything the learner did."""
+    def judge(self, job: Job, profile: JobProfile | None = None) -> JudgeResult:
+        """Judge a learner's code. Never raises for anything the learner did.
+
+        ``profile``, if given, receives the run's stages and the job's CPU time, for the per-stage
+        breakdown of ``python -m runner bench``.
+        """
         started = time.perf_counter()
         selected = [c.name for c in job.expectations.select(job.mode)]
         key = observations.new_key()
@@ -103,6 +133,11 @@ class Runner:
                 payload = _payload(job.code, job.tests_source, job.entry_point, selected, key)
                 raw = self._run(payload, job.limits)
                 result = build_result(raw, job.expectations, job.mode, job.limits, key)
+                if profile is not None:
+                    offset = (raw.started - started) * 1000
+                    profile.stages += [(name, offset + ms) for name, ms in raw.marks]
+                    profile.stages.append(("verdict built", (time.perf_counter() - started) * 1000))
+                    profile.sandbox_cpu_ms = raw.job_cpu_ms
         except Exception as exc:  # the platform's fault, reported as such
             log.exception("judging job %s failed", job.job_id)
             result = JudgeResult.internal_error(

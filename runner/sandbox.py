@@ -59,6 +59,15 @@ class RawRun:
     wall_ms: float = 0.0
     cpu_ms: float = 0.0
     peak_memory_mb: float = 0.0
+    # Host-side timeline of the run, in ms since the job arrived: when each stage ended and when
+    # each kind of record reached the host (``start``, ``cases``, ``case``..., ``done``). It is
+    # what ``python -m runner bench`` breaks a verdict's time down with.
+    marks: list[tuple[str, float]] = field(default_factory=list, repr=False)
+    started: float = 0.0  # time.perf_counter() when the sandbox took the job
+    job_cpu_ms: float = 0.0  # CPU of the job's cgroup from the hand-over to the end of its output
+
+    def mark(self, stage: str, started: float) -> None:
+        self.marks.append((stage, (time.perf_counter() - started) * 1000))
 
 
 def python_runtime_paths() -> list[str]:
@@ -228,6 +237,9 @@ class Sandbox:
                     exited["event"].set()
 
     def close(self) -> None:
+        with self._spares_lock:
+            while self._spares:
+                self._spares.popleft()["link"].close()  # a spare whose link closes exits
         with contextlib.suppress(OSError):
             self.control.close()
         if self.proc and self.proc.poll() is None:
@@ -249,42 +261,64 @@ class Sandbox:
             "procs": group.sandbox_procs_files(),
             "tmp_mb": Limits().tmp_mb,
         }
-        with self._send_lock:
-            self.control.send(json.dumps(msg).encode())
-        return {"id": job_id, "group": group, "waiter": waiter}
+        link, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            with self._send_lock:
+                socket.send_fds(self.control, [json.dumps(msg).encode()], [theirs.fileno()])
+        finally:
+            theirs.close()
+        return {"id": job_id, "group": group, "waiter": waiter, "link": link}
 
     def _take_spare(self) -> dict[str, Any]:
         with self._spares_lock:
             while self._spares:
                 spare = self._spares.popleft()
                 if not spare["waiter"]["event"].is_set():  # still alive
-                    break
+                    return spare
+                spare["link"].close()
                 self._reaper.submit(self._finish, spare["id"], spare["waiter"], spare["group"])
-            else:
-                spare = self._prepare()
-            self._spares.append(self._prepare())
-        return spare
+            return self._prepare()
+
+    def _replenish(self) -> None:
+        """Ask for the spare that replaces the one just taken.
+
+        Called once the job has been handed over: the zygote serves its messages in order, and
+        a fork of a process holding torch costs it several ms, which the job must not wait for.
+        """
+        with self._spares_lock:
+            while len(self._spares) < self.spare_count:
+                self._spares.append(self._prepare())
 
     def run(self, payload: dict[str, Any], limits: Limits) -> RawRun:
         """Run one job in a fresh spare. ``payload`` goes to the harness (never expected values)."""
         started = time.perf_counter()
+        raw = RawRun(started=started)
         spare = self._take_spare()
+        raw.mark("take spare", started)
         job_id, group, waiter = spare["id"], spare["group"], spare["waiter"]
         group.set_limits(limits.memory_mb, limits.max_processes)
-        raw = RawRun()
+        cpu_at_hand_over = group.cpu_ms()  # the spare's warm-up ran in this cgroup already
+        raw.mark("cgroup limits", started)
         pipes = [os.pipe() for _ in range(4)]  # job in, stdout, stderr, results
         finished_cleanly = False
         try:
             msg = {"op": "job", "id": job_id, "cpu_s": int(limits.time_s) + 1, "file_mb": limits.max_file_mb}
             child_ends = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1]]
-            with self._send_lock:
-                socket.send_fds(self.control, [json.dumps(msg).encode()], child_ends)
+            with contextlib.suppress(OSError):  # a spare that died meanwhile: the run reports it
+                socket.send_fds(spare["link"], [json.dumps(msg).encode()], child_ends)
+            spare["link"].close()
             for fd in child_ends:
                 os.close(fd)
+            raw.mark("hand-over", started)
+            self._replenish()
+            raw.mark("next spare asked for", started)
             self._feed(pipes[0][1], json.dumps(payload).encode())
+            raw.mark("payload written", started)
             finished_cleanly = _collect(
                 raw, pipes[1][0], pipes[2][0], pipes[3][0], limits, started, waiter["event"]
             )
+            raw.mark("output read", started)
+            raw.job_cpu_ms = group.cpu_ms() - cpu_at_hand_over
         finally:
             for fd in (pipes[1][0], pipes[2][0], pipes[3][0]):
                 with contextlib.suppress(OSError):
@@ -295,6 +329,7 @@ class Sandbox:
                 # cgroup) is cleaned up off the critical path.
                 group.kill_all(wait=False)
                 self._reaper.submit(self._finish, job_id, waiter, group)
+                raw.mark("teardown handed off", started)
             else:
                 group.kill_all()
                 waiter["event"].wait(timeout=2.0)
@@ -469,8 +504,11 @@ def _collect(
                     pending += chunk
                     cut = pending.rfind(b"\n")
                     if cut >= 0:
+                        seen = len(raw.records)
                         done = _parse_records(raw, bytes(pending[: cut + 1])) or done
                         del pending[: cut + 1]
+                        for record in raw.records[seen:]:
+                            raw.mark(str(record.get("type")), started)
                 else:
                     buffers[fd] += chunk
             if len(buffers[out_fd]) + len(buffers[err_fd]) > output_cap:

@@ -1,14 +1,16 @@
 """The zygote: a process inside the sandbox with torch imported, that forks one child per job.
 
-It never runs learner code and never sees a job's data: the host sends it only a job's
-id, limits and four pipe ends (job input, stdout, stderr, results), which it forwards to
-a *spare* prepared ahead of time. A spare reads the job itself, locks itself down and
-becomes the job's harness:
+It never runs learner code and never sees a job's data: it only forks *spares*, each
+prepared ahead of time and given its own link to the host (one end of a socket pair the host
+made). The job comes over that link straight from the host — its id, limits and four pipe
+ends (job input, stdout, stderr, results) — so a job never waits behind the zygote forking
+another spare. A spare reads the job itself, locks itself down and becomes the job's harness:
 
     zygote ──fork──▶ spare (root)      new session; unshare(mount, ipc, uts); join the
                                        job's cgroup; unmount /cg; a /proc that hides other
-                                       uids' processes; a fresh size-limited /tmp
-                                       ── the job arrives ──
+                                       uids' processes; a fresh size-limited /tmp; a warm-up
+                                       step and a fresh random seed
+                                       ── the job arrives from the host ──
                                        read the job; drop to the job's own uid, no
                                        capabilities, no new privileges, seccomp; run the cases
 
@@ -21,10 +23,10 @@ which the host kills whole when the job ends.
 No process ever serves a second job.
 
 Messages on the control socket (SOCK_SEQPACKET, one JSON object per message):
-host → zygote ``{"op": "prepare", "id", "uid", "procs", "tmp_mb"}`` (make a spare: a keeper
-and a waiting harness, already in the job's cgroup and namespaces), then
-``{"op": "job", "id", "cpu_s", "file_mb"}`` + 4 fds (forwarded to that spare's harness);
-zygote → host ``{"op": "ready", "python", "torch"}``, ``{"op": "exit", "id", "status"}``.
+host → zygote ``{"op": "prepare", "id", "uid", "procs", "tmp_mb"}`` + 1 fd (make a spare, already
+in the job's cgroup and namespaces, listening on that link); zygote → host ``{"op": "ready",
+"python", "torch"}``, ``{"op": "exit", "id", "status"}``. On a spare's link, host → spare
+``{"op": "job", "id", "cpu_s", "file_mb"}`` + 4 fds.
 """
 
 from __future__ import annotations
@@ -72,8 +74,33 @@ def warm_up() -> dict[str, str]:
     torch.set_num_threads(1)
     torch.set_num_interop_threads(1)
     runner.guard.warm_up()
+    skip_absent_accelerators()
     exercise()
     return {"python": sys.version.split()[0], "torch": torch.__version__.split("+")[0]}
+
+
+def _seed_nothing(*_args: Any, **_kwargs: Any) -> None:
+    """Seeding a device this machine does not have: nothing to do."""
+
+
+def skip_absent_accelerators() -> None:
+    """Let ``torch.manual_seed`` seed only the devices that exist.
+
+    On a machine without CUDA, XPU or MTIA, torch still queues a seed for each of them and
+    records the caller's stack with ``traceback.format_stack()`` (for an error message at a
+    device initialisation that can never happen): about 0.1–0.5 ms per ``manual_seed``, and
+    problems call it several times per case. Their own documentation says these functions are
+    "silently ignored" without the device, which is what they become here.
+    """
+    import torch
+
+    for name in ("cuda", "xpu", "mtia"):
+        device = getattr(torch, name, None)
+        if device is None or device.is_available():
+            continue
+        for function in ("manual_seed", "manual_seed_all", "seed", "seed_all"):
+            if hasattr(device, function):
+                setattr(device, function, _seed_nothing)
 
 
 def exercise() -> None:
@@ -159,6 +186,7 @@ def run_harness(msg: dict[str, Any], link: socket.socket, seccomp_filter: Any) -
         with open("/proc/self/oom_score_adj", "w") as fh:  # the OOM killer picks the harness first
             fh.write("1000")
         exercise()
+        reseed()  # this process serves one job only, so seeding it now is as fresh as after the job came
         data, fds, _, _ = socket.recv_fds(link, 65536, 4)
         link.close()
         if not data or len(fds) != 4:
@@ -196,7 +224,6 @@ def run_harness(msg: dict[str, Any], link: socket.socket, seccomp_filter: Any) -
         seccomp_filter.load()
         sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
         sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
-        reseed()
     except BaseException as exc:
         if result_w >= 0:
             with contextlib.suppress(OSError):
@@ -237,8 +264,7 @@ def serve(control: socket.socket) -> None:
     gc.collect()
     gc.freeze()  # children inherit these objects without the collector touching (and copying) their pages
     control.send(json.dumps({"op": "ready", **info}).encode())
-    spares: dict[str, socket.socket] = {}  # job id -> link to its waiting harness
-    children: dict[int, tuple[str, int]] = {}  # pidfd -> (job id, keeper pid)
+    children: dict[int, tuple[str, int]] = {}  # pidfd -> (job id, spare pid)
     poller = select.poll()
     poller.register(control, select.POLLIN)
     while True:
@@ -247,38 +273,25 @@ def serve(control: socket.socket) -> None:
                 job_id, pid = children.pop(fd)
                 poller.unregister(fd)
                 os.close(fd)
-                link = spares.pop(job_id, None)
-                if link is not None:
-                    link.close()
                 _, wait_status = os.waitpid(pid, 0)
                 status = os.waitstatus_to_exitcode(wait_status)
                 control.send(json.dumps({"op": "exit", "id": job_id, "status": status}).encode())
                 continue
-            data, fds, _, _ = socket.recv_fds(control, 65536, 4)
+            data, fds, _, _ = socket.recv_fds(control, 65536, 1)
             if not data:
                 return  # the host went away; bubblewrap takes every child down with us
             msg = json.loads(data)
-            if msg.get("op") == "prepare" and not fds:
-                ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            if msg.get("op") == "prepare" and len(fds) == 1:
+                # The spare's end of the host's link to it: the job comes that way, not through us.
+                link = socket.socket(fileno=fds[0])
                 pid = os.fork()
                 if pid == 0:
                     control.close()
-                    ours.close()
-                    for other in spares.values():
-                        other.close()
-                    prepare_spare(msg, theirs, seccomp_filter)
-                theirs.close()
-                spares[msg["id"]] = ours
+                    prepare_spare(msg, link, seccomp_filter)
+                link.close()
                 pidfd = os.pidfd_open(pid)
                 children[pidfd] = (msg["id"], pid)
                 poller.register(pidfd, select.POLLIN)
-            elif msg.get("op") == "job" and len(fds) == 4 and msg.get("id") in spares:
-                link = spares.pop(msg["id"])
-                with contextlib.suppress(OSError):
-                    socket.send_fds(link, [data], fds)
-                link.close()
-                for extra in fds:
-                    os.close(extra)
             else:
                 for extra in fds:
                     os.close(extra)

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
 import anyio
 from fastapi import APIRouter, Depends, Header, Path, Query, Request
-from fastapi.responses import JSONResponse
-from starlette.types import Receive, Scope, Send
 
 from app.api_v1.deps import ApiUser, limit_body
 from app.api_v1.schemas import SubmissionIn, error_responses, model_response
@@ -20,9 +18,10 @@ from app.problems import service as problems
 from app.submissions import repository as submissions_repository
 from app.submissions import service
 from app.submissions.deps import DispatcherDep, WaiterDep
+from app.submissions.dispatch import ResultWaiter
 from app.submissions.models import FINISHED, Submission
 from app.submissions.views import SubmissionList, SubmissionSummary, SubmissionView
-from app.submissions.waiting import wait_finished
+from app.submissions.waiting import WaitingResponse, wait_for
 from runner.verdict import Verdict
 
 router = APIRouter(prefix="/submissions", tags=["submissions"])
@@ -36,35 +35,30 @@ def v1_view(submission: Submission, slug: str) -> dict[str, Any]:
     return SubmissionView.of(submission, slug, url=f"/api/v1/submissions/{submission.id}").api_json()
 
 
-class SubmissionResponse(JSONResponse):
+def submission_response(
+    produce: Callable[[], Awaitable[dict[str, Any]]], headers: dict[str, str]
+) -> WaitingResponse:
     """Answers once the request's transaction has committed (and the job was dispatched).
 
-    The body is built when the response is sent, not when the route returns: with ``wait`` it
-    blocks (in a worker thread) on the :class:`ResultWaiter` until the judge records the verdict or
-    the timeout passes. 200 when the verdict is known, 202 while queued or running.
+    With ``wait`` the body waits on the event loop (no thread held) until the judge records the
+    verdict or the timeout passes. 200 when the verdict is known, 202 while queued or running.
     """
-
-    def __init__(self, produce: Callable[[], dict[str, Any]], headers: dict[str, str]) -> None:
-        super().__init__(None, status_code=202)
-        self._produce = produce
-        self._extra_headers = headers
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        view = await anyio.to_thread.run_sync(self._produce)
-        status = 200 if view["status"] == FINISHED else 202
-        await JSONResponse(view, status_code=status, headers=self._extra_headers)(scope, receive, send)
+    return WaitingResponse(produce, lambda view: 200 if view["status"] == FINISHED else 202, headers)
 
 
 def _produce(
-    db: Database, waiter: Any, submission_id: int, slug: str, wait_s: float | None
-) -> Callable[[], dict[str, Any]]:
-    def produce() -> dict[str, Any]:
-        if wait_s:
-            wait_finished(db, waiter, submission_id, wait_s)
+    db: Database, waiter: ResultWaiter, submission_id: int, slug: str, wait_s: float | None
+) -> Callable[[], Awaitable[dict[str, Any]]]:
+    def read() -> dict[str, Any]:
         with db.sessionmaker() as fresh:
             submission = submissions_repository.get(fresh, submission_id)
             assert submission is not None  # committed before the response is sent
             return v1_view(submission, slug)
+
+    async def produce() -> dict[str, Any]:
+        if not wait_s:
+            return await anyio.to_thread.run_sync(read)
+        return await wait_for(waiter, submission_id, read, lambda view: view["status"] == FINISHED, wait_s)
 
     return produce
 
@@ -126,7 +120,7 @@ def create_submission(
     headers = {"Location": f"/api/v1/submissions/{submission.id}"}
     if replayed:
         headers["Idempotent-Replayed"] = "true"
-    return SubmissionResponse(produce, headers)
+    return submission_response(produce, headers)
 
 
 @router.get(
@@ -157,7 +151,7 @@ def get_submission(
     if not wait or submission.status == FINISHED:
         return v1_view(submission, slug)
     wait_s = min(timeout or settings.wait_timeout_s, settings.wait_timeout_s)
-    return SubmissionResponse(_produce(get_database(request), waiter, submission_id, slug, wait_s), {})
+    return submission_response(_produce(get_database(request), waiter, submission_id, slug, wait_s), {})
 
 
 @router.get("", response_model=SubmissionList, responses=error_responses(401, 404, 422, 429))

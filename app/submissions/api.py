@@ -14,7 +14,8 @@ from app.kit.web import CsrfProtected, SessionDep, SettingsDep, get_database
 from app.problems import service as problems
 from app.submissions import service
 from app.submissions.deps import DispatcherDep, WaiterDep
-from app.submissions.waiting import wait_finished
+from app.submissions.models import FINISHED
+from app.submissions.waiting import WaitingResponse, wait_for
 
 router = APIRouter(prefix="/api", tags=["submissions"])
 
@@ -79,11 +80,24 @@ def get_submission(
     settings: SettingsDep,
     wait: Annotated[bool, Query(description="block until the verdict, at most `timeout` seconds")] = False,
     timeout: Annotated[float | None, Query(gt=0, le=120)] = None,
-) -> dict[str, Any]:
+) -> Any:
+    """The learner's submission; with ``wait``, answered when its verdict is recorded.
+
+    The wait happens on the event loop once the route has returned (:class:`WaitingResponse`), so
+    a waiting page holds neither a worker thread nor the request's database connection.
+    """
     submission = service.get_own(session, user, submission_id)
-    if wait and submission.status != "finished":
-        seconds = min(timeout or settings.wait_timeout_s, settings.wait_timeout_s)
-        wait_finished(get_database(request), waiter, submission_id, seconds)
-        session.expire_all()
-        submission = service.get_own(session, user, submission_id)
-    return service.to_view(submission, service.problem_of(session, submission).slug)
+    slug = service.problem_of(session, submission).slug
+    if not wait or submission.status == FINISHED:
+        return service.to_view(submission, slug)
+    seconds = min(timeout or settings.wait_timeout_s, settings.wait_timeout_s)
+    db = get_database(request)
+
+    def read() -> dict[str, Any]:
+        with db.sessionmaker() as fresh:
+            return service.to_view(service.get_own(fresh, user, submission_id), slug)
+
+    async def produce() -> dict[str, Any]:
+        return await wait_for(waiter, submission_id, read, lambda view: view["status"] == FINISHED, seconds)
+
+    return WaitingResponse(produce)

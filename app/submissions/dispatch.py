@@ -8,9 +8,11 @@ web process; a Celery dispatcher will send the id to a worker that calls the sam
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Protocol
 
@@ -26,39 +28,58 @@ class Dispatcher(Protocol):
 
 
 class ResultWaiter:
-    """Wake threads waiting for a submission's verdict as soon as it is recorded.
+    """Wake whoever waits for a submission's verdict as soon as it is recorded.
 
     Waiters register *before* checking the database, so a result recorded between the check and
-    the wait is never missed. Used by the JSON API's ``?wait=true``.
+    the wait is never missed. Used by ``?wait=true``: :meth:`wait` blocks a thread,
+    :meth:`subscribe` gives an event loop an :class:`asyncio.Event` instead, so a request waiting
+    for its verdict holds no worker thread (and no database connection) meanwhile.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._events: dict[int, tuple[threading.Event, int]] = {}
+        self._wakers: dict[int, list[Callable[[], None]]] = {}
 
     def notify(self, submission_id: int) -> None:
         with self._lock:
-            entry = self._events.get(submission_id)
-        if entry is not None:
-            entry[0].set()
+            wakers = list(self._wakers.get(submission_id, ()))
+        for wake in wakers:
+            wake()
+
+    @contextlib.contextmanager
+    def _registered(self, submission_id: int, wake: Callable[[], None]) -> Iterator[None]:
+        with self._lock:
+            self._wakers.setdefault(submission_id, []).append(wake)
+        try:
+            yield
+        finally:
+            with self._lock:
+                wakers = self._wakers.get(submission_id, [])
+                wakers.remove(wake)
+                if not wakers:
+                    self._wakers.pop(submission_id, None)
 
     def wait(self, submission_id: int, is_finished: Callable[[], bool], timeout: float) -> bool:
         """Block until ``is_finished()`` or a notification, at most ``timeout`` seconds."""
-        with self._lock:
-            event, count = self._events.get(submission_id, (threading.Event(), 0))
-            self._events[submission_id] = (event, count + 1)
-        try:
+        event = threading.Event()
+        with self._registered(submission_id, event.set):
             if is_finished():
                 return True
             event.wait(timeout)
             return is_finished()
-        finally:
-            with self._lock:
-                event, count = self._events[submission_id]
-                if count <= 1:
-                    del self._events[submission_id]
-                else:
-                    self._events[submission_id] = (event, count - 1)
+
+    @contextlib.asynccontextmanager
+    async def subscribe(self, submission_id: int) -> AsyncIterator[asyncio.Event]:
+        """An event of the running loop, set when the submission's verdict is recorded."""
+        loop = asyncio.get_running_loop()
+        event = asyncio.Event()
+
+        def wake() -> None:
+            with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits any more
+                loop.call_soon_threadsafe(event.set)
+
+        with self._registered(submission_id, wake):
+            yield event
 
 
 class InProcessDispatcher:

@@ -19,7 +19,7 @@ from app.problems.models import Problem
 from app.progress import repository as progress_state
 from app.submissions import repository
 from app.submissions.dispatch import Dispatcher
-from app.submissions.models import CUSTOM, FINISHED, MODES, Submission
+from app.submissions.models import CUSTOM, MODES, Submission
 from app.submissions.views import SubmissionSummary, SubmissionView
 from runner.input_text import check_arguments, read_arguments
 from runner.inputs import InputError
@@ -290,12 +290,6 @@ def version_label(session: Session, submission: Submission, problem: Problem) ->
         number=ran.number if ran is not None else None,
         live_number=live.number if live is not None else None,
     )
-
-
-def is_finished(session: Session, submission_id: int) -> bool:
-    session.expire_all()
-    submission = repository.get(session, submission_id)
-    return submission is None or submission.status == FINISHED
 
 
 def to_view(submission: Submission, slug: str) -> dict[str, Any]:

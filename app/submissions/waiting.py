@@ -1,22 +1,61 @@
-"""``?wait=true``: block until a submission's verdict is recorded, or a timeout passes (one helper).
+"""``?wait=true``: answer when a submission's verdict is recorded, or when a timeout passes.
 
-Woken by the judge's notification (:class:`ResultWaiter`), not by polling; each check reads the
-database in a fresh session, so a verdict recorded by another process (the scaled-out recorder)
-is seen too.
+Woken by the judge's notification (:class:`ResultWaiter`), not by polling; each read uses a fresh
+session, so a verdict recorded by another process (the scaled-out recorder) is seen too.
+:func:`wait_for` waits on the event loop: a waiting request holds neither a worker thread nor a
+database connection, so many learners waiting at once cannot starve the judge of connections.
 """
 
 from __future__ import annotations
 
-from app.kit.db import Database
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import anyio
+from fastapi.responses import JSONResponse
+from starlette.types import Receive, Scope, Send
+
 from app.submissions.dispatch import ResultWaiter
-from app.submissions.service import is_finished
+
+T = TypeVar("T")
 
 
-def wait_finished(db: Database, waiter: ResultWaiter, submission_id: int, seconds: float) -> bool:
-    """Whether the submission is finished, after waiting at most ``seconds`` for it to be."""
+async def wait_for(
+    waiter: ResultWaiter, submission_id: int, read: Callable[[], T], done: Callable[[T], bool], seconds: float
+) -> T:
+    """``read()`` (run in a worker thread) once ``done`` says so, or after ``seconds``: the last read.
 
-    def finished() -> bool:
-        with db.sessionmaker() as fresh:
-            return is_finished(fresh, submission_id)
+    Subscribed before the first read, so a verdict recorded in between still wakes us.
+    """
+    async with waiter.subscribe(submission_id) as recorded:
+        value = await anyio.to_thread.run_sync(read)
+        if done(value):
+            return value
+        with anyio.move_on_after(seconds):
+            await recorded.wait()
+    return await anyio.to_thread.run_sync(read)
 
-    return waiter.wait(submission_id, finished, seconds)
+
+class WaitingResponse(JSONResponse):
+    """A JSON answer whose body is produced when it is sent, after the route's transaction committed.
+
+    ``produce`` is awaited on the event loop (with :func:`wait_for` when the request waits for a
+    verdict), so nothing holds a worker thread or a database connection meanwhile; ``status_of``
+    picks the status code from the produced body.
+    """
+
+    def __init__(
+        self,
+        produce: Callable[[], Awaitable[dict[str, Any]]],
+        status_of: Callable[[dict[str, Any]], int] = lambda _: 200,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(None, status_code=202)
+        self._produce = produce
+        self._status_of = status_of
+        self._extra_headers = headers or {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        body = await self._produce()
+        response = JSONResponse(body, status_code=self._status_of(body), headers=self._extra_headers)
+        await response(scope, receive, send)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from app.problems.models import Problem
 from app.submissions.dispatch import ResultWaiter
 from app.submissions.judging import judge_submission, record_result
 from app.submissions.models import Submission
+from app.submissions.waiting import wait_for
 from runner.jobs import ACCEPTED, WRONG_ANSWER, CaseResult, JudgeResult
 
 
@@ -130,3 +132,43 @@ def test_waiter_returns_at_once_when_already_finished() -> None:
     start = time.monotonic()
     assert ResultWaiter().wait(1, lambda: True, timeout=10) is True
     assert time.monotonic() - start < 1
+
+
+def test_async_wait_reads_again_once_notified_from_another_thread() -> None:
+    """``?wait`` on the event loop: subscribed before the first read, woken by the judge's thread."""
+    waiter = ResultWaiter()
+    finished = threading.Event()
+    first_read = threading.Event()
+    reads: list[bool] = []
+
+    def read() -> bool:
+        reads.append(finished.is_set())
+        first_read.set()
+        return finished.is_set()
+
+    def judge() -> None:  # the judge thread records the verdict once the request waits
+        assert first_read.wait(5)
+        finished.set()
+        waiter.notify(7)
+
+    async def request() -> bool:
+        threading.Thread(target=judge).start()
+        return await wait_for(waiter, 7, read, bool, seconds=30)
+
+    start = time.monotonic()
+    assert asyncio.run(request()) is True
+    assert time.monotonic() - start < 10  # woken, not timed out
+    assert reads == [False, True]
+    waiter.notify(7)  # nobody subscribes any more: harmless
+
+
+def test_async_wait_answers_at_once_when_already_finished_and_after_the_timeout() -> None:
+    waiter = ResultWaiter()
+    assert asyncio.run(wait_for(waiter, 1, lambda: "finished", lambda v: v == "finished", 30)) == "finished"
+    reads: list[int] = []
+
+    def read() -> int:
+        reads.append(1)
+        return len(reads)
+
+    assert asyncio.run(wait_for(waiter, 2, read, lambda _: False, 0.05)) == 2  # read again after the timeout
