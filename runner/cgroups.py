@@ -97,6 +97,8 @@ class JobCgroup:
     name: str
     dirs: dict[str, Path]  # controller -> host directory
     version: int
+    limits: tuple[int, int] | None = None  # (memory MB, processes) last written
+
 
     def sandbox_procs_files(self) -> list[str]:
         """The ``cgroup.procs`` paths as the sandbox sees them (joined by writing "0")."""
@@ -149,6 +151,9 @@ class JobCgroup:
         return int(raw) / 2**20 if raw.isdigit() else 0.0
 
     def set_limits(self, memory_mb: int, max_processes: int) -> None:
+        """Write the limits, unless they are already these (a spare made with the job's defaults)."""
+        if self.limits == (memory_mb, max_processes):
+            return
         limit = str(memory_mb * 2**20)
         if self.version == 1:
             memory = self.dirs["memory"]
@@ -169,6 +174,7 @@ class JobCgroup:
             with contextlib.suppress(OSError):
                 _write(unified / "memory.swap.max", "0")
             _write(unified / "pids.max", str(max_processes))
+        self.limits = (memory_mb, max_processes)
 
     def remove(self) -> None:
         self.kill_all()

@@ -310,10 +310,10 @@ class Sandbox:
             for fd in child_ends:
                 os.close(fd)
             raw.mark("hand-over", started)
-            self._replenish()
-            raw.mark("next spare asked for", started)
             self._feed(pipes[0][1], json.dumps(payload).encode())
             raw.mark("payload written", started)
+            self._replenish()  # after the job has all it needs: the spare reads while we do this
+            raw.mark("next spare asked for", started)
             finished_cleanly = _collect(
                 raw, pipes[1][0], pipes[2][0], pipes[3][0], limits, started, waiter["event"]
             )

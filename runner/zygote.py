@@ -9,10 +9,11 @@ another spare. A spare reads the job itself, locks itself down and becomes the j
     zygote ──fork──▶ spare (root)      new session; unshare(mount, ipc, uts); join the
                                        job's cgroup; unmount /cg; a /proc that hides other
                                        uids' processes; a fresh size-limited /tmp; a warm-up
-                                       step and a fresh random seed
+                                       step and a fresh random seed; the seccomp filter, an
+                                       empty capability bounding set, a clean environment
                                        ── the job arrives from the host ──
                                        read the job; drop to the job's own uid, no
-                                       capabilities, no new privileges, seccomp; run the cases
+                                       capabilities, no new privileges; run the cases
 
 One fork per job: forking and tearing down a process that holds torch costs ~5 ms of
 CPU each way, so a keeper process per job (for a pid namespace per job) would cost a
@@ -187,10 +188,21 @@ def run_harness(msg: dict[str, Any], link: socket.socket, seccomp_filter: Any) -
             fh.write("1000")
         exercise()
         reseed()  # this process serves one job only, so seeding it now is as fresh as after the job came
+        # What needs nothing from the job is done before it exists, the seccomp filter included
+        # (loaded while this process is still root with CAP_SYS_ADMIN, after its last mount):
+        # the job comes to a process that only has to take its pipes and drop to its uid.
+        devnull = os.open("/dev/null", os.O_RDONLY)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+        os.environ.clear()
+        os.environ.update(SAFE_ENV)
+        os.chdir("/tmp")
+        seccomp_filter.load()
+        syscalls.drop_capability_bounding_set()
         data, fds, _, _ = socket.recv_fds(link, 65536, 4)
         link.close()
         if not data or len(fds) != 4:
-            os._exit(72)  # the zygote went away: no job will come
+            os._exit(72)  # the host dropped this spare: no job will come
         job = json.loads(data)
         job_in, stdout_w, stderr_w, result_w = fds
         payload = json.loads(read_all(job_in, MAX_PAYLOAD))
@@ -200,7 +212,6 @@ def run_harness(msg: dict[str, Any], link: socket.socket, seccomp_filter: Any) -
             with open(path, "w", encoding="utf-8", errors="surrogateescape") as fh:
                 fh.write(text)
             os.chmod(path, 0o444)
-        devnull = os.open("/dev/null", os.O_RDONLY)
         os.dup2(devnull, 0)
         os.dup2(stdout_w, 1)
         os.dup2(stderr_w, 2)
@@ -211,17 +222,10 @@ def run_harness(msg: dict[str, Any], link: socket.socket, seccomp_filter: Any) -
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
         file_bytes = int(job["file_mb"]) * 2**20
         resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
-        os.environ.clear()
-        os.environ.update(SAFE_ENV)
-        os.chdir("/tmp")
-        syscalls.drop_capability_bounding_set()
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
         syscalls.prctl(syscalls.PR_SET_NO_NEW_PRIVS, 1)
-        seccomp_filter.load()
         sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
         sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
     except BaseException as exc:
