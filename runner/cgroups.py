@@ -99,7 +99,6 @@ class JobCgroup:
     version: int
     limits: tuple[int, int] | None = None  # (memory MB, processes) last written
 
-
     def sandbox_procs_files(self) -> list[str]:
         """The ``cgroup.procs`` paths as the sandbox sees them (joined by writing "0")."""
         if self.version == 2:
