@@ -43,7 +43,7 @@ import socket
 import sys
 from typing import Any
 
-from runner import syscalls
+from runner import hugepages, syscalls
 
 MAX_PAYLOAD = 64 * 1024 * 1024
 SAFE_ENV = {
@@ -267,6 +267,7 @@ def serve(control: socket.socket) -> None:
     info = warm_up()
     gc.collect()
     gc.freeze()  # children inherit these objects without the collector touching (and copying) their pages
+    hugepages.collapse_self()  # each fork and exit then handles one entry per 2 MB, not 512 (runner/hugepages.py)
     control.send(json.dumps({"op": "ready", **info}).encode())
     children: dict[int, tuple[str, int]] = {}  # pidfd -> (job id, spare pid)
     poller = select.poll()
