@@ -16,6 +16,7 @@ class PoolMemory:
     processes: int
     rss_mb: float  # counts every shared page once per process: torch's pages many times over
     pss_mb: float  # shared pages split between the processes that map them: the real total
+    anon_huge_mb: float = 0.0  # mapped as transparent huge pages (runner/hugepages.py), counted like RSS
 
 
 def _stat_fields(pid: int) -> list[str]:
@@ -42,7 +43,7 @@ def descendants(root: int) -> list[int]:
 
 
 def memory(pids: list[int]) -> PoolMemory:
-    rss = pss = 0
+    rss = pss = huge = 0
     counted = 0
     for pid in pids:
         try:
@@ -57,7 +58,9 @@ def memory(pids: list[int]) -> PoolMemory:
                 rss += int(rest.split()[0])
             elif key == "Pss":
                 pss += int(rest.split()[0])
-    return PoolMemory(processes=counted, rss_mb=rss / 1024, pss_mb=pss / 1024)
+            elif key == "AnonHugePages":
+                huge += int(rest.split()[0])
+    return PoolMemory(processes=counted, rss_mb=rss / 1024, pss_mb=pss / 1024, anon_huge_mb=huge / 1024)
 
 
 def cpu_seconds(pid: int) -> float:
