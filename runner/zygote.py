@@ -267,7 +267,7 @@ def serve(control: socket.socket) -> None:
     info = warm_up()
     gc.collect()
     gc.freeze()  # children inherit these objects without the collector touching (and copying) their pages
-    hugepages.collapse_self()  # each fork and exit then handles one entry per 2 MB, not 512 (runner/hugepages.py)
+    hugepages.collapse_self()  # then each fork and exit handles one entry per 2 MB, not 512 PTEs
     control.send(json.dumps({"op": "ready", **info}).encode())
     children: dict[int, tuple[str, int]] = {}  # pidfd -> (job id, spare pid)
     poller = select.poll()

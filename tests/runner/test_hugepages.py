@@ -84,7 +84,12 @@ def _anon_huge_kb(address: int) -> int:
     raise AssertionError("mapping not found")
 
 
-@pytest.mark.skipif(not _thp_available(), reason="needs transparent huge pages and Linux 6.1+ (MADV_COLLAPSE)")
+needs_thp = pytest.mark.skipif(
+    not _thp_available(), reason="needs transparent huge pages and Linux 6.1+ (MADV_COLLAPSE)"
+)
+
+
+@needs_thp
 def test_a_populated_range_is_collapsed_with_its_contents_and_a_sparse_one_is_not() -> None:
     area = mmap.mmap(-1, 6 * HUGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
     try:
@@ -92,7 +97,8 @@ def test_a_populated_range_is_collapsed_with_its_contents_and_a_sparse_one_is_no
         base = ctypes.addressof(view)
         del view  # (an exported buffer would keep the mmap from closing)
         first = -(-base // HUGE) * HUGE - base  # offset of the first aligned 2 MB
-        dense, sparse = (base + first, base + first + HUGE), (base + first + 2 * HUGE, base + first + 3 * HUGE)
+        dense = (base + first, base + first + HUGE)
+        sparse = (base + first + 2 * HUGE, base + first + 3 * HUGE)
         pattern = os.urandom(HUGE)
         area[first : first + HUGE] = pattern
         area[first + 2 * HUGE : first + 2 * HUGE + 4096] = b"x" * 4096  # one page of 512
@@ -110,7 +116,7 @@ def test_a_populated_range_is_collapsed_with_its_contents_and_a_sparse_one_is_no
         area.close()
 
 
-@pytest.mark.skipif(not _thp_available(), reason="needs transparent huge pages and Linux 6.1+ (MADV_COLLAPSE)")
+@needs_thp
 def test_the_zygote_and_its_spares_map_their_warm_memory_with_huge_pages(runner: Runner) -> None:
     assert runner.ready()
     assert runner.pool_memory().anon_huge_mb >= 64  # ~190 MB collapsed in the zygote
