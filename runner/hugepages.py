@@ -13,8 +13,8 @@ later in the same mapping stay 4 KB. Only anonymous, private, writable mappings 
 inside them that are mostly populated already, so collapsing does not grow the zygote by
 filling sparse ranges with zeroes (``MADV_COLLAPSE`` itself has no such limit).
 
-What it costs: ~0.5 s of system time once, when the zygote starts (measured on this VM, where
-each new huge page is also the hypervisor's first touch of that memory); a job's first write
+What it costs: ~0.5-0.75 s of system time once, when the zygote starts (~94 ranges at ~5 ms each,
+measured on this machine, a VM); a job's first write
 into a huge page splits that page's PMD in the job (a page table, charged to the job's
 cgroup, and 512 entries filled) before copying its 4 KB, as before.
 """
