@@ -65,7 +65,8 @@ class JobProfile:
 
 
 class Runner:
-    def __init__(self, max_concurrent: int | None = None) -> None:
+    def __init__(self, max_concurrent: int | None = None, trace: bool = False) -> None:
+        self.trace = trace  # runner.sandbox.Sandbox's: every record read as it comes (benchmarks)
         self.max_concurrent = max_concurrent or max(2, 2 * (os.cpu_count() or 1))
         self._slots = threading.BoundedSemaphore(self.max_concurrent)
         self._lock = threading.Lock()
@@ -79,7 +80,7 @@ class Runner:
                 if self._sandbox is not None:
                     log.warning("zygote died; starting a new one")
                     self._sandbox.close()
-                self._sandbox = Sandbox()
+                self._sandbox = Sandbox(trace=self.trace)
 
     def close(self) -> None:
         with self._lock:

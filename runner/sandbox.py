@@ -169,8 +169,11 @@ def bwrap_command(bwrap: str, control_fd: int, cgroup_binds: list[tuple[str, str
 class Sandbox:
     """One warm zygote. Thread-safe: many jobs may run at once, each in its own child."""
 
-    def __init__(self, spares: int = 2) -> None:
+    def __init__(self, spares: int = 2, trace: bool = False) -> None:
         self.spare_count = spares
+        # Read every record the moment it is written (a wake-up each), for the exact timeline of
+        # ``python -m runner bench``'s breakdown; judging reads them in batches (see _collect).
+        self.trace = trace
         self.bwrap = check_host()
         self.cgroups = CgroupTree()
         self.cgroups.sweep()
@@ -321,7 +324,7 @@ class Sandbox:
             self._replenish()  # after the job has all it needs: the spare reads while we do this
             raw.mark("next spare asked for", started)
             finished_cleanly = _collect(
-                raw, pipes[1][0], pipes[2][0], pipes[3][0], limits, started, waiter["event"]
+                raw, pipes[1][0], pipes[2][0], pipes[3][0], limits, started, waiter["event"], self.trace
             )
             raw.mark("output read", started)
             raw.job_cpu_ms = group.cpu_ms() - cpu_at_hand_over
@@ -482,6 +485,7 @@ def _collect(
     limits: Limits,
     started: float,
     exited: threading.Event,
+    trace: bool = False,
 ) -> bool:
     """Read the job's pipes until the harness is done, they close, or a limit is hit.
 
@@ -492,7 +496,7 @@ def _collect(
     wake-up, and when the channel closes: the harness closes it after its end record, which
     wakes this loop at once (``POLLHUP`` is reported even for a descriptor polled for nothing).
     A channel that holds much data is watched for data from then on, so a large record never
-    waits for ticks.
+    waits for ticks; so is every channel with ``trace`` (the benchmark's timeline of records).
 
     A harness that exits without its end record may leave a daemon holding the pipes
     open: once the exit is known, reading stops after a short grace period.
@@ -508,7 +512,7 @@ def _collect(
         os.set_blocking(fd, False)
     poller.register(out_fd, select.POLLIN)
     poller.register(err_fd, select.POLLIN)
-    poller.register(res_fd, 0)
+    poller.register(res_fd, select.POLLIN if trace else 0)
     deadline = started + limits.time_s
     open_fds = {out_fd, err_fd, res_fd}
     done = False
