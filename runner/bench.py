@@ -33,7 +33,6 @@ STAGES = {
     "cgroup limits": "host: set the job's cgroup limits",
     "hand-over": "host: the job's pipes to the spare, over its own link",
     "payload written": "host: write the job (code, tests) to its pipe",
-    "next spare asked for": "host: ask the zygote for the next spare",
     "start": "sandbox: spare wakes, reads the job, writes files, locks down",
     "cases": "sandbox: load and run tests.py, install the guard (the cases)",
     "case 1": "sandbox: import solution.py + case 1 (+ encode, write)",

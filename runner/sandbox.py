@@ -184,6 +184,7 @@ class Sandbox:
         self.info: dict[str, str] = {}
         self.proc: subprocess.Popen[bytes] | None = None
         self._reaper = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sandbox-reaper")
+        self._spare_maker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-spares")
         self._spares: collections.deque[dict[str, Any]] = collections.deque()
         self._spares_lock = threading.Lock()
         self._start()
@@ -244,6 +245,7 @@ class Sandbox:
                     exited["event"].set()
 
     def close(self) -> None:
+        self._spare_maker.shutdown(wait=True, cancel_futures=True)
         with self._spares_lock:
             while self._spares:
                 self._spares.popleft()["link"].close()  # a spare whose link closes exits
@@ -287,14 +289,21 @@ class Sandbox:
             return self._prepare()
 
     def _replenish(self) -> None:
-        """Ask for the spare that replaces the one just taken.
+        """Ask for the spares that replace those taken (on the ``sandbox-spares`` thread).
 
-        Called once the job has been handed over: the zygote serves its messages in order, and
-        a fork of a process holding torch costs it several ms, which the job must not wait for.
+        Run once the job has been handed over: the zygote serves its messages in order, and a
+        fork of a process holding torch costs it several ms, which the job must not wait for;
+        nor must the job's host thread wait for the new spare's cgroup (a few mkdir and writes,
+        some ms at times on a busy host), so this runs beside it. The lock is not held while a
+        spare is made, so a job that comes meanwhile takes a ready spare at once.
         """
-        with self._spares_lock:
-            while len(self._spares) < self.spare_count:
-                self._spares.append(self._prepare())
+        while True:
+            with self._spares_lock:
+                if len(self._spares) >= self.spare_count:
+                    return
+            spare = self._prepare()
+            with self._spares_lock:
+                self._spares.append(spare)
 
     def run(self, payload: dict[str, Any], limits: Limits) -> RawRun:
         """Run one job in a fresh spare. ``payload`` goes to the harness (never expected values)."""
@@ -321,8 +330,7 @@ class Sandbox:
             raw.mark("hand-over", started)
             self._feed(pipes[0][1], json.dumps(payload).encode())
             raw.mark("payload written", started)
-            self._replenish()  # after the job has all it needs: the spare reads while we do this
-            raw.mark("next spare asked for", started)
+            self._spare_maker.submit(self._replenish)  # after the job has all it needs
             finished_cleanly = _collect(
                 raw, pipes[1][0], pipes[2][0], pipes[3][0], limits, started, waiter["event"], self.trace
             )

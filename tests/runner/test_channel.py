@@ -124,3 +124,24 @@ def test_the_sandbox_runs_the_tests_the_host_compiled(runner: Runner, probe) -> 
     raw = runner._run(payload, problem.limits)
     values = [r.get("value") for r in raw.records if r.get("type") == "case"]
     assert values == [42, 42]
+
+
+def test_the_job_files_are_the_sources_and_read_only(judge_probe: JudgeFn) -> None:
+    # The spare writes solution.py and tests.py (runner.zygote.write_read_only); the learner's code
+    # can read its own file (inspect.getsource works) but change neither.
+    src = (
+        "import inspect, os, stat\n"
+        "def probe():\n"
+        "    mine = open('/tmp/solution.py', encoding='utf-8').read()\n"
+        "    modes = [stat.S_IMODE(os.stat(p).st_mode) for p in ('/tmp/solution.py', '/tmp/tests.py')]\n"
+        "    try:\n"
+        "        open('/tmp/tests.py', 'a')\n"
+        "        writable = True\n"
+        "    except OSError:\n"
+        "        writable = False\n"
+        "    same = mine.endswith('# é, the end\\n') and 'def probe' in inspect.getsource(probe)\n"
+        "    return 0 if same and modes == [0o444, 0o444] and not writable else [same, modes, writable]\n"
+        "# é, the end\n"
+    )
+    result = judge_probe(src, mode="run")
+    assert result.verdict == jobs.ACCEPTED, (result.message, result.cases[0].actual)
