@@ -26,6 +26,9 @@ from runner.sandbox import Sandbox
 
 DEFAULT_PROBLEM = Path(__file__).resolve().parent.parent / "problems" / "backward-hook-gradients"
 TARGET_MEDIAN_MS = 10.0  # issue #16, part 3: the seed problem, job in -> verdict out
+# Back to back, each job shares the 2 cores with the last one's teardown and the next spare's
+# fork and warm-up (about as much CPU again as the job): the spaced series shows a job alone.
+SPACED_GAP_S = 0.05
 
 # Timeline marks (runner.sandbox / runner.engine) -> what happened since the previous mark.
 STAGES = {
@@ -138,6 +141,13 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
         timelines.append(profile.stages)
     runner._sandbox.trace = False
 
+    spaced: list[float] = []
+    for _ in range(jobs_count):
+        time.sleep(SPACED_GAP_S)
+        result = runner.judge(job())
+        assert result.accepted, result.message
+        spaced.append(result.time_ms)
+
     total = jobs_count * 2
     started = time.perf_counter()
     with ThreadPoolExecutor(max_workers=4) as pool:
@@ -153,6 +163,10 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
     print(f"{'job in -> verdict out, p95':<34}{max(cold):>10.0f}ms{warm_p95:>10.1f}ms")
     print(f"{'verdicts/s, 1 at a time':<34}{1000 / cold_ms:>12.2f}{1000 / warm_ms:>12.1f}")
     print(f"verdicts/s with 4 concurrent jobs (warm): {total / elapsed:.1f} ({accepted}/{total} accepted)")
+    print(
+        f"job in -> verdict out with one job every {SPACED_GAP_S * 1000:.0f} ms (not back to back): "
+        f"median {statistics.median(spaced):.1f} ms, p95 {_pct(spaced, 0.95):.1f} ms"
+    )
     print_breakdown(timelines, traced)
     print(
         f"CPU per verdict: host {host_cpu_ms:.1f} ms (this process); sandbox {pool_cpu_ms:.1f} ms in all "
