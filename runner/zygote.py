@@ -240,7 +240,8 @@ def run_harness(msg: dict[str, Any], link: socket.socket, seccomp_filter: Any) -
         harness.run(payload, harness.ResultChannel(3), "/tmp")
         sys.stdout.flush()
         sys.stderr.flush()
-        os.close(3)  # the host reads the channel when it closes (runner.sandbox._collect)
+        with contextlib.suppress(OSError):  # the learner's code may have closed it already
+            os.close(3)  # the host reads the channel when it closes (runner.sandbox._collect)
     except BaseException:
         os._exit(1)
     os._exit(0)
