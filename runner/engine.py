@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from runner import custom, jobs, observations, poolstats
+from runner import compiled, custom, jobs, observations, poolstats
 from runner.jobs import JUDGE_FORMAT, CaseExpectation, Expectations, Job, JudgeResult, Limits
 from runner.poolstats import PoolMemory
 from runner.problem import ProblemFiles
@@ -29,7 +29,12 @@ class ExpectationError(ValueError):
 
 
 def _payload(
-    job_code: str, tests_source: str, entry_point: str, cases: list[str] | None, key: bytes
+    job_code: str,
+    tests_source: str,
+    entry_point: str,
+    cases: list[str] | None,
+    key: bytes,
+    tests_code: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     return {
         "code": job_code,
@@ -37,7 +42,16 @@ def _payload(
         "entry_point": entry_point,
         "cases": cases,
         "integrity_key": key.hex(),  # taken out by the harness before the learner's code runs
-    }
+    } | ({"tests_code": tests_code} if tests_code is not None else {})
+
+
+def _compiled(tests_source: str) -> dict[str, str] | None:
+    """A problem's ``tests.py`` compiled once per version, here instead of in every job
+    (``runner.compiled``); None when it does not compile: the sandbox then reports the error."""
+    try:
+        return compiled.compiled_tests(tests_source)
+    except Exception:  # SyntaxError, ValueError, RecursionError ...: the instructor's file is broken
+        return None
 
 
 @dataclass
@@ -51,7 +65,8 @@ class JobProfile:
 
 
 class Runner:
-    def __init__(self, max_concurrent: int | None = None) -> None:
+    def __init__(self, max_concurrent: int | None = None, trace: bool = False) -> None:
+        self.trace = trace  # runner.sandbox.Sandbox's: every record read as it comes (benchmarks)
         self.max_concurrent = max_concurrent or max(2, 2 * (os.cpu_count() or 1))
         self._slots = threading.BoundedSemaphore(self.max_concurrent)
         self._lock = threading.Lock()
@@ -65,7 +80,7 @@ class Runner:
                 if self._sandbox is not None:
                     log.warning("zygote died; starting a new one")
                     self._sandbox.close()
-                self._sandbox = Sandbox()
+                self._sandbox = Sandbox(trace=self.trace)
 
     def close(self) -> None:
         with self._lock:
@@ -130,7 +145,9 @@ class Runner:
                 selected = [custom.CASE_NAME]
                 result = self._judge_custom(job, job.custom)
             else:
-                payload = _payload(job.code, job.tests_source, job.entry_point, selected, key)
+                payload = _payload(
+                    job.code, job.tests_source, job.entry_point, selected, key, _compiled(job.tests_source)
+                )
                 raw = self._run(payload, job.limits)
                 result = build_result(raw, job.expectations, job.mode, job.limits, key)
                 if profile is not None:
@@ -169,11 +186,18 @@ class Runner:
 
     def compute_expectations(self, problem: ProblemFiles) -> Expectations:
         """Run the reference solution in the sandbox; its values become the expected ones."""
-        return self._expectations(problem.solution, problem.tests, problem.entry_point, problem.limits)
+        return self._expectations(
+            problem.solution, problem.tests, problem.entry_point, problem.limits, compile_tests=True
+        )
 
-    def _expectations(self, solution: str, tests: str, entry_point: str, limits: Limits) -> Expectations:
+    def _expectations(
+        self, solution: str, tests: str, entry_point: str, limits: Limits, compile_tests: bool = False
+    ) -> Expectations:
         key = observations.new_key()
-        raw = self._run(_payload(solution, tests, entry_point, None, key), limits)
+        # Custom runs' generated tests (runner.custom) are compiled in the sandbox: they are not
+        # problem versions, and caching them would only hold learners' inputs in memory.
+        tests_code = _compiled(tests) if compile_tests else None
+        raw = self._run(_payload(solution, tests, entry_point, None, key, tests_code), limits)
         for kind in ("sandbox_error", "tests_error", "compile_error", "import_error"):
             record = next((r for r in raw.records if r.get("type") == kind), None)
             if record:

@@ -24,7 +24,7 @@ import traceback
 import types
 from typing import Any
 
-from runner import guard, sealed, testing, values
+from runner import compiled, guard, sealed, testing, values
 
 SOLUTION_FILE = "solution.py"
 TESTS_FILE = "tests.py"
@@ -137,8 +137,7 @@ def describe_exception(exc: BaseException, filename: str, source: str = "") -> d
     return described
 
 
-def load_module(name: str, source: str, filename: str) -> types.ModuleType:
-    code = compile(source, filename, "exec", dont_inherit=True)
+def load_module(name: str, code: types.CodeType, filename: str) -> types.ModuleType:
     module = types.ModuleType(name)
     module.__file__ = filename
     sys.modules[name] = module
@@ -147,15 +146,16 @@ def load_module(name: str, source: str, filename: str) -> types.ModuleType:
 
 
 def run(payload: dict[str, Any], channel: ResultChannel, workdir: str) -> None:
-    """Run one job. ``payload`` holds ``code``, ``tests_source``, ``entry_point``, ``cases`` and
-    ``integrity_key`` (hex), which is taken out of the payload before anything else runs."""
+    """Run one job. ``payload`` holds ``code``, ``tests_source`` (and, optionally, ``tests_code``:
+    :func:`runner.compiled.compiled_tests`), ``entry_point``, ``cases`` and ``integrity_key``
+    (hex), which is taken out of the payload before anything else runs."""
     key = payload.pop("integrity_key", None)
     channel.send({"type": "start"})
     solution_path = os.path.join(workdir, SOLUTION_FILE)
     tests_path = os.path.join(workdir, TESTS_FILE)
     code: str = payload["code"]
     try:
-        compile(code, solution_path, "exec", dont_inherit=True)
+        solution_code = compile(code, solution_path, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
         line = getattr(exc, "lineno", None)
         column = getattr(exc, "offset", None)
@@ -173,7 +173,7 @@ def run(payload: dict[str, Any], channel: ResultChannel, workdir: str) -> None:
 
     testing.reset_registry()
     try:
-        tests_module = load_module("torchdrill_tests", payload["tests_source"], tests_path)
+        tests_module = load_module("torchdrill_tests", compiled.tests_code(payload, tests_path), tests_path)
     except BaseException as exc:  # the instructor's tests are broken: not the learner's fault
         channel.send(
             {"type": "tests_error", "message": "".join(traceback.format_exception_only(exc))[-2000:]}
@@ -201,7 +201,7 @@ def run(payload: dict[str, Any], channel: ResultChannel, workdir: str) -> None:
     captured = BoundedText(CASE_STDOUT_LIMIT)
     try:
         with contextlib.redirect_stdout(captured):
-            solution = load_module("solution", code, solution_path)
+            solution = load_module("solution", solution_code, solution_path)
     except BaseException as exc:
         channel.send(
             {

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import fcntl
 import itertools
 import json
 import logging
 import os
-import selectors
+import select
 import shutil
 import socket
 import subprocess
@@ -36,6 +37,9 @@ RUNNER_DIR = Path(__file__).resolve().parent
 SANDBOX_LIB = "/opt/torchdrill"
 RESULT_LIMIT = 16 * 1024 * 1024
 EXIT_GRACE_S = 0.1
+RESULT_TICK_S = 0.005  # how often the result channel is read while the job runs (see _collect)
+RESULT_PIPE_BYTES = 1 << 20  # its buffer: a large record fits without waiting for a read
+F_SETPIPE_SZ = 1031
 STARTUP_TIMEOUT_S = float(os.environ.get("TORCHDRILL_SANDBOX_STARTUP_S", "120"))
 UID_BASE = 61000
 UID_SPAN = 4000
@@ -165,8 +169,11 @@ def bwrap_command(bwrap: str, control_fd: int, cgroup_binds: list[tuple[str, str
 class Sandbox:
     """One warm zygote. Thread-safe: many jobs may run at once, each in its own child."""
 
-    def __init__(self, spares: int = 2) -> None:
+    def __init__(self, spares: int = 2, trace: bool = False) -> None:
         self.spare_count = spares
+        # Read every record the moment it is written (a wake-up each), for the exact timeline of
+        # ``python -m runner bench``'s breakdown; judging reads them in batches (see _collect).
+        self.trace = trace
         self.bwrap = check_host()
         self.cgroups = CgroupTree()
         self.cgroups.sweep()
@@ -177,6 +184,7 @@ class Sandbox:
         self.info: dict[str, str] = {}
         self.proc: subprocess.Popen[bytes] | None = None
         self._reaper = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sandbox-reaper")
+        self._spare_maker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-spares")
         self._spares: collections.deque[dict[str, Any]] = collections.deque()
         self._spares_lock = threading.Lock()
         self._start()
@@ -237,6 +245,7 @@ class Sandbox:
                     exited["event"].set()
 
     def close(self) -> None:
+        self._spare_maker.shutdown(wait=True, cancel_futures=True)
         with self._spares_lock:
             while self._spares:
                 self._spares.popleft()["link"].close()  # a spare whose link closes exits
@@ -280,14 +289,21 @@ class Sandbox:
             return self._prepare()
 
     def _replenish(self) -> None:
-        """Ask for the spare that replaces the one just taken.
+        """Ask for the spares that replace those taken (on the ``sandbox-spares`` thread).
 
-        Called once the job has been handed over: the zygote serves its messages in order, and
-        a fork of a process holding torch costs it several ms, which the job must not wait for.
+        Run once the job has been handed over: the zygote serves its messages in order, and a
+        fork of a process holding torch costs it several ms, which the job must not wait for;
+        nor must the job's host thread wait for the new spare's cgroup (a few mkdir and writes,
+        some ms at times on a busy host), so this runs beside it. The lock is not held while a
+        spare is made, so a job that comes meanwhile takes a ready spare at once.
         """
-        with self._spares_lock:
-            while len(self._spares) < self.spare_count:
-                self._spares.append(self._prepare())
+        while True:
+            with self._spares_lock:
+                if len(self._spares) >= self.spare_count:
+                    return
+            spare = self._prepare()
+            with self._spares_lock:
+                self._spares.append(spare)
 
     def run(self, payload: dict[str, Any], limits: Limits) -> RawRun:
         """Run one job in a fresh spare. ``payload`` goes to the harness (never expected values)."""
@@ -300,6 +316,8 @@ class Sandbox:
         cpu_at_hand_over = group.cpu_ms()  # the spare's warm-up ran in this cgroup already
         raw.mark("cgroup limits", started)
         pipes = [os.pipe() for _ in range(4)]  # job in, stdout, stderr, results
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(pipes[3][0], F_SETPIPE_SZ, RESULT_PIPE_BYTES)
         finished_cleanly = False
         try:
             msg = {"op": "job", "id": job_id, "cpu_s": int(limits.time_s) + 1, "file_mb": limits.max_file_mb}
@@ -312,10 +330,9 @@ class Sandbox:
             raw.mark("hand-over", started)
             self._feed(pipes[0][1], json.dumps(payload).encode())
             raw.mark("payload written", started)
-            self._replenish()  # after the job has all it needs: the spare reads while we do this
-            raw.mark("next spare asked for", started)
+            self._spare_maker.submit(self._replenish)  # after the job has all it needs
             finished_cleanly = _collect(
-                raw, pipes[1][0], pipes[2][0], pipes[3][0], limits, started, waiter["event"]
+                raw, pipes[1][0], pipes[2][0], pipes[3][0], limits, started, waiter["event"], self.trace
             )
             raw.mark("output read", started)
             raw.job_cpu_ms = group.cpu_ms() - cpu_at_hand_over
@@ -450,6 +467,24 @@ def _parse_records(raw: RawRun, data: bytes) -> bool:
     return done
 
 
+def _drain(fd: int, limit: int) -> tuple[bytes, bool]:
+    """What ``fd`` (non-blocking) holds now, up to about ``limit`` bytes, and whether it ended."""
+    chunks: list[bytes] = []
+    size = 0
+    while size <= limit:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            break
+        if not chunk:
+            return b"".join(chunks), True
+        chunks.append(chunk)
+        size += len(chunk)
+        if len(chunk) < 1 << 16:
+            break
+    return b"".join(chunks), False
+
+
 def _collect(
     raw: RawRun,
     out_fd: int,
@@ -458,71 +493,87 @@ def _collect(
     limits: Limits,
     started: float,
     exited: threading.Event,
+    trace: bool = False,
 ) -> bool:
     """Read the job's pipes until the harness is done, they close, or a limit is hit.
+
+    The result channel is not watched for data: the harness writes a record or an event per
+    step (about 30 for a 5-case job), and waking for each would cost this process a wake-up and
+    a read every time. The records wait in the pipe (the kernel's buffer, so a job killed
+    mid-way loses none of those it wrote) and are read every ``RESULT_TICK_S``, on any other
+    wake-up, and when the channel closes: the harness closes it after its end record, which
+    wakes this loop at once (``POLLHUP`` is reported even for a descriptor polled for nothing).
+    A channel that holds much data is watched for data from then on, so a large record never
+    waits for ticks; so is every channel with ``trace`` (the benchmark's timeline of records).
 
     A harness that exits without its end record may leave a daemon holding the pipes
     open: once the exit is known, reading stops after a short grace period.
 
     Returns True when the harness reported its end record (the run finished by itself).
     """
-    sel = selectors.DefaultSelector()
+    poller = select.poll()
     buffers = {out_fd: bytearray(), err_fd: bytearray()}
     pending = bytearray()
     results_size = 0
     output_cap = limits.max_output_kb * 1024
     for fd in (out_fd, err_fd, res_fd):
         os.set_blocking(fd, False)
-        sel.register(fd, selectors.EVENT_READ)
+    poller.register(out_fd, select.POLLIN)
+    poller.register(err_fd, select.POLLIN)
+    poller.register(res_fd, select.POLLIN if trace else 0)
     deadline = started + limits.time_s
     open_fds = {out_fd, err_fd, res_fd}
     done = False
     exit_deadline: float | None = None
-    try:
-        while open_fds and not done:
-            now = time.perf_counter()
-            remaining = deadline - now
-            if remaining <= 0:
-                raw.timed_out = True
-                break
-            if exit_deadline is None and exited.is_set():
-                exit_deadline = now + EXIT_GRACE_S
-            if exit_deadline is not None and now >= exit_deadline:
-                break
-            for key, _ in sel.select(timeout=min(remaining, 0.05)):
-                fd = key.fd
-                try:
-                    chunk = os.read(fd, 1 << 16)
-                except BlockingIOError:
-                    continue
-                if not chunk:
-                    sel.unregister(fd)
-                    open_fds.discard(fd)
-                    continue
-                if fd == res_fd:
-                    results_size += len(chunk)
-                    pending += chunk
-                    cut = pending.rfind(b"\n")
-                    if cut >= 0:
-                        seen = len(raw.records)
-                        done = _parse_records(raw, bytes(pending[: cut + 1])) or done
-                        del pending[: cut + 1]
-                        for record in raw.records[seen:]:
-                            raw.mark(str(record.get("type")), started)
-                else:
-                    buffers[fd] += chunk
-            if len(buffers[out_fd]) + len(buffers[err_fd]) > output_cap:
-                raw.output_exceeded = True
-                done = False
-                break
-            if results_size > RESULT_LIMIT:
-                _tampered(raw, f"more than {RESULT_LIMIT // (1024 * 1024)} MB were written on it")
-                done = False
-                break
-        if pending and not done:
-            _parse_records(raw, bytes(pending))
-    finally:
-        sel.close()
+    while open_fds and not done:
+        now = time.perf_counter()
+        remaining = deadline - now
+        if remaining <= 0:
+            raw.timed_out = True
+            break
+        if exit_deadline is None and exited.is_set():
+            exit_deadline = now + EXIT_GRACE_S
+        if exit_deadline is not None and now >= exit_deadline:
+            break
+        tick = RESULT_TICK_S if res_fd in open_fds else 0.05
+        ready = {fd for fd, _ in poller.poll(min(remaining, tick) * 1000)}
+        if res_fd in open_fds:
+            ready.add(res_fd)
+        for fd in ready:
+            room = RESULT_LIMIT - results_size if fd == res_fd else output_cap
+            chunk, ended = _drain(fd, room)
+            if ended:
+                poller.unregister(fd)
+                open_fds.discard(fd)
+            if fd == res_fd:
+                if len(chunk) >= 1 << 16 and not ended:
+                    poller.modify(res_fd, select.POLLIN)
+                results_size += len(chunk)
+                pending += chunk
+                cut = pending.rfind(b"\n")
+                if cut >= 0:
+                    seen = len(raw.records)
+                    done = _parse_records(raw, bytes(pending[: cut + 1])) or done
+                    del pending[: cut + 1]
+                    for record in raw.records[seen:]:
+                        raw.mark(str(record.get("type")), started)
+            else:
+                buffers[fd] += chunk
+        if len(buffers[out_fd]) + len(buffers[err_fd]) > output_cap:
+            raw.output_exceeded = True
+            done = False
+            break
+        if results_size > RESULT_LIMIT:
+            _tampered(raw, f"more than {RESULT_LIMIT // (1024 * 1024)} MB were written on it")
+            done = False
+            break
+    if res_fd in open_fds and not done and results_size <= RESULT_LIMIT:
+        # Stopped by a limit or the exit: what the harness wrote since the last read is kept
+        # (the cases that finished before a time limit are shown with it).
+        chunk, _ = _drain(res_fd, RESULT_LIMIT - results_size)
+        pending += chunk
+    if pending and not done:
+        _parse_records(raw, bytes(pending))
     raw.stdout = clean(bytes(buffers[out_fd][:output_cap]))
     raw.stderr = clean(bytes(buffers[err_fd][:output_cap]))
     return done

@@ -11,6 +11,7 @@ inside the sandbox (``torch.allclose``, ``float.__eq__`` ...) takes part in it.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,17 +69,36 @@ def encode(value: Any, _depth: int = 0) -> Any:
 
 
 def _encode_tensor(tensor: Any) -> dict[str, Any]:
+    torch = sys.modules["torch"]  # a tensor exists, so torch is imported
     t = tensor.detach().cpu()
-    if t.is_complex() or t.layout != __import__("torch").strided:
+    if t.is_complex() or t.layout != torch.strided:
         raise UnsupportedValue("complex or sparse tensors are not supported as case values")
     if t.numel() > MAX_ITEMS:
         raise UnsupportedValue(f"tensor with {t.numel()} elements is too large to compare")
     data = t.reshape(-1).tolist()
-    if t.is_floating_point():
+    if t.is_floating_point() and not _plain_finite_floats(data):
         data = [_encode_float(float(x)) for x in data]
     return {
         "__tensor__": {"dtype": str(t.dtype).removeprefix("torch."), "shape": list(t.shape), "data": data}
     }
+
+
+def _plain_finite_floats(data: Any) -> bool:
+    """True when ``data`` is a list of finite ``float``s exactly, so it is already encoded.
+
+    In C loops (``map``, ``set``, ``sum``) rather than one Python call per element: a NaN or an
+    infinity makes the sum NaN or infinite, and so does an overflow of finite values, which only
+    sends the data through the element-by-element encoding. Anything else a patched ``tolist``
+    may return (ints, bools, nested lists, a string) takes that path too and is judged or
+    refused there, as before.
+    """
+    if type(data) is not list:
+        return False
+    if not data:
+        return True
+    if set(map(type, data)) != {float}:
+        return False
+    return math.isfinite(sum(data))
 
 
 def _decode_float(x: Any) -> Any:

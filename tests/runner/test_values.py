@@ -69,3 +69,30 @@ def test_the_one_verdict_type() -> None:
     assert Verdict.parse(None) is None
     assert Verdict.INTERNAL_ERROR.precedence < Verdict.RUNTIME_ERROR.precedence < Verdict.ACCEPTED.precedence
     assert "vectorised" in Verdict.TIME_LIMIT_EXCEEDED.explanation and Verdict.ACCEPTED.explanation == ""
+
+
+def test_float_tensors_are_encoded_exactly_whatever_their_values() -> None:
+    """One pass when every element is finite; NaN, infinities and sums that overflow still exact."""
+    inf = float("inf")
+    cases = {
+        "finite": ([0.5, -2.0, 0.0], [0.5, -2.0, 0.0]),
+        "non-finite": ([1.0, inf, -inf], [1.0, {"__float__": "inf"}, {"__float__": "-inf"}]),
+        "overflowing sum": ([3e38, 3e38], [float(torch.tensor(3e38)), float(torch.tensor(3e38))]),
+        "cancelling infinities": ([inf, -inf], [{"__float__": "inf"}, {"__float__": "-inf"}]),
+    }
+    for name, (given, wanted) in cases.items():
+        data = values.encode(torch.tensor(given))["__tensor__"]["data"]
+        assert data == wanted, name
+    assert values.encode(torch.zeros(0, dtype=torch.float64))["__tensor__"]["data"] == []
+    assert values.encode(torch.tensor([1, 2]))["__tensor__"]["data"] == [1, 2]
+
+
+def test_a_patched_tolist_is_judged_on_what_it_returns_or_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(torch.Tensor, "tolist", lambda self: [1, True])
+    assert values.encode(torch.zeros(2))["__tensor__"]["data"] == [1.0, 1.0]  # floats, as before
+    monkeypatch.setattr(torch.Tensor, "tolist", lambda self: [[0.0]])
+    with pytest.raises(TypeError):  # the harness reports it as the case's error
+        values.encode(torch.zeros(1))
+    monkeypatch.setattr(torch.Tensor, "tolist", lambda self: "0.0")
+    with pytest.raises(ValueError):
+        values.encode(torch.zeros(1))
