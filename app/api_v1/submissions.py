@@ -47,8 +47,18 @@ def submission_response(
 
 
 def _produce(
-    db: Database, waiter: ResultWaiter, submission_id: int, slug: str, wait_s: float | None
+    db: Database,
+    waiter: ResultWaiter,
+    submission_id: int,
+    slug: str,
+    wait_s: float | None,
+    since: int | None = None,
 ) -> Callable[[], Awaitable[dict[str, Any]]]:
+    """The answer's body: read when it is sent, or (waiting) built from the row the judge recorded.
+
+    ``since``: a :meth:`ResultWaiter.mark` taken while the submission was known unfinished.
+    """
+
     def read() -> dict[str, Any]:
         with db.sessionmaker() as fresh:
             submission = submissions_repository.get(fresh, submission_id)
@@ -58,7 +68,10 @@ def _produce(
     async def produce() -> dict[str, Any]:
         if not wait_s:
             return await anyio.to_thread.run_sync(read)
-        return await wait_for(waiter, submission_id, read, lambda view: view["status"] == FINISHED, wait_s)
+        return await wait_for(
+            waiter, submission_id, read, lambda view: view["status"] == FINISHED, wait_s, since=since,
+            view=lambda finished: v1_view(finished, slug),
+        )  # fmt: skip
 
     return produce
 
@@ -99,6 +112,7 @@ def create_submission(
     Answers 202 with the queued submission; with `wait=true`, 200 with the verdict once it is known
     (or 202 with the current state after `timeout` seconds).
     """
+    since = waiter.mark()  # before the insert: any verdict for it is notified after this
     now = utcnow()
     if idempotency_key is None or service.find_by_key(session, user, idempotency_key) is None:
         service.check_rate(session, user, settings.api_submissions_per_minute, now)
@@ -116,7 +130,9 @@ def create_submission(
     )
     tag_request(request.state, submission.id)
     wait_s = min(timeout or settings.wait_timeout_s, settings.wait_timeout_s) if wait else None
-    produce = _produce(get_database(request), waiter, submission.id, body.problem, wait_s)
+    produce = _produce(
+        get_database(request), waiter, submission.id, body.problem, wait_s, None if replayed else since
+    )
     headers = {"Location": f"/api/v1/submissions/{submission.id}"}
     if replayed:
         headers["Idempotent-Replayed"] = "true"
@@ -146,12 +162,14 @@ def get_submission(
     With `wait=true` the answer comes when the verdict is recorded (woken by the judge, not by
     polling), or after `timeout` seconds with status 202 and the current state.
     """
+    since = waiter.mark()  # before the read: a verdict it does not show is notified after this
     submission = service.get_own(session, user, submission_id)
     slug = service.problem_of(session, submission).slug
     if not wait or submission.status == FINISHED:
         return v1_view(submission, slug)
     wait_s = min(timeout or settings.wait_timeout_s, settings.wait_timeout_s)
-    return submission_response(_produce(get_database(request), waiter, submission_id, slug, wait_s), {})
+    produce = _produce(get_database(request), waiter, submission_id, slug, wait_s, since)
+    return submission_response(produce, {})
 
 
 @router.get("", response_model=SubmissionList, responses=error_responses(401, 404, 422, 429))

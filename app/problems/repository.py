@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import case, func, or_, select, tuple_
 from sqlalchemy.orm import Session
@@ -20,6 +21,24 @@ def get_by_slug(session: Session, slug: str) -> Problem | None:
 
 def get_version(session: Session, version_id: int) -> ProblemVersion | None:
     return session.get(ProblemVersion, version_id)
+
+
+def version_identity(session: Session, version_id: int, problem_id: int) -> tuple[str, str] | None:
+    """``(content_hash, problem slug)`` of a problem's version, without its files; None if either is gone."""
+    stmt = (
+        select(ProblemVersion.content_hash, Problem.slug)
+        .join_from(ProblemVersion, Problem, Problem.id == problem_id)
+        .where(ProblemVersion.id == version_id)
+    )
+    row = session.execute(stmt).first()
+    return (row[0], row[1]) if row is not None else None
+
+
+def version_content(session: Session, version_id: int) -> tuple[dict[str, str], dict[str, Any]] | None:
+    """``(files, expectations)`` of a version (Core: no ORM instance), or None if it is gone."""
+    stmt = select(ProblemVersion.files, ProblemVersion.expectations).where(ProblemVersion.id == version_id)
+    row = session.execute(stmt).first()
+    return (row[0], row[1]) if row is not None else None
 
 
 def latest_version(session: Session, problem_id: int) -> ProblemVersion | None:

@@ -1,10 +1,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import CursorResult, case, func, or_, select, update
+from sqlalchemy import CursorResult, Table, case, func, or_, select, update
 from sqlalchemy.orm import Session, defer
 
 from app.progress import repository as progress
@@ -96,15 +97,52 @@ def reopen(session: Session, submission_id: int) -> bool:
     return result.rowcount == 1
 
 
-def finish(session: Session, submission_id: int, values: dict[str, Any]) -> bool:
-    """Record the final verdict once: a finished submission is never overwritten."""
-    result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
-        update(Submission)
-        .where(Submission.id == submission_id, Submission.status != FINISHED)
+_TABLE: Table = Submission.__table__  # type: ignore[assignment]
+_WITHOUT_CODE = [c for c in _TABLE.c if c.name != "code"]
+_CLAIMED = [_TABLE.c[name] for name in ("problem_id", "problem_version_id", "mode", "code", "custom_input")]
+
+
+def finish(session: Session, submission_id: int, values: dict[str, Any]) -> Submission | None:
+    """Record the final verdict once: a finished submission is never overwritten.
+
+    Returns the row as it now stands, read back by the UPDATE itself (``RETURNING``) into a
+    transient :class:`Submission` that no session holds (its ``code`` is left out), or None if the
+    submission was finished already or is gone.
+    """
+    table = _TABLE
+    row = session.execute(
+        update(table)
+        .where(table.c.id == submission_id, table.c.status != FINISHED)
         .values(status=FINISHED, **values)
-        .execution_options(synchronize_session=False)
-    )
-    return result.rowcount == 1
+        .returning(*_WITHOUT_CODE)
+    ).first()
+    return Submission(**row._mapping) if row is not None else None
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What judging needs of a submission it has just marked running."""
+
+    problem_id: int
+    problem_version_id: int
+    mode: str
+    code: str
+    custom_input: dict[str, Any] | None
+
+
+def claim(session: Session, submission_id: int, now: datetime) -> Claim | None:
+    """queued/running -> running, in one statement that also reads what the job needs.
+
+    None if the submission is finished (or gone). Core, not the ORM: no identity map, no reload.
+    """
+    table = _TABLE
+    row = session.execute(
+        update(table)
+        .where(table.c.id == submission_id, table.c.status != FINISHED)
+        .values(status=RUNNING, started_at=now)
+        .returning(*_CLAIMED)
+    ).first()
+    return Claim(*row) if row is not None else None
 
 
 def solved_problem_ids(session: Session, user_id: int) -> set[int]:
