@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import CursorResult, delete, func, select, update
+from sqlalchemy import CursorResult, bindparam, delete, func, select, update
 from sqlalchemy.orm import Session
 
 from app.accounts.models import ApiToken, LoginFailure, PasswordReset, PremiumCode, PremiumGrant, User
@@ -59,8 +59,11 @@ def revoke_grants(session: Session, user_id: int, now: datetime) -> int:
 # --- tokens ---------------------------------------------------------------------------------------
 
 
+_TOKEN_BY_HASH = select(ApiToken).where(ApiToken.token_hash == bindparam("token_hash"))  # built once
+
+
 def get_token_by_hash(session: Session, token_hash: str) -> ApiToken | None:
-    return session.scalars(select(ApiToken).where(ApiToken.token_hash == token_hash)).first()
+    return session.scalars(_TOKEN_BY_HASH, {"token_hash": token_hash}).first()
 
 
 def list_tokens(session: Session, user_id: int) -> Sequence[ApiToken]:

@@ -119,8 +119,6 @@ async def create_submission(
         # connection while it waits for a thread.
         now = utcnow()
         with db.transaction() as session:
-            if idempotency_key is None or service.find_by_key(session, user, idempotency_key) is None:
-                service.check_rate(session, user, settings.api_submissions_per_minute, now)
             submission, replayed = service.create_or_replay(
                 session,
                 dispatcher,
@@ -132,6 +130,7 @@ async def create_submission(
                 now=now,
                 idempotency_key=idempotency_key,
                 custom_input=body.input,
+                per_minute=settings.api_submissions_per_minute,
             )
             return submission.id, replayed
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import CursorResult, Table, case, func, or_, select, update
+from sqlalchemy import CursorResult, Table, bindparam, case, func, or_, select, update
 from sqlalchemy.orm import Session, defer
 
 from app.progress import repository as progress
@@ -98,24 +98,36 @@ def reopen(session: Session, submission_id: int) -> bool:
 
 
 _TABLE: Table = Submission.__table__  # type: ignore[assignment]
-_WITHOUT_CODE = [c for c in _TABLE.c if c.name != "code"]
-_CLAIMED = [_TABLE.c[name] for name in ("problem_id", "problem_version_id", "mode", "code", "custom_input")]
+_VERDICT_COLUMNS = ("verdict", "passed", "total", "cases", "message", "time_ms", "runtime", "finished_at")
+# Built once, executed with their values (``app.kit.db.prepared`` says why). The ``v_`` names:
+# a bind parameter may not be named after a column an UPDATE sets.
+_FINISH = (
+    update(_TABLE)
+    .where(_TABLE.c.id == bindparam("v_id"), _TABLE.c.status != FINISHED)
+    .values(
+        {"status": FINISHED}
+        | {name: bindparam(f"v_{name}", type_=_TABLE.c[name].type) for name in _VERDICT_COLUMNS}
+    )
+    .returning(*[c for c in _TABLE.c if c.name != "code"])
+)
+_CLAIM = (
+    update(_TABLE)
+    .where(_TABLE.c.id == bindparam("v_id"), _TABLE.c.status != FINISHED)
+    .values(status=RUNNING, started_at=bindparam("v_now", type_=_TABLE.c.started_at.type))
+    .returning(*[_TABLE.c[n] for n in ("problem_id", "problem_version_id", "mode", "code", "custom_input")])
+)
 
 
 def finish(session: Session, submission_id: int, values: dict[str, Any]) -> Submission | None:
     """Record the final verdict once: a finished submission is never overwritten.
 
-    Returns the row as it now stands, read back by the UPDATE itself (``RETURNING``) into a
-    transient :class:`Submission` that no session holds (its ``code`` is left out), or None if the
-    submission was finished already or is gone.
+    ``values`` has each of the verdict's columns (``_VERDICT_COLUMNS``). Returns the row as it now
+    stands, read back by the UPDATE itself (``RETURNING``) into a transient :class:`Submission`
+    that no session holds (its ``code`` is left out), or None if the submission was finished
+    already or is gone.
     """
-    table = _TABLE
-    row = session.execute(
-        update(table)
-        .where(table.c.id == submission_id, table.c.status != FINISHED)
-        .values(status=FINISHED, **values)
-        .returning(*_WITHOUT_CODE)
-    ).first()
+    params = {"v_id": submission_id} | {f"v_{name}": values[name] for name in _VERDICT_COLUMNS}
+    row = session.execute(_FINISH, params).first()
     return Submission(**row._mapping) if row is not None else None
 
 
@@ -135,13 +147,7 @@ def claim(session: Session, submission_id: int, now: datetime) -> Claim | None:
 
     None if the submission is finished (or gone). Core, not the ORM: no identity map, no reload.
     """
-    table = _TABLE
-    row = session.execute(
-        update(table)
-        .where(table.c.id == submission_id, table.c.status != FINISHED)
-        .values(status=RUNNING, started_at=now)
-        .returning(*_CLAIMED)
-    ).first()
+    row = session.execute(_CLAIM, {"v_id": submission_id, "v_now": now}).first()
     return Claim(*row) if row is not None else None
 
 
@@ -176,9 +182,13 @@ def _practice() -> Any:
     return or_(Submission.idempotency_key.is_(None), ~Submission.idempotency_key.startswith(COPY_KEY_PREFIX))
 
 
+_BY_KEY = select(Submission).where(
+    Submission.user_id == bindparam("user_id"), Submission.idempotency_key == bindparam("key")
+)
+
+
 def get_by_idempotency_key(session: Session, user_id: int, key: str) -> Submission | None:
-    stmt = select(Submission).where(Submission.user_id == user_id, Submission.idempotency_key == key)
-    return session.scalars(stmt).first()
+    return session.scalars(_BY_KEY, {"user_id": user_id, "key": key}).first()
 
 
 def list_own(
@@ -205,12 +215,15 @@ def list_own(
     return session.scalars(stmt.order_by(Submission.id.desc()).limit(limit)).all()
 
 
+_COUNT_SINCE = select(func.count(Submission.id), func.min(Submission.created_at)).where(
+    Submission.user_id == bindparam("user_id"),
+    Submission.created_at >= bindparam("since", type_=Submission.__table__.c.created_at.type),
+)
+
+
 def count_since(session: Session, user_id: int, since: datetime) -> tuple[int, datetime | None]:
     """How many submissions the user made since ``since``, and the oldest of them."""
-    stmt = select(func.count(Submission.id), func.min(Submission.created_at)).where(
-        Submission.user_id == user_id, Submission.created_at >= since
-    )
-    count, oldest = session.execute(stmt).one()
+    count, oldest = session.execute(_COUNT_SINCE, {"user_id": user_id, "since": since}).one()
     return int(count or 0), oldest
 
 

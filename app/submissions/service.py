@@ -111,21 +111,28 @@ def create_or_replay(
     idempotency_key: str | None = None,
     custom_input: Any = None,
     custom_text: str | None = None,
+    per_minute: int | None = None,
 ) -> tuple[Submission, bool]:
     """Create a submission, or return the one made earlier with the same idempotency key (and True).
 
     A ``custom`` run carries the learner's arguments (``custom_input`` decoded, or ``custom_text``
     as typed: JSON or Python literals); it is judged against the reference on those arguments.
+    With ``per_minute``, a new submission (not a replay) is first held to that rate (:func:`check_rate`).
     """
+    existing = (
+        repository.get_by_idempotency_key(session, user.id, idempotency_key)
+        if idempotency_key is not None
+        else None
+    )
+    if existing is None and per_minute is not None:
+        check_rate(session, user, per_minute, now)
     if mode not in MODES:
         raise InvalidInput(f"mode must be 'run', 'submit' or 'custom', not {mode!r}.")
     _check_code(code, max_code_bytes)
-    problem = problems.get_published(session, slug)
+    problem = problems.get_published(session, slug, tags=False)
     arguments = custom_arguments(session, problem, mode, custom_input, custom_text)
-    if idempotency_key is not None:
-        existing = repository.get_by_idempotency_key(session, user.id, idempotency_key)
-        if existing is not None:
-            return _replay(existing, problem, code, mode, arguments)
+    if existing is not None:
+        return _replay(existing, problem, code, mode, arguments)
     problems.require_access(problem, user, now)
     new = Submission(
         user_id=user.id,
@@ -151,10 +158,6 @@ def create_or_replay(
     submission_id = submission.id
     on_commit(session, lambda: dispatcher.submit(submission_id))
     return submission, False
-
-
-def find_by_key(session: Session, user: User, key: str) -> Submission | None:
-    return repository.get_by_idempotency_key(session, user.id, key)
 
 
 def check_rate(session: Session, user: User, per_minute: int, now: datetime) -> None:
