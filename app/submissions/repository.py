@@ -8,9 +8,57 @@ from typing import Any
 from sqlalchemy import CursorResult, Table, bindparam, case, func, or_, select, update
 from sqlalchemy.orm import Session, defer
 
+from app.kit.db import backend_insert, prepared
 from app.progress import repository as progress
 from app.progress import rules
 from app.submissions.models import COPY_KEY_PREFIX, FINISHED, QUEUED, RUNNING, Submission
+
+
+def insert_new(
+    session: Session,
+    *,
+    user_id: int,
+    problem_id: int,
+    problem_version_id: int | None,
+    mode: str,
+    code: str,
+    created_at: datetime,
+    idempotency_key: str | None,
+    custom_input: dict[str, Any] | None,
+) -> Submission | None:
+    """Store a queued submission; None if the user already has one with this idempotency key.
+
+    One ``INSERT … ON CONFLICT DO NOTHING RETURNING id`` (no savepoint, no ORM flush); the row
+    is returned as a transient :class:`Submission` that no session holds.
+    """
+    values = {
+        "user_id": user_id,
+        "problem_id": problem_id,
+        "problem_version_id": problem_version_id,
+        "mode": mode,
+        "code": code,
+        "status": QUEUED,
+        "created_at": created_at,
+        "idempotency_key": idempotency_key,
+        "custom_input": custom_input,
+    }
+    statement = prepared(session, "submissions.insert", _insert_statement)
+    new_id = session.execute(statement, {f"v_{k}": v for k, v in values.items()}).scalar()
+    return Submission(id=new_id, **values) if new_id is not None else None
+
+
+_INSERTED = ("user_id", "problem_id", "problem_version_id", "mode", "code", "status", "created_at",
+             "idempotency_key", "custom_input")  # fmt: skip
+
+
+def _insert_statement(backend: str) -> Any:
+    table: Table = Submission.__table__  # type: ignore[assignment]
+    return (
+        backend_insert(backend)(table)
+        .values({name: bindparam(f"v_{name}", type_=table.c[name].type) for name in _INSERTED})
+        .on_conflict_do_nothing(index_elements=["user_id", "idempotency_key"])
+        .returning(table.c.id)
+    )
 
 
 def add(session: Session, submission: Submission) -> Submission:

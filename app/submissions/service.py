@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
@@ -134,24 +133,21 @@ def create_or_replay(
     if existing is not None:
         return _replay(existing, problem, code, mode, arguments)
     problems.require_access(problem, user, now)
-    new = Submission(
+    submission = repository.insert_new(
+        session,
         user_id=user.id,
         problem_id=problem.id,
         problem_version_id=problem.current_version_id,
         mode=mode,
         code=code,
-        status="queued",
         created_at=now,
         idempotency_key=idempotency_key,
         custom_input=arguments,
     )
-    try:
-        with session.begin_nested():
-            submission = repository.add(session, new)
-    except IntegrityError:  # a concurrent retry with the same key won the race
+    if submission is None:  # a concurrent retry with the same key won the race
         existing = repository.get_by_idempotency_key(session, user.id, idempotency_key or "")
         if existing is None:
-            raise
+            raise Conflict("This Idempotency-Key is being used by another request; try again.")
         return _replay(existing, problem, code, mode, arguments)
     if not submission.is_copy:
         progress_state.record_attempt(session, user.id, problem.id, now)
