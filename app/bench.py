@@ -39,6 +39,7 @@ import uvicorn
 from sqlalchemy import func, select
 
 from app import bench_load
+from app.__main__ import server_config
 from app.accounts import service as accounts
 from app.accounts import tokens
 from app.kit.db import Database, upgrade_database, utcnow
@@ -69,7 +70,7 @@ def free_port() -> int:
 
 
 def start_server(app: Any, port: int) -> tuple[uvicorn.Server, threading.Thread]:
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(server_config(app, "127.0.0.1", port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 from urllib.parse import quote
 
 from fastapi import FastAPI, Request
@@ -28,6 +27,7 @@ from app.drafts import api as draft_api
 from app.hints import api as hint_api
 from app.kit.db import Database
 from app.kit.errors import AppError
+from app.kit.headers import SecurityHeadersMiddleware
 from app.kit.logging import SubmissionLogMiddleware
 from app.kit.runner import JudgeRunner, runtime_info
 from app.kit.settings import Settings, get_settings
@@ -43,10 +43,6 @@ from app.submissions.metrics import install_metrics
 
 log = logging.getLogger("torchdrill")
 
-CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-    "font-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'"
-)
 HTTP_CODES = {400: "bad_request", 401: "login_required", 403: "forbidden", 404: "not_found",
               405: "method_not_allowed", 413: "payload_too_large", 415: "unsupported_media_type",
               422: "invalid_input", 429: "rate_limited"}  # fmt: skip
@@ -149,15 +145,7 @@ def create_app(
         https_only=settings.secure_cookies,
     )
 
-    @app.middleware("http")
-    async def security_headers(request: Request, call_next: Any) -> Response:
-        response: Response = await call_next(request)
-        response.headers.setdefault("Content-Security-Policy", CSP)
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "same-origin")
-        response.headers.setdefault("X-Frame-Options", "DENY")
-        return response
-
+    app.add_middleware(SecurityHeadersMiddleware)
     app.add_middleware(SubmissionLogMiddleware)  # outermost: it sees the access-log line
     install_error_handlers(app)
     app.mount("/static", StaticFiles(directory=str(ROOT / "app" / "static")), name="static")

@@ -2,15 +2,16 @@ from __future__ import annotations
 
 from typing import Annotated
 
+import anyio
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from app.accounts import service, tokens
 from app.accounts.models import User
-from app.kit.db import utcnow
+from app.kit.db import Database, utcnow
 from app.kit.errors import InvalidToken, LoginRequired
 from app.kit.limits import RequestLimiter, make_limiter
-from app.kit.web import SessionDep, SettingsDep
+from app.kit.web import SessionDep, SettingsDep, get_database
 
 SESSION_USER_KEY = "uid"
 SESSION_EPOCH_KEY = "epoch"  # the user's session_epoch at log-in; a password reset bumps it
@@ -74,25 +75,41 @@ def get_limiter(request: Request) -> RequestLimiter:
     return limiter
 
 
-def optional_api_user(
+def _token_owner(db: Database, limiter: RequestLimiter, token: str, per_minute: int) -> User | None:
+    """The token's owner, counted against the request limit; in one short transaction of its own."""
+    with db.transaction() as session:
+        user = tokens.user_for_token(session, token, utcnow())
+    if user is not None:
+        limiter.hit(user.id, per_minute)  # a Redis round trip when scaled out: in this thread too
+    return user
+
+
+async def optional_api_user(
     request: Request,
-    session: SessionDep,
     settings: SettingsDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> User | None:
-    """The token's owner; None without an Authorization header; 401 for a bad or revoked token."""
+    """The token's owner; None without an Authorization header; 401 for a bad or revoked token.
+
+    Looked up in its own transaction, in one worker thread, so the request holds no database
+    connection once it is known (the owner is returned detached, its premium grants loaded): a
+    request never keeps a pooled connection while it waits for a thread, which with PostgreSQL's
+    capped pool could deadlock many requests in flight (docs/architecture.md).
+    """
     if request.headers.get("authorization") is None:
         return None
     if credentials is None:
         raise InvalidToken("Send the token as `Authorization: Bearer <token>`.")
-    user = tokens.user_for_token(session, credentials.credentials, utcnow())
+    user = await anyio.to_thread.run_sync(
+        _token_owner, get_database(request), get_limiter(request), credentials.credentials,
+        settings.api_requests_per_minute,
+    )  # fmt: skip
     if user is None:
         raise InvalidToken()
-    get_limiter(request).hit(user.id, settings.api_requests_per_minute)
     return user
 
 
-def api_user(user: Annotated[User | None, Depends(optional_api_user)]) -> User:
+async def api_user(user: Annotated[User | None, Depends(optional_api_user)]) -> User:
     if user is None:
         raise InvalidToken("This needs a token: send `Authorization: Bearer <token>`.")
     return user

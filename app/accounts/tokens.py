@@ -38,13 +38,14 @@ def user_for_token(session: Session, plain: str, now: datetime) -> User | None:
     """The owner of a live token (and note its use, at most once a minute), or None."""
     if not plain.startswith(TOKEN_PREFIX) or len(plain) > 200:
         return None
-    token = repository.get_token_by_hash(session, _token_hash(plain))
-    if token is None or token.revoked_at is not None:
+    found = repository.token_and_owner(session, _token_hash(plain))
+    if found is None or found[0].revoked_at is not None:
         return None
+    token, user = found
     if token.last_used_at is None or now - token.last_used_at > timedelta(minutes=1):
         token.last_used_at = now
         session.flush()
-    return repository.get_user(session, token.user_id)
+    return user
 
 
 def list_tokens(session: Session, user: User) -> list[ApiToken]:

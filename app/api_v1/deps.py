@@ -19,7 +19,7 @@ __all__ = [
 ]
 
 
-def limit_body(request: Request, settings: SettingsDep) -> None:
+async def limit_body(request: Request, settings: SettingsDep) -> None:
     """Refuse a declared body far larger than any acceptable submission before reading it."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > 6 * settings.max_code_bytes + 4096:

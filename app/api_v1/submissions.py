@@ -47,8 +47,18 @@ def submission_response(
 
 
 def _produce(
-    db: Database, waiter: ResultWaiter, submission_id: int, slug: str, wait_s: float | None
+    db: Database,
+    waiter: ResultWaiter,
+    submission_id: int,
+    slug: str,
+    wait_s: float | None,
+    since: int | None = None,
 ) -> Callable[[], Awaitable[dict[str, Any]]]:
+    """The answer's body: read when it is sent, or (waiting) built from the row the judge recorded.
+
+    ``since``: a :meth:`ResultWaiter.mark` taken while the submission was known unfinished.
+    """
+
     def read() -> dict[str, Any]:
         with db.sessionmaker() as fresh:
             submission = submissions_repository.get(fresh, submission_id)
@@ -58,7 +68,10 @@ def _produce(
     async def produce() -> dict[str, Any]:
         if not wait_s:
             return await anyio.to_thread.run_sync(read)
-        return await wait_for(waiter, submission_id, read, lambda view: view["status"] == FINISHED, wait_s)
+        return await wait_for(
+            waiter, submission_id, read, lambda view: view["status"] == FINISHED, wait_s, since=since,
+            view=lambda finished: v1_view(finished, slug),
+        )  # fmt: skip
 
     return produce
 
@@ -71,11 +84,10 @@ def _produce(
     | error_responses(401, 403, 404, 409, 413, 422, 429),
     dependencies=[Depends(limit_body)],
 )
-def create_submission(
+async def create_submission(
     request: Request,
     body: SubmissionIn,
     user: ApiUser,
-    session: SessionDep,
     settings: SettingsDep,
     dispatcher: DispatcherDep,
     waiter: WaiterDep,
@@ -99,25 +111,35 @@ def create_submission(
     Answers 202 with the queued submission; with `wait=true`, 200 with the verdict once it is known
     (or 202 with the current state after `timeout` seconds).
     """
-    now = utcnow()
-    if idempotency_key is None or service.find_by_key(session, user, idempotency_key) is None:
-        service.check_rate(session, user, settings.api_submissions_per_minute, now)
-    submission, replayed = service.create_or_replay(
-        session,
-        dispatcher,
-        user,
-        body.problem,
-        body.code,
-        body.mode,
-        max_code_bytes=settings.max_code_bytes,
-        now=now,
-        idempotency_key=idempotency_key,
-        custom_input=body.input,
-    )
-    tag_request(request.state, submission.id)
+    db = get_database(request)
+
+    def store() -> tuple[int, bool]:
+        # The route's whole unit of work in one worker thread and one transaction (committed, then
+        # the job dispatched, by ``Database.transaction``): the request never holds a pooled
+        # connection while it waits for a thread.
+        now = utcnow()
+        with db.transaction() as session:
+            submission, replayed = service.create_or_replay(
+                session,
+                dispatcher,
+                user,
+                body.problem,
+                body.code,
+                body.mode,
+                max_code_bytes=settings.max_code_bytes,
+                now=now,
+                idempotency_key=idempotency_key,
+                custom_input=body.input,
+                per_minute=settings.api_submissions_per_minute,
+            )
+            return submission.id, replayed
+
+    since = waiter.mark()  # before the insert: any verdict for it is notified after this
+    submission_id, replayed = await anyio.to_thread.run_sync(store)
+    tag_request(request.state, submission_id)
     wait_s = min(timeout or settings.wait_timeout_s, settings.wait_timeout_s) if wait else None
-    produce = _produce(get_database(request), waiter, submission.id, body.problem, wait_s)
-    headers = {"Location": f"/api/v1/submissions/{submission.id}"}
+    produce = _produce(db, waiter, submission_id, body.problem, wait_s, None if replayed else since)
+    headers = {"Location": f"/api/v1/submissions/{submission_id}"}
     if replayed:
         headers["Idempotent-Replayed"] = "true"
     return submission_response(produce, headers)
@@ -129,11 +151,10 @@ def create_submission(
     responses=model_response(202, SubmissionView, "Still queued or running (after `wait`)")
     | error_responses(401, 404, 422, 429),
 )
-def get_submission(
+async def get_submission(
     request: Request,
     submission_id: SubmissionId,
     user: ApiUser,
-    session: SessionDep,
     settings: SettingsDep,
     waiter: WaiterDep,
     wait: Annotated[
@@ -146,12 +167,20 @@ def get_submission(
     With `wait=true` the answer comes when the verdict is recorded (woken by the judge, not by
     polling), or after `timeout` seconds with status 202 and the current state.
     """
-    submission = service.get_own(session, user, submission_id)
-    slug = service.problem_of(session, submission).slug
-    if not wait or submission.status == FINISHED:
-        return v1_view(submission, slug)
+    db = get_database(request)
+
+    def read() -> tuple[dict[str, Any], str]:
+        with db.transaction() as session:  # one worker thread, one short transaction
+            submission = service.get_own(session, user, submission_id)
+            slug = service.problem_of(session, submission).slug
+            return v1_view(submission, slug), slug
+
+    since = waiter.mark()  # before the read: a verdict it does not show is notified after this
+    view, slug = await anyio.to_thread.run_sync(read)
+    if not wait or view["status"] == FINISHED:
+        return view
     wait_s = min(timeout or settings.wait_timeout_s, settings.wait_timeout_s)
-    return submission_response(_produce(get_database(request), waiter, submission_id, slug, wait_s), {})
+    return submission_response(_produce(db, waiter, submission_id, slug, wait_s, since), {})
 
 
 @router.get("", response_model=SubmissionList, responses=error_responses(401, 404, 422, 429))

@@ -13,11 +13,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import DateTime, Engine, MetaData, TypeDecorator, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+
+T = TypeVar("T")
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -147,21 +149,29 @@ def upgrade_database(url: str) -> None:
     command.upgrade(cfg, "head")
 
 
-def upsert(
-    session: Session, model: type[Base], values: dict[str, Any], keys: list[str], updates: dict[str, Any]
-) -> None:
-    """``INSERT … ON CONFLICT (keys) DO UPDATE SET updates`` on SQLite and PostgreSQL, atomically.
+_PREPARED: dict[tuple[str, str], Any] = {}
 
-    ``updates`` may refer to the existing row through the model's columns (``Model.n + 1``).
+
+def prepared(session: Session, name: str, build: Callable[[str], T]) -> T:
+    """The statement ``name``, built once per database backend by ``build(backend_name)``.
+
+    Building a SQLAlchemy statement (and its cache key) costs tens to hundreds of microseconds of
+    Python each time; a statement built once with ``bindparam`` placeholders and executed with its
+    values costs neither. For the statements on a verdict's path (docs/benchmarks.md).
     """
     backend = session.get_bind().dialect.name
+    statement = _PREPARED.get((name, backend))
+    if statement is None:
+        statement = _PREPARED[(name, backend)] = build(backend)
+    return cast(T, statement)
+
+
+def backend_insert(backend: str) -> Any:
+    """``insert`` of the backend's dialect (``on_conflict_do_update`` and ``excluded``)."""
     if backend == "postgresql":
         from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-        pg_stmt = pg_insert(model).values(**values)
-        session.execute(pg_stmt.on_conflict_do_update(index_elements=keys, set_=updates))
-    else:
-        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+        return pg_insert
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-        lite_stmt = sqlite_insert(model).values(**values)
-        session.execute(lite_stmt.on_conflict_do_update(index_elements=keys, set_=updates))
+    return sqlite_insert

@@ -1,9 +1,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from sqlalchemy import case, func, or_, select, tuple_
-from sqlalchemy.orm import Session
+from sqlalchemy import bindparam, case, func, or_, select, tuple_
+from sqlalchemy.orm import Session, lazyload
 
 from app.problems.models import Problem, ProblemTag, ProblemVersion, Track
 from app.progress import repository as progress
@@ -14,12 +15,37 @@ ListKey = tuple[str, int, str, int]  # (category, difficulty rank, title, id): t
 
 
 
-def get_by_slug(session: Session, slug: str) -> Problem | None:
-    return session.scalars(select(Problem).where(Problem.slug == slug)).first()
+_BY_SLUG = select(Problem).where(Problem.slug == bindparam("slug"))
+# Without the tags' second query: they load if something reads them (submitting does not).
+_BY_SLUG_NO_TAGS = _BY_SLUG.options(lazyload(Problem.tags))
+
+
+def get_by_slug(session: Session, slug: str, *, tags: bool = True) -> Problem | None:
+    return session.scalars(_BY_SLUG if tags else _BY_SLUG_NO_TAGS, {"slug": slug}).first()
 
 
 def get_version(session: Session, version_id: int) -> ProblemVersion | None:
     return session.get(ProblemVersion, version_id)
+
+
+_VERSION_IDENTITY = (
+    select(ProblemVersion.content_hash, Problem.slug)
+    .join_from(ProblemVersion, Problem, Problem.id == bindparam("problem_id"))
+    .where(ProblemVersion.id == bindparam("version_id"))
+)
+
+
+def version_identity(session: Session, version_id: int, problem_id: int) -> tuple[str, str] | None:
+    """``(content_hash, problem slug)`` of a problem's version, without its files; None if either is gone."""
+    row = session.execute(_VERSION_IDENTITY, {"version_id": version_id, "problem_id": problem_id}).first()
+    return (row[0], row[1]) if row is not None else None
+
+
+def version_content(session: Session, version_id: int) -> tuple[dict[str, str], dict[str, Any]] | None:
+    """``(files, expectations)`` of a version (Core: no ORM instance), or None if it is gone."""
+    stmt = select(ProblemVersion.files, ProblemVersion.expectations).where(ProblemVersion.id == version_id)
+    row = session.execute(stmt).first()
+    return (row[0], row[1]) if row is not None else None
 
 
 def latest_version(session: Session, problem_id: int) -> ProblemVersion | None:

@@ -216,10 +216,11 @@ def filter_choices(session: Session) -> dict[str, Sequence[str]]:
     }
 
 
-def get_published(session: Session, slug: str) -> Problem:
+def get_published(session: Session, slug: str, *, tags: bool = True) -> Problem:
+    """A published problem by slug (NotFound otherwise); ``tags=False``: its tags only if used."""
     if len(slug) > 80 or "\x00" in slug:  # never a slug; PostgreSQL refuses NUL in text
         raise NotFound(f"There is no problem called {slug[:80]!r}.")
-    problem = repository.get_by_slug(session, slug)
+    problem = repository.get_by_slug(session, slug, tags=tags)
     if problem is None or not problem.published or problem.current_version_id is None:
         raise NotFound(f"There is no problem called {slug!r}.")
     return problem

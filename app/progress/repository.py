@@ -8,29 +8,64 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import case, delete, func, select, update
+from sqlalchemy import bindparam, case, delete, func, select, update
 from sqlalchemy.orm import Session
 
-from app.kit.db import upsert
+from app.kit.db import UTCDateTime, backend_insert, prepared
 from app.progress import rules
 from app.progress.models import LearnerProblem, ProblemStats
 
 
-def record_attempt(session: Session, user_id: int, problem_id: int, at: datetime) -> None:
-    """A new run or submit: the learner has now attempted the problem."""
-    upsert(
-        session,
-        LearnerProblem,
-        {"user_id": user_id, "problem_id": problem_id, "submissions": 1, "last_submitted_at": at},
-        ["user_id", "problem_id"],
-        {
+def _attempt_statement(backend: str) -> Any:
+    new = backend_insert(backend)(LearnerProblem).values(
+        user_id=bindparam("p_user"),
+        problem_id=bindparam("p_problem"),
+        submissions=1,
+        last_submitted_at=bindparam("p_at", type_=UTCDateTime()),
+    )
+    return new.on_conflict_do_update(
+        index_elements=["user_id", "problem_id"],
+        set_={
             "submissions": LearnerProblem.submissions + 1,
             "last_submitted_at": case(
-                (LearnerProblem.last_submitted_at < at, at), else_=LearnerProblem.last_submitted_at
+                (
+                    LearnerProblem.last_submitted_at < new.excluded.last_submitted_at,
+                    new.excluded.last_submitted_at,
+                ),
+                else_=LearnerProblem.last_submitted_at,
             ),
         },
     )
+
+
+def record_attempt(session: Session, user_id: int, problem_id: int, at: datetime) -> None:
+    """A new run or submit: the learner has now attempted the problem."""
+    statement = prepared(session, "progress.attempt", _attempt_statement)
+    session.execute(statement, {"p_user": user_id, "p_problem": problem_id, "p_at": at})
+
+
+def _stats_statement(backend: str) -> Any:
+    new = backend_insert(backend)(ProblemStats).values(
+        problem_id=bindparam("p_problem"), judged=1, accepted=bindparam("p_accepted")
+    )
+    return new.on_conflict_do_update(
+        index_elements=["problem_id"],
+        set_={"judged": ProblemStats.judged + 1, "accepted": ProblemStats.accepted + new.excluded.accepted},
+    )
+
+
+_FIRST_SOLVE = (
+    update(LearnerProblem)
+    .where(LearnerProblem.user_id == bindparam("p_user"), LearnerProblem.problem_id == bindparam("p_problem"))
+    .where(
+        (LearnerProblem.solved_at.is_(None))
+        | (LearnerProblem.solved_at > bindparam("p_created", type_=UTCDateTime()))
+    )
+    .values(solved_at=bindparam("p_solved", type_=UTCDateTime()))
+    .execution_options(synchronize_session=False)
+)
 
 
 def record_verdict(
@@ -40,20 +75,12 @@ def record_verdict(
     if not rules.counts_as_judged(mode, verdict):
         return
     solved = rules.counts_as_solved(mode, verdict)
-    upsert(
-        session,
-        ProblemStats,
-        {"problem_id": problem_id, "judged": 1, "accepted": int(solved)},
-        ["problem_id"],
-        {"judged": ProblemStats.judged + 1, "accepted": ProblemStats.accepted + int(solved)},
-    )
+    statement = prepared(session, "progress.stats", _stats_statement)
+    session.execute(statement, {"p_problem": problem_id, "p_accepted": int(solved)})
     if solved:
         session.execute(
-            update(LearnerProblem)
-            .where(LearnerProblem.user_id == user_id, LearnerProblem.problem_id == problem_id)
-            .where((LearnerProblem.solved_at.is_(None)) | (LearnerProblem.solved_at > created_at))
-            .values(solved_at=created_at)
-            .execution_options(synchronize_session=False)
+            _FIRST_SOLVE,
+            {"p_user": user_id, "p_problem": problem_id, "p_created": created_at, "p_solved": created_at},
         )
 
 

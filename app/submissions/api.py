@@ -86,6 +86,7 @@ def get_submission(
     The wait happens on the event loop once the route has returned (:class:`WaitingResponse`), so
     a waiting page holds neither a worker thread nor the request's database connection.
     """
+    since = waiter.mark()  # before the read: a verdict it does not show is notified after this
     submission = service.get_own(session, user, submission_id)
     slug = service.problem_of(session, submission).slug
     if not wait or submission.status == FINISHED:
@@ -98,6 +99,9 @@ def get_submission(
             return service.to_view(service.get_own(fresh, user, submission_id), slug)
 
     async def produce() -> dict[str, Any]:
-        return await wait_for(waiter, submission_id, read, lambda view: view["status"] == FINISHED, seconds)
+        return await wait_for(
+            waiter, submission_id, read, lambda view: view["status"] == FINISHED, seconds, since=since,
+            view=lambda finished: service.to_view(finished, slug),
+        )  # fmt: skip
 
     return WaitingResponse(produce)

@@ -7,12 +7,12 @@ from fastapi import Depends, Request
 from app.submissions.dispatch import Dispatcher, ResultWaiter
 
 
-def get_dispatcher(request: Request) -> Dispatcher:
+async def get_dispatcher(request: Request) -> Dispatcher:
     dispatcher: Dispatcher = request.app.state.dispatcher
     return dispatcher
 
 
-def get_waiter(request: Request) -> ResultWaiter:
+async def get_waiter(request: Request) -> ResultWaiter:
     waiter: ResultWaiter = request.app.state.waiter
     return waiter
 

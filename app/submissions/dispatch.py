@@ -12,9 +12,12 @@ import asyncio
 import contextlib
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Protocol
+
+from app.submissions.models import Submission
 
 log = logging.getLogger(__name__)
 
@@ -34,17 +37,49 @@ class ResultWaiter:
     the wait is never missed. Used by ``?wait=true``: :meth:`wait` blocks a thread,
     :meth:`subscribe` gives an event loop an :class:`asyncio.Event` instead, so a request waiting
     for its verdict holds no worker thread (and no database connection) meanwhile.
+
+    It also remembers the last ``remember`` notifications, numbered, each with the finished row
+    when the notifier had it (the embedded judge does; a notification from another process has
+    none): a request that knew its submission unfinished at :meth:`mark` asks :meth:`heard`
+    instead of reading the database again, and answers from the row it was handed.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, remember: int = 512) -> None:
         self._lock = threading.Lock()
         self._wakers: dict[int, list[Callable[[], None]]] = {}
+        self._remember = remember
+        self._seq = 0
+        self._forgotten = 0  # the number of the newest notification no longer remembered
+        self._recent: OrderedDict[int, tuple[int, Submission | None]] = OrderedDict()
 
-    def notify(self, submission_id: int) -> None:
+    def notify(self, submission_id: int, finished: Submission | None = None) -> None:
+        """``submission_id`` has its verdict (``finished``: the row as recorded, if the caller has it)."""
         with self._lock:
+            self._seq += 1
+            self._recent.pop(submission_id, None)
+            self._recent[submission_id] = (self._seq, finished)
+            while len(self._recent) > self._remember:
+                _, (seq, _row) = self._recent.popitem(last=False)
+                self._forgotten = max(self._forgotten, seq)
             wakers = list(self._wakers.get(submission_id, ()))
         for wake in wakers:
             wake()
+
+    def mark(self) -> int:
+        """The current point in the notifications, for :meth:`heard`."""
+        with self._lock:
+            return self._seq
+
+    def heard(self, submission_id: int, since: int) -> tuple[bool, Submission | None]:
+        """Whether ``submission_id`` was notified after ``since`` (a :meth:`mark`), and its row if given.
+
+        ``(True, None)`` too when it cannot tell (that notification may have been forgotten).
+        """
+        with self._lock:
+            seq, row = self._recent.get(submission_id, (0, None))
+            if seq > since:
+                return True, row
+            return since < self._forgotten, None
 
     @contextlib.contextmanager
     def _registered(self, submission_id: int, wake: Callable[[], None]) -> Iterator[None]:

@@ -8,6 +8,8 @@ queued/running, and :func:`recover_unfinished` hands it to the dispatcher again 
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 
 from sqlalchemy.orm import Session
@@ -15,46 +17,87 @@ from sqlalchemy.orm import Session
 from app.kit.db import Database, utcnow
 from app.kit.runner import JudgeRunner
 from app.problems import repository as problems_repository
-from app.problems.service import version_files
 from app.progress import repository as progress
 from app.submissions import repository
-from app.submissions.models import CUSTOM, FINISHED
+from app.submissions.models import CUSTOM, FINISHED, Submission
 from runner.custom import CustomInput
 from runner.jobs import INTERNAL_ERROR, Expectations, Job, JudgeResult
+from runner.problem import ProblemFiles, build_problem
 from runner.text import clean, clean_value
 
 log = logging.getLogger(__name__)
 
 
+class _ProblemCache:
+    """Built problems (files and expectations) by version, so a job costs no TOML or JSON parsing.
+
+    Versions are immutable snapshots; the key also holds the version's content hash and the
+    problem's slug, so a version id that a database gives again after a deletion is not mistaken
+    for the old one. Bounded: the least recently used entries are dropped.
+    """
+
+    def __init__(self, size: int = 128) -> None:
+        self._size = size
+        self._lock = threading.Lock()
+        self._built: OrderedDict[tuple[int, str, str], tuple[ProblemFiles, Expectations]] = OrderedDict()
+
+    def get(self, session: Session, version_id: int, problem_id: int) -> tuple[ProblemFiles, Expectations]:
+        identity = problems_repository.version_identity(session, version_id, problem_id)
+        if identity is None:
+            raise LookupError(f"version {version_id} of problem {problem_id} is missing")
+        key = (version_id, *identity)
+        with self._lock:
+            built = self._built.get(key)
+            if built is not None:
+                self._built.move_to_end(key)
+                return built
+        content = problems_repository.version_content(session, version_id)
+        if content is None:
+            raise LookupError(f"version {version_id} of problem {problem_id} is missing")
+        files, expectations = content
+        built = (build_problem(identity[1], dict(files)), Expectations.from_dict(expectations))
+        with self._lock:
+            self._built[key] = built
+            while len(self._built) > self._size:
+                self._built.popitem(last=False)
+        return built
+
+
+_problems = _ProblemCache()
+
+
 def load_job(session: Session, submission_id: int) -> Job | None:
-    """Mark the submission running and build its job; None if it is finished or gone."""
-    submission = repository.get(session, submission_id)
-    if submission is None or submission.status == FINISHED:
+    """Mark the submission running and build its job; None if it is finished or gone.
+
+    Two statements: the running mark, which reads back what the job needs (``repository.claim``),
+    and the problem version's identity (its files are parsed once per version, then cached).
+    """
+    claim = repository.claim(session, submission_id, utcnow())
+    if claim is None:
         return None
-    version = problems_repository.get_version(session, submission.problem_version_id)
-    problem = problems_repository.get_problem(session, submission.problem_id)
-    if version is None or problem is None:
-        raise LookupError(f"submission {submission_id} points at a missing problem version")
-    files = version_files(problem.slug, version)
-    if not repository.mark_running(session, submission_id, utcnow()):
-        return None
+    try:
+        files, expectations = _problems.get(session, claim.problem_version_id, claim.problem_id)
+    except LookupError:
+        raise LookupError(f"submission {submission_id} points at a missing problem version") from None
     custom = None
-    if submission.mode == CUSTOM:  # the reference travels with the job to the runner, never further
-        custom = CustomInput(arguments=dict(submission.custom_input or {}), reference=files.solution)
+    if claim.mode == CUSTOM:  # the reference travels with the job to the runner, never further
+        custom = CustomInput(arguments=dict(claim.custom_input or {}), reference=files.solution)
     return Job(
         entry_point=files.entry_point,
         tests_source=files.tests,
-        code=submission.code,
-        mode="submit" if submission.mode == "submit" else "run",
-        expectations=Expectations.from_dict(version.expectations),
+        code=claim.code,
+        mode="submit" if claim.mode == "submit" else "run",
+        expectations=expectations,
         limits=files.limits,
         job_id=str(submission_id),
         custom=custom,
     )
 
 
-def record_result(session: Session, submission_id: int, result: JudgeResult) -> bool:
-    """Store the final verdict. Idempotent: returns False (and changes nothing) if already finished.
+def record_verdict(session: Session, submission_id: int, result: JudgeResult) -> Submission | None:
+    """Store the final verdict, once. Returns the finished row (``repository.finish``: a transient
+    copy read back by the UPDATE, without its code), or None (and changes nothing) if the
+    submission was already finished or is gone.
 
     An internal_error keeps its cause in ``runtime["internal_error"]`` (counted in ``/metrics``)
     and is logged: it is the platform's failure, and ``torchdrill submissions rejudge`` can retry it.
@@ -62,7 +105,7 @@ def record_result(session: Session, submission_id: int, result: JudgeResult) -> 
     if result.verdict == INTERNAL_ERROR:
         log.error("internal error on submission %s (cause: %s): %s", submission_id, result.cause or "?",
                   result.message[:500])  # fmt: skip
-    recorded = repository.finish(
+    finished = repository.finish(
         session,
         submission_id,
         {
@@ -80,24 +123,27 @@ def record_result(session: Session, submission_id: int, result: JudgeResult) -> 
             "finished_at": utcnow(),
         },
     )
-    if recorded:  # once per verdict, in the verdict's transaction: the listings' maintained state
-        submission = repository.get(session, submission_id)
-        if submission is not None and not submission.is_copy:
-            progress.record_verdict(
-                session,
-                submission.user_id,
-                submission.problem_id,
-                submission.mode,
-                result.verdict,
-                submission.created_at,
-            )
-    return recorded
+    # Once per verdict, in the verdict's transaction: the listings' maintained state.
+    if finished is not None and not finished.is_copy:
+        progress.record_verdict(
+            session, finished.user_id, finished.problem_id, finished.mode, result.verdict, finished.created_at
+        )
+    return finished
 
 
-def judge_submission(
-    db: Database, runner: JudgeRunner, submission_id: int, notify: Callable[[int], None] | None = None
-) -> bool:
-    """Load -> judge -> record for one submission. Returns whether a verdict was recorded now."""
+def record_result(session: Session, submission_id: int, result: JudgeResult) -> bool:
+    """:func:`record_verdict`, saying only whether the verdict was recorded now."""
+    return record_verdict(session, submission_id, result) is not None
+
+
+Notify = Callable[[int, Submission | None], None]
+
+
+def judge(
+    db: Database, runner: JudgeRunner, submission_id: int, notify: Notify | None = None
+) -> Submission | None:
+    """Load -> judge -> record for one submission. Returns the finished row if its verdict was
+    recorded now (None otherwise); ``notify`` hears the id and that row once it is committed."""
     try:
         with db.transaction() as session:
             job = load_job(session, submission_id)
@@ -108,7 +154,7 @@ def judge_submission(
         )
     else:
         if job is None:
-            return False
+            return None
         try:
             result = runner.judge(job)
         except Exception as exc:  # the runner promises not to raise; if it does, say so
@@ -117,10 +163,17 @@ def judge_submission(
                 f"The judge failed to run this submission (not your fault): {exc}", "runner_exception"
             )
     with db.transaction() as session:
-        recorded = record_result(session, submission_id, result)
+        finished = record_verdict(session, submission_id, result)
     if notify is not None:
-        notify(submission_id)
-    return recorded
+        notify(submission_id, finished)
+    return finished
+
+
+def judge_submission(
+    db: Database, runner: JudgeRunner, submission_id: int, notify: Notify | None = None
+) -> bool:
+    """:func:`judge`, saying only whether a verdict was recorded now."""
+    return judge(db, runner, submission_id, notify) is not None
 
 
 def recover_unfinished(db: Database) -> list[int]:

@@ -11,10 +11,10 @@ from app.kit.logging import submission_context
 from app.kit.metrics import LocalStats, RedisStats, Sources, Stats
 from app.kit.runner import JudgeRunner, default_runner
 from app.kit.settings import Settings
-from app.submissions import repository
 from app.submissions.dispatch import Dispatcher, InProcessDispatcher, ResultWaiter
-from app.submissions.judging import judge_submission
+from app.submissions.judging import judge
 from app.submissions.metrics import BrokerSources, EmbeddedSources
+from app.submissions.models import Submission
 
 log = logging.getLogger(__name__)
 
@@ -58,12 +58,10 @@ def setup_judging(
     return Judging(dispatcher, judge_runner, stats, EmbeddedSources(db, judge_runner))
 
 
-def observe_verdict(db: Database, stats: Stats, submission_id: int) -> None:
-    with db.sessionmaker() as session:
-        submission = repository.get(session, submission_id)
-    if submission is None or submission.finished_at is None:
-        return
-    latency = max(0.0, (submission.finished_at - submission.created_at).total_seconds())
+def observe_verdict(stats: Stats, submission: Submission) -> None:
+    """Count a verdict just recorded (``submission`` is the finished row ``judge`` returned)."""
+    finished_at = submission.finished_at or submission.created_at
+    latency = max(0.0, (finished_at - submission.created_at).total_seconds())
     cause = str((submission.runtime or {}).get("internal_error", ""))
     stats.verdict(submission.verdict or "unknown", latency, (submission.time_ms or 0.0) / 1000, cause)
     log.info("verdict recorded: %s, %.2f s after submission", submission.verdict, latency)
@@ -74,9 +72,10 @@ def embedded_judge(
 ) -> Callable[[int], None]:
     """The in-process dispatcher's judge function: logs carry the id, verdicts are counted."""
 
-    def judge(submission_id: int) -> None:
+    def judge_one(submission_id: int) -> None:
         with submission_context(submission_id):
-            if judge_submission(db, runner, submission_id, waiter.notify):
-                observe_verdict(db, stats, submission_id)
+            finished = judge(db, runner, submission_id, waiter.notify)
+            if finished is not None:
+                observe_verdict(stats, finished)
 
-    return judge
+    return judge_one

@@ -4,7 +4,7 @@
 database credentials and the app secret that runner workers do not have:
 
 * ``started`` marks a submission running (a runner began it);
-* ``record`` checks the job token and records the verdict with ``record_result``, which keeps the
+* ``record`` checks the job token and records the verdict with ``record_verdict``, which keeps the
   first verdict of a submission and ignores any later one (a job delivered twice), then announces
   the id on Redis pub/sub so every web process wakes its ``?wait=true`` requests;
 * the **sweeper** thread, every ``sweep_interval_s``, publishes again the jobs that were lost
@@ -40,7 +40,7 @@ from app.kit.settings import Settings, get_settings
 from app.submissions import repository
 from app.submissions.celery_dispatch import Publisher, make_celery, token_ok
 from app.submissions.finished import announce_finished
-from app.submissions.judging import record_result
+from app.submissions.judging import record_verdict
 from app.submissions.models import RUNNING
 from app.submissions.remote_runner import queue_depth
 from runner.jobs import JudgeResult
@@ -96,8 +96,7 @@ class Recorder:
                 return False
             judged = JudgeResult.from_dict(result)
             with self.db.transaction() as session:
-                recorded = record_result(session, submission_id, judged)
-                submission = repository.get(session, submission_id) if recorded else None
+                submission = record_verdict(session, submission_id, judged)  # the finished row, or None
             if submission is not None:
                 latency = _seconds_between(submission.created_at, submission.finished_at or utcnow())
                 self.stats.verdict(judged.verdict, latency, judged.time_ms / 1000, judged.cause)
@@ -114,7 +113,7 @@ class Recorder:
                 self.stats.incr("duplicate")
                 log.info("a second verdict (%s from %s) was ignored", judged.verdict, worker or "?")
             announce_finished(self.client, submission_id)
-            return recorded
+            return submission is not None
 
 
 class Sweeper:

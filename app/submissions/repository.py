@@ -1,15 +1,64 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import CursorResult, case, func, or_, select, update
+from sqlalchemy import CursorResult, Table, bindparam, case, func, or_, select, update
 from sqlalchemy.orm import Session, defer
 
+from app.kit.db import backend_insert, prepared
 from app.progress import repository as progress
 from app.progress import rules
 from app.submissions.models import COPY_KEY_PREFIX, FINISHED, QUEUED, RUNNING, Submission
+
+
+def insert_new(
+    session: Session,
+    *,
+    user_id: int,
+    problem_id: int,
+    problem_version_id: int | None,
+    mode: str,
+    code: str,
+    created_at: datetime,
+    idempotency_key: str | None,
+    custom_input: dict[str, Any] | None,
+) -> Submission | None:
+    """Store a queued submission; None if the user already has one with this idempotency key.
+
+    One ``INSERT … ON CONFLICT DO NOTHING RETURNING id`` (no savepoint, no ORM flush); the row
+    is returned as a transient :class:`Submission` that no session holds.
+    """
+    values = {
+        "user_id": user_id,
+        "problem_id": problem_id,
+        "problem_version_id": problem_version_id,
+        "mode": mode,
+        "code": code,
+        "status": QUEUED,
+        "created_at": created_at,
+        "idempotency_key": idempotency_key,
+        "custom_input": custom_input,
+    }
+    statement = prepared(session, "submissions.insert", _insert_statement)
+    new_id = session.execute(statement, {f"v_{k}": v for k, v in values.items()}).scalar()
+    return Submission(id=new_id, **values) if new_id is not None else None
+
+
+_INSERTED = ("user_id", "problem_id", "problem_version_id", "mode", "code", "status", "created_at",
+             "idempotency_key", "custom_input")  # fmt: skip
+
+
+def _insert_statement(backend: str) -> Any:
+    table: Table = Submission.__table__  # type: ignore[assignment]
+    return (
+        backend_insert(backend)(table)
+        .values({name: bindparam(f"v_{name}", type_=table.c[name].type) for name in _INSERTED})
+        .on_conflict_do_nothing(index_elements=["user_id", "idempotency_key"])
+        .returning(table.c.id)
+    )
 
 
 def add(session: Session, submission: Submission) -> Submission:
@@ -96,15 +145,58 @@ def reopen(session: Session, submission_id: int) -> bool:
     return result.rowcount == 1
 
 
-def finish(session: Session, submission_id: int, values: dict[str, Any]) -> bool:
-    """Record the final verdict once: a finished submission is never overwritten."""
-    result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
-        update(Submission)
-        .where(Submission.id == submission_id, Submission.status != FINISHED)
-        .values(status=FINISHED, **values)
-        .execution_options(synchronize_session=False)
+_TABLE: Table = Submission.__table__  # type: ignore[assignment]
+_VERDICT_COLUMNS = ("verdict", "passed", "total", "cases", "message", "time_ms", "runtime", "finished_at")
+# Built once, executed with their values (``app.kit.db.prepared`` says why). The ``v_`` names:
+# a bind parameter may not be named after a column an UPDATE sets.
+_FINISH = (
+    update(_TABLE)
+    .where(_TABLE.c.id == bindparam("v_id"), _TABLE.c.status != FINISHED)
+    .values(
+        {"status": FINISHED}
+        | {name: bindparam(f"v_{name}", type_=_TABLE.c[name].type) for name in _VERDICT_COLUMNS}
     )
-    return result.rowcount == 1
+    .returning(*[c for c in _TABLE.c if c.name != "code"])
+)
+_CLAIM = (
+    update(_TABLE)
+    .where(_TABLE.c.id == bindparam("v_id"), _TABLE.c.status != FINISHED)
+    .values(status=RUNNING, started_at=bindparam("v_now", type_=_TABLE.c.started_at.type))
+    .returning(*[_TABLE.c[n] for n in ("problem_id", "problem_version_id", "mode", "code", "custom_input")])
+)
+
+
+def finish(session: Session, submission_id: int, values: dict[str, Any]) -> Submission | None:
+    """Record the final verdict once: a finished submission is never overwritten.
+
+    ``values`` has each of the verdict's columns (``_VERDICT_COLUMNS``). Returns the row as it now
+    stands, read back by the UPDATE itself (``RETURNING``) into a transient :class:`Submission`
+    that no session holds (its ``code`` is left out), or None if the submission was finished
+    already or is gone.
+    """
+    params = {"v_id": submission_id} | {f"v_{name}": values[name] for name in _VERDICT_COLUMNS}
+    row = session.execute(_FINISH, params).first()
+    return Submission(**row._mapping) if row is not None else None
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What judging needs of a submission it has just marked running."""
+
+    problem_id: int
+    problem_version_id: int
+    mode: str
+    code: str
+    custom_input: dict[str, Any] | None
+
+
+def claim(session: Session, submission_id: int, now: datetime) -> Claim | None:
+    """queued/running -> running, in one statement that also reads what the job needs.
+
+    None if the submission is finished (or gone). Core, not the ORM: no identity map, no reload.
+    """
+    row = session.execute(_CLAIM, {"v_id": submission_id, "v_now": now}).first()
+    return Claim(*row) if row is not None else None
 
 
 def solved_problem_ids(session: Session, user_id: int) -> set[int]:
@@ -138,9 +230,13 @@ def _practice() -> Any:
     return or_(Submission.idempotency_key.is_(None), ~Submission.idempotency_key.startswith(COPY_KEY_PREFIX))
 
 
+_BY_KEY = select(Submission).where(
+    Submission.user_id == bindparam("user_id"), Submission.idempotency_key == bindparam("key")
+)
+
+
 def get_by_idempotency_key(session: Session, user_id: int, key: str) -> Submission | None:
-    stmt = select(Submission).where(Submission.user_id == user_id, Submission.idempotency_key == key)
-    return session.scalars(stmt).first()
+    return session.scalars(_BY_KEY, {"user_id": user_id, "key": key}).first()
 
 
 def list_own(
@@ -167,12 +263,15 @@ def list_own(
     return session.scalars(stmt.order_by(Submission.id.desc()).limit(limit)).all()
 
 
+_COUNT_SINCE = select(func.count(Submission.id), func.min(Submission.created_at)).where(
+    Submission.user_id == bindparam("user_id"),
+    Submission.created_at >= bindparam("since", type_=Submission.__table__.c.created_at.type),
+)
+
+
 def count_since(session: Session, user_id: int, since: datetime) -> tuple[int, datetime | None]:
     """How many submissions the user made since ``since``, and the oldest of them."""
-    stmt = select(func.count(Submission.id), func.min(Submission.created_at)).where(
-        Submission.user_id == user_id, Submission.created_at >= since
-    )
-    count, oldest = session.execute(stmt).one()
+    count, oldest = session.execute(_COUNT_SINCE, {"user_id": user_id, "since": since}).one()
     return int(count or 0), oldest
 
 

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
@@ -111,50 +110,50 @@ def create_or_replay(
     idempotency_key: str | None = None,
     custom_input: Any = None,
     custom_text: str | None = None,
+    per_minute: int | None = None,
 ) -> tuple[Submission, bool]:
     """Create a submission, or return the one made earlier with the same idempotency key (and True).
 
     A ``custom`` run carries the learner's arguments (``custom_input`` decoded, or ``custom_text``
     as typed: JSON or Python literals); it is judged against the reference on those arguments.
+    With ``per_minute``, a new submission (not a replay) is first held to that rate (:func:`check_rate`).
     """
+    existing = (
+        repository.get_by_idempotency_key(session, user.id, idempotency_key)
+        if idempotency_key is not None
+        else None
+    )
+    if existing is None and per_minute is not None:
+        check_rate(session, user, per_minute, now)
     if mode not in MODES:
         raise InvalidInput(f"mode must be 'run', 'submit' or 'custom', not {mode!r}.")
     _check_code(code, max_code_bytes)
-    problem = problems.get_published(session, slug)
+    problem = problems.get_published(session, slug, tags=False)
     arguments = custom_arguments(session, problem, mode, custom_input, custom_text)
-    if idempotency_key is not None:
-        existing = repository.get_by_idempotency_key(session, user.id, idempotency_key)
-        if existing is not None:
-            return _replay(existing, problem, code, mode, arguments)
+    if existing is not None:
+        return _replay(existing, problem, code, mode, arguments)
     problems.require_access(problem, user, now)
-    new = Submission(
+    submission = repository.insert_new(
+        session,
         user_id=user.id,
         problem_id=problem.id,
         problem_version_id=problem.current_version_id,
         mode=mode,
         code=code,
-        status="queued",
         created_at=now,
         idempotency_key=idempotency_key,
         custom_input=arguments,
     )
-    try:
-        with session.begin_nested():
-            submission = repository.add(session, new)
-    except IntegrityError:  # a concurrent retry with the same key won the race
+    if submission is None:  # a concurrent retry with the same key won the race
         existing = repository.get_by_idempotency_key(session, user.id, idempotency_key or "")
         if existing is None:
-            raise
+            raise Conflict("This Idempotency-Key is being used by another request; try again.")
         return _replay(existing, problem, code, mode, arguments)
     if not submission.is_copy:
         progress_state.record_attempt(session, user.id, problem.id, now)
     submission_id = submission.id
     on_commit(session, lambda: dispatcher.submit(submission_id))
     return submission, False
-
-
-def find_by_key(session: Session, user: User, key: str) -> Submission | None:
-    return repository.get_by_idempotency_key(session, user.id, key)
 
 
 def check_rate(session: Session, user: User, per_minute: int, now: datetime) -> None:

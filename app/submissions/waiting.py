@@ -16,23 +16,42 @@ from fastapi.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
 from app.submissions.dispatch import ResultWaiter
+from app.submissions.models import Submission
 
 T = TypeVar("T")
 
 
 async def wait_for(
-    waiter: ResultWaiter, submission_id: int, read: Callable[[], T], done: Callable[[T], bool], seconds: float
+    waiter: ResultWaiter,
+    submission_id: int,
+    read: Callable[[], T],
+    done: Callable[[T], bool],
+    seconds: float,
+    *,
+    since: int | None = None,
+    view: Callable[[Submission], T] | None = None,
 ) -> T:
     """``read()`` (run in a worker thread) once ``done`` says so, or after ``seconds``: the last read.
 
-    Subscribed before the first read, so a verdict recorded in between still wakes us.
+    Subscribed before the first read, so a verdict recorded in between still wakes us. ``since``
+    (a :meth:`ResultWaiter.mark` taken when the caller knew the submission unfinished) spares that
+    first read unless a notification came after it; ``view`` turns the finished row a notification
+    carried into the answer, sparing the last read too.
     """
     async with waiter.subscribe(submission_id) as recorded:
-        value = await anyio.to_thread.run_sync(read)
-        if done(value):
-            return value
+        start = waiter.mark()
+        heard, row = waiter.heard(submission_id, since) if since is not None else (True, None)
+        if row is not None and view is not None:
+            return view(row)
+        if heard:
+            value = await anyio.to_thread.run_sync(read)
+            if done(value):
+                return value
         with anyio.move_on_after(seconds):
             await recorded.wait()
+    _heard, row = waiter.heard(submission_id, start if since is None else since)
+    if row is not None and view is not None:
+        return view(row)
     return await anyio.to_thread.run_sync(read)
 
 

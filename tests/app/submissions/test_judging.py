@@ -172,3 +172,62 @@ def test_async_wait_answers_at_once_when_already_finished_and_after_the_timeout(
         return len(reads)
 
     assert asyncio.run(wait_for(waiter, 2, read, lambda _: False, 0.05)) == 2  # read again after the timeout
+
+
+def test_a_notification_after_the_mark_is_heard_with_its_row() -> None:
+    waiter = ResultWaiter()
+    before = waiter.mark()
+    assert waiter.heard(7, before) == (False, None)
+    row = Submission(id=7, status="finished", verdict=ACCEPTED)
+    waiter.notify(7, row)
+    assert waiter.heard(7, before) == (True, row)
+    assert waiter.heard(7, waiter.mark()) == (False, None)  # older than a later mark: not news
+    waiter.notify(8)  # from another process: no row
+    assert waiter.heard(8, before) == (True, None)
+
+
+def test_a_forgotten_notification_is_never_taken_for_silence() -> None:
+    waiter = ResultWaiter(remember=2)
+    before = waiter.mark()
+    for sid in (7, 8, 9):
+        waiter.notify(sid)
+    assert waiter.heard(7, before) == (True, None)  # forgotten since the mark: cannot tell, so "read"
+    assert waiter.heard(1, before) == (True, None)
+    assert waiter.heard(1, waiter.mark()) == (False, None)
+
+
+def test_async_wait_since_a_mark_answers_from_the_notified_row_without_reading() -> None:
+    """The POST ?wait path: the submission was known unfinished at the mark, the judge hands its row."""
+    waiter = ResultWaiter()
+    since = waiter.mark()
+    reads: list[int] = []
+
+    def read() -> str:
+        reads.append(1)
+        return "queued"
+
+    def judge() -> None:
+        time.sleep(0.05)
+        waiter.notify(7, Submission(id=7, status="finished", verdict=ACCEPTED))
+
+    async def request() -> str:
+        threading.Thread(target=judge).start()
+        return await wait_for(waiter, 7, read, lambda v: v == "finished", 30, since=since,
+                              view=lambda row: row.status)  # fmt: skip
+
+    start = time.monotonic()
+    assert asyncio.run(request()) == "finished"
+    assert time.monotonic() - start < 10 and reads == []
+    # Recorded before the request subscribed (between its commit and its wait): answered at once.
+    assert asyncio.run(wait_for(waiter, 7, read, lambda v: v == "finished", 30, since=since,
+                                view=lambda row: row.status)) == "finished"  # fmt: skip
+    assert reads == []
+
+
+def test_async_wait_since_a_mark_reads_when_the_notification_has_no_row() -> None:
+    waiter = ResultWaiter()
+    since = waiter.mark()
+    waiter.notify(7)  # a verdict recorded by another process, before the request subscribed
+    result = asyncio.run(wait_for(waiter, 7, lambda: "finished", lambda v: v == "finished", 30, since=since,
+                                  view=lambda row: "from the row"))  # fmt: skip
+    assert result == "finished"
