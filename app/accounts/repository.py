@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import CursorResult, delete, func, select, update
+from sqlalchemy import CursorResult, delete, func, select, tuple_, update
 from sqlalchemy.orm import Session
 
 from app.accounts.models import ApiToken, LoginFailure, PasswordReset, PremiumCode, PremiumGrant, User
@@ -63,13 +63,22 @@ def get_token_by_hash(session: Session, token_hash: str) -> ApiToken | None:
     return session.scalars(select(ApiToken).where(ApiToken.token_hash == token_hash)).first()
 
 
-def list_tokens(session: Session, user_id: int) -> Sequence[ApiToken]:
-    stmt = (
-        select(ApiToken)
-        .where(ApiToken.user_id == user_id, ApiToken.revoked_at.is_(None))
-        .order_by(ApiToken.created_at.desc(), ApiToken.id.desc())
-    )
-    return session.scalars(stmt).all()
+TokenKey = tuple[datetime, int]  # (created_at, id): the token list's order, newest first
+
+
+def list_tokens(
+    session: Session, user_id: int, *, after: TokenKey | None = None, limit: int | None = None
+) -> Sequence[ApiToken]:
+    """The user's live tokens, newest first; keyset-paged by ``after`` (ix_api_tokens_live)."""
+    stmt = select(ApiToken).where(ApiToken.user_id == user_id, ApiToken.revoked_at.is_(None))
+    if after is not None:
+        stmt = stmt.where(tuple_(ApiToken.created_at, ApiToken.id) < tuple_(*after))
+    stmt = stmt.order_by(ApiToken.created_at.desc(), ApiToken.id.desc())
+    return session.scalars(stmt.limit(limit) if limit is not None else stmt).all()
+
+
+def token_key(token: ApiToken) -> TokenKey:
+    return (token.created_at, token.id)
 
 
 def get_token(session: Session, token_id: int) -> ApiToken | None:
