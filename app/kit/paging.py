@@ -23,8 +23,8 @@ from app.kit.errors import InvalidInput
 
 T = TypeVar("T")
 
-# What a key may hold: text, integers, UTC times (a cursor may be at most this long, as text).
-KeyPart = str | int | datetime
+# What a key may hold: text, integers, booleans, UTC times (a cursor is at most this long, as text).
+KeyPart = str | int | bool | datetime
 MAX_CURSOR = 1000
 
 
@@ -57,6 +57,10 @@ def _part(value: Any, kind: type[KeyPart]) -> KeyPart:
         if at.tzinfo is None:
             raise ValueError
         return at.astimezone(UTC)
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise ValueError
+        return value
     if kind is int:
         # bool is an int in Python; ids and ranks fit a 64-bit column.
         if not isinstance(value, int) or isinstance(value, bool) or not -(2**63) <= value < 2**63:

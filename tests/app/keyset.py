@@ -27,9 +27,10 @@ def walk(
 
 
 def plan_of(session: Session, query: Callable[[], object]) -> str:
-    """The database's plan of the last SELECT that ``query()`` sends (the real statement, with its
-    real parameters). On PostgreSQL sequential scans are discouraged, so a tiny test table still
-    shows whether an index can serve the query in its order."""
+    """The database's plan of the first SELECT that ``query()`` sends (the real statement, with its
+    real parameters). On PostgreSQL sequential and bitmap scans and sorts are discouraged, so a
+    tiny test table still shows whether an index can serve the query in its order (a plan that has
+    no such index still sorts)."""
     connection = session.connection()
     sent: list[tuple[str, Any]] = []
 
@@ -43,9 +44,10 @@ def plan_of(session: Session, query: Callable[[], object]) -> str:
     finally:
         event.remove(connection, "before_cursor_execute", record)
     assert sent, "the query sent no SELECT"
-    statement, parameters = sent[-1]
+    statement, parameters = sent[0]  # (then eager loads of relationships, if any)
     if connection.dialect.name == "postgresql":
-        connection.exec_driver_sql("SET LOCAL enable_seqscan = off")
+        for setting in ("enable_seqscan", "enable_bitmapscan", "enable_sort"):  # discouraged, not forbidden
+            connection.exec_driver_sql(f"SET LOCAL {setting} = off")
         return "\n".join(r[0] for r in connection.exec_driver_sql("EXPLAIN " + statement, parameters))
     return "\n".join(r[-1] for r in connection.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, parameters))
 

@@ -27,6 +27,9 @@ def test_a_key_round_trips_with_its_types() -> None:
     # A time with another offset is the same instant, travelling as UTC.
     paris = at.astimezone(timezone(timedelta(hours=1)))
     assert decode_cursor(encode_cursor(("a", paris, 1)), SHAPE)[1] == at
+    assert decode_cursor(encode_cursor((False, "x")), (bool, str)) == (False, "x")
+    with pytest.raises(InvalidInput):
+        decode_cursor(encode_cursor((0, "x")), (bool, str))  # a number is not a boolean
 
 
 @pytest.mark.parametrize(
