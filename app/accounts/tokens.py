@@ -48,10 +48,6 @@ def user_for_token(session: Session, plain: str, now: datetime) -> User | None:
     return repository.get_user(session, token.user_id)
 
 
-def list_tokens(session: Session, user: User) -> list[ApiToken]:
-    return list(repository.list_tokens(session, user.id))
-
-
 def page_of_tokens(session: Session, user: User, after: str | None, limit: int) -> Page[ApiToken]:
     """One page of the user's live tokens, newest first, after the cursor ``after``."""
     key = decode_cursor(after, (datetime, int)) if after else None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 from datetime import timedelta
 
 from app.accounts import repository, tokens
@@ -60,3 +62,20 @@ def test_the_token_page_query_reads_its_index_in_order(db, student) -> None:
         for after in (None, encode_cursor((utcnow(), 2**31 - 1))):  # the first page and a deeper one
             explained = plan_of(session, lambda a=after: tokens.page_of_tokens(session, user, a, 10))
             assert_ordered_by_index(explained, "ix_api_tokens_live")
+
+
+def test_the_account_page_lists_the_newest_tokens_and_links_the_older_ones(learner, db: Database) -> None:
+    assert learner.email is not None
+    minted = [_mint(db, learner.email, f"page-{i}", 200 - i) for i in range(53)]  # oldest first
+    first = learner.get("/account")
+    assert first.status_code == 200
+    shown = re.findall(r'action="/account/tokens/(\d+)/revoke"', first.text)
+    assert [int(i) for i in shown] == minted[::-1][:50] and 'id="tokens-newest"' not in first.text
+    older = re.search(r'href="(/account\?tokens_after=[^"#]+)#tokens" id="tokens-older"', first.text)
+    assert older is not None
+    second = learner.get(html.unescape(older.group(1)))
+    assert [int(i) for i in re.findall(r'action="/account/tokens/(\d+)/revoke"', second.text)] == minted[
+        ::-1
+    ][50:]
+    assert 'id="tokens-older"' not in second.text and 'id="tokens-newest"' in second.text
+    assert learner.get("/account?tokens_after=forged").status_code == 422
