@@ -31,11 +31,16 @@ def add(session: Session, obj: ApiToken | PremiumGrant | PremiumCode | LoginFail
     session.flush()
 
 
-def list_users(session: Session, text: str | None, limit: int = 100) -> Sequence[User]:
+def list_users(
+    session: Session, text: str | None, limit: int = 100, after: str | None = None
+) -> Sequence[User]:
+    """Users by email (its unique index gives the order), optionally after the email ``after``."""
     stmt = select(User).order_by(User.email).limit(limit)
     if text:
         pattern = "%" + text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         stmt = stmt.where(User.email.like(pattern, escape="\\"))
+    if after is not None:
+        stmt = stmt.where(User.email > after)
     return session.scalars(stmt).all()
 
 
