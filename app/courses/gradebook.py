@@ -74,6 +74,11 @@ def _rows(session: Session, listed: list[Assignment], students: list[tuple[Cours
     return rows
 
 
+def sections(session: Session, course: Course) -> list[str]:
+    """Every section of the course's active students (for the filter, whatever page is shown)."""
+    return repository.sections(session, course.id)
+
+
 STUDENT_KEY = (str, int)  # the shape of repository.StudentKey, for decoding a cursor
 
 

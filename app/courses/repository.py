@@ -144,6 +144,21 @@ def student_key(row: tuple[CourseMember, User]) -> StudentKey:
     return (row[1].email, row[1].id)
 
 
+def sections(session: Session, course_id: int) -> list[str]:
+    """The sections of the course's active students (the gradebook's filter), sorted."""
+    stmt = (
+        select(CourseMember.section)
+        .where(
+            CourseMember.course_id == course_id,
+            CourseMember.role == STUDENT,
+            CourseMember.status == ACTIVE,
+            CourseMember.section != "",
+        )
+        .distinct()
+    )
+    return sorted(session.scalars(stmt))
+
+
 def get_user_by_email(session: Session, email: str) -> User | None:
     return session.scalars(select(User).where(User.email == email)).first()
 

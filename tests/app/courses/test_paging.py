@@ -6,6 +6,8 @@ computes (every row once, in order), with rows added between pages, on SQLite an
 
 from __future__ import annotations
 
+import html
+import re
 import uuid
 from datetime import UTC, datetime, timedelta
 
@@ -251,3 +253,38 @@ def test_bad_cursors_and_limits_are_422(make_account, query: str) -> None:
     for path in ("/api/v1/courses", f"/api/v1/courses/{cid}/assignments", f"/api/v1/courses/{cid}/gradebook"):
         response = teacher.get(f"{path}?{query}")
         assert response.status_code == 422 and response.json()["error"] == "invalid_input", (path, query)
+
+
+def test_the_gradebook_page_pages_students_and_keeps_every_section(
+    new_browser, db: Database, monkeypatch
+) -> None:
+    from app.courses import pages
+    from tests.app.courses.test_pages import _instructor
+
+    monkeypatch.setattr(pages, "GRADEBOOK_PAGE", 3)
+    teacher = _instructor(new_browser, db)
+    with db.transaction() as session:
+        owner = repository.get_user_by_email(session, teacher.email or "")
+        assert owner is not None
+        cid = enrolment.create_course(session, owner, "Paged page").id
+    tag = uuid.uuid4().hex[:6]
+    made = [_enrol(db, cid, f"{c}-{tag}@example.com", section="A" if c in "aceg" else "B") for c in "abcdefg"]
+    seen: list[int] = []
+    url: str | None = f"/courses/{cid}/gradebook"
+    while url:
+        page = teacher.get(url)
+        assert page.status_code == 200
+        assert (
+            '<option value="A"' in page.text and '<option value="B"' in page.text
+        )  # every section, any page
+        seen += [int(i) for i in re.findall(r'<tr data-student="(\d+)">', page.text)]
+        found = re.search(r'<a href="([^"]+)" id="gradebook-next"', page.text)
+        assert ('id="gradebook-first"' in page.text) == (url != f"/courses/{cid}/gradebook")
+        url = html.unescape(found.group(1)) if found else None
+    assert seen == made
+    only_a = teacher.get(f"/courses/{cid}/gradebook?section=A").text
+    more = re.search(r'<a href="([^"]+)" id="gradebook-next"', only_a)
+    assert more is not None and "section=A" in html.unescape(more.group(1))
+    rest = teacher.get(html.unescape(more.group(1))).text
+    assert [int(i) for i in re.findall(r'<tr data-student="(\d+)">', rest)] == made[6:7]
+    assert teacher.get(f"/courses/{cid}/gradebook?after=forged").status_code == 422
