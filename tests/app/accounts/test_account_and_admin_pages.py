@@ -201,3 +201,14 @@ def test_admin_pages_users_by_email_a_hundred_at_a_time(new_browser, db) -> None
     assert pages == 2 and 'id="users-first"' in page.text
     assert listed == made  # every user once, in email order, across the two pages
     assert admin.get("/admin?after=forged").status_code == 422
+
+
+def test_the_admin_user_query_reads_the_email_index_in_order(db) -> None:
+    from app.accounts import repository
+    from tests.app.keyset import assert_ordered_by_index, plan_of
+
+    with db.transaction() as session:
+        explained = plan_of(session, lambda: repository.list_users(session, None, 101, "m@example.com"))
+    # SQLite names the unique constraint's own index sqlite_autoindex_users_1.
+    index = "uq_users_email" if db.url.startswith("postgresql") else "sqlite_autoindex_users_1"
+    assert_ordered_by_index(explained, index)
