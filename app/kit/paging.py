@@ -68,6 +68,7 @@ def _part(value: Any, kind: type[KeyPart]) -> KeyPart:
         return value
     if not isinstance(value, str) or "\x00" in value:
         raise ValueError
+    value.encode("utf-8")  # a lone surrogate (JSON "\ud800") would fail in the database driver
     return value
 
 

@@ -50,6 +50,7 @@ def test_a_key_round_trips_with_its_types() -> None:
         _raw(["a", "2027-01-01T00:00:00+00:00", 1.5]),
         _raw(["a", "2027-01-01T00:00:00+00:00", 2**70]),  # overflows every integer column
         _raw(["a\x00b", "2027-01-01T00:00:00+00:00", 1]),  # NUL never reaches the database
+        _raw(["\ud800", "2027-01-01T00:00:00+00:00", 1]),  # nor a lone surrogate (no UTF-8 for it)
         base64.urlsafe_b64encode(b"\xff\xfe[").decode(),  # not UTF-8
         "A" * 2000,
     ],
