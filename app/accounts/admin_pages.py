@@ -13,6 +13,7 @@ from app.accounts.deps import AdminUser
 from app.accounts.models import ROLES, User
 from app.kit.db import utcnow
 from app.kit.errors import FormErrors, InvalidInput, NotFound
+from app.kit.paging import next_url
 from app.kit.web import CsrfProtected, SessionDep, parse_int, render
 
 router = APIRouter(prefix="/admin", tags=["admin"])
@@ -32,19 +33,33 @@ def _back(request: Request, text: str, q: str) -> RedirectResponse:
     return RedirectResponse(f"/admin?q={quote(q)}" if q else "/admin", status_code=303)
 
 
-def _page(request: Request, session: SessionDep, q: str, error: str | None = None, status: int = 200) -> Any:
+def _page(
+    request: Request,
+    session: SessionDep,
+    q: str,
+    error: str | None = None,
+    status: int = 200,
+    after: str | None = None,
+) -> Any:
     now = utcnow()
-    users = [(u, premium.premium_status(u, now)) for u in service.list_users(session, q)]
-    context = {"users": users, "q": q, "roles": ROLES, "error": error,
-               "notice": request.session.pop(NOTICE_KEY, None)}  # fmt: skip
+    found = service.list_users(session, q, after)
+    users = [(u, premium.premium_status(u, now)) for u in found.items]
+    more = next_url("/admin", {"q": q}, found.cursor)
+    context = {"users": users, "q": q, "roles": ROLES, "error": error, "next_page": more,
+               "paged": after is not None, "notice": request.session.pop(NOTICE_KEY, None)}  # fmt: skip
     return render(request, "accounts/admin.html", context, status_code=status)
 
 
 @router.get("")
 def admin_home(
-    request: Request, session: SessionDep, admin: AdminUser, q: Annotated[str, Query(max_length=254)] = ""
+    request: Request,
+    session: SessionDep,
+    admin: AdminUser,
+    q: Annotated[str, Query(max_length=254)] = "",
+    after: Annotated[str | None, Query(max_length=1000)] = None,
 ) -> Any:
-    return _page(request, session, q)
+    """Users by email, a hundred a page (``after``: the cursor of the "Next users" link)."""
+    return _page(request, session, q, after=after or None)
 
 
 @router.post("/users/{user_id}/role", dependencies=[CsrfProtected])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import CheckConstraint, ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy import CheckConstraint, ForeignKey, Index, Integer, String, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.kit.db import Base, UTCDateTime, utcnow
@@ -91,6 +91,17 @@ class ApiToken(Base):
     """A personal access token; only its SHA-256 is stored (the token is shown once)."""
 
     __tablename__ = "api_tokens"
+    __table_args__ = (
+        # The token list's keyset order (newest first), over live tokens only (migration 0014).
+        Index(
+            "ix_api_tokens_live",
+            "user_id",
+            "created_at",
+            "id",
+            sqlite_where=text("revoked_at IS NULL"),
+            postgresql_where=text("revoked_at IS NULL"),
+        ),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import CursorResult, bindparam, delete, func, select, update
+from sqlalchemy import CursorResult, bindparam, delete, func, select, tuple_, update
 from sqlalchemy.orm import Session
 
 from app.accounts.models import ApiToken, LoginFailure, PasswordReset, PremiumCode, PremiumGrant, User
@@ -31,11 +31,16 @@ def add(session: Session, obj: ApiToken | PremiumGrant | PremiumCode | LoginFail
     session.flush()
 
 
-def list_users(session: Session, text: str | None, limit: int = 100) -> Sequence[User]:
+def list_users(
+    session: Session, text: str | None, limit: int = 100, after: str | None = None
+) -> Sequence[User]:
+    """Users by email (its unique index gives the order), optionally after the email ``after``."""
     stmt = select(User).order_by(User.email).limit(limit)
     if text:
         pattern = "%" + text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         stmt = stmt.where(User.email.like(pattern, escape="\\"))
+    if after is not None:
+        stmt = stmt.where(User.email > after)
     return session.scalars(stmt).all()
 
 
@@ -72,13 +77,22 @@ def token_and_owner(session: Session, token_hash: str) -> tuple[ApiToken, User] 
     return (row[0], row[1]) if row is not None else None
 
 
-def list_tokens(session: Session, user_id: int) -> Sequence[ApiToken]:
-    stmt = (
-        select(ApiToken)
-        .where(ApiToken.user_id == user_id, ApiToken.revoked_at.is_(None))
-        .order_by(ApiToken.created_at.desc(), ApiToken.id.desc())
-    )
-    return session.scalars(stmt).all()
+TokenKey = tuple[datetime, int]  # (created_at, id): the token list's order, newest first
+
+
+def list_tokens(
+    session: Session, user_id: int, *, after: TokenKey | None = None, limit: int | None = None
+) -> Sequence[ApiToken]:
+    """The user's live tokens, newest first; keyset-paged by ``after`` (ix_api_tokens_live)."""
+    stmt = select(ApiToken).where(ApiToken.user_id == user_id, ApiToken.revoked_at.is_(None))
+    if after is not None:
+        stmt = stmt.where(tuple_(ApiToken.created_at, ApiToken.id) < tuple_(*after))
+    stmt = stmt.order_by(ApiToken.created_at.desc(), ApiToken.id.desc())
+    return session.scalars(stmt.limit(limit) if limit is not None else stmt).all()
+
+
+def token_key(token: ApiToken) -> TokenKey:
+    return (token.created_at, token.id)
 
 
 def get_token(session: Session, token_id: int) -> ApiToken | None:

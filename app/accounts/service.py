@@ -15,6 +15,7 @@ from app.accounts import repository
 from app.accounts.models import ROLES, LoginFailure, User
 from app.kit.db import Database
 from app.kit.errors import Forbidden, FormErrors, InvalidInput, NotFound, TooManyRequests
+from app.kit.paging import Page, decode_cursor, page_of
 from app.kit.security import hash_password, needs_rehash, verify_password
 from app.kit.settings import Settings
 
@@ -163,8 +164,16 @@ def get_user_by_email(session: Session, email: str) -> User:
     return user
 
 
-def list_users(session: Session, text: str | None) -> list[User]:
-    return list(repository.list_users(session, (text or "").strip().lower() or None))
+ADMIN_PAGE = 100  # users per page of the admin list
+
+
+def list_users(session: Session, text: str | None, after: str | None = None) -> Page[User]:
+    """A page of users whose email contains ``text``, by email, after the cursor ``after``."""
+    key = decode_cursor(after, (str,)) if after else None
+    rows = repository.list_users(
+        session, (text or "").strip().lower() or None, ADMIN_PAGE + 1, key[0] if key else None
+    )
+    return page_of(rows, ADMIN_PAGE, lambda u: (u.email,))
 
 
 def set_role(session: Session, actor: User, user: User, role: str) -> None:

@@ -12,6 +12,7 @@ from app.accounts import repository
 from app.accounts.models import ApiToken, User
 from app.accounts.service import is_plain_text
 from app.kit.errors import InvalidInput, NotFound
+from app.kit.paging import Page, decode_cursor, page_of
 
 TOKEN_PREFIX = "td_"
 
@@ -48,8 +49,11 @@ def user_for_token(session: Session, plain: str, now: datetime) -> User | None:
     return user
 
 
-def list_tokens(session: Session, user: User) -> list[ApiToken]:
-    return list(repository.list_tokens(session, user.id))
+def page_of_tokens(session: Session, user: User, after: str | None, limit: int) -> Page[ApiToken]:
+    """One page of the user's live tokens, newest first, after the cursor ``after``."""
+    key = decode_cursor(after, (datetime, int)) if after else None
+    rows = repository.list_tokens(session, user.id, after=key, limit=limit + 1)
+    return page_of(rows, limit, repository.token_key)
 
 
 def revoke_token(session: Session, user: User, token_id: int, now: datetime) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, Request, Response
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from fastapi.security import OAuth2PasswordRequestForm
 
 from app.accounts import premium, tokens
@@ -15,6 +15,7 @@ from app.api_v1.deps import ApiUser
 from app.api_v1.schemas import RegisterIn, TokenInfo, TokenList, TokenOut, UserOut, error_responses
 from app.kit.db import utcnow
 from app.kit.errors import Conflict, FormErrors, InvalidInput, LoginRequired
+from app.kit.paging import next_url
 from app.kit.web import SessionDep, SettingsDep, get_database
 
 router = APIRouter(prefix="/auth", tags=["auth"])
@@ -69,16 +70,28 @@ def token(
     return TokenOut(access_token=plain)
 
 
-@router.get("/tokens", response_model=TokenList, responses=error_responses(401, 429))
-def list_tokens(user: ApiUser, session: SessionDep) -> TokenList:
-    """The caller's live tokens (never the tokens themselves: only their first characters)."""
+@router.get("/tokens", response_model=TokenList, responses=error_responses(401, 422, 429))
+def list_tokens(
+    user: ApiUser,
+    session: SessionDep,
+    settings: SettingsDep,
+    limit: Annotated[int | None, Query(ge=1, le=100, description="Page size (default 50)")] = None,
+    after: Annotated[
+        str | None, Query(max_length=1000, description="The cursor of the next page (from `next`)")
+    ] = None,
+) -> TokenList:
+    """The caller's live tokens, newest first (never the tokens themselves: only their first
+    characters); follow `next` for older ones."""
+    size = min(limit or settings.api_page_size, 100)
+    page = tokens.page_of_tokens(session, user, after, size)
     return TokenList(
         items=[
             TokenInfo(
                 id=t.id, name=t.name, prefix=t.prefix, created_at=t.created_at, last_used_at=t.last_used_at
             )
-            for t in tokens.list_tokens(session, user)
-        ]
+            for t in page.items
+        ],
+        next=next_url("/api/v1/auth/tokens", {"limit": size}, page.cursor),
     )
 
 

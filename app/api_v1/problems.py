@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from typing import Annotated
-from urllib.parse import urlencode
 
 from fastapi import APIRouter, Path, Query
 
@@ -20,6 +19,7 @@ from app.api_v1.schemas import (
 )
 from app.hints import service as hints
 from app.kit.db import utcnow
+from app.kit.paging import next_url
 from app.kit.runner import runtime_info
 from app.kit.web import RunnerDep, SessionDep, SettingsDep
 from app.problems import service as problems
@@ -53,12 +53,7 @@ def list_problems(
     size = min(limit or settings.api_page_size, 100)
     filters = problems.ProblemFilters.parse(difficulty, category, tag, q)
     page, cursor = problems.page_of_problems(session, filters, user, utcnow(), after, size)
-    next_url = None
-    if cursor is not None:
-        params = {
-            k: v for k, v in {"difficulty": difficulty, "category": category, "tag": tag, "q": q}.items() if v
-        }
-        next_url = "/api/v1/problems?" + urlencode({**params, "limit": size, "after": cursor})
+    params = {"difficulty": difficulty, "category": category, "tag": tag, "q": q, "limit": size}
     items = [
         ProblemItem(
             slug=c.slug,
@@ -72,7 +67,7 @@ def list_problems(
         )
         for c in page
     ]
-    return ProblemList(items=items, next=next_url)
+    return ProblemList(items=items, next=next_url("/api/v1/problems", params, cursor))
 
 
 @router.get("/{slug}", response_model=ProblemOut, responses=error_responses(401, 404, 429))

@@ -67,6 +67,7 @@ class TokenInfo(BaseModel):
 
 class TokenList(BaseModel):
     items: list[TokenInfo]
+    next: str | None = Field(default=None, description="The URL of the next page; null on the last")
 
 
 class ProblemItem(BaseModel):

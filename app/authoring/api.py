@@ -16,7 +16,8 @@ from pydantic import BaseModel, Field
 from app.authoring import archive, service
 from app.authoring.deps import AuthorUser, AuthorWriter, SlugPath
 from app.kit.errors import PayloadTooLarge
-from app.kit.web import RunnerDep, SessionDep
+from app.kit.paging import next_url
+from app.kit.web import RunnerDep, SessionDep, SettingsDep
 from runner.validate import ValidationReport
 
 router = APIRouter(prefix="/api/v1/authoring", tags=["authoring"])
@@ -70,10 +71,23 @@ def _workspace_view(ws: service.Workspace) -> dict[str, Any]:
 
 
 @router.get("/problems")
-def list_problems(user: AuthorUser, session: SessionDep) -> dict[str, Any]:
-    rows = service.list_problems(session)
+def list_problems(
+    user: AuthorUser,
+    session: SessionDep,
+    settings: SettingsDep,
+    limit: Annotated[int | None, Query(ge=1, le=100, description="Page size (default 50)")] = None,
+    after: Annotated[
+        str | None, Query(max_length=1000, description="The cursor of the next page (from `next`)")
+    ] = None,
+) -> dict[str, Any]:
+    """Every problem, drafts and unpublished ones first, by category and title; follow `next`."""
+    size = min(limit or settings.api_page_size, 100)
+    page = service.page_of_problems(session, after, size)
     return {
-        "problems": [{**asdict(r), "status": r.status, "updated_at": r.updated_at.isoformat()} for r in rows]
+        "problems": [
+            {**asdict(r), "status": r.status, "updated_at": r.updated_at.isoformat()} for r in page.items
+        ],
+        "next": next_url("/api/v1/authoring/problems", {"limit": size}, page.cursor),
     }
 
 

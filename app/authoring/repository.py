@@ -2,29 +2,52 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import select, tuple_
 from sqlalchemy.orm import Session
 
 from app.authoring.models import ProblemDraft
 from app.problems.models import Problem, ProblemVersion
 
-
-def list_all_problems(session: Session) -> Sequence[Problem]:
-    return session.scalars(select(Problem).order_by(Problem.published, Problem.category, Problem.title)).all()
-
-
-def drafts_by_problem(session: Session) -> dict[int, ProblemDraft]:
-    return {d.problem_id: d for d in session.scalars(select(ProblemDraft))}
+AuthoringKey = tuple[bool, str, str, int]  # (published, category, title, id): the authoring list's order
+_ORDER = (Problem.published, Problem.category, Problem.title, Problem.id)
 
 
-def version_numbers(session: Session) -> dict[int, int]:
-    """version id -> version number, for every version that is some problem's current one."""
+def list_all_problems(
+    session: Session, *, after: AuthoringKey | None = None, limit: int | None = None
+) -> Sequence[Problem]:
+    """Every problem, drafts first, by category and title; keyset-paged (ix_problems_authoring)."""
+    stmt = select(Problem)
+    if after is not None:
+        stmt = stmt.where(tuple_(*_ORDER) > after)
+    stmt = stmt.order_by(*_ORDER)
+    return session.scalars(stmt.limit(limit) if limit is not None else stmt).all()
+
+
+def authoring_key(problem: Problem) -> AuthoringKey:
+    return (problem.published, problem.category, problem.title, problem.id)
+
+
+def drafts_by_problem(
+    session: Session, problem_ids: Collection[int] | None = None
+) -> dict[int, ProblemDraft]:
+    """Working copies by problem id: every one, or those of ``problem_ids`` (a page's)."""
+    stmt = select(ProblemDraft)
+    if problem_ids is not None:
+        stmt = stmt.where(ProblemDraft.problem_id.in_(problem_ids))
+    return {d.problem_id: d for d in session.scalars(stmt)}
+
+
+def version_numbers(session: Session, version_ids: Collection[int] | None = None) -> dict[int, int]:
+    """version id -> version number, for every version that is some problem's current one (or of
+    ``version_ids`` only)."""
     stmt = select(ProblemVersion.id, ProblemVersion.number).join(
         Problem, Problem.current_version_id == ProblemVersion.id
     )
+    if version_ids is not None:
+        stmt = stmt.where(ProblemVersion.id.in_(version_ids))
     return {vid: number for vid, number in session.execute(stmt)}
 
 

@@ -16,6 +16,7 @@ Validation runs before anything is written, so no write transaction is held whil
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -29,6 +30,7 @@ from app.authoring.models import ProblemDraft
 from app.authoring.validation import validate_files, validate_folder_files
 from app.kit.errors import AppError, Conflict, InvalidInput, NotFound
 from app.kit.markdown import render_markdown
+from app.kit.paging import Page, decode_cursor, page_of
 from app.kit.runner import JudgeRunner
 from app.problems import repository as problems_repository
 from app.problems.importer import import_problem
@@ -84,8 +86,30 @@ class ProblemRow:
 
 def list_problems(session: Session) -> list[ProblemRow]:
     """Every problem, drafts and unpublished ones included (instructors only)."""
-    drafts = repository.drafts_by_problem(session)
-    numbers = repository.version_numbers(session)
+    every = repository.list_all_problems(session)
+    return _rows(every, repository.drafts_by_problem(session), repository.version_numbers(session))
+
+
+AUTHORING_KEY = (bool, str, str, int)  # the shape of repository.AuthoringKey, for decoding a cursor
+
+
+def page_of_problems(session: Session, after: str | None, limit: int) -> Page[ProblemRow]:
+    """One page of :func:`list_problems` (same order) after the cursor ``after``; only the page's
+    drafts and versions are read."""
+    key = decode_cursor(after, AUTHORING_KEY) if after else None
+    found = page_of(
+        repository.list_all_problems(session, after=key, limit=limit + 1), limit, repository.authoring_key
+    )
+    drafts = repository.drafts_by_problem(session, [p.id for p in found.items])
+    numbers = repository.version_numbers(
+        session, [p.current_version_id for p in found.items if p.current_version_id]
+    )
+    return Page(_rows(found.items, drafts, numbers), found.cursor)
+
+
+def _rows(
+    problems: Sequence[Problem], drafts: dict[int, ProblemDraft], numbers: dict[int, int]
+) -> list[ProblemRow]:
     return [
         ProblemRow(
             slug=p.slug,
@@ -98,7 +122,7 @@ def list_problems(session: Session) -> list[ProblemRow]:
             has_draft=p.id in drafts,
             updated_at=max(p.updated_at, drafts[p.id].updated_at) if p.id in drafts else p.updated_at,
         )
-        for p in repository.list_all_problems(session)
+        for p in problems
     ]
 
 

@@ -17,10 +17,12 @@ from app.courses import assignments, enrolment, gradebook, regrades
 from app.courses.deps import AssignmentId, CourseId, CourseReader, CourseWriter, RegradeId, UserId
 from app.courses.views import assignment_view, course_view
 from app.kit.db import utcnow
-from app.kit.web import SessionDep
+from app.kit.paging import next_url
+from app.kit.web import SessionDep, SettingsDep
 from app.submissions.deps import DispatcherDep
 
-router = APIRouter(prefix="/api/v1/courses", tags=["courses"])
+ROOT = "/api/v1/courses"
+router = APIRouter(prefix=ROOT, tags=["courses"])
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"description": "Not logged in / no valid token"},
@@ -113,9 +115,27 @@ def create_course(body: CourseIn, session: SessionDep, user: CourseWriter) -> di
     return course_view(course, "instructor")
 
 
+Limit = Annotated[int | None, Query(ge=1, le=100, description="Page size (default 50)")]
+After = Annotated[str | None, Query(max_length=1000, description="The cursor of the next page (from `next`)")]
+# GET /courses/{id} carries this many assignments; a longer course pages on with `assignments_next`.
+EMBEDDED_ASSIGNMENTS = 100
+
+
+def _size(limit: int | None, settings: SettingsDep) -> int:
+    return min(limit or settings.api_page_size, 100)
+
+
 @router.get("", responses=ERRORS, summary="My courses")
-def my_courses(session: SessionDep, user: CourseReader) -> dict[str, Any]:
-    return {"items": [course_view(c, m.role) for c, m in enrolment.my_courses(session, user)]}
+def my_courses(
+    session: SessionDep, user: CourseReader, settings: SettingsDep, limit: Limit = None, after: After = None
+) -> dict[str, Any]:
+    """Your courses (active memberships), newest first, with your `role`; follow `next` for more."""
+    size = _size(limit, settings)
+    page = enrolment.page_of_my_courses(session, user, after, size)
+    return {
+        "items": [course_view(c, m.role) for c, m in page.items],
+        "next": next_url(ROOT, {"limit": size}, page.cursor),
+    }
 
 
 @router.post("/join", responses=ERRORS, summary="Join a course with a code")
@@ -124,15 +144,39 @@ def join(body: JoinIn, session: SessionDep, user: CourseWriter) -> dict[str, Any
     return course_view(course, _role(session, course, user))
 
 
+def _assignment_page(
+    session: SessionDep, course: Any, user: Any, after: str | None, size: int
+) -> tuple[list[dict[str, Any]], str | None]:
+    page = assignments.page_of_visible(session, course, user, utcnow(), after, size)
+    slugs = assignments.problem_slugs(session, page.items)
+    items = [assignment_view(a, slugs[a.id]) for a in page.items]
+    return items, next_url(f"{ROOT}/{course.id}/assignments", {"limit": size}, page.cursor)
+
+
 @router.get("/{course_id}", responses=ERRORS, summary="A course and the assignments you can see")
 def get_course(course_id: CourseId, session: SessionDep, user: CourseReader) -> dict[str, Any]:
+    """The course and its first assignments you may see (students: released ones), by due time;
+    `assignments_next` (null when they are all here) continues at `GET .../assignments`."""
     course = enrolment.course_for_member(session, course_id, user)
-    listed = assignments.visible_assignments(session, course, user, utcnow())
-    return course_view(course, _role(session, course, user)) | {
-        "assignments": [
-            assignment_view(a, [p.slug for p in assignments.assignment_problems(session, a)]) for a in listed
-        ]
-    }
+    items, more = _assignment_page(session, course, user, None, EMBEDDED_ASSIGNMENTS)
+    view = course_view(course, _role(session, course, user))
+    return view | {"assignments": items, "assignments_next": more}
+
+
+@router.get("/{course_id}/assignments", responses=ERRORS, summary="The assignments you can see")
+def list_assignments(
+    course_id: CourseId,
+    session: SessionDep,
+    user: CourseReader,
+    settings: SettingsDep,
+    limit: Limit = None,
+    after: After = None,
+) -> dict[str, Any]:
+    """The course's assignments you may see (students: released ones, by their own dates), by due
+    time then id; follow `next` for more."""
+    course = enrolment.course_for_member(session, course_id, user)
+    items, more = _assignment_page(session, course, user, after, _size(limit, settings))
+    return {"items": items, "next": more}
 
 
 @router.post("/{course_id}/join-code", responses=ERRORS, summary="Rotate the join code")
@@ -264,10 +308,22 @@ Filter = Annotated[str | None, Query(max_length=100)]
 
 @router.get("/{course_id}/gradebook", responses=ERRORS, summary="The gradebook (instructors)")
 def get_gradebook(
-    course_id: CourseId, session: SessionDep, user: CourseReader, section: Filter = None, q: Filter = None
+    course_id: CourseId,
+    session: SessionDep,
+    user: CourseReader,
+    settings: SettingsDep,
+    section: Filter = None,
+    q: Filter = None,
+    limit: Limit = None,
+    after: After = None,
 ) -> dict[str, Any]:
+    """One page of students (by email), each with a score per assignment and a total; `section`
+    and `q` (part of the email) filter them. Follow `next` for more; the downloads are whole."""
     course = enrolment.course_for_instructor(session, course_id, user)
-    return gradebook.as_json(gradebook.build(session, course, section=section, q=q))
+    size = _size(limit, settings)
+    book, cursor = gradebook.page(session, course, section=section, q=q, after=after, limit=size)
+    params = {"section": section, "q": q, "limit": size}
+    return gradebook.as_json(book) | {"next": next_url(f"{ROOT}/{course.id}/gradebook", params, cursor)}
 
 
 def _download(course_id: int, session: SessionDep, user: Any, fmt: str) -> Response:

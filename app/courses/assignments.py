@@ -14,6 +14,7 @@ from app.courses import dates as dates_mod
 from app.courses import enrolment, repository, scoring
 from app.courses.models import AFTER_LAST, Assignment, AssignmentProblem, Course, Extension
 from app.kit.errors import InvalidInput, NotFound
+from app.kit.paging import Page, decode_cursor, page_of
 from app.problems import service as problems
 from app.problems.models import Problem
 
@@ -108,6 +109,21 @@ def visible_assignments(session: Session, course: Course, user: User, now: datet
     return [a for a in every if student_dates(session, a, user).released(now)]
 
 
+ASSIGNMENT_KEY = (datetime, int)  # the shape of repository.AssignmentKey, for decoding a cursor
+
+
+def page_of_visible(
+    session: Session, course: Course, user: User, now: datetime, after: str | None, limit: int
+) -> Page[Assignment]:
+    """One page of :func:`visible_assignments` (same order and rule), after the cursor ``after``."""
+    key = decode_cursor(after, ASSIGNMENT_KEY) if after else None
+    released_for = None if enrolment.is_instructor(session, course, user) else (user.id, now)
+    rows = repository.assignments_page(
+        session, course.id, released_for=released_for, after=key, limit=limit + 1
+    )
+    return page_of(rows, limit, repository.assignment_key)
+
+
 def assignment_for(
     session: Session, course: Course, assignment_id: int, user: User, now: datetime
 ) -> Assignment:
@@ -124,6 +140,13 @@ def assignment_for(
 def assignment_problems(session: Session, assignment: Assignment) -> list[Problem]:
     by_id = {p.id: p for p in problems.problems_by_ids(session, {p.problem_id for p in assignment.problems})}
     return [by_id[link.problem_id] for link in assignment.problems if link.problem_id in by_id]
+
+
+def problem_slugs(session: Session, listed: Sequence[Assignment]) -> dict[int, list[str]]:
+    """``{assignment id: its problems' slugs in order}`` for many assignments, in one query."""
+    wanted = {link.problem_id for a in listed for link in a.problems}
+    slugs = {p.id: p.slug for p in problems.problems_by_ids(session, wanted)}
+    return {a.id: [slugs[link.problem_id] for link in a.problems if link.problem_id in slugs] for a in listed}
 
 
 @dataclass(frozen=True)

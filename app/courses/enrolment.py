@@ -29,6 +29,7 @@ from app.courses.models import (
     CourseMember,
 )
 from app.kit.errors import Conflict, Forbidden, InvalidInput, NotFound
+from app.kit.paging import Page, decode_cursor, page_of
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 MAX_ROSTER_ROWS = 5000
@@ -256,6 +257,15 @@ def import_roster(session: Session, course: Course, text: str) -> RosterReport:
 
 def my_courses(session: Session, user: User) -> list[tuple[Course, CourseMember]]:
     return list(repository.courses_of(session, user.id))
+
+
+def page_of_my_courses(
+    session: Session, user: User, after: str | None, limit: int
+) -> Page[tuple[Course, CourseMember]]:
+    """One page of :func:`my_courses` (newest first), after the cursor ``after``."""
+    key = decode_cursor(after, (datetime, int)) if after else None
+    rows = repository.courses_of(session, user.id, after=key, limit=limit + 1)
+    return page_of(rows, limit, repository.course_key)
 
 
 def members(session: Session, course: Course) -> list[tuple[CourseMember, User]]:

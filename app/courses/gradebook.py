@@ -14,10 +14,12 @@ from typing import Any
 import xlsxwriter
 from sqlalchemy.orm import Session
 
+from app.accounts.models import User
 from app.courses import assignments as assignments_mod
 from app.courses import repository, scoring
-from app.courses.models import Assignment, Course
+from app.courses.models import Assignment, Course, CourseMember
 from app.kit.errors import InvalidInput, NotFound
+from app.kit.paging import decode_cursor, page_of
 from app.submissions import service as submissions
 
 EXPORT_FORMATS = ("csv", "xlsx")
@@ -49,21 +51,56 @@ def display_name(email: str) -> str:
 def build(session: Session, course: Course, *, section: str | None = None, q: str | None = None) -> Gradebook:
     """The caller has checked the viewer instructs ``course``; filters narrow the rows only."""
     every = list(repository.active_students(session, course.id))
-    listed = list(repository.assignments(session, course.id))
-    scores = scoring.compute(session, listed, [u.id for _, u in every])
-    rows = []
     needle = (q or "").strip().lower()
-    for member, user in every:
-        if section and member.section != section:
-            continue
-        if needle and needle not in user.email.lower():
-            continue
+    shown = [
+        (member, user)
+        for member, user in every
+        if (not section or member.section == section) and (not needle or needle in user.email.lower())
+    ]
+    listed = list(repository.assignments(session, course.id))
+    sections = sorted({m.section for m, _ in every if m.section})
+    return Gradebook(course=course, assignments=listed, rows=_rows(session, listed, shown), sections=sections)
+
+
+def _rows(session: Session, listed: list[Assignment], students: list[tuple[CourseMember, User]]) -> list[Row]:
+    """One row per student, scored now (only these students' submissions are read)."""
+    scores = scoring.compute(session, listed, [u.id for _, u in students])
+    rows = []
+    for member, user in students:
         values = [scores[(user.id, a.id)].percent for a in listed]
         rows.append(
             Row(user.id, display_name(user.email), user.email, member.section, values, scoring.total(values))
         )
-    sections = sorted({m.section for m, _ in every if m.section})
-    return Gradebook(course=course, assignments=listed, rows=rows, sections=sections)
+    return rows
+
+
+def sections(session: Session, course: Course) -> list[str]:
+    """Every section of the course's active students (for the filter, whatever page is shown)."""
+    return repository.sections(session, course.id)
+
+
+STUDENT_KEY = (str, int)  # the shape of repository.StudentKey, for decoding a cursor
+
+
+def page(
+    session: Session,
+    course: Course,
+    *,
+    section: str | None = None,
+    q: str | None = None,
+    after: str | None = None,
+    limit: int,
+) -> tuple[Gradebook, str | None]:
+    """One page of the gradebook's rows (same order, filters and scores as :func:`build`), and the
+    cursor of the next page; only the page's students are scored. ``sections`` is left empty."""
+    key = decode_cursor(after, STUDENT_KEY) if after else None
+    needle = (q or "").strip() or None
+    found = repository.students_page(
+        session, course.id, section=section or None, text=needle, after=key, limit=limit + 1
+    )
+    students = page_of(found, limit, repository.student_key)
+    listed = list(repository.assignments(session, course.id))
+    return Gradebook(course, listed, _rows(session, listed, students.items)), students.cursor
 
 
 def as_json(book: Gradebook) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from sqlalchemy import (
     Boolean,
     CheckConstraint,
     ForeignKey,
+    Index,
     Integer,
     String,
     UniqueConstraint,
@@ -83,10 +84,14 @@ class Assignment(Base):
     """A problem set with a release, a due time, late windows and what happens after the last."""
 
     __tablename__ = "assignments"
-    __table_args__ = (CheckConstraint("after_last IN ('zero', 'closed')", name="after_last"),)
+    __table_args__ = (
+        CheckConstraint("after_last IN ('zero', 'closed')", name="after_last"),
+        # A course's assignments in list order (due, id): the keyset pages' index (migration 0014).
+        Index("ix_assignments_course_due", "course_id", "due_at", "id"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    course_id: Mapped[int] = mapped_column(ForeignKey("courses.id", ondelete="CASCADE"), index=True)
+    course_id: Mapped[int] = mapped_column(ForeignKey("courses.id", ondelete="CASCADE"))
     title: Mapped[str] = mapped_column(String(200))
     release_at: Mapped[datetime] = mapped_column(UTCDateTime())
     due_at: Mapped[datetime] = mapped_column(UTCDateTime())

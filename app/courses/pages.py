@@ -9,6 +9,7 @@ Two small scripts: ``course-countdown.js`` (time left on the assignment page) an
 from __future__ import annotations
 
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, Query, Request, UploadFile
 from fastapi.responses import RedirectResponse
@@ -20,6 +21,7 @@ from app.courses.deps import AssignmentId, CourseId, RegradeId, UserId
 from app.courses.models import Course
 from app.kit.db import utcnow
 from app.kit.errors import AppError, InvalidInput, PayloadTooLarge
+from app.kit.paging import next_url
 from app.kit.web import CsrfProtected, SessionDep, render
 from app.submissions.deps import DispatcherDep
 
@@ -299,6 +301,9 @@ def set_extension(
 Filter = Annotated[str | None, Query(max_length=100)]
 
 
+GRADEBOOK_PAGE = 100  # students per page of the gradebook page (the downloads hold every one)
+
+
 @router.get("/{course_id}/gradebook")
 def gradebook_page(
     request: Request,
@@ -307,15 +312,24 @@ def gradebook_page(
     user: CurrentUser,
     section: Filter = None,
     q: Filter = None,
+    after: Annotated[str | None, Query(max_length=1000)] = None,
 ) -> Any:
     course = _instructs(session, course_id, user)
-    book = gradebook.build(session, course, section=section or None, q=q or None)
-    every = gradebook.build(session, course) if (section or q) else book
-    return _page(
-        request,
-        "gradebook.html",
-        {"course": course, "book": book, "sections": every.sections, "section": section or "", "q": q or ""},
+    book, cursor = gradebook.page(
+        session, course, section=section or None, q=q or None, after=after or None, limit=GRADEBOOK_PAGE
     )
+    here = f"/courses/{course.id}/gradebook"
+    filters = {k: v for k, v in (("section", section), ("q", q)) if v}
+    context = {
+        "course": course,
+        "book": book,
+        "sections": gradebook.sections(session, course),
+        "section": section or "",
+        "q": q or "",
+        "next_page": next_url(here, filters, cursor),
+        "first_page": (here + ("?" + urlencode(filters) if filters else "")) if after else None,
+    }
+    return _page(request, "gradebook.html", context)
 
 
 @router.get("/{course_id}/students/{user_id}")

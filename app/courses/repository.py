@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import func, select, tuple_
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
@@ -24,6 +25,11 @@ from app.problems.models import ProblemVersion
 from app.submissions.models import Submission
 
 T = TypeVar("T")
+
+# Keyset pages (app.kit.paging): each list's sort key, compared with a cursor in its own order.
+CourseKey = tuple[datetime, int]  # My courses: (course created_at, course id), newest first
+StudentKey = tuple[str, int]  # the gradebook: (email, user id)
+AssignmentKey = tuple[datetime, int]  # a course's assignments: (due_at, id)
 
 
 def add(session: Session, row: T) -> T:
@@ -79,14 +85,78 @@ def active_students(session: Session, course_id: int) -> Sequence[tuple[CourseMe
     return [(m, u) for m, u in members_with_users(session, course_id, STUDENT) if m.status == ACTIVE]
 
 
-def courses_of(session: Session, user_id: int) -> Sequence[tuple[Course, CourseMember]]:
+def courses_of(
+    session: Session, user_id: int, *, after: CourseKey | None = None, limit: int | None = None
+) -> Sequence[tuple[Course, CourseMember]]:
+    """The user's active memberships, newest course first; keyset-paged by ``after``.
+
+    The user's memberships come from ix_course_members_user_id; their courses are sorted by
+    (created_at, id) after the join, so a page costs the number of the user's courses, not of all.
+    """
     stmt = (
         select(Course, CourseMember)
         .join(CourseMember, CourseMember.course_id == Course.id)
         .where(CourseMember.user_id == user_id, CourseMember.status == ACTIVE)
         .order_by(Course.created_at.desc(), Course.id.desc())
     )
-    return [(c, m) for c, m in session.execute(stmt).all()]
+    if after is not None:
+        stmt = stmt.where(tuple_(Course.created_at, Course.id) < after)
+    return [(c, m) for c, m in session.execute(stmt.limit(limit) if limit is not None else stmt).all()]
+
+
+def course_key(row: tuple[Course, CourseMember]) -> CourseKey:
+    return (row[0].created_at, row[0].id)
+
+
+def students_page(
+    session: Session,
+    course_id: int,
+    *,
+    section: str | None,
+    text: str | None,
+    after: StudentKey | None,
+    limit: int,
+) -> Sequence[tuple[CourseMember, User]]:
+    """Active students in gradebook order (email, id), filtered like the gradebook; keyset-paged.
+
+    The course's members come from uq_course_members_course_user (course_id first); each page is
+    sorted after the join with users (its key lives in ``users``), bounded by the course's size.
+    """
+    stmt = (
+        select(CourseMember, User)
+        .join(User, User.id == CourseMember.user_id)
+        .where(
+            CourseMember.course_id == course_id, CourseMember.role == STUDENT, CourseMember.status == ACTIVE
+        )
+    )
+    if section:
+        stmt = stmt.where(CourseMember.section == section)
+    if text:
+        pattern = "%" + text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        stmt = stmt.where(func.lower(User.email).like(pattern, escape="\\"))
+    if after is not None:
+        stmt = stmt.where(tuple_(User.email, User.id) > after)
+    stmt = stmt.order_by(User.email, User.id).limit(limit)
+    return [(m, u) for m, u in session.execute(stmt).all()]
+
+
+def student_key(row: tuple[CourseMember, User]) -> StudentKey:
+    return (row[1].email, row[1].id)
+
+
+def sections(session: Session, course_id: int) -> list[str]:
+    """The sections of the course's active students (the gradebook's filter), sorted."""
+    stmt = (
+        select(CourseMember.section)
+        .where(
+            CourseMember.course_id == course_id,
+            CourseMember.role == STUDENT,
+            CourseMember.status == ACTIVE,
+            CourseMember.section != "",
+        )
+        .distinct()
+    )
+    return sorted(session.scalars(stmt))
 
 
 def get_user_by_email(session: Session, email: str) -> User | None:
@@ -104,6 +174,34 @@ def get_assignment(session: Session, assignment_id: int) -> Assignment | None:
 def assignments(session: Session, course_id: int) -> Sequence[Assignment]:
     stmt = select(Assignment).where(Assignment.course_id == course_id)
     return session.scalars(stmt.order_by(Assignment.due_at, Assignment.id)).all()
+
+
+def assignments_page(
+    session: Session,
+    course_id: int,
+    *,
+    released_for: tuple[int, datetime] | None,
+    after: AssignmentKey | None,
+    limit: int,
+) -> Sequence[Assignment]:
+    """A course's assignments by (due_at, id) (ix_assignments_course_due), keyset-paged.
+
+    ``released_for=(user id, now)`` keeps those released for that student by their own dates: an
+    extension's ``release_at`` replaces the assignment's (as :func:`app.courses.dates.effective`).
+    """
+    stmt = select(Assignment).where(Assignment.course_id == course_id)
+    if released_for is not None:
+        user_id, now = released_for
+        stmt = stmt.outerjoin(
+            Extension, (Extension.assignment_id == Assignment.id) & (Extension.user_id == user_id)
+        ).where(func.coalesce(Extension.release_at, Assignment.release_at) <= now)
+    if after is not None:
+        stmt = stmt.where(tuple_(Assignment.due_at, Assignment.id) > after)
+    return session.scalars(stmt.order_by(Assignment.due_at, Assignment.id).limit(limit)).all()
+
+
+def assignment_key(assignment: Assignment) -> AssignmentKey:
+    return (assignment.due_at, assignment.id)
 
 
 def extension(session: Session, assignment_id: int, user_id: int) -> Extension | None:

@@ -3,7 +3,17 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, CheckConstraint, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.kit.db import Base, UTCDateTime, utcnow
@@ -25,7 +35,11 @@ class Problem(Base):
     """A problem's identity and its current, listed metadata (copied from the current version)."""
 
     __tablename__ = "problems"
-    __table_args__ = (CheckConstraint("difficulty IN ('easy', 'medium', 'hard')", name="difficulty"),)
+    __table_args__ = (
+        CheckConstraint("difficulty IN ('easy', 'medium', 'hard')", name="difficulty"),
+        # The authoring list's keyset order (migration 0014).
+        Index("ix_problems_authoring", "published", "category", "title", "id"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     slug: Mapped[str] = mapped_column(String(80), unique=True)

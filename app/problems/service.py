@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -15,6 +13,7 @@ from app.accounts.models import User
 from app.accounts.premium import is_premium
 from app.kit.errors import InvalidInput, NotFound, PremiumRequired
 from app.kit.markdown import Section, preview_markdown, render_markdown, split_sections
+from app.kit.paging import decode_cursor, page_of
 from app.kit.runner import display_value
 from app.problems import repository
 from app.problems.models import Problem, ProblemVersion
@@ -170,42 +169,30 @@ def list_problems(
 
 
 def page_of_problems(
-    session: Session, filters: ProblemFilters, viewer: User | None, now: datetime, after: str | None, limit: int
+    session: Session,
+    filters: ProblemFilters,
+    viewer: User | None,
+    now: datetime,
+    after: str | None,
+    limit: int,
 ) -> tuple[list[ProblemCard], str | None]:
     """One page of cards after the cursor ``after``, and the cursor of the next page (None: the last)."""
-    key = decode_cursor(after) if after else None
-    problems = list(
-        repository.list_published(
-            session,
-            difficulty=filters.difficulty,
-            category=filters.category,
-            tag=filters.tag,
-            text=filters.q,
-            after=key,
-            limit=limit + 1,
-        )
+    key = decode_cursor(after, LIST_KEY) if after else None
+    rows = repository.list_published(
+        session,
+        difficulty=filters.difficulty,
+        category=filters.category,
+        tag=filters.tag,
+        text=filters.q,
+        after=key,
+        limit=limit + 1,
     )
-    more = len(problems) > limit
-    problems = problems[:limit]
-    seen = outcomes(session, problems, viewer)
-    cards = [card(p, viewer, now, seen) for p in problems]
-    return cards, encode_cursor(repository.list_key(problems[-1])) if more else None
+    page = page_of(rows, limit, repository.list_key)
+    seen = outcomes(session, page.items, viewer)
+    return [card(p, viewer, now, seen) for p in page.items], page.cursor
 
 
-def encode_cursor(key: repository.ListKey) -> str:
-    return base64.urlsafe_b64encode(json.dumps(list(key), ensure_ascii=False).encode()).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> repository.ListKey:
-    """A cursor from :func:`encode_cursor`; anything else is the caller's mistake (422)."""
-    try:
-        raw = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        category, rank, title, problem_id = raw
-        if not (isinstance(category, str) and isinstance(title, str)):
-            raise ValueError
-        return (category, int(rank), title, int(problem_id))
-    except (ValueError, TypeError, json.JSONDecodeError, UnicodeDecodeError):
-        raise InvalidInput("The 'after' cursor is not one this API gave out; follow the 'next' links.") from None
+LIST_KEY = (str, int, str, int)  # the shape of repository.ListKey, for decoding a cursor
 
 
 def filter_choices(session: Session) -> dict[str, Sequence[str]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse
 
 from app.accounts import premium, service, tokens
@@ -21,6 +21,7 @@ from app.submissions.progress_chart import progress_chart
 router = APIRouter(tags=["accounts"])
 
 NOTICE_KEY = "notice"
+TOKENS_SHOWN = 50  # the account page lists this many tokens, newest first, then links the older ones
 
 
 def _notice(request: Request, text: str) -> RedirectResponse:
@@ -36,15 +37,19 @@ def account_page(
     errors: dict[str, str] | None = None,
     values: dict[str, str] | None = None,
     new_token: str | None = None,
+    tokens_after: str | None = None,
     status_code: int = 200,
 ) -> Any:
     now = utcnow()
+    token_page = tokens.page_of_tokens(session, user, tokens_after, TOKENS_SHOWN)
     context = {
         "user": user,
         "premium": premium.premium_status(user, now),
         "progress": submissions.progress(session, user),
         "chart": progress_chart(session, user.id),
-        "tokens": tokens.list_tokens(session, user),
+        "tokens": token_page.items,
+        "tokens_next": token_page.cursor,  # "Older tokens": /account?tokens_after=<cursor>
+        "tokens_paged": tokens_after is not None,
         "codes": premium.list_codes(session, user) if user.is_staff else [],
         "courses": enrolment.my_courses(session, user),
         "new_token": new_token,
@@ -56,8 +61,13 @@ def account_page(
 
 
 @router.get("/account")
-def show(request: Request, session: SessionDep, user: CurrentUser) -> Any:
-    return account_page(request, session, user)
+def show(
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    tokens_after: Annotated[str | None, Query(max_length=1000)] = None,
+) -> Any:
+    return account_page(request, session, user, tokens_after=tokens_after or None)
 
 
 @router.post("/account/tokens", dependencies=[CsrfProtected])

@@ -72,11 +72,14 @@ def problem_page(
     problem = service.get_published(session, slug)
     hint_view = hints.hints_for(session, slug, user, now)
     history = []
+    older = None  # the URL of the next (older) page of the history, for "Older submissions"
     initial_code = page.starter
     reference = None
     if user is not None:
-        recent = submissions.history(session, user, problem)
+        first = submissions.history(session, user, problem)
+        recent = first.items
         history = [submissions.summary_view(s) for s in recent]
+        older = submissions.history_next(slug, first)
         if page.starter is not None:  # pick up where the learner left off, on any device
             saved = drafts.saved_code(session, user, problem)
             if saved is not None:
@@ -91,6 +94,7 @@ def problem_page(
         {
             "page": page,
             "history": history,
+            "history_older": older,
             "initial_code": initial_code,
             "reference_html": highlight_code(reference) if reference is not None else None,
             "runtime": runtime_info(runner),

@@ -59,9 +59,20 @@ def create_submission(
 
 
 @router.get("/problems/{slug}/submissions")
-def list_submissions(slug: str, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+def list_submissions(
+    slug: str,
+    user: CurrentUser,
+    session: SessionDep,
+    before: Annotated[int | None, Query(ge=1, le=2**31 - 1, description="Only ids below this")] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = service.HISTORY_PAGE,
+) -> dict[str, Any]:
+    """The learner's submissions on the problem, newest first; ``next`` loads older ones."""
     problem = problems.get_published(session, slug)
-    return {"submissions": [service.summary_view(s, slug) for s in service.history(session, user, problem)]}
+    page = service.history(session, user, problem, before_id=before, limit=limit)
+    return {
+        "submissions": [service.summary_view(s, slug) for s in page.items],
+        "next": service.history_next(slug, page, limit),
+    }
 
 
 @router.get("/submissions/{submission_id}/code")

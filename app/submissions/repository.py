@@ -334,3 +334,14 @@ def progress_from_submissions(
     )
     stats = [(p, int(j), int(a or 0)) for p, j, a in session.execute(stats_stmt)]
     return learners, stats
+
+
+def history_page(
+    session: Session, user_id: int, problem_id: int, *, before_id: int | None, limit: int
+) -> Sequence[Submission]:
+    """The user's submissions on one problem, newest (highest id) first, keyset-paged by id below
+    ``before_id``: one range of ix_submissions_user_problem_id (user_id, problem_id, id)."""
+    stmt = select(Submission).where(Submission.user_id == user_id, Submission.problem_id == problem_id)
+    if before_id is not None:
+        stmt = stmt.where(Submission.id < before_id)
+    return session.scalars(stmt.order_by(Submission.id.desc()).limit(limit)).all()

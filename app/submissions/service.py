@@ -6,12 +6,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
+from urllib.parse import quote
 
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.kit.db import on_commit
 from app.kit.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge, TooManyRequests
+from app.kit.paging import next_url
 from app.problems import repository as problems_repository
 from app.problems import service as problems
 from app.problems.models import Problem
@@ -255,8 +257,29 @@ def get_own(session: Session, user: User, submission_id: int) -> Submission:
     return submission
 
 
-def history(session: Session, user: User, problem: Problem, limit: int = 20) -> Sequence[Submission]:
-    return repository.list_for(session, user.id, problem.id, limit)
+HISTORY_PAGE = 20  # the problem page shows this many, then "Older submissions" loads as many more
+
+
+@dataclass(frozen=True)
+class History:
+    """A page of a learner's submissions on a problem, newest first."""
+
+    items: list[Submission]
+    before: int | None  # the ``before`` id of the next (older) page; None when there is none
+
+
+def history(
+    session: Session, user: User, problem: Problem, *, before_id: int | None = None, limit: int = HISTORY_PAGE
+) -> History:
+    rows = repository.history_page(session, user.id, problem.id, before_id=before_id, limit=limit + 1)
+    items = list(rows[:limit])
+    return History(items, items[-1].id if len(rows) > limit else None)
+
+
+def history_next(slug: str, page: History, limit: int = HISTORY_PAGE) -> str | None:
+    """The URL of the page after ``page`` (the page script's "Older submissions"), or None."""
+    before = str(page.before) if page.before is not None else None
+    return next_url(f"/api/problems/{quote(slug)}/submissions", {"limit": limit}, before, "before")
 
 
 def problem_of(session: Session, submission: Submission) -> Problem:

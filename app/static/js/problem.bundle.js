@@ -668,6 +668,7 @@
     const compareBar = document.getElementById("history-compare");
     const compareText = document.getElementById("history-compare-text");
     const compareLink = document.getElementById("history-compare-link");
+    const olderBtn = document.getElementById("history-older");
     let picked = [];
     function showCompare() {
       if (!compareBar) return;
@@ -733,17 +734,39 @@
       decorate(li);
       return li;
     }
+    function setOlder(next) {
+      if (!olderBtn) return;
+      olderBtn.hidden = !next;
+      if (next) olderBtn.dataset.next = next;
+      else delete olderBtn.dataset.next;
+    }
+    function loadOlder() {
+      const next = olderBtn.dataset.next;
+      if (!next) return;
+      olderBtn.disabled = true;
+      request("GET", next).then((data) => {
+        data.submissions.forEach((s) => list.appendChild(row(s)));
+        setOlder(data.next);
+        olderBtn.title = "";
+      }, (err) => {
+        olderBtn.title = err.message;
+      }).finally(() => {
+        olderBtn.disabled = false;
+      });
+    }
     function refresh() {
       if (!list) return Promise.resolve();
       return request("GET", api + "/submissions").then((data) => {
         list.textContent = "";
         data.submissions.forEach((s) => list.appendChild(row(s)));
         picked = picked.filter((id) => data.submissions.some((s) => String(s.id) === id));
+        setOlder(data.next);
         showCompare();
       }).catch(() => {
       });
     }
     if (list) list.querySelectorAll("li[data-id]").forEach(decorate);
+    if (list && olderBtn) olderBtn.addEventListener("click", loadOlder);
     return { refresh };
   }
 

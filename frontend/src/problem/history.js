@@ -1,6 +1,7 @@
 // The learner's submissions for this problem, refreshed after each verdict. Each row can load its
 // code back into the editor (with Undo) and be picked for a comparison: pick two, and the link
-// opens their line diff (/submissions/A/compare/B).
+// opens their line diff (/submissions/A/compare/B). "Older submissions" follows the list's `next`
+// link (keyset pages by id: a row is never shown twice, even when new ones arrive meanwhile).
 import { el } from "../shared/dom.js";
 import { request } from "../shared/http.js";
 
@@ -9,6 +10,7 @@ export function createHistory({ api, replacer }) {
   const compareBar = document.getElementById("history-compare");
   const compareText = document.getElementById("history-compare-text");
   const compareLink = document.getElementById("history-compare-link");
+  const olderBtn = document.getElementById("history-older");
   let picked = []; // submission ids, in the order they were picked (two at most)
 
   function showCompare() {
@@ -75,15 +77,38 @@ export function createHistory({ api, replacer }) {
     decorate(li);
     return li;
   }
+  /** Show "Older submissions" when the last page loaded has a `next` link, and remember it. */
+  function setOlder(next) {
+    if (!olderBtn) return;
+    olderBtn.hidden = !next;
+    if (next) olderBtn.dataset.next = next;
+    else delete olderBtn.dataset.next;
+  }
+
+  function loadOlder() {
+    const next = olderBtn.dataset.next;
+    if (!next) return;
+    olderBtn.disabled = true;
+    request("GET", next).then((data) => {
+      data.submissions.forEach((s) => list.appendChild(row(s)));
+      setOlder(data.next);
+      olderBtn.title = "";
+    }, (err) => {
+      olderBtn.title = err.message;
+    }).finally(() => { olderBtn.disabled = false; });
+  }
+
   function refresh() {
     if (!list) return Promise.resolve();
     return request("GET", api + "/submissions").then((data) => {
       list.textContent = "";
       data.submissions.forEach((s) => list.appendChild(row(s)));
       picked = picked.filter((id) => data.submissions.some((s) => String(s.id) === id));
+      setOlder(data.next);
       showCompare();
     }).catch(() => { /* the history is a convenience; the verdict is already shown */ });
   }
   if (list) list.querySelectorAll("li[data-id]").forEach(decorate);
+  if (list && olderBtn) olderBtn.addEventListener("click", loadOlder);
   return { refresh };
 }

@@ -33,6 +33,9 @@ class ApiAccount:
     def post(self, url: str, headers: dict[str, str] | None = None, **kwargs: Any) -> Any:
         return self.client.post(url, headers=self._headers(headers), **kwargs)
 
+    def put(self, url: str, headers: dict[str, str] | None = None, **kwargs: Any) -> Any:
+        return self.client.put(url, headers=self._headers(headers), **kwargs)
+
     def delete(self, url: str, **kwargs: Any) -> Any:
         return self.client.delete(url, headers={"Authorization": f"Bearer {self.token}"}, **kwargs)
 
