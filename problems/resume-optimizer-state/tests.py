@@ -43,7 +43,10 @@ def example_data():
     return x, y
 
 
-@case(public=True, rtol=RTOL, atol=ATOL)
+# Rounded to 6 decimals for the statement's readability: a float within 1e-7 of a rounding boundary
+# can round either way (1e-6 apart) between a learner's run and the reference's, so this case allows
+# one unit of the last shown decimal.
+@case(public=True, rtol=RTOL, atol=2e-6)
 def example(solution):
     x, y = example_data()
     result = solution.train_with_resume(x, y, 6, 3)
