@@ -71,16 +71,6 @@ def get(session: Session, submission_id: int) -> Submission | None:
     return session.get(Submission, submission_id)
 
 
-def list_for(session: Session, user_id: int, problem_id: int, limit: int = 20) -> Sequence[Submission]:
-    stmt = (
-        select(Submission)
-        .where(Submission.user_id == user_id, Submission.problem_id == problem_id)
-        .order_by(Submission.created_at.desc(), Submission.id.desc())
-        .limit(limit)
-    )
-    return session.scalars(stmt).all()
-
-
 def unfinished_ids(session: Session) -> list[int]:
     stmt = select(Submission.id).where(Submission.status.in_((QUEUED, RUNNING))).order_by(Submission.id)
     return list(session.scalars(stmt))
