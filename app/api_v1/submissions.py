@@ -198,10 +198,12 @@ def list_submissions(
     """The caller's submissions, newest first; follow `next` for older ones."""
     size = min(limit or settings.api_page_size, 100)
     target = problems.get_published(session, problem) if problem else None
-    rows = service.list_own(session, user, problem=target, verdict=verdict, before_id=before, limit=size)
+    rows = service.list_own(session, user, problem=target, verdict=verdict, before_id=before, limit=size + 1)
+    more = len(rows) > size  # one row past the page says whether an older page exists
+    rows = rows[:size]
     slugs = {p.id: p.slug for p in problems.problems_by_ids(session, {s.problem_id for s in rows})}
     next_url = None
-    if len(rows) == size:
+    if more:
         params = {k: v for k, v in (("problem", problem), ("verdict", verdict)) if v}
         next_url = "/api/v1/submissions?" + urlencode({**params, "before": rows[-1].id, "limit": size})
     items = [

@@ -88,7 +88,11 @@ def test_list_filters_and_pages(student, code_of) -> None:
     assert [s["id"] for s in accepted] == [ok]
     page = student.get("/api/v1/submissions", params={"limit": 2}).json()
     assert [s["id"] for s in page["items"]] == [other, wrong]
-    assert [s["id"] for s in student.get(page["next"]).json()["items"]] == [ok]
+    last = student.get(page["next"]).json()
+    assert [s["id"] for s in last["items"]] == [ok]
+    assert last["next"] is None  # the last page says so, even when it is exactly full
+    full = student.get("/api/v1/submissions", params={"limit": 3}).json()
+    assert len(full["items"]) == 3 and full["next"] is None
     assert student.get("/api/v1/submissions", params={"verdict": "great"}).status_code == 422
     assert student.get("/api/v1/submissions", params={"problem": "nope"}).status_code == 404
 
