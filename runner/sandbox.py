@@ -125,6 +125,8 @@ def bwrap_command(bwrap: str, control_fd: int, cgroup_binds: list[tuple[str, str
         "CAP_SETPCAP",
         "--cap-add",
         "CAP_SYS_RESOURCE",
+        "--cap-add",
+        "CAP_SYS_NICE",  # a spare warms up at idle priority and returns to normal (zygote.warm_spare)
         "--ro-bind",
         "/usr",
         "/usr",
@@ -327,6 +329,7 @@ class Sandbox:
             spare["link"].close()
             for fd in child_ends:
                 os.close(fd)
+            _normal_priority(group)
             raw.mark("hand-over", started)
             self._feed(pipes[0][1], json.dumps(payload).encode())
             raw.mark("payload written", started)
@@ -373,6 +376,14 @@ class Sandbox:
             pass
         finally:
             os.close(fd)
+
+
+def _normal_priority(group: JobCgroup) -> None:
+    """Give a spare that may still be warming up at idle priority (``runner.zygote.warm_spare``)
+    the normal one back, now that a job waits for it. Its only process is the spare itself."""
+    for pid in group.pids():
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.setpriority(os.PRIO_PROCESS, pid, 0)
 
 
 # The harness's records, in the only order it writes them (see runner.harness):

@@ -1,0 +1,77 @@
+"""A spare's warm-up (runner.zygote.warm_spare): it runs at idle priority, stops for a job, and
+always leaves the process at the normal priority."""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from runner import zygote
+
+
+@pytest.fixture
+def link() -> Iterator[tuple[socket.socket, socket.socket]]:
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    yield ours, theirs
+    ours.close()
+    theirs.close()
+
+
+def in_child(run: Callable[[], int]) -> tuple[int, int]:
+    """(what ``run()`` returned, the priority afterwards), in a forked child: the test process's
+    own priority is never touched."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            value = run()
+            os.write(write_end, f"{value} {os.getpriority(os.PRIO_PROCESS, 0)}".encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    data = os.read(read_end, 100).decode()
+    os.close(read_end)
+    os.waitpid(pid, 0)
+    value, nice = data.split()
+    return int(value), int(nice)
+
+
+def test_every_step_runs_while_no_job_waits(link: tuple[socket.socket, socket.socket]) -> None:
+    ours, _ = link
+    steps, nice = in_child(lambda: zygote.warm_spare(ours))
+    assert steps == len(zygote.EXERCISE_STEPS) + 1  # the exercise, then prefault_job
+    assert nice == 0
+
+
+def test_a_waiting_job_stops_the_warm_up(link: tuple[socket.socket, socket.socket]) -> None:
+    ours, theirs = link
+    theirs.send(b'{"op": "job"}')
+    steps, nice = in_child(lambda: zygote.warm_spare(ours))
+    assert steps == 0
+    assert nice == 0
+
+
+def test_a_dropped_spare_stops_warming_too(link: tuple[socket.socket, socket.socket]) -> None:
+    ours, theirs = link
+    theirs.close()  # the host closed the link: no job will come
+    steps, _ = in_child(lambda: zygote.warm_spare(ours))
+    assert steps == 0
+
+
+def test_the_steps_run_at_idle_priority(
+    link: tuple[socket.socket, socket.socket], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ours, _ = link
+    seen: list[int] = []
+    monkeypatch.setattr(zygote, "prefault_job", lambda: seen.append(os.getpriority(os.PRIO_PROCESS, 0)))
+
+    def run() -> int:
+        zygote.warm_spare(ours)
+        return seen[0]
+
+    during, after = in_child(run)
+    assert during == zygote.IDLE_NICE
+    assert after == 0
