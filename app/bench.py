@@ -281,8 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print_scale(rows)
     memory = get_runner().pool_memory()
-    print(f"warm pool: {memory.processes} processes (bubblewrap, zygote, spares), RSS {memory.rss_mb:.0f} MB "
-          f"(shared pages counted in each), PSS {memory.pss_mb:.0f} MB")  # fmt: skip
+    print(memory.describe())
     best = max(rows, key=lambda r: r.verdicts_per_s)
     web_cpu = min(r.web_cpu_ms for r in rows)
     checks = {

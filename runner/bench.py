@@ -174,10 +174,7 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
         f"{statistics.median(job_cpu_ms):.1f} ms (median); the cases as timed inside: "
         f"{statistics.median(learner_ms):.1f} ms (wall)"
     )
-    print(
-        f"warm pool: {memory.processes} processes (bubblewrap, zygote, spares), "
-        f"RSS {memory.rss_mb:.0f} MB, PSS {memory.pss_mb:.0f} MB"
-    )
+    print(memory.describe())
     checks = {
         f"job in -> verdict out ≤ {TARGET_MEDIAN_MS:g} ms median ({warm_ms:.1f} ms)": warm_ms
         <= TARGET_MEDIAN_MS,

@@ -18,6 +18,14 @@ class PoolMemory:
     pss_mb: float  # shared pages split between the processes that map them: the real total
     anon_huge_mb: float = 0.0  # mapped as transparent huge pages (runner/hugepages.py), counted like RSS
 
+    def describe(self) -> str:
+        """One line for the benchmarks' output."""
+        return (
+            f"warm pool: {self.processes} processes (bubblewrap, zygote, spares), RSS {self.rss_mb:.0f} MB "
+            f"(shared pages counted in each), PSS {self.pss_mb:.0f} MB, in huge pages "
+            f"{self.anon_huge_mb:.0f} MB (RSS)"
+        )
+
 
 def _stat_fields(pid: int) -> list[str]:
     with open(f"/proc/{pid}/stat") as fh:
