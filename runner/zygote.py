@@ -9,7 +9,8 @@ another spare. A spare reads the job itself, locks itself down and becomes the j
     zygote ──fork──▶ spare (root)      new session; unshare(mount, ipc, uts); join the
                                        job's cgroup; unmount /cg; a /proc that hides other
                                        uids' processes; a fresh size-limited /tmp; a warm-up
-                                       step and a fresh random seed; the seccomp filter, an
+                                       at idle priority, in steps, stopping when the job
+                                       comes; a fresh random seed; the seccomp filter, an
                                        empty capability bounding set, a clean environment
                                        ── the job arrives from the host ──
                                        read the job; drop to the job's own uid, no
