@@ -25,13 +25,14 @@ from app.courses import api as course_api
 from app.courses import pages as course_pages
 from app.drafts import api as draft_api
 from app.hints import api as hint_api
-from app.kit.db import Database
+from app.kit.db import Database, request_slots
+from app.kit.db_slots import DatabaseSlots, keep_threads_beyond
 from app.kit.errors import AppError
 from app.kit.headers import SecurityHeadersMiddleware
 from app.kit.logging import SubmissionLogMiddleware
 from app.kit.runner import JudgeRunner, runtime_info
 from app.kit.settings import Settings, get_settings
-from app.kit.web import ROOT, render
+from app.kit.web import ROOT, DatabaseSlot, render
 from app.problems import api as problem_api
 from app.site import account_pages, problem_pages, track_pages
 from app.submissions import api as submission_api
@@ -113,13 +114,15 @@ def create_app(
 ) -> FastAPI:
     settings = settings or get_settings()
     course_access.install()  # course assignments open Premium problems to their students
-    db = database or Database(settings.database_url)
+    db = database or Database(settings.database_url, settings.db_pool_size)
+    slots = DatabaseSlots(request_slots(db.pool_size, settings.judge_workers))
     waiter = ResultWaiter()
     judging = setup_judging(settings, db, waiter, runner=runner, dispatcher=dispatcher)
     judge_runner, dispatcher = judging.runner, judging.dispatcher
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        keep_threads_beyond(slots)
         for submission_id in recover_unfinished(db):  # finish what a previous process left in flight
             dispatcher.submit(submission_id)
         yield
@@ -132,6 +135,7 @@ def create_app(
                   openapi_url="/api/openapi.json")  # fmt: skip
     app.state.settings = settings
     app.state.db = db
+    app.state.db_slots = slots
     app.state.runner = judge_runner
     app.state.dispatcher = dispatcher
     app.state.waiter = waiter
@@ -192,6 +196,8 @@ def create_app(
         course_pages.router,
         billing_api.router,
     ):
-        app.include_router(router)
+        # Every route holds a database slot from before its first dependency to its teardown
+        # (app/kit/db.py). /healthz and /metrics do not queue behind them: one short read each.
+        app.include_router(router, dependencies=[DatabaseSlot])
     install_metrics(app, judging.stats, judging.sources)  # /metrics
     return app

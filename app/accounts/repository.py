@@ -68,7 +68,7 @@ _TOKEN_AND_OWNER = (
     select(ApiToken, User)
     .join(User, User.id == ApiToken.user_id)
     .where(ApiToken.token_hash == bindparam("token_hash"))
-)  # built once (``app.kit.db.prepared`` says why)
+)  # built once, a module constant (``app.kit.db.prepared`` says why and where)
 
 
 def token_and_owner(session: Session, token_hash: str) -> tuple[ApiToken, User] | None:

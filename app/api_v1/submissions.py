@@ -60,6 +60,7 @@ def _produce(
     """
 
     def read() -> dict[str, Any]:
+        # After the route's slot was given back: one hop, a spare connection (app/kit/db.py).
         with db.sessionmaker() as fresh:
             submission = submissions_repository.get(fresh, submission_id)
             assert submission is not None  # committed before the response is sent
@@ -115,8 +116,8 @@ async def create_submission(
 
     def store() -> tuple[int, bool]:
         # The route's whole unit of work in one worker thread and one transaction (committed, then
-        # the job dispatched, by ``Database.transaction``): the request never holds a pooled
-        # connection while it waits for a thread.
+        # the job dispatched, by ``Database.transaction``): one hop instead of a session's four.
+        # Its connection is counted in the database slot every route holds (app.kit.web.DatabaseSlot).
         now = utcnow()
         with db.transaction() as session:
             submission, replayed = service.create_or_replay(
@@ -170,7 +171,7 @@ async def get_submission(
     db = get_database(request)
 
     def read() -> tuple[dict[str, Any], str]:
-        with db.transaction() as session:  # one worker thread, one short transaction
+        with db.transaction() as session:  # one hop, one short transaction, in the route's slot
             submission = service.get_own(session, user, submission_id)
             slug = service.problem_of(session, submission).slug
             return v1_view(submission, slug), slug

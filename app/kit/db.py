@@ -5,6 +5,31 @@ The request session dependency is the only commit point for requests: services `
 :func:`on_commit` (so a job is dispatched only once its row is visible to other connections).
 Background work (the judge threads, a future worker) opens its own short sessions with
 :meth:`Database.transaction`.
+
+Connections: the one place their arithmetic is written (docs/architecture.md sums it up). A process
+opens at most ``pool_size`` connections (``TORCHDRILL_DB_POOL_SIZE``, 20), shared out as
+
+    pool_size = request slots + judge threads (``judge_workers``) + SPARE_CONNECTIONS
+
+* **Request slots** (:func:`request_slots`; ``app.kit.db_slots``). A request takes a slot on the
+  event loop before any of its database work (the routers' dependency, and ``get_session``'s) and
+  gives it back after its session's teardown; between two worker-thread hops it holds at most one
+  connection. So requests hold at most ``slots`` connections together, a request's checkout finds
+  one free, and no thread ever blocks on the pool for a connection that a request waiting for a
+  worker thread holds: the pool and anyio's threadpool (40 threads, kept ``THREADS_BEYOND_SLOTS``
+  above the slots) cannot deadlock, however many requests are in flight.
+* **Judge threads** (the embedded judge; unused with a broker). Each opens short transactions of its
+  own, one connection at a time, and never waits for a request's thread: the pool always has room
+  for them, whatever the requests do, and they never hold a connection a request needs.
+* **Spare**: one-hop work outside a slot, which takes a connection and gives it back in the same
+  worker thread: the reads of an answer produced after its route (``?wait=true``), ``/healthz``,
+  ``/metrics``, and a failed log-in's record written beside the request's own session. Such work
+  cannot deadlock anything; past the spare connections it waits for one of them, for as long as a
+  short query takes.
+
+The recorder process (broker mode) has a pool of its own: ``recorder_concurrency`` handlers and
+the sweeper, one connection each at a time. On PostgreSQL, the server's ``max_connections`` must
+cover every process: web replicas x ``TORCHDRILL_DB_POOL_SIZE`` + the recorder's pool + migrations.
 """
 
 from __future__ import annotations
@@ -63,17 +88,35 @@ def _prepare_sqlite_path(url: str) -> None:
         Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
 
 
-def make_engine(url: str) -> Engine:
-    """An engine for ``url``; SQLite files get their folder, WAL, foreign keys and a busy timeout."""
+DEFAULT_POOL_SIZE = 20
+SPARE_CONNECTIONS = 2  # for one-hop work outside the request slots (the module docstring)
+
+
+def request_slots(pool_size: int, judge_threads: int) -> int:
+    """How many requests may hold database connections at once (the module docstring's arithmetic)."""
+    slots = pool_size - judge_threads - SPARE_CONNECTIONS
+    if slots < 1:
+        raise ValueError(
+            f"a pool of {pool_size} connections leaves no room for requests beside {judge_threads} "
+            f"judge threads and {SPARE_CONNECTIONS} spare connections: raise TORCHDRILL_DB_POOL_SIZE "
+            f"to at least {judge_threads + SPARE_CONNECTIONS + 1}"
+        )
+    return slots
+
+
+def make_engine(url: str, pool_size: int = DEFAULT_POOL_SIZE) -> Engine:
+    """An engine for ``url`` opening at most ``pool_size`` connections (all kept once opened).
+
+    SQLite files get their folder, WAL, foreign keys and a busy timeout.
+    """
     _prepare_sqlite_path(url)
     backend = make_url(url).get_backend_name()
     if backend == "sqlite":
-        # No cap on connections (a SQLite connection is an open file): a request holds its session's
-        # connection from the auth dependency to the end of the route, across worker-thread hops, so
-        # a capped pool smaller than the requests in flight deadlocks them (64 learners at once
-        # did, at 5 + 10 connections). Beyond 20, connections are closed when given back.
         engine = create_engine(
-            url, connect_args={"check_same_thread": False, "timeout": 15}, pool_size=20, max_overflow=-1
+            url,
+            connect_args={"check_same_thread": False, "timeout": 15},
+            pool_size=pool_size,
+            max_overflow=0,
         )
 
         @event.listens_for(engine, "connect")
@@ -89,15 +132,16 @@ def make_engine(url: str) -> Engine:
             cur.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+    return create_engine(url, pool_pre_ping=True, pool_size=pool_size, max_overflow=0)
 
 
 class Database:
     """An engine and its session factory; one per app (tests make one per database backend)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, pool_size: int = DEFAULT_POOL_SIZE) -> None:
         self.url = url
-        self.engine = make_engine(url)
+        self.pool_size = pool_size
+        self.engine = make_engine(url, pool_size)
         self.sessionmaker = sessionmaker(self.engine, expire_on_commit=False)
 
     @contextmanager
@@ -158,6 +202,10 @@ def prepared(session: Session, name: str, build: Callable[[str], T]) -> T:
     Building a SQLAlchemy statement (and its cache key) costs tens to hundreds of microseconds of
     Python each time; a statement built once with ``bindparam`` placeholders and executed with its
     values costs neither. For the statements on a verdict's path (docs/benchmarks.md).
+
+    The rule, for every module: a statement built once that is the same on every backend is a
+    module constant (``_BY_KEY = select(...).where(... == bindparam("key"))``); one that depends on
+    the backend (an upsert through :func:`backend_insert`) is built here, on first use per backend.
     """
     backend = session.get_bind().dialect.name
     statement = _PREPARED.get((name, backend))

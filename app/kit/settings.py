@@ -23,6 +23,9 @@ class Settings(BaseSettings):
     port: int = Field(default=8000, ge=1, le=65535, validation_alias=AliasChoices("TORCHDRILL_PORT", "PORT"))
     max_code_bytes: int = Field(default=64 * 1024, ge=1024, le=1024 * 1024)
     judge_workers: int = Field(default=2, ge=1, le=32)
+    # Connections one process opens at most; requests get what the judge threads and a small spare
+    # leave (the arithmetic: app/kit/db.py).
+    db_pool_size: int = Field(default=20, ge=4, le=1000)
     wait_timeout_s: float = Field(default=30.0, gt=0, le=120)
     session_cookie: str = "torchdrill_session"
     session_max_age_s: int = 14 * 24 * 3600
@@ -65,6 +68,13 @@ class Settings(BaseSettings):
                 "TORCHDRILL_SECRET_KEY must be set to a random value of at least 32 characters "
                 "outside development (e.g. python -c 'import secrets; print(secrets.token_urlsafe(48))')"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _pool_has_room_for_requests(self) -> Settings:
+        from app.kit.db import request_slots
+
+        request_slots(self.db_pool_size, self.judge_workers)  # raises with the size it needs
         return self
 
     @model_validator(mode="after")

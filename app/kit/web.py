@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -11,6 +11,7 @@ from fastapi.templating import Jinja2Templates
 from sqlalchemy.orm import Session
 
 from app.kit.db import Database, run_commit_hooks
+from app.kit.db_slots import DatabaseSlots
 from app.kit.errors import CsrfFailed
 from app.kit.runner import JudgeRunner
 from app.kit.security import CSRF_FORM_FIELD, CSRF_HEADER, csrf_matches, csrf_token
@@ -26,8 +27,35 @@ def get_database(request: Request) -> Database:
     return db
 
 
-def get_session(request: Request) -> Iterator[Session]:
-    """The request's unit of work: commit when the route returns, roll back if it raises."""
+def get_database_slots(request: Request) -> DatabaseSlots:
+    slots: DatabaseSlots = request.app.state.db_slots
+    return slots
+
+
+async def database_slot(request: Request) -> AsyncIterator[None]:
+    """Hold one of the app's database slots (``app.kit.db_slots``) from here to the route's end.
+
+    Taken on the event loop, before the request's first database work, and given back once the
+    session's teardown (commit and on-commit work) is done, before the response is sent.
+    """
+    async with get_database_slots(request):
+        yield
+
+
+# scope="function", like the session's: given back before the response is sent (an answer produced
+# later, e.g. while waiting for a verdict, does not keep it). Every router of the app depends on it
+# (app.main), so the database work of dependencies resolved before the session (the bearer token's
+# owner) is inside the slot too; once per request (FastAPI caches it).
+DatabaseSlot = Depends(database_slot, scope="function")
+
+
+def get_session(request: Request, _slot: Annotated[None, DatabaseSlot]) -> Iterator[Session]:
+    """The request's unit of work: commit when the route returns, roll back if it raises.
+
+    Never without a database slot: its connection, taken at the first query, is held across
+    worker-thread hops until the teardown, which is safe only because the slots leave the pool a
+    connection for every request that holds one (``app.kit.db``).
+    """
     session = get_database(request).sessionmaker()
     try:
         yield session

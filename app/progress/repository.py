@@ -56,6 +56,7 @@ def _stats_statement(backend: str) -> Any:
     )
 
 
+# The same on every backend: a module constant (``app.kit.db.prepared`` says why and where).
 _FIRST_SOLVE = (
     update(LearnerProblem)
     .where(LearnerProblem.user_id == bindparam("p_user"), LearnerProblem.problem_id == bindparam("p_problem"))

@@ -137,7 +137,7 @@ def reopen(session: Session, submission_id: int) -> bool:
 
 _TABLE: Table = Submission.__table__  # type: ignore[assignment]
 _VERDICT_COLUMNS = ("verdict", "passed", "total", "cases", "message", "time_ms", "runtime", "finished_at")
-# Built once, executed with their values (``app.kit.db.prepared`` says why). The ``v_`` names:
+# Built once, executed with their values (``app.kit.db.prepared`` says why and where). The ``v_`` names:
 # a bind parameter may not be named after a column an UPDATE sets.
 _FINISH = (
     update(_TABLE)

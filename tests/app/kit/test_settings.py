@@ -26,3 +26,11 @@ def test_environment_variables_use_the_prefix(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("TORCHDRILL_ENV", "staging")
     with pytest.raises(ValidationError):
         Settings()
+
+
+def test_the_pool_must_leave_requests_a_connection(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TORCHDRILL_DB_POOL_SIZE", "8")
+    assert Settings().db_pool_size == 8
+    with pytest.raises(ValidationError, match="TORCHDRILL_DB_POOL_SIZE"):
+        Settings(db_pool_size=8, judge_workers=6)  # 6 judge threads + 2 spare: no slot for requests
+    assert Settings(db_pool_size=9, judge_workers=6).db_pool_size == 9
