@@ -27,8 +27,8 @@ opens at most ``pool_size`` connections (``TORCHDRILL_DB_POOL_SIZE``, 20), share
   cannot deadlock anything; past the spare connections it waits for one of them, for as long as a
   short query takes.
 
-The recorder process (broker mode) has a pool of its own: ``recorder_concurrency`` handlers and
-the sweeper, one connection each at a time. On PostgreSQL, the server's ``max_connections`` must
+The recorder process (broker mode) has a pool of its own, sized ``recorder_concurrency`` + 1: its
+handlers and the sweeper, one connection each at a time. On PostgreSQL, the server's ``max_connections`` must
 cover every process: web replicas x ``TORCHDRILL_DB_POOL_SIZE`` + the recorder's pool + migrations.
 """
 

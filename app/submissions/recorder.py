@@ -239,7 +239,9 @@ def main(argv: list[str] | None = None) -> None:
     configure_logging(settings.log_format, service="recorder")
     if not settings.broker_url:
         sys.exit("TORCHDRILL_BROKER_URL must be set: the recorder reads results from the broker")
-    db = Database(settings.database_url)
+    # One connection per handler and one for the sweeper, whatever TORCHDRILL_DB_POOL_SIZE says
+    # for the web processes (app/kit/db.py).
+    db = Database(settings.database_url, settings.recorder_concurrency + 1)
     celery, _recorder, sweeper = create_recorder(settings, db)
 
     @signals.worker_ready.connect(weak=False)
