@@ -141,7 +141,62 @@ def _optimizer_step(state: dict[str, Any]) -> None:
     json.dumps({"warm": [1.0, 2, None]})
 
 
-EXERCISE_STEPS: tuple[Callable[[dict[str, Any]], None], ...] = (_forward, _backward, _optimizer_step)
+def _judge_paths(_state: dict[str, Any]) -> None:
+    """What the harness and the problems' tests do around every case: seeds, hook windows,
+    captured output, encoding a value."""
+    import contextlib
+
+    import torch
+    import torch.nn as nn
+
+    from runner import harness, testing, values
+
+    with testing.shifted_seed(1), contextlib.redirect_stdout(harness.BoundedText(100)):
+        torch.manual_seed(0)
+        print("warm")
+        with testing.observe_hooks() as log:
+            layer = nn.Linear(2, 1)
+            layer.register_forward_hook(lambda *_: None).remove()
+            layer(torch.randn(1, 2))
+    values.encode({"summary": log.summary(), "tensor": torch.randn(2, 2), "list": [1.0, 2, None, "a", True]})
+
+
+_PASS_THROUGH: list[Any] = []
+
+
+def _pass_through_modes() -> tuple[Any, Any]:
+    """A torch function mode and a dispatch mode that only call through (classes made once)."""
+    if not _PASS_THROUGH:
+        from torch.overrides import TorchFunctionMode
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        def call(_mode: Any, func: Any, _types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            return func(*args, **(kwargs or {}))
+
+        _PASS_THROUGH.append(type("WarmFunctions", (TorchFunctionMode,), {"__torch_function__": call}))
+        _PASS_THROUGH.append(type("WarmDispatch", (TorchDispatchMode,), {"__torch_dispatch__": call}))
+    return _PASS_THROUGH[0], _PASS_THROUGH[1]
+
+
+def _under_modes(_state: dict[str, Any]) -> None:
+    """A forward and backward pass under a function mode and a dispatch mode, as the guard's
+    operation checks run the learner's code (``runner.ops``)."""
+    import torch
+    import torch.nn as nn
+
+    functions, dispatch = _pass_through_modes()
+    with functions(), dispatch():
+        model = nn.Sequential(nn.Linear(3, 2), nn.Tanh())
+        model(torch.ones(1, 3)).sum().backward()
+
+
+EXERCISE_STEPS: tuple[Callable[[dict[str, Any]], None], ...] = (
+    _forward,
+    _backward,
+    _optimizer_step,
+    _judge_paths,
+    _under_modes,
+)
 IDLE_NICE = 19  # a spare's warm-up takes only CPU that nothing else wants
 
 
