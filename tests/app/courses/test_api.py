@@ -121,7 +121,8 @@ def test_course_access_submission_and_gradebook_agree(make_account, db: Database
 
     drill = teacher.get(f"/api/v1/courses/{cid}/students/{by_email[student.email]['id']}").json()
     attempt = drill["attempts"][0]
-    assert attempt["code"] == code_of("scale-rows") and attempt["cases"] and attempt["problem"] == "scale-rows"
+    assert attempt["code"] == code_of("scale-rows") and attempt["cases"]
+    assert attempt["problem"] == "scale-rows"
     assert drill["assignments"][0]["problems"][0]["slug"] == "scale-rows" and drill["next"] is None
     assert student.get(f"/api/v1/courses/{cid}/students/{by_email[student.email]['id']}").status_code == 404
     # the student's own submission is still 404 to the instructor's ordinary submission routes
