@@ -672,6 +672,7 @@
     const olderStatus = document.getElementById("history-status");
     const OLDER = "Older submissions";
     let picked = [];
+    let generation = 0;
     function showCompare() {
       if (!compareBar) return;
       list.querySelectorAll("input.pick").forEach((box) => {
@@ -762,7 +763,9 @@
       olderBtn.setAttribute("aria-disabled", "true");
       olderBtn.textContent = "Loading older submissions\u2026";
       say("");
+      const asked = generation;
       request("GET", next).then((data) => {
+        if (asked !== generation) return;
         const shown = shownIds();
         const added = data.submissions.filter((s) => !shown.has(String(s.id))).map(row);
         added.forEach((li) => list.appendChild(li));
@@ -770,8 +773,9 @@
         const total = list.querySelectorAll("li[data-id]").length;
         say(data.next ? added.length + " older submissions added." : "All " + total + " of your submissions are shown.");
         if (added.length) added[0].querySelector("a").focus();
-        else if (!data.next) olderStatus.focus();
+        else if (!data.next && olderStatus) olderStatus.focus();
       }, (err) => {
+        if (asked !== generation) return;
         olderBtn.textContent = "Try again: " + OLDER.toLowerCase();
         say("Could not load older submissions. " + err.message, true);
       }).finally(() => {
@@ -780,6 +784,7 @@
     }
     function refresh() {
       if (!list) return Promise.resolve();
+      generation += 1;
       return request("GET", api + "/submissions").then((data) => {
         list.textContent = "";
         data.submissions.forEach((s) => list.appendChild(row(s)));

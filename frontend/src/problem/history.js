@@ -16,6 +16,7 @@ export function createHistory({ api, replacer }) {
   const olderStatus = document.getElementById("history-status");
   const OLDER = "Older submissions";
   let picked = []; // submission ids, in the order they were picked (two at most)
+  let generation = 0; // bumped by refresh(): an older page asked for before it no longer fits the list
 
   function showCompare() {
     if (!compareBar) return;
@@ -112,7 +113,9 @@ export function createHistory({ api, replacer }) {
     olderBtn.setAttribute("aria-disabled", "true");
     olderBtn.textContent = "Loading older submissions…";
     say("");
+    const asked = generation;
     request("GET", next).then((data) => {
+      if (asked !== generation) return; // the list went back to its first page meanwhile
       const shown = shownIds();
       const added = data.submissions.filter((s) => !shown.has(String(s.id))).map(row);
       added.forEach((li) => list.appendChild(li));
@@ -120,8 +123,9 @@ export function createHistory({ api, replacer }) {
       const total = list.querySelectorAll("li[data-id]").length;
       say(data.next ? added.length + " older submissions added." : "All " + total + " of your submissions are shown.");
       if (added.length) added[0].querySelector("a").focus();
-      else if (!data.next) olderStatus.focus();
+      else if (!data.next && olderStatus) olderStatus.focus();
     }, (err) => {
+      if (asked !== generation) return;
       olderBtn.textContent = "Try again: " + OLDER.toLowerCase();
       say("Could not load older submissions. " + err.message, true);
     }).finally(() => { olderBtn.removeAttribute("aria-disabled"); });
@@ -129,6 +133,7 @@ export function createHistory({ api, replacer }) {
 
   function refresh() {
     if (!list) return Promise.resolve();
+    generation += 1;
     return request("GET", api + "/submissions").then((data) => {
       list.textContent = "";
       data.submissions.forEach((s) => list.appendChild(row(s)));
