@@ -170,6 +170,13 @@ def test_older_tokens_and_next_users(visits: Visits, server: Server, seeded: See
     learner.login(seeded.learner, "/account")
     tokens = _walk(learner, "/account#tokens", "#token-list li", "#tokens-older")
     assert [len(p) for p in tokens] == [50, 10]
+    # Each Revoke says which token it revokes, and sits beside it, right of its line.
+    revoke = learner.page.get_by_role("button", name="Revoke token").first
+    expect(revoke).to_have_accessible_name(re.compile(r"^Revoke token td_.*… laptop 9$"))
+    row, button = revoke.evaluate(
+        "b => [b.closest('li').getBoundingClientRect().top, b.getBoundingClientRect().top]"
+    )
+    assert button - row < 12, (row, button)
     assert not axe_findings(learner.page)
     admin = visits.new("admin", viewport=PHONE)
     admin.login(seeded.admin, "/admin")
