@@ -27,6 +27,13 @@ def seeded(server: Server) -> Seeded:
     return seed_lists(server.database, server.accounts.instructor)
 
 
+def _assert_accessible(page: Page) -> None:
+    """No serious or critical axe finding, in the light and in the dark theme."""
+    for theme in ("dark", "light"):
+        page.evaluate(f"() => {{ document.documentElement.dataset.theme = '{theme}'; }}")
+        assert not axe_findings(page), (theme, axe_findings(page))
+
+
 def _ids(page: Page) -> list[int]:
     return [int(i) for i in page.locator("#history-list li[data-id]").evaluate_all(
         "rows => rows.map(r => r.dataset.id)")]  # fmt: skip
@@ -72,7 +79,7 @@ def test_older_submissions_load_fail_retry_and_end_with_focus_on_the_new_rows(
     expect(status).to_contain_text("Could not load older submissions.")
     expect(status).to_have_class(re.compile(r"\berror\b"))
     assert _ids(page) == made[::-1][:40]
-    assert not axe_findings(page)
+    _assert_accessible(page)
     v.screenshot("failed")
     page.unroute(OLDER_PAGES)
     older.focus()
@@ -138,7 +145,7 @@ def test_gradebook_next_and_first_links(instructor: Visit, seeded: Seeded) -> No
     assert [len(p) for p in pages] == [100, 21]
     emails = [e for p in pages for e in p]
     assert emails == sorted(emails) and len(set(emails)) == 121
-    assert not axe_findings(page)
+    _assert_accessible(page)
     instructor.screenshot("gradebook-2", full_page=False)
     page.get_by_role("link", name="First students").click()
     expect(page.locator("#gradebook tbody th[scope=row]")).to_have_count(100)
@@ -160,7 +167,7 @@ def test_drill_down_older_attempts(instructor: Visit, seeded: Seeded) -> None:
     assert [len(p) for p in pages] == [50, 10] and shown == seeded.submission_ids[::-1][50:]
     expect(page.locator("#student-scores")).to_contain_text("Week 1: tensors")
     page.locator("details.attempt summary").first.click()
-    assert not axe_findings(page)
+    _assert_accessible(page)
     page.get_by_role("link", name="Newest attempts").click()
     expect(page.locator("details.attempt")).to_have_count(50)
 
@@ -177,10 +184,10 @@ def test_older_tokens_and_next_users(visits: Visits, server: Server, seeded: See
         "b => [b.closest('li').getBoundingClientRect().top, b.getBoundingClientRect().top]"
     )
     assert button - row < 12, (row, button)
-    assert not axe_findings(learner.page)
+    _assert_accessible(learner.page)
     admin = visits.new("admin", viewport=PHONE)
     admin.login(seeded.admin, "/admin")
     users = _walk(admin, "/admin", "#users tbody tr", "#users-next")
     assert len(users) >= 2 and len(users[0]) == 100
-    assert not axe_findings(admin.page)
+    _assert_accessible(admin.page)
     admin.screenshot("users-2", full_page=False)
