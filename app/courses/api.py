@@ -216,10 +216,20 @@ def student_status(
 
 @router.get("/{course_id}/students/{user_id}", responses=ERRORS, summary="A student's attempts (drill-down)")
 def student_attempts(
-    course_id: CourseId, user_id: UserId, session: SessionDep, user: CourseReader
+    course_id: CourseId,
+    user_id: UserId,
+    session: SessionDep,
+    user: CourseReader,
+    settings: SettingsDep,
+    limit: Limit = None,
+    after: After = None,
 ) -> dict[str, Any]:
+    """The student's score per assignment and credit per problem (all of them, on every page),
+    and a page of their `attempts` on the course's problems, newest first, each with its code and
+    per-case results; follow `next` for older attempts."""
     course = enrolment.course_for_instructor(session, course_id, user)
-    view = gradebook.drill_down(session, course, user_id)
+    size = _size(limit, settings)
+    view = gradebook.drill_down(session, course, user_id, after=after, limit=size)
     return {
         "student": {"id": view.student_id, "email": view.email, "section": view.section},
         "assignments": [
@@ -227,13 +237,12 @@ def student_attempts(
                 "id": a.id,
                 "title": a.title,
                 "score": score,
-                "problems": [
-                    {"slug": p.slug, "title": p.title, "credit": p.credit, "attempts": p.attempts}
-                    for p in problems
-                ],
+                "problems": [{"slug": p.slug, "title": p.title, "credit": p.credit} for p in problems],
             }
             for a, score, problems in view.assignments
         ],
+        "attempts": view.attempts,
+        "next": next_url(f"{ROOT}/{course.id}/students/{user_id}", {"limit": size}, view.cursor),
     }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import xlsxwriter
@@ -166,20 +167,24 @@ def export(book: Gradebook, fmt: str) -> tuple[bytes, str, str]:
 
 
 @dataclass(frozen=True)
-class ProblemAttempts:
+class ProblemCredit:
     slug: str
     title: str
     credit: float
-    attempts: list[dict[str, Any]]
 
 
 @dataclass(frozen=True)
 class StudentDrillDown:
+    """A student's credit on every assignment problem, and one page of their attempts on them."""
+
     course: Course
     student_id: int
     email: str
     section: str
-    assignments: list[tuple[Assignment, float, list[ProblemAttempts]]]
+    assignments: list[tuple[Assignment, float, list[ProblemCredit]]]
+    attempts: list[dict[str, Any]]  # the submission view (+ code), newest first
+    cursor: str | None  # of the next page of attempts (None: these are the oldest)
+    titles: dict[str, str]  # problem slug -> title, for the attempts' headings
 
 
 def submission_view(submission: Any, slug: str) -> dict[str, Any]:
@@ -189,8 +194,16 @@ def submission_view(submission: Any, slug: str) -> dict[str, Any]:
     return view
 
 
-def drill_down(session: Session, course: Course, student_id: int) -> StudentDrillDown:
-    """A student's attempts on every assignment problem, with code and per-case results."""
+ATTEMPT_KEY = (datetime, int)  # the shape of repository.AttemptKey, for decoding a cursor
+
+
+def drill_down(
+    session: Session, course: Course, student_id: int, *, after: str | None = None, limit: int
+) -> StudentDrillDown:
+    """A student's credit per assignment problem (every one: a course's worth), and ``limit`` of
+    their attempts on those problems, newest first, after the cursor ``after`` (code and per-case
+    results included: the part that grows, so the part that pages)."""
+    key = decode_cursor(after, ATTEMPT_KEY) if after else None
     member = repository.membership(session, course.id, student_id)
     student = repository.get_user(session, student_id)
     if member is None or member.role != "student" or student is None:
@@ -198,22 +211,18 @@ def drill_down(session: Session, course: Course, student_id: int) -> StudentDril
     listed = list(repository.assignments(session, course.id))
     scores = scoring.compute(session, listed, [student_id])
     parts = []
+    slugs: dict[int, str] = {}
+    titles: dict[str, str] = {}
     for assignment in listed:
         score = scores[(student_id, assignment.id)]
         linked = assignments_mod.assignment_problems(session, assignment)
-        tries = repository.attempts(session, student_id, [p.id for p in linked])
-        problems = [
-            ProblemAttempts(
-                p.slug,
-                p.title,
-                score.problems.get(p.id, 0.0),
-                [
-                    submission_view(s, p.slug)
-                    for s in tries
-                    if s.problem_id == p.id and not scoring.is_regrade_copy(s)
-                ],
-            )
-            for p in linked
-        ]
-        parts.append((assignment, score.percent, problems))
-    return StudentDrillDown(course, student_id, student.email, member.section, parts)
+        slugs |= {p.id: p.slug for p in linked}
+        titles |= {p.slug: p.title for p in linked}
+        credits = [ProblemCredit(p.slug, p.title, score.problems.get(p.id, 0.0)) for p in linked]
+        parts.append((assignment, score.percent, credits))
+    found = repository.attempts_page(session, student_id, list(slugs), after=key, limit=limit + 1)
+    page = page_of(found, limit, repository.attempt_key)
+    attempts = [submission_view(s, slugs[s.problem_id]) for s in page.items]
+    return StudentDrillDown(
+        course, student_id, student.email, member.section, parts, attempts, page.cursor, titles
+    )

@@ -332,14 +332,29 @@ def gradebook_page(
     return _page(request, "gradebook.html", context)
 
 
+ATTEMPTS_PAGE = 50  # attempts per page of the drill-down (each carries its code and cases)
+
+
 @router.get("/{course_id}/students/{user_id}")
 def drill_down(
-    request: Request, course_id: CourseId, user_id: UserId, session: SessionDep, user: CurrentUser
+    request: Request,
+    course_id: CourseId,
+    user_id: UserId,
+    session: SessionDep,
+    user: CurrentUser,
+    after: Annotated[str | None, Query(max_length=1000)] = None,
 ) -> Any:
     course = _instructs(session, course_id, user)
-    return _page(
-        request, "student.html", {"course": course, "view": gradebook.drill_down(session, course, user_id)}
-    )
+    view = gradebook.drill_down(session, course, user_id, after=after or None, limit=ATTEMPTS_PAGE)
+    here = f"/courses/{course.id}/students/{user_id}"
+    older = next_url(here, {}, view.cursor)
+    context = {
+        "course": course,
+        "view": view,
+        "next_page": older + "#attempts" if older else None,  # the scores come first on every page
+        "first_page": here + "#attempts" if after else None,
+    }
+    return _page(request, "student.html", context)
 
 
 # --- regrades -------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ T = TypeVar("T")
 CourseKey = tuple[datetime, int]  # My courses: (course created_at, course id), newest first
 StudentKey = tuple[str, int]  # the gradebook: (email, user id)
 AssignmentKey = tuple[datetime, int]  # a course's assignments: (due_at, id)
+AttemptKey = tuple[datetime, int]  # a student's attempts (the drill-down): (created_at, id), newest first
 
 
 def add(session: Session, row: T) -> T:
@@ -254,6 +255,29 @@ def attempts(session: Session, user_id: int, problem_ids: Sequence[int]) -> Sequ
         return []
     stmt = select(Submission).where(Submission.user_id == user_id, Submission.problem_id.in_(problem_ids))
     return session.scalars(stmt.order_by(Submission.created_at.desc(), Submission.id.desc())).all()
+
+
+def attempts_page(
+    session: Session, user_id: int, problem_ids: Sequence[int], *, after: AttemptKey | None, limit: int
+) -> Sequence[Submission]:
+    """A student's submissions on these problems, newest first by (created_at, id); keyset-paged.
+
+    ix_submissions_user_created (user_id, created_at, id) read backwards from the cursor, the
+    problems checked on the way: a page costs its rows (and the student's other practice in
+    between), not every attempt. Regrade copies belong to their system account, never to
+    ``user_id``, so none is in here.
+    """
+    if not problem_ids:
+        return []
+    stmt = select(Submission).where(Submission.user_id == user_id, Submission.problem_id.in_(problem_ids))
+    if after is not None:
+        stmt = stmt.where(tuple_(Submission.created_at, Submission.id) < after)
+    order = (Submission.created_at.desc(), Submission.id.desc())
+    return session.scalars(stmt.order_by(*order).limit(limit)).all()
+
+
+def attempt_key(submission: Submission) -> AttemptKey:
+    return (submission.created_at, submission.id)
 
 
 def regrades(session: Session, assignment_ids: Sequence[int]) -> Sequence[Regrade]:

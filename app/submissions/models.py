@@ -41,6 +41,8 @@ class Submission(Base):
         # Keyset pagination of a learner's submissions, newest first (optionally for one problem).
         Index("ix_submissions_user_id_desc", "user_id", "id"),
         Index("ix_submissions_user_problem_id", "user_id", "problem_id", "id"),
+        # A course drill-down: a student's attempts on a course's problems, newest first (0015).
+        Index("ix_submissions_user_created", "user_id", "created_at", "id"),
         # A retried API POST with the same Idempotency-Key finds the first submission.
         UniqueConstraint("user_id", "idempotency_key", name="uq_submissions_user_idempotency_key"),
     )

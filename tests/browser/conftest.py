@@ -114,10 +114,11 @@ def _make_accounts(db: Database) -> Accounts:
     return accounts
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+@contextlib.contextmanager
+def running_server(folder: Path) -> Iterator[Server]:
+    """A migrated SQLite database in ``folder`` with both banks and the test accounts, and the app
+    serving it on a free port until the block ends (the fixture below; ``scripts/screenshots.py``)."""
     smtp = LocalSmtp().__enter__()
-    folder = tmp_path_factory.mktemp("browser-server")
     url = f"sqlite:///{folder / 'torchdrill.db'}"
     port = _free_port()
     env = {
@@ -164,6 +165,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             proc.wait(timeout=10)
         db.dispose()
         smtp.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with running_server(tmp_path_factory.mktemp("browser-server")) as running:
+        yield running
 
 
 @pytest.fixture(scope="session")

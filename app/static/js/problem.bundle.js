@@ -669,7 +669,10 @@
     const compareText = document.getElementById("history-compare-text");
     const compareLink = document.getElementById("history-compare-link");
     const olderBtn = document.getElementById("history-older");
+    const olderStatus = document.getElementById("history-status");
+    const OLDER = "Older submissions";
     let picked = [];
+    let generation = 0;
     function showCompare() {
       if (!compareBar) return;
       list.querySelectorAll("input.pick").forEach((box) => {
@@ -725,42 +728,70 @@
     function row(s) {
       const li = el("li");
       li.dataset.id = s.id;
+      const meta = el("span", "history-meta");
       const a = el("a", null, "#" + s.id);
       a.href = s.url;
-      li.appendChild(a);
-      li.appendChild(el("span", "mode", s.mode));
-      li.appendChild(el("span", "verdict v-" + (s.verdict || s.status), s.verdict_label || s.status));
-      if (s.total !== null) li.appendChild(el("span", "muted", s.passed + "/" + s.total));
+      meta.appendChild(a);
+      meta.appendChild(el("span", "mode", s.mode));
+      meta.appendChild(el("span", "verdict v-" + (s.verdict || s.status), s.verdict_label || s.status));
+      if (s.total !== null) meta.appendChild(el("span", "muted", s.passed + "/" + s.total));
+      const at = el("time", "muted", String(s.created_at).slice(0, 19).replace("T", " ") + " UTC");
+      at.dateTime = s.created_at;
+      meta.appendChild(at);
+      li.appendChild(meta);
       decorate(li);
       return li;
     }
     function setOlder(next) {
       if (!olderBtn) return;
       olderBtn.hidden = !next;
+      olderBtn.textContent = OLDER;
       if (next) olderBtn.dataset.next = next;
       else delete olderBtn.dataset.next;
     }
+    function say(text, failed) {
+      if (!olderStatus) return;
+      olderStatus.textContent = text;
+      olderStatus.classList.toggle("error", Boolean(failed));
+    }
+    function shownIds() {
+      return new Set(Array.from(list.querySelectorAll("li[data-id]"), (li) => li.dataset.id));
+    }
     function loadOlder() {
       const next = olderBtn.dataset.next;
-      if (!next) return;
-      olderBtn.disabled = true;
+      if (!next || olderBtn.getAttribute("aria-disabled") === "true") return;
+      olderBtn.setAttribute("aria-disabled", "true");
+      olderBtn.textContent = "Loading older submissions\u2026";
+      say("");
+      const asked = generation;
       request("GET", next).then((data) => {
-        data.submissions.forEach((s) => list.appendChild(row(s)));
+        if (asked !== generation) return;
+        const shown = shownIds();
+        const added = data.submissions.filter((s) => !shown.has(String(s.id))).map(row);
+        added.forEach((li) => list.appendChild(li));
         setOlder(data.next);
-        olderBtn.title = "";
+        const total = list.querySelectorAll("li[data-id]").length;
+        say(data.next ? added.length + " older submissions added." : "All " + total + " of your submissions are shown.");
+        if (added.length) added[0].querySelector("a").focus();
+        else if (!data.next && olderStatus) olderStatus.focus();
       }, (err) => {
-        olderBtn.title = err.message;
+        if (asked !== generation) return;
+        olderBtn.textContent = "Try again: " + OLDER.toLowerCase();
+        say("Could not load older submissions. " + err.message, true);
       }).finally(() => {
-        olderBtn.disabled = false;
+        olderBtn.removeAttribute("aria-disabled");
       });
     }
     function refresh() {
       if (!list) return Promise.resolve();
+      generation += 1;
       return request("GET", api + "/submissions").then((data) => {
         list.textContent = "";
         data.submissions.forEach((s) => list.appendChild(row(s)));
+        if (!data.submissions.length) list.appendChild(el("li", "muted empty-history", "No submissions yet."));
         picked = picked.filter((id) => data.submissions.some((s) => String(s.id) === id));
         setOlder(data.next);
+        say("");
         showCompare();
       }).catch(() => {
       });

@@ -120,8 +120,10 @@ def test_course_access_submission_and_gradebook_agree(make_account, db: Database
     assert "xl/workbook.xml" in zipfile.ZipFile(io.BytesIO(xlsx.content)).namelist()
 
     drill = teacher.get(f"/api/v1/courses/{cid}/students/{by_email[student.email]['id']}").json()
-    attempt = drill["assignments"][0]["problems"][0]["attempts"][0]
+    attempt = drill["attempts"][0]
     assert attempt["code"] == code_of("scale-rows") and attempt["cases"]
+    assert attempt["problem"] == "scale-rows"
+    assert drill["assignments"][0]["problems"][0]["slug"] == "scale-rows" and drill["next"] is None
     assert student.get(f"/api/v1/courses/{cid}/students/{by_email[student.email]['id']}").status_code == 404
     # the student's own submission is still 404 to the instructor's ordinary submission routes
     assert teacher.get(f"/api/v1/submissions/{done.json()['id']}").status_code == 404

@@ -1,4 +1,5 @@
-"""Course lists are keyset-paginated: My courses, a course's assignments and the gradebook.
+"""Course lists are keyset-paginated: My courses, a course's assignments, the gradebook and a
+student's attempts (the drill-down).
 
 Each walk follows ``next`` to the end and checks the pages against the whole list the service
 computes (every row once, in order), with rows added between pages, on SQLite and PostgreSQL.
@@ -10,13 +11,14 @@ import html
 import re
 import uuid
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
 from app.accounts.models import User
 from app.courses import api as courses_api
 from app.courses import assignments, enrolment, gradebook, repository
-from app.courses.models import STUDENT, Course, CourseMember
+from app.courses.models import INSTRUCTOR, STUDENT, Course, CourseMember
 from app.kit.db import Database, utcnow
 from tests.app.courses import helpers
 from tests.app.keyset import assert_ordered_by_index, plan_of, walk
@@ -250,7 +252,9 @@ def test_gradebook_pages_are_the_gradebook_in_order_with_its_filters(make_accoun
 def test_bad_cursors_and_limits_are_422(make_account, query: str) -> None:
     teacher = make_account("instructor")
     cid = teacher.post("/api/v1/courses", json={"title": "Bad"}).json()["id"]
-    for path in ("/api/v1/courses", f"/api/v1/courses/{cid}/assignments", f"/api/v1/courses/{cid}/gradebook"):
+    paths = ("/api/v1/courses", f"/api/v1/courses/{cid}/assignments", f"/api/v1/courses/{cid}/gradebook",
+             f"/api/v1/courses/{cid}/students/1")  # fmt: skip
+    for path in paths:
         response = teacher.get(f"{path}?{query}")
         assert response.status_code == 422 and response.json()["error"] == "invalid_input", (path, query)
 
@@ -288,3 +292,104 @@ def test_the_gradebook_page_pages_students_and_keeps_every_section(
     rest = teacher.get(html.unescape(more.group(1))).text
     assert [int(i) for i in re.findall(r'<tr data-student="(\d+)">', rest)] == made[6:7]
     assert teacher.get(f"/courses/{cid}/gradebook?after=forged").status_code == 422
+
+
+# --- the drill-down: a student's attempts -------------------------------------------------------
+
+
+def _attempts_course(make_account, db: Database) -> tuple[Any, int, int, list[int]]:
+    """A course on add-tensors and sum-of-squares, a student with 11 attempts on them (two at the
+    same instant), one on another problem and one of another student; (teacher, course id, student
+    id, the attempts' ids newest first as (created_at, id) orders them)."""
+    teacher = make_account("instructor")
+    cid = teacher.post("/api/v1/courses", json={"title": "Drill"}).json()["id"]
+    now = utcnow()
+    _assignment(teacher, cid, "Week 1", now + timedelta(days=7), release=now - timedelta(days=3))
+    tag = uuid.uuid4().hex[:6]
+    me, other = _enrol(db, cid, f"me-{tag}@example.com"), _enrol(db, cid, f"other-{tag}@example.com")
+    made = []
+    with db.transaction() as session:
+        who, them = repository.get_user(session, me), repository.get_user(session, other)
+        assert who is not None and them is not None
+        start = now - timedelta(days=2)
+        for i in range(11):
+            slug = "add-tensors" if i % 3 else "sum-of-squares"
+            at = start + timedelta(minutes=i if i != 6 else 5)  # 5 and 6 share an instant
+            made.append(
+                helpers.stored_submit(session, who, slug, at, "accepted" if i == 4 else "wrong_answer")
+            )
+        helpers.stored_submit(session, who, "scale-rows", now - timedelta(hours=1))  # not the course's
+        helpers.stored_submit(session, them, "add-tensors", now - timedelta(hours=1))
+        newest = sorted(made, key=lambda s: (s.created_at, s.id), reverse=True)
+        return teacher, cid, me, [s.id for s in newest]
+
+
+def test_drill_down_pages_walk_every_attempt_once_newest_first(make_account, db: Database) -> None:
+    teacher, cid, me, expected = _attempts_course(make_account, db)
+    url = f"/api/v1/courses/{cid}/students/{me}"
+    added: dict[str, int] = {}
+
+    def between(page: int) -> None:
+        if page == 1:  # a newer attempt (before the cursor: not shown) and an older one (shown last)
+            with db.transaction() as session:
+                who = repository.get_user(session, me)
+                assert who is not None
+                added["newer"] = helpers.stored_submit(session, who, "add-tensors", utcnow()).id
+                older = utcnow() - timedelta(days=2, hours=1)
+                added["older"] = helpers.stored_submit(
+                    session, who, "sum-of-squares", older, "wrong_answer"
+                ).id
+
+    pages = walk(teacher.get, f"{url}?limit=3", key="attempts", between=between)
+    assert [len(p) for p in pages] == [3, 3, 3, 3]
+    assert _ids(pages) == [*expected, added["older"]]
+    assert all(a["code"] and a["problem"] in ("add-tensors", "sum-of-squares") for p in pages for a in p)
+    first = teacher.get(f"{url}?limit=3").json()
+    assert first["student"]["id"] == me and first["next"] and "limit=3" in first["next"]
+    # The scores are whole on every page: the accepted attempt is on page 3, its credit on page 1.
+    credit = {p["slug"]: p["credit"] for p in first["assignments"][0]["problems"]}
+    assert credit == {"add-tensors": 100.0, "sum-of-squares": 0.0}
+    assert first["assignments"][0]["score"] == 50.0
+    last = teacher.get(first["next"].replace("limit=3", "limit=100")).json()
+    assert last["next"] is None and last["assignments"] == first["assignments"]
+
+
+def test_the_drill_down_query_reads_its_index_in_order(make_account, db: Database) -> None:
+    _teacher, _cid, me, _expected = _attempts_course(make_account, db)
+    with db.transaction() as session:
+        problems = [helpers.problem(session, slug).id for slug in ("add-tensors", "sum-of-squares")]
+        for after in (None, (utcnow(), 2**31 - 1)):  # the first page and a deeper one
+            explained = plan_of(
+                session,
+                lambda a=after: repository.attempts_page(session, me, problems, after=a, limit=11),  # type: ignore[misc]
+            )
+            assert_ordered_by_index(explained, "ix_submissions_user_created")
+
+
+def test_the_drill_down_page_pages_attempts_with_the_scores_on_each(
+    new_browser, db: Database, monkeypatch, make_account
+) -> None:
+    from app.courses import pages
+    from tests.app.courses.test_pages import _instructor
+
+    monkeypatch.setattr(pages, "ATTEMPTS_PAGE", 4)
+    teacher = _instructor(new_browser, db)
+    _api_teacher, cid, me, expected = _attempts_course(make_account, db)
+    with db.transaction() as session:  # the page's instructor teaches the same course
+        owner = repository.get_user_by_email(session, teacher.email or "")
+        assert owner is not None
+        repository.add(session, CourseMember(course_id=cid, user_id=owner.id, role=INSTRUCTOR))
+    here = f"/courses/{cid}/students/{me}"
+    seen: list[int] = []
+    url: str | None = here
+    while url:
+        page = teacher.get(url)
+        assert page.status_code == 200
+        assert 'id="student-scores"' in page.text and "50.0 %" in page.text  # the scores, every page
+        seen += [int(i) for i in re.findall(r'data-submission="(\d+)"', page.text)]
+        assert ('id="attempts-newest"' in page.text) == (url != here)
+        found = re.search(r'<a href="([^"]+)" id="attempts-older"', page.text)
+        url = html.unescape(found.group(1)) if found else None
+        assert url is None or url.endswith("#attempts")
+    assert seen == expected
+    assert teacher.get(f"{here}?after=forged").status_code == 422
