@@ -230,9 +230,6 @@ def scenarios(db: Database, ids: dict[str, int]) -> dict[str, Callable[[Any], An
         "assignments (student): all (before)": whole_assignments,
         "assignments (student): first page of 50": assignment_page(None),
         "assignments (student): page at 90%": assignment_page(deep_assignment),
-        "history: first 20 by created_at (before)": lambda s: list(
-            submissions_repository.list_for(s, learner.id, problem.id, 20)
-        ),
         "history: first page of 20": lambda s: submissions.history(s, learner, problem),
         "history: page at 90%": lambda s: submissions.history(s, learner, problem, before_id=deep_before),
     }  # fmt: skip

@@ -20,7 +20,7 @@ class _Inbox:
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         message = message_from_bytes(envelope.original_content, policy=policy.default)
         with self.changed:
-            self.messages.append(message)  # type: ignore[arg-type]
+            self.messages.append(message)
             self.changed.notify_all()
         return "250 Message accepted for delivery"
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from sqlalchemy.orm import Session
 
@@ -70,22 +71,36 @@ class Overrides:
         return cls(verdicts=verdicts, floors=floors)
 
 
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """What scoring reads of a submit-mode submission (plain values: scoring a gradebook page
+    reads each tens of times, an ORM attribute costs far more than a slot)."""
+
+    id: int
+    verdict: str | None
+    created_at: datetime
+
+    @classmethod
+    def of(cls, submission: Submission) -> Attempt:
+        return cls(submission.id, submission.verdict, submission.created_at)
+
+
 def problem_credit(
-    submissions: Iterable[Submission],
+    attempts: Iterable[Attempt],
     effective: dates_mod.Dates,
     verdicts: dict[int, str | None] | None = None,
     floor: float = 0.0,
 ) -> float:
+    """The best credit over ``attempts`` (submit mode, no regrade copies: :func:`compute` keeps
+    only those), never below ``floor``; ``verdicts`` replace the attempts' own (applied regrades)."""
     best = floor
-    for submission in submissions:
-        if submission.mode != "submit" or is_regrade_copy(submission):
-            continue
-        verdict = submission.verdict
-        if verdicts is not None and submission.id in verdicts:
-            verdict = verdicts[submission.id]
+    for attempt in attempts:
+        verdict = attempt.verdict
+        if verdicts is not None and attempt.id in verdicts:
+            verdict = verdicts[attempt.id]
         if verdict != ACCEPTED:
             continue
-        credit = effective.credit_at(submission.created_at)
+        credit = effective.credit_at(attempt.created_at)
         if credit is not None:
             best = max(best, credit)
     return best
@@ -101,26 +116,28 @@ def compute(
     """Scores keyed by (user id, assignment id) for every pair, recomputed from the database."""
     assignment_ids = [a.id for a in assignments]
     problem_ids = sorted({p.problem_id for a in assignments for p in a.problems})
-    by_pair: dict[tuple[int, int], list[Submission]] = {}
+    by_pair: dict[tuple[int, int], list[Attempt]] = {}
     for s in repository.submit_submissions(session, user_ids, problem_ids):
-        by_pair.setdefault((s.user_id, s.problem_id), []).append(s)
+        if s.mode == "submit" and not is_regrade_copy(s):
+            by_pair.setdefault((s.user_id, s.problem_id), []).append(Attempt.of(s))
     exts: dict[tuple[int, int], Extension] = {
         (e.assignment_id, e.user_id): e for e in repository.extensions(session, assignment_ids)
     }
     overrides = Overrides.from_regrades(session, repository.regrades(session, assignment_ids), extra_regrade)
     out: dict[tuple[int, int], AssignmentScore] = {}
     for assignment in assignments:
+        standard = dates_mod.effective(assignment, None)  # everyone's without an extension
+        links = [(link.problem_id, (assignment.id, link.problem_id)) for link in assignment.problems]
         for user_id in user_ids:
-            effective = dates_mod.effective(assignment, exts.get((assignment.id, user_id)))
+            extension = exts.get((assignment.id, user_id))
+            effective = standard if extension is None else dates_mod.effective(assignment, extension)
             credits: dict[int, float] = {}
-            for link in assignment.problems:
-                key = (assignment.id, link.problem_id)
-                credits[link.problem_id] = problem_credit(
-                    by_pair.get((user_id, link.problem_id), []),
-                    effective,
-                    overrides.verdicts.get(key),
-                    overrides.floors.get(key, {}).get(user_id, 0.0),
-                )
+            for problem_id, key in links:
+                credit = overrides.floors.get(key, {}).get(user_id, 0.0)
+                attempts = by_pair.get((user_id, problem_id))
+                if attempts:
+                    credit = problem_credit(attempts, effective, overrides.verdicts.get(key), credit)
+                credits[problem_id] = credit
             percent = round(sum(credits.values()) / len(credits), 2) if credits else 0.0
             out[(user_id, assignment.id)] = AssignmentScore(percent=percent, problems=credits)
     return out

@@ -147,7 +147,7 @@ class Stack:
         from app.kit.settings import Settings
 
         env = {k.removeprefix("TORCHDRILL_").lower(): v for k, v in self.settings_env.items()}
-        return Settings(**(env | overrides))  # type: ignore[arg-type]
+        return Settings(**(env | overrides))
 
     def _spawn(self, name: str, args: list[str], env: dict[str, str]) -> Proc:
         log = self.workdir / f"{name}.log"
