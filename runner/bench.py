@@ -133,12 +133,14 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
     runner._sandbox.trace = True
     traced: list[float] = []
     timelines: list[list[tuple[str, float]]] = []
+    faults: list[int] = []
     for _ in range(jobs_count):
         profile = JobProfile()
         result = runner.judge(job(), profile)
         assert result.accepted, result.message
         traced.append(result.time_ms)
         timelines.append(profile.stages)
+        faults.append(profile.page_faults or 0)
     runner._sandbox.trace = False
 
     spaced: list[float] = []
@@ -168,6 +170,10 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
         f"median {statistics.median(spaced):.1f} ms, p95 {_pct(spaced, 0.95):.1f} ms"
     )
     print_breakdown(timelines, traced)
+    print(
+        f"page faults per job from its hand-over (trace series; mostly copy-on-write of the zygote's "
+        f"pages): median {statistics.median(faults):.0f}, p95 {_pct([float(f) for f in faults], 0.95):.0f}"
+    )
     print(
         f"CPU per verdict: host {host_cpu_ms:.1f} ms (this process); sandbox {pool_cpu_ms:.1f} ms in all "
         f"(the spare's fork and warm-up, the job, its exit), of which the job from its hand-over on "

@@ -62,6 +62,7 @@ class JobProfile:
 
     stages: list[tuple[str, float]] = field(default_factory=list)
     sandbox_cpu_ms: float = 0.0
+    page_faults: int | None = None  # the job's, from its hand-over (trace mode only)
 
 
 class Runner:
@@ -155,6 +156,7 @@ class Runner:
                     profile.stages += [(name, offset + ms) for name, ms in raw.marks]
                     profile.stages.append(("verdict built", (time.perf_counter() - started) * 1000))
                     profile.sandbox_cpu_ms = raw.job_cpu_ms
+                    profile.page_faults = raw.job_page_faults
         except Exception as exc:  # the platform's fault, reported as such
             log.exception("judging job %s failed", job.job_id)
             result = JudgeResult.internal_error(

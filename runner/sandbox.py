@@ -69,6 +69,7 @@ class RawRun:
     marks: list[tuple[str, float]] = field(default_factory=list, repr=False)
     started: float = 0.0  # time.perf_counter() when the sandbox took the job
     job_cpu_ms: float = 0.0  # CPU of the job's cgroup from the hand-over to the end of its output
+    job_page_faults: int | None = None  # the same span's page faults (in trace mode only: the bench)
 
     def mark(self, stage: str, started: float) -> None:
         self.marks.append((stage, (time.perf_counter() - started) * 1000))
@@ -316,6 +317,7 @@ class Sandbox:
         job_id, group, waiter = spare["id"], spare["group"], spare["waiter"]
         group.set_limits(limits.memory_mb, limits.max_processes)
         cpu_at_hand_over = group.cpu_ms()  # the spare's warm-up ran in this cgroup already
+        faults_at_hand_over = group.page_faults() if self.trace else 0
         raw.mark("cgroup limits", started)
         pipes = [os.pipe() for _ in range(4)]  # job in, stdout, stderr, results
         with contextlib.suppress(OSError):
@@ -339,6 +341,8 @@ class Sandbox:
             )
             raw.mark("output read", started)
             raw.job_cpu_ms = group.cpu_ms() - cpu_at_hand_over
+            if self.trace:
+                raw.job_page_faults = group.page_faults() - faults_at_hand_over
         finally:
             for fd in (pipes[1][0], pipes[2][0], pipes[3][0]):
                 with contextlib.suppress(OSError):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import subprocess
+import sys
 import uuid
 from pathlib import Path
 
@@ -76,3 +77,17 @@ def test_v2_controllers_other_errors_are_not_hidden(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         cgroups.enable_controllers(tmp_path / "missing", {"memory"})
     assert not (tmp_path / "missing" / cgroups.SUPERVISOR).exists()
+
+
+def test_page_faults_count_what_the_group_s_processes_touch() -> None:
+    tree = CgroupTree()
+    group = tree.create(job_group_name(uuid.uuid4().hex), 256, 8)
+    try:
+        before = group.page_faults()
+        # A child that joins the group, then touches 8 MB of fresh memory: ~2,000 pages.
+        procs = group.dirs["unified" if group.version == 2 else "memory"] / "cgroup.procs"
+        script = f"open({str(procs)!r}, 'w').write('0'); b = bytearray(8 << 20); b[::4096] = b'x' * 2048"
+        subprocess.run([sys.executable, "-c", script], check=True)
+        assert group.page_faults() - before >= 2048
+    finally:
+        group.remove()
