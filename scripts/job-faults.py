@@ -1,0 +1,137 @@
+"""Where a job's page faults and CPU go, phase by phase, in forks of a warm zygote-like process.
+
+No sandbox: this process warms up exactly as the zygote does (``runner.zygote.warm_up``, frozen
+GC, huge pages), then forks one child per job; each child optionally runs a spare's warm-up
+(``runner.zygote.warm_spare``) and then the harness on the problem's reference solution, with
+the guard, counting minor page faults (``getrusage``) and thread CPU around the guard's install,
+the modules' loading and each case. A fault on this machine costs ~2.5-3 us (a copy-on-write of
+a page shared with the zygote), so the counts say what the warm-up saves a job:
+
+    .venv/bin/python scripts/job-faults.py                 # spares warm (as in production)
+    .venv/bin/python scripts/job-faults.py --cold          # no spare warm-up
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import gc
+import json
+import os
+import resource
+import socket
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from runner import guard, harness, hook_events, hugepages, observations, ops, zygote
+from runner.bench import DEFAULT_PROBLEM
+from runner.engine import _compiled, _payload
+from runner.problem import load_problem_dir
+
+Log = list[tuple[str, int, float]]
+
+
+def faults() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
+def counted(log: Log, owner: Any, name: str, label: str) -> None:
+    """Replace ``owner.name`` by a wrapper that logs the faults and CPU of each call."""
+    original: Callable[..., Any] = getattr(owner, name)
+
+    @functools.wraps(original)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        before, cpu = faults(), time.thread_time()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            log.append((label, faults() - before, (time.thread_time() - cpu) * 1000))
+
+    setattr(owner, name, wrapper)
+
+
+def one_job(payload: dict[str, Any], files: dict[str, str], warm: bool) -> tuple[Log, list[dict[str, Any]]]:
+    """Fork, run the job in the child, return what it logged and the records it wrote."""
+    records_r, records_w = os.pipe()
+    log_r, log_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        try:
+            if warm:
+                ours, _theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+                zygote.warm_spare(ours)
+            log: Log = []
+            counted(log, guard, "install", "guard install (all)")
+            counted(log, ops, "install", "  of which operations")
+            counted(log, hook_events, "install", "  of which hooks")
+            counted(log, harness, "load_module", "load a module (tests, solution)")
+            before, cpu = faults(), time.thread_time()
+            workdir = tempfile.mkdtemp()
+            for name, text in files.items():
+                Path(workdir, name).write_text(text)
+            harness.run(dict(payload), harness.ResultChannel(records_w), workdir)
+            log.append(("the whole job", faults() - before, (time.thread_time() - cpu) * 1000))
+            os.write(log_w, json.dumps(log).encode())
+        finally:
+            os._exit(0)
+    os.close(records_w)
+    os.close(log_w)
+    records = b""
+    while chunk := os.read(records_r, 1 << 16):
+        records += chunk
+    logged = b""
+    while chunk := os.read(log_r, 1 << 16):
+        logged += chunk
+    os.close(records_r)
+    os.close(log_r)
+    os.waitpid(pid, 0)
+    return [tuple(entry) for entry in json.loads(logged)], [json.loads(line) for line in records.splitlines()]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--problem", type=Path, default=DEFAULT_PROBLEM)
+    parser.add_argument("--jobs", type=int, default=25)
+    parser.add_argument("--cold", action="store_true", help="no spare warm-up before each job")
+    args = parser.parse_args()
+    problem = load_problem_dir(args.problem)
+    zygote.warm_up()
+    gc.collect()
+    gc.freeze()
+    hugepages.collapse_self()
+    payload = _payload(
+        problem.solution,
+        problem.tests,
+        problem.entry_point,
+        None,
+        observations.new_key(),
+        _compiled(problem.tests),
+    )
+    files = {"solution.py": problem.solution, "tests.py": problem.tests}
+    phases: dict[str, list[tuple[int, float]]] = {}
+    for n in range(args.jobs + 3):
+        log, records = one_job(payload, files, warm=not args.cold)
+        if n < 3:
+            continue  # settle
+        for label, count, cpu in log:
+            phases.setdefault(label, []).append((count, cpu))
+        for record in records:
+            if record.get("type") == "case":
+                phases.setdefault(f"case {record['name']}", []).append((0, record["time_ms"]))
+    print(f"{problem.slug}: {args.jobs} jobs, spare warm-up {'off' if args.cold else 'on'} (medians per job)")
+    print(f"  {'phase':<48}{'page faults':>12}{'CPU ms':>9}")
+    for label, values in phases.items():
+        median_faults = statistics.median(v[0] for v in values)
+        median_cpu = statistics.median(v[1] for v in values)
+        shown = "" if label.startswith("case ") else f"{median_faults:.0f}"
+        print(f"  {label:<48}{shown:>12}{median_cpu:>9.2f}")
+    print("  (a case's time is its wall time as the harness measures it)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
