@@ -9,6 +9,7 @@ a page shared with the zygote), so the counts say what the warm-up saves a job:
 
     .venv/bin/python scripts/job-faults.py                 # spares warm (as in production)
     .venv/bin/python scripts/job-faults.py --cold          # no spare warm-up
+    .venv/bin/python scripts/job-faults.py --no-guard      # no integrity key: what the guard costs
 """
 
 from __future__ import annotations
@@ -97,6 +98,7 @@ def main() -> int:
     parser.add_argument("--problem", type=Path, default=DEFAULT_PROBLEM)
     parser.add_argument("--jobs", type=int, default=25)
     parser.add_argument("--cold", action="store_true", help="no spare warm-up before each job")
+    parser.add_argument("--no-guard", action="store_true", help="no integrity key: no guard in the job")
     args = parser.parse_args()
     problem = load_problem_dir(args.problem)
     zygote.warm_up()
@@ -111,6 +113,8 @@ def main() -> int:
         observations.new_key(),
         _compiled(problem.tests),
     )
+    if args.no_guard:
+        payload.pop("integrity_key")
     files = {"solution.py": problem.solution, "tests.py": problem.tests}
     phases: dict[str, list[tuple[int, float]]] = {}
     for n in range(args.jobs + 3):
@@ -122,7 +126,10 @@ def main() -> int:
         for record in records:
             if record.get("type") == "case":
                 phases.setdefault(f"case {record['name']}", []).append((0, record["time_ms"]))
-    print(f"{problem.slug}: {args.jobs} jobs, spare warm-up {'off' if args.cold else 'on'} (medians per job)")
+    print(
+        f"{problem.slug}: {args.jobs} jobs, spare warm-up {'off' if args.cold else 'on'}, "
+        f"guard {'off' if args.no_guard else 'on'} (medians per job)"
+    )
     print(f"  {'phase':<48}{'page faults':>12}{'CPU ms':>9}")
     for label, values in phases.items():
         median_faults = statistics.median(v[0] for v in values)
