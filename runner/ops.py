@@ -253,7 +253,7 @@ def _api_names() -> dict[Any, str]:
 
 # The names resolved in the zygote, read-only: every job's sealed handler holds this very
 # mapping, so no job copies it. A copy per job wrote the reference count of each of the ~2,000
-# functions and names it holds: ~270 copy-on-write page faults, ~0.7 ms of the job's CPU (and as
+# functions and names it holds: ~240 copy-on-write page faults, ~0.7 ms of the job's CPU (and as
 # much again in the spare that pre-faulted them). The proxy is the only reference to its dict,
 # so neither the learner nor anything else can change what a job's handler reads; rebinding
 # this module attribute changes nothing for a job whose guard is installed.
