@@ -48,7 +48,7 @@ from app.kit.settings import Settings
 from app.main import create_app
 from app.problems.importer import import_bank
 from app.submissions.models import FINISHED, Submission
-from runner import get_runner
+from runner import get_runner, speedprobe
 from runner.problem import load_problem_dir
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -176,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
+    probe = speedprobe.probe_ms()
     problem = load_problem_dir(args.problem)
     if problem.premium:
         parser.error(f"{problem.slug} is a premium problem; pick a free one")
@@ -282,6 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     print_scale(rows)
     memory = get_runner().pool_memory()
     print(memory.describe())
+    print(speedprobe.describe(probe))
     best = max(rows, key=lambda r: r.verdicts_per_s)
     web_cpu = min(r.web_cpu_ms for r in rows)
     checks = {

@@ -19,6 +19,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from runner import speedprobe
 from runner.engine import JobProfile, Runner
 from runner.jobs import Job
 from runner.problem import load_problem_dir
@@ -86,6 +87,7 @@ def print_breakdown(timelines: list[list[tuple[str, float]]], totals: list[float
 
 def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_PROBLEM) -> int:
     problem = load_problem_dir(problem_dir)
+    probe = speedprobe.probe_ms()
     runner = Runner(max_concurrent=4)
     expectations = runner.compute_expectations(problem)
 
@@ -181,6 +183,7 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
         f"{statistics.median(learner_ms):.1f} ms (wall)"
     )
     print(memory.describe())
+    print(speedprobe.describe(probe))
     checks = {
         f"job in -> verdict out ≤ {TARGET_MEDIAN_MS:g} ms median ({warm_ms:.1f} ms)": warm_ms
         <= TARGET_MEDIAN_MS,
