@@ -75,3 +75,33 @@ def test_the_steps_run_at_idle_priority(
     during, after = in_child(run)
     assert during == zygote.IDLE_NICE
     assert after == 0
+
+
+def test_the_warm_up_leaves_nothing_behind(link: tuple[socket.socket, socket.socket]) -> None:
+    """What a job could observe is as it was: hook methods, torch's mode stacks, stdout, the
+    seeding functions (the spare reseeds after its warm-up in any case)."""
+    import sys
+
+    import torch
+    import torch.nn as nn
+
+    ours, _ = link
+
+    def state() -> tuple[object, ...]:
+        return (
+            nn.Module.register_forward_hook,
+            nn.Module.register_full_backward_hook,
+            torch.manual_seed,
+            torch.random.manual_seed,
+            torch._C._len_torch_function_stack(),
+            torch._C._len_torch_dispatch_stack(),
+            sys.stdout,
+        )
+
+    def run() -> int:
+        before = state()
+        zygote.warm_spare(ours)
+        return int(state() == before)
+
+    unchanged, _ = in_child(run)
+    assert unchanged == 1
