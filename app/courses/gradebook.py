@@ -104,6 +104,19 @@ def page(
     return Gradebook(course, listed, _rows(session, listed, students.items)), students.cursor
 
 
+def page_range(
+    session: Session, course: Course, *, section: str | None, q: str | None, after: str | None, shown: int
+) -> tuple[int, int, int]:
+    """(first, last, total): which of the filtered students a page of ``shown`` rows after the
+    cursor ``after`` holds, counted from 1 (two counts over the course's roster)."""
+    key = decode_cursor(after, STUDENT_KEY) if after else None
+    needle = (q or "").strip() or None
+    before, total = repository.count_students(
+        session, course.id, section=section or None, text=needle, upto=key
+    )
+    return before + 1, before + shown, total
+
+
 def as_json(book: Gradebook) -> dict[str, Any]:
     return {
         "course": {"id": book.course.id, "title": book.course.title},

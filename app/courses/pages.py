@@ -320,9 +320,13 @@ def gradebook_page(
     )
     here = f"/courses/{course.id}/gradebook"
     filters = {k: v for k, v in (("section", section), ("q", q)) if v}
+    first, last, total = gradebook.page_range(
+        session, course, section=section, q=q, after=after or None, shown=len(book.rows)
+    )
     context = {
         "course": course,
         "book": book,
+        "range": {"first": first, "last": last, "total": total},
         "sections": gradebook.sections(session, course),
         "section": section or "",
         "q": q or "",

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TypeVar
 
-from sqlalchemy import func, select, tuple_
+from sqlalchemy import ColumnElement, func, select, tuple_
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
@@ -109,6 +109,21 @@ def course_key(row: tuple[Course, CourseMember]) -> CourseKey:
     return (row[0].created_at, row[0].id)
 
 
+def _students_where(course_id: int, section: str | None, text: str | None) -> list[ColumnElement[bool]]:
+    """The gradebook's filters: the course's active students, one section, an email substring."""
+    where: list[ColumnElement[bool]] = [
+        CourseMember.course_id == course_id,
+        CourseMember.role == STUDENT,
+        CourseMember.status == ACTIVE,
+    ]
+    if section:
+        where.append(CourseMember.section == section)
+    if text:
+        pattern = "%" + text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        where.append(func.lower(User.email).like(pattern, escape="\\"))
+    return where
+
+
 def students_page(
     session: Session,
     course_id: int,
@@ -126,19 +141,26 @@ def students_page(
     stmt = (
         select(CourseMember, User)
         .join(User, User.id == CourseMember.user_id)
-        .where(
-            CourseMember.course_id == course_id, CourseMember.role == STUDENT, CourseMember.status == ACTIVE
-        )
+        .where(*_students_where(course_id, section, text))
     )
-    if section:
-        stmt = stmt.where(CourseMember.section == section)
-    if text:
-        pattern = "%" + text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        stmt = stmt.where(func.lower(User.email).like(pattern, escape="\\"))
     if after is not None:
         stmt = stmt.where(tuple_(User.email, User.id) > after)
     stmt = stmt.order_by(User.email, User.id).limit(limit)
     return [(m, u) for m, u in session.execute(stmt).all()]
+
+
+def count_students(
+    session: Session, course_id: int, *, section: str | None, text: str | None, upto: StudentKey | None
+) -> tuple[int, int]:
+    """(students up to and including the key ``upto``, all of them), filtered like the gradebook:
+    where a page starts and how many there are, read from the course's roster like a page."""
+    where = _students_where(course_id, section, text)
+    counted = select(func.count()).select_from(CourseMember).join(User, User.id == CourseMember.user_id)
+    total = session.scalar(counted.where(*where)) or 0
+    before = 0
+    if upto is not None:
+        before = session.scalar(counted.where(*where, tuple_(User.email, User.id) <= upto)) or 0
+    return before, total
 
 
 def student_key(row: tuple[CourseMember, User]) -> StudentKey:

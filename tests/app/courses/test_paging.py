@@ -274,10 +274,13 @@ def test_the_gradebook_page_pages_students_and_keeps_every_section(
     tag = uuid.uuid4().hex[:6]
     made = [_enrol(db, cid, f"{c}-{tag}@example.com", section="A" if c in "aceg" else "B") for c in "abcdefg"]
     seen: list[int] = []
+    ranges: list[str] = []
     url: str | None = f"/courses/{cid}/gradebook"
     while url:
         page = teacher.get(url)
         assert page.status_code == 200
+        shown = re.search(r'<p class="muted" id="gradebook-range">([^<]+)</p>', page.text)
+        ranges.append(html.unescape(shown.group(1)) if shown else "")
         assert (
             '<option value="A"' in page.text and '<option value="B"' in page.text
         )  # every section, any page
@@ -286,11 +289,14 @@ def test_the_gradebook_page_pages_students_and_keeps_every_section(
         assert ('id="gradebook-first"' in page.text) == (url != f"/courses/{cid}/gradebook")
         url = html.unescape(found.group(1)) if found else None
     assert seen == made
+    assert ranges == ["Students 1–3 of 7", "Students 4–6 of 7", "Students 7–7 of 7"]
     only_a = teacher.get(f"/courses/{cid}/gradebook?section=A").text
+    assert "Students 1–3 of 4 matching these filters" in only_a
     more = re.search(r'<a href="([^"]+)" id="gradebook-next"', only_a)
     assert more is not None and "section=A" in html.unescape(more.group(1))
     rest = teacher.get(html.unescape(more.group(1))).text
     assert [int(i) for i in re.findall(r'<tr data-student="(\d+)">', rest)] == made[6:7]
+    assert "Students 4–4 of 4 matching these filters" in rest
     assert teacher.get(f"/courses/{cid}/gradebook?after=forged").status_code == 422
 
 
