@@ -144,8 +144,6 @@ def _optimizer_step(state: dict[str, Any]) -> None:
 def _judge_paths(_state: dict[str, Any]) -> None:
     """What the harness and the problems' tests do around every case: seeds, hook windows,
     captured output, encoding a value."""
-    import contextlib
-
     import torch
     import torch.nn as nn
 
