@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from fastapi import APIRouter, Depends, Path, Request, Response
 from fastapi.security import OAuth2PasswordRequestForm
 
 from app.accounts import premium, tokens
@@ -16,7 +16,7 @@ from app.api_v1.schemas import RegisterIn, TokenInfo, TokenList, TokenOut, UserO
 from app.kit.db import utcnow
 from app.kit.errors import Conflict, FormErrors, InvalidInput, LoginRequired
 from app.kit.paging import next_url
-from app.kit.web import SessionDep, SettingsDep, get_database
+from app.kit.web import PageAfter, PageLimit, SessionDep, SettingsDep, get_database
 
 router = APIRouter(prefix="/auth", tags=["auth"])
 
@@ -75,10 +75,8 @@ def list_tokens(
     user: ApiUser,
     session: SessionDep,
     settings: SettingsDep,
-    limit: Annotated[int | None, Query(ge=1, le=100, description="Page size (default 50)")] = None,
-    after: Annotated[
-        str | None, Query(max_length=1000, description="The cursor of the next page (from `next`)")
-    ] = None,
+    limit: PageLimit = None,
+    after: PageAfter = None,
 ) -> TokenList:
     """The caller's live tokens, newest first (never the tokens themselves: only their first
     characters); follow `next` for older ones."""

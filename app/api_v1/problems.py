@@ -21,7 +21,7 @@ from app.hints import service as hints
 from app.kit.db import utcnow
 from app.kit.paging import next_url
 from app.kit.runner import runtime_info
-from app.kit.web import RunnerDep, SessionDep, SettingsDep
+from app.kit.web import PageAfter, PageLimit, RunnerDep, SessionDep, SettingsDep
 from app.problems import service as problems
 from app.submissions import service as submissions
 from app.tracks import service as tracks
@@ -41,10 +41,8 @@ def list_problems(
     category: Filter = None,
     tag: Filter = None,
     q: Filter = None,
-    limit: Annotated[int | None, Query(ge=1, le=100, description="Page size (default 50)")] = None,
-    after: Annotated[
-        str | None, Query(max_length=1000, description="The cursor of the next page (from `next`)")
-    ] = None,
+    limit: PageLimit = None,
+    after: PageAfter = None,
 ) -> ProblemList:
     """Published problems, filtered by difficulty, category, tag or text (`q`). Anonymous callers may list.
 

@@ -17,7 +17,7 @@ from app.authoring import archive, service
 from app.authoring.deps import AuthorUser, AuthorWriter, SlugPath
 from app.kit.errors import PayloadTooLarge
 from app.kit.paging import next_url
-from app.kit.web import RunnerDep, SessionDep, SettingsDep
+from app.kit.web import PageAfter, PageLimit, RunnerDep, SessionDep, SettingsDep
 from runner.validate import ValidationReport
 
 router = APIRouter(prefix="/api/v1/authoring", tags=["authoring"])
@@ -75,10 +75,8 @@ def list_problems(
     user: AuthorUser,
     session: SessionDep,
     settings: SettingsDep,
-    limit: Annotated[int | None, Query(ge=1, le=100, description="Page size (default 50)")] = None,
-    after: Annotated[
-        str | None, Query(max_length=1000, description="The cursor of the next page (from `next`)")
-    ] = None,
+    limit: PageLimit = None,
+    after: PageAfter = None,
 ) -> dict[str, Any]:
     """Every problem, drafts and unpublished ones first, by category and title; follow `next`."""
     size = min(limit or settings.api_page_size, 100)

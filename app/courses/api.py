@@ -18,7 +18,7 @@ from app.courses.deps import AssignmentId, CourseId, CourseReader, CourseWriter,
 from app.courses.views import assignment_view, course_view
 from app.kit.db import utcnow
 from app.kit.paging import next_url
-from app.kit.web import SessionDep, SettingsDep
+from app.kit.web import PageAfter, PageLimit, SessionDep, SettingsDep
 from app.submissions.deps import DispatcherDep
 
 ROOT = "/api/v1/courses"
@@ -115,8 +115,6 @@ def create_course(body: CourseIn, session: SessionDep, user: CourseWriter) -> di
     return course_view(course, "instructor")
 
 
-Limit = Annotated[int | None, Query(ge=1, le=100, description="Page size (default 50)")]
-After = Annotated[str | None, Query(max_length=1000, description="The cursor of the next page (from `next`)")]
 # GET /courses/{id} carries this many assignments; a longer course pages on with `assignments_next`.
 EMBEDDED_ASSIGNMENTS = 100
 
@@ -127,7 +125,11 @@ def _size(limit: int | None, settings: SettingsDep) -> int:
 
 @router.get("", responses=ERRORS, summary="My courses")
 def my_courses(
-    session: SessionDep, user: CourseReader, settings: SettingsDep, limit: Limit = None, after: After = None
+    session: SessionDep,
+    user: CourseReader,
+    settings: SettingsDep,
+    limit: PageLimit = None,
+    after: PageAfter = None,
 ) -> dict[str, Any]:
     """Your courses (active memberships), newest first, with your `role`; follow `next` for more."""
     size = _size(limit, settings)
@@ -169,8 +171,8 @@ def list_assignments(
     session: SessionDep,
     user: CourseReader,
     settings: SettingsDep,
-    limit: Limit = None,
-    after: After = None,
+    limit: PageLimit = None,
+    after: PageAfter = None,
 ) -> dict[str, Any]:
     """The course's assignments you may see (students: released ones, by their own dates), by due
     time then id; follow `next` for more."""
@@ -221,8 +223,8 @@ def student_attempts(
     session: SessionDep,
     user: CourseReader,
     settings: SettingsDep,
-    limit: Limit = None,
-    after: After = None,
+    limit: PageLimit = None,
+    after: PageAfter = None,
 ) -> dict[str, Any]:
     """The student's score per assignment and credit per problem (all of them, on every page),
     and a page of their `attempts` on the course's problems, newest first, each with its code and
@@ -323,8 +325,8 @@ def get_gradebook(
     settings: SettingsDep,
     section: Filter = None,
     q: Filter = None,
-    limit: Limit = None,
-    after: After = None,
+    limit: PageLimit = None,
+    after: PageAfter = None,
 ) -> dict[str, Any]:
     """One page of students (by email), each with a score per assignment and a total; `section`
     and `q` (part of the email) filter them. Follow `next` for more; the downloads are whole."""

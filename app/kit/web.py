@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import Depends, Request
+from fastapi import Depends, Query, Request
 from fastapi.templating import Jinja2Templates
 from sqlalchemy.orm import Session
 
@@ -84,6 +84,11 @@ async def get_runner_dep(request: Request) -> JudgeRunner:
 # so a client polling right after a 202 always finds the row.
 SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 SettingsDep = Annotated[Settings, Depends(get_settings_dep)]
+# A keyset-paged list's query parameters (app/kit/paging.py), the same on every list.
+PageLimit = Annotated[int | None, Query(ge=1, le=100, description="Page size (default 50)")]
+PageAfter = Annotated[
+    str | None, Query(max_length=1000, description="The cursor of the next page (from `next`)")
+]
 RunnerDep = Annotated[JudgeRunner, Depends(get_runner_dep)]
 
 
