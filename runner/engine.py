@@ -33,15 +33,14 @@ def _payload(
     tests_source: str,
     entry_point: str,
     cases: list[str] | None,
-    key: bytes,
     tests_code: dict[str, str] | None = None,
 ) -> dict[str, Any]:
+    # No integrity key: the spare has its own from the host (RawRun.integrity_key).
     return {
         "code": job_code,
         "tests_source": tests_source,
         "entry_point": entry_point,
         "cases": cases,
-        "integrity_key": key.hex(),  # taken out by the harness before the learner's code runs
     } | ({"tests_code": tests_code} if tests_code is not None else {})
 
 
@@ -140,17 +139,16 @@ class Runner:
         """
         started = time.perf_counter()
         selected = [c.name for c in job.expectations.select(job.mode)]
-        key = observations.new_key()
         try:
             if job.custom is not None:
                 selected = [custom.CASE_NAME]
                 result = self._judge_custom(job, job.custom)
             else:
                 payload = _payload(
-                    job.code, job.tests_source, job.entry_point, selected, key, _compiled(job.tests_source)
+                    job.code, job.tests_source, job.entry_point, selected, _compiled(job.tests_source)
                 )
                 raw = self._run(payload, job.limits)
-                result = build_result(raw, job.expectations, job.mode, job.limits, key)
+                result = build_result(raw, job.expectations, job.mode, job.limits, raw.integrity_key)
                 if profile is not None:
                     offset = (raw.started - started) * 1000
                     profile.stages += [(name, offset + ms) for name, ms in raw.marks]
@@ -182,9 +180,8 @@ class Runner:
                     total=1,
                 )
             return custom.reference_refused(str(exc))
-        key = observations.new_key()
-        raw = self._run(_payload(job.code, tests, job.entry_point, [custom.CASE_NAME], key), job.limits)
-        return build_result(raw, expectations, "run", job.limits, key)
+        raw = self._run(_payload(job.code, tests, job.entry_point, [custom.CASE_NAME]), job.limits)
+        return build_result(raw, expectations, "run", job.limits, raw.integrity_key)
 
     def compute_expectations(self, problem: ProblemFiles) -> Expectations:
         """Run the reference solution in the sandbox; its values become the expected ones."""
@@ -195,11 +192,10 @@ class Runner:
     def _expectations(
         self, solution: str, tests: str, entry_point: str, limits: Limits, compile_tests: bool = False
     ) -> Expectations:
-        key = observations.new_key()
         # Custom runs' generated tests (runner.custom) are compiled in the sandbox: they are not
         # problem versions, and caching them would only hold learners' inputs in memory.
         tests_code = _compiled(tests) if compile_tests else None
-        raw = self._run(_payload(solution, tests, entry_point, None, key, tests_code), limits)
+        raw = self._run(_payload(solution, tests, entry_point, None, tests_code), limits)
         for kind in ("sandbox_error", "tests_error", "compile_error", "import_error"):
             record = next((r for r in raw.records if r.get("type") == kind), None)
             if record:
@@ -214,7 +210,7 @@ class Runner:
         if declared is None or not declared.get("cases"):
             raise ExpectationError("tests.py: no test cases are declared (use @case from runner.testing)")
         reports = {r["name"]: r for r in raw.records if r.get("type") == "case"}
-        events = observations.verify(raw.records, key)
+        events = observations.verify(raw.records, raw.integrity_key)
         if events.tampered or events.refused:
             why = events.tampered or "; ".join(events.refused)
             raise ExpectationError(f"solution.py: the guard refused the reference's run: {why}")

@@ -3,10 +3,11 @@
 Observations of *how* code ran (hooks registered and removed, operations called) are
 judged on the host from **events** sent the moment they happen, so nothing the learner
 does later can rewrite them. Each event line on the result channel carries a per-job
-sequence number and an HMAC-SHA256 under a key the host generated for this job
-(``payload["integrity_key"]``): the learner's process can write lines to the channel, but
-not lines the host accepts. The key lives only in the constants of sealed code
-(``runner.sealed``), never in a variable, a closure or a module.
+sequence number and an HMAC-SHA256 under a key the host generated for this job (sent to
+the job's spare before the job, over the spare's own link: :class:`PendingGuard`): the
+learner's process can write lines to the channel, but not lines the host accepts. Once the
+guard is in force (before the learner's import) the key lives only in the constants of sealed
+code (``runner.sealed``), never in a variable, a closure or a module.
 
 The **audit hook** (``sys.addaudithook``) refuses the introspection that could reach
 those constants or change sealed code: ``__code__``/``f_code`` of the judge's functions
@@ -247,15 +248,22 @@ def warm_up() -> None:
     ops.warm_up()
 
 
-def install(key: bytes, fd: int) -> Guard:
-    """Seal the emitter with ``key``, the observers over it, and install the audit hook.
+@dataclass(frozen=True)
+class Sealed:
+    """A job's guard, sealed but not yet in force (:func:`activate`)."""
 
-    Call once, before the learner's import (and after the problem's tests are loaded: they are
-    the instructor's code). The emitter is passed to the observers' builders here and kept by
-    nothing but sealed constants afterwards.
+    guard: Guard
+    audit: Callable[[str, tuple[Any, ...]], None]
+    patches: tuple[sealed.Patch, ...]
+
+
+def seal(key: bytes, fd: int) -> Sealed:
+    """Seal the emitter with ``key``, the observers over it, and the audit hook; change nothing
+    else (no method replaced, no hook installed): this may run before the job has come.
+
+    The emitter is passed to the observers' builders here and kept by nothing but sealed
+    constants afterwards.
     """
-    global _active
-
     type_name = type_name_function()
     emit = sealed.seal(
         _emit_template,
@@ -270,8 +278,8 @@ def install(key: bytes, fd: int) -> Guard:
         repr_type_name=type_name,
     )
     resolve = sealed.seal(_resolve_template, readlink=posix.readlink, getcwd=posix.getcwd)
-    hooks = hook_events.install(emit)
-    operations = ops.install(emit)
+    hooks, hook_patches = hook_events.prepare(emit)
+    operations, ops_patches = ops.prepare(emit)
     audit = sealed.seal(
         _audit_template,
         EMIT=emit,
@@ -291,9 +299,67 @@ def install(key: bytes, fd: int) -> Guard:
         hooks=hooks,
         ops=operations,
     )
-    sys.addaudithook(audit)
-    _active = guard
+    return Sealed(guard, audit, (*hook_patches, *ops_patches))
+
+
+def _targets() -> list[tuple[Any, str, Any]]:
+    return hook_events.targets() + ops.bypass_targets()
+
+
+def activate(ready: Sealed) -> Guard | None:
+    """Put a sealed guard in force: the observers' wrappers replace what they wrap, and the audit
+    hook is installed. None (and nothing changed) when what the wrappers wrap has changed since
+    they were sealed: seal again then."""
+    global _active
+
+    if not sealed.apply_patches(ready.patches, _targets()):
+        return None
+    sys.addaudithook(ready.audit)
+    _active = ready.guard
+    return ready.guard
+
+
+def install(key: bytes, fd: int) -> Guard:
+    """Seal the guard and put it in force at once.
+
+    Call once, before the learner's import (and after the problem's tests are loaded: they are
+    the instructor's code, and the observers wrap what they left).
+    """
+    guard = activate(seal(key, fd))
+    if guard is None:  # nothing runs between the two
+        raise sealed.SealError("the guard's targets changed while it was sealed")
     return guard
+
+
+class PendingGuard:
+    """A job's guard before it is in force, in the spare that will run the job.
+
+    The spare has its key from the host before the job exists, so the sealing (~1-2 ms of CPU)
+    can happen during the spare's warm-up, at idle priority (:meth:`seal_ahead`); :meth:`install`
+    then only puts it in force, after the problem's tests are loaded. If the job came first, or
+    ``tests.py`` changed what the observers wrap, it seals then, as :func:`install` does.
+
+    The key is held here only until :meth:`install`, which runs before the learner's code: from
+    then on it lives only in sealed constants, as always.
+    """
+
+    def __init__(self, key: bytes, fd: int) -> None:
+        self._key = bytes(key)
+        self._fd = fd
+        self._sealed: Sealed | None = None
+
+    def seal_ahead(self) -> None:
+        if self._sealed is None and self._key and sealed.supported():
+            self._sealed = seal(self._key, self._fd)
+
+    def install(self) -> Guard | None:
+        """This job's guard, in force; None where sealing is not supported (no guard at all)."""
+        key, ready = self._key, self._sealed
+        self._key, self._sealed = b"", None
+        if not key or not sealed.supported():
+            return None
+        guard = activate(ready) if ready is not None else None
+        return guard if guard is not None else install(key, self._fd)
 
 
 sealed.prepare(

@@ -145,11 +145,14 @@ def load_module(name: str, code: types.CodeType, filename: str) -> types.ModuleT
     return module
 
 
-def run(payload: dict[str, Any], channel: ResultChannel, workdir: str) -> None:
+def run(
+    payload: dict[str, Any], channel: ResultChannel, workdir: str, pending: guard.PendingGuard | None = None
+) -> None:
     """Run one job. ``payload`` holds ``code``, ``tests_source`` (and, optionally, ``tests_code``:
-    :func:`runner.compiled.compiled_tests`), ``entry_point``, ``cases`` and ``integrity_key``
-    (hex), which is taken out of the payload before anything else runs."""
-    key = payload.pop("integrity_key", None)
+    :func:`runner.compiled.compiled_tests`), ``entry_point`` and ``cases``, and ``"guard": false``
+    where the host wants no guard (the sandbox's own tests of the layer below it). ``pending`` is
+    the job's guard (its key came from the host before the job; ``runner.zygote``), put in force
+    once the problem's tests are loaded; without it the job runs unguarded (tests in-process)."""
     channel.send({"type": "start"})
     solution_path = os.path.join(workdir, SOLUTION_FILE)
     tests_path = os.path.join(workdir, TESTS_FILE)
@@ -180,10 +183,8 @@ def run(payload: dict[str, Any], channel: ResultChannel, workdir: str) -> None:
         )
         return
     del tests_module
-    judge = None
-    if isinstance(key, str) and sealed.supported():
-        judge = guard.install(bytes.fromhex(key), channel.fd)
-    del key
+    judge = pending.install() if pending is not None and payload.get("guard", True) else None
+    del pending
     specs = {spec.name: spec for spec in testing.collected_cases()}
     channel.send(
         {

@@ -1,7 +1,8 @@
 """Hook registrations and removals as events, for ``observe_hooks`` (judged on the host).
 
-At start-up every ``nn.Module.register_*hook`` method and ``RemovableHandle.remove`` is
-replaced by a sealed wrapper (``runner.sealed``) that calls the original and sends an event:
+When the guard comes into force (before the learner's import) every ``nn.Module.register_*hook``
+method and ``RemovableHandle.remove`` is replaced by a sealed wrapper (``runner.sealed``) that
+calls the original and sends an event:
 
 * ``hook_registered <id> <kind> <module type>`` after a registration;
 * ``hook_removed <id>`` when ``remove()`` really took the hook out of the module's table;
@@ -119,11 +120,21 @@ sealed.prepare(
 )
 
 
-def install(emit: Callable[..., None]) -> HookObserver:
-    """Replace the registration methods and ``RemovableHandle.remove`` by sealed wrappers."""
+def targets() -> list[tuple[Any, str, Any]]:
+    """What the observer replaces, as it is now: ``(owner, name, value)`` each."""
     import torch.nn as nn
     from torch.utils.hooks import RemovableHandle
 
+    found: list[tuple[Any, str, Any]] = [
+        (nn.Module, name, getattr(nn.Module, name)) for name, _ in _METHODS if hasattr(nn.Module, name)
+    ]
+    found.append((RemovableHandle, "remove", RemovableHandle.remove))
+    return found
+
+
+def prepare(emit: Callable[..., None]) -> tuple[HookObserver, list[sealed.Patch]]:
+    """Seal wrappers of the registration methods and ``RemovableHandle.remove`` around what they
+    are now; they replace them when the guard comes into force (``sealed.apply_patches``)."""
     from runner.guard import type_name_function
 
     type_name = type_name_function()
@@ -131,28 +142,28 @@ def install(emit: Callable[..., None]) -> HookObserver:
     common = {"EMIT": emit, "RECORDS": records, "int_repr": int.__repr__, "TYPE_NAME": type_name}
     attached = sealed.seal(_attached_template, dict_values=dict.values)
     counter = [0]
-    for method, attr in _METHODS:
-        original = getattr(nn.Module, method, None)
-        if original is None:
-            continue
-        wrapper = sealed.seal(
-            _register_template,
-            ORIGINAL=original,
-            ATTR=attr,
-            KIND=method.removeprefix("register_"),
-            NEXT=counter,
-            get_attr=object.__getattribute__,
-            OrderedDict=OrderedDict,
-            **common,
-        )
-        setattr(nn.Module, method, wrapper)
-    RemovableHandle.remove = sealed.seal(  # type: ignore[method-assign]
-        _remove_template, ORIGINAL=RemovableHandle.remove, ATTACHED=attached, **common
-    )
+    attrs = dict(_METHODS)
+    patches: list[sealed.Patch] = []
+    for owner, name, original in targets():
+        if name == "remove":
+            wrapper = sealed.seal(_remove_template, ORIGINAL=original, ATTACHED=attached, **common)
+        else:
+            wrapper = sealed.seal(
+                _register_template,
+                ORIGINAL=original,
+                ATTR=attrs[name],
+                KIND=name.removeprefix("register_"),
+                NEXT=counter,
+                get_attr=object.__getattribute__,
+                OrderedDict=OrderedDict,
+                **common,
+            )
+        patches.append(sealed.Patch(owner, name, original, wrapper))
     states = sealed.seal(_states_template, ATTACHED=attached, **common)
     window = [0]
-    return HookObserver(
+    observer = HookObserver(
         begin=sealed.seal(_begin_template, WINDOW=window, **common),
         end=sealed.seal(_end_template, WINDOW=window, STATES=states, **common),
         end_case_check=sealed.seal(_end_case_template, MARK=[0], STATES=states, **common),
     )
+    return observer, patches

@@ -1,12 +1,13 @@
 """Host side of the guard: verify the events of a run and judge each case's observations.
 
 Events (``runner.guard``) arrive on the result channel with a per-job sequence number and an
-HMAC under the key the host put in the job. Here they are verified — every MAC valid, the
-sequence numbers exactly 0, 1, 2, … — and cut into cases at the ``case_start``/``case_end``
-events the harness sends. A summary of what each case observed (hooks registered and
-removed, checks on operations declared) is built here, on the host, from those events:
-for the reference it is stored with the expected values (``CaseExpectation.observed``),
-for the learner it is compared with it. Nothing in the sandbox decides any of this.
+HMAC under the key the host gave the job's spare (``RawRun.integrity_key``). Here they are
+verified — every MAC valid, the sequence numbers exactly 0, 1, 2, … — and cut into cases at the
+``case_start``/``case_end`` events the harness sends. A summary of what each case observed
+(hooks registered and removed, checks on operations declared) is built here, on the host, from
+those events: for the reference it is stored with the expected values
+(``CaseExpectation.observed``), for the learner it is compared with it. Nothing in the sandbox
+decides any of this.
 """
 
 from __future__ import annotations

@@ -271,8 +271,9 @@ def api_names() -> Mapping[Any, str]:
     return _API_NAMES or types.MappingProxyType(_api_names())
 
 
-def install(emit: Callable[..., None]) -> OpsObserver:
-    """Build this job's sealed modes and wrap the bypasses; the classes become immutable."""
+def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]:
+    """Build this job's sealed modes (their classes immutable) and the sealed wrappers of the
+    bypasses, which replace them when the guard comes into force (``sealed.apply_patches``)."""
     import torch
     from torch.overrides import TorchFunctionMode
     from torch.utils._python_dispatch import TorchDispatchMode
@@ -331,25 +332,32 @@ def install(emit: Callable[..., None]) -> OpsObserver:
         "pop_function": torch._C._pop_torch_function_stack,
         "pop_dispatch": torch._C._pop_torch_dispatch_stack,
     }
-    _wrap_bypasses(common)
-    return OpsObserver(
+    wrappers: dict[str, Any] = {}  # one per bypass, in every module that holds it
+    patches: list[sealed.Patch] = []
+    for module, name, original in bypass_targets():
+        if name not in wrappers:
+            wrappers[name] = sealed.seal(_bypass_template, ORIGINAL=original, WHAT=name, **common)
+        patches.append(sealed.Patch(module, name, original, wrappers[name]))
+    observer = OpsObserver(
         enter=sealed.seal(_enter_template, **stack, **common),
         leave=sealed.seal(_leave_template, **stack, **common),
         count=sealed.seal(_count_template, **stack, **common),
         declare_vectorised=sealed.seal(_declare_vectorised_template, **common),
     )
+    return observer, patches
 
 
-def _wrap_bypasses(common: dict[str, Any]) -> None:
+def bypass_targets() -> list[tuple[Any, str, Any]]:
+    """The bypasses as they are now, ``(module, name, value)``: each name of ``_BYPASSES`` in
+    every loaded module of ``_BYPASS_MODULES`` that holds torch's own function under it."""
+    found: list[tuple[Any, str, Any]] = []
     modules = [sys.modules[m] for m in _BYPASS_MODULES if m in sys.modules]
     for name in _BYPASSES:
         original = getattr(sys.modules["torch._C"], name, None)
         if original is None:
             continue
-        wrapper = sealed.seal(_bypass_template, ORIGINAL=original, WHAT=name, **common)
-        for module in modules:
-            if getattr(module, name, None) is original:
-                setattr(module, name, wrapper)
+        found += [(module, name, original) for module in modules if getattr(module, name, None) is original]
+    return found
 
 
 # --- the vocabulary (re-exported by runner.testing) ---------------------------------------------

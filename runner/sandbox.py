@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from runner import observations
 from runner.cgroups import CgroupTree, JobCgroup, job_group_name
 from runner.jobs import Limits
 from runner.text import clean, clean_value
@@ -70,6 +71,9 @@ class RawRun:
     started: float = 0.0  # time.perf_counter() when the sandbox took the job
     job_cpu_ms: float = 0.0  # CPU of the job's cgroup from the hand-over to the end of its output
     job_page_faults: int | None = None  # the same span's page faults (in trace mode only: the bench)
+    # The key the job's events are authenticated with (runner.guard): the spare's, made by the
+    # host with it. Never in the payload, never in a record; runner.observations verifies with it.
+    integrity_key: bytes = field(default=b"", repr=False)
 
     def mark(self, stage: str, started: float) -> None:
         self.marks.append((stage, (time.perf_counter() - started) * 1000))
@@ -278,12 +282,16 @@ class Sandbox:
             "tmp_mb": Limits().tmp_mb,
         }
         link, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        # The job's integrity key, waiting for the spare before it exists: it seals the job's
+        # guard while it waits (runner.guard.PendingGuard). Never reused: a spare serves one job.
+        key = observations.new_key()
+        link.send(key)
         try:
             with self._send_lock:
                 socket.send_fds(self.control, [json.dumps(msg).encode()], [theirs.fileno()])
         finally:
             theirs.close()
-        return {"id": job_id, "group": group, "waiter": waiter, "link": link}
+        return {"id": job_id, "group": group, "waiter": waiter, "link": link, "key": key}
 
     def _take_spare(self) -> dict[str, Any]:
         with self._spares_lock:
@@ -317,6 +325,7 @@ class Sandbox:
         started = time.perf_counter()
         raw = RawRun(started=started)
         spare = self._take_spare()
+        raw.integrity_key = spare["key"]
         raw.mark("take spare", started)
         job_id, group, waiter = spare["id"], spare["group"], spare["waiter"]
         group.set_limits(limits.memory_mb, limits.max_processes)

@@ -28,7 +28,8 @@ import dis
 import opcode
 import sys
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 # Every sealed function shares this globals dict. Sealed code never reads it (it has no
@@ -132,6 +133,32 @@ def seal(template: Callable[..., Any], **values: Any) -> types.FunctionType:
     function = types.FunctionType(sealed_code, SEALED_GLOBALS, code.co_name, template.__defaults__)
     function.__qualname__ = template.__qualname__
     return function
+
+
+@dataclass(frozen=True)
+class Patch:
+    """One attribute the guard replaces when it comes into force: ``owner.name``, which held
+    ``original`` when ``replacement`` (sealed around it) was made."""
+
+    owner: Any
+    name: str
+    original: Any
+    replacement: Any
+
+
+def apply_patches(patches: Sequence[Patch], now: Sequence[tuple[Any, str, Any]]) -> bool:
+    """Put every patch in place, if they are exactly the ones that would be made ``now``
+    (``(owner, name, current value)`` of every target, compared by identity); else change
+    nothing and return False: something changed since they were sealed (the problem's
+    ``tests.py`` is loaded in between), so the caller seals afresh around what is there now."""
+    if len(patches) != len(now):
+        return False
+    for patch, (owner, name, value) in zip(patches, now, strict=True):
+        if patch.owner is not owner or patch.name != name or patch.original is not value:
+            return False
+    for patch in patches:
+        setattr(patch.owner, patch.name, patch.replacement)
+    return True
 
 
 def is_sealed_function(obj: object) -> bool:

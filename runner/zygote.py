@@ -8,9 +8,10 @@ another spare. A spare reads the job itself, locks itself down and becomes the j
 
     zygote ──fork──▶ spare (root)      new session; unshare(mount, ipc, uts); join the
                                        job's cgroup; unmount /cg; a /proc that hides other
-                                       uids' processes; a fresh size-limited /tmp; a warm-up
-                                       at idle priority, in steps, stopping when the job
-                                       comes; a fresh random seed; the seccomp filter, an
+                                       uids' processes; a fresh size-limited /tmp; the job's
+                                       key from the host; a warm-up at idle priority, in
+                                       steps (the job's guard sealed first), stopping when
+                                       the job comes; a fresh random seed; the seccomp filter, an
                                        empty capability bounding set, a clean environment
                                        ── the job arrives from the host ──
                                        read the job; drop to the job's own uid, no
@@ -27,8 +28,10 @@ No process ever serves a second job.
 Messages on the control socket (SOCK_SEQPACKET, one JSON object per message):
 host → zygote ``{"op": "prepare", "id", "uid", "procs", "tmp_mb"}`` + 1 fd (make a spare, already
 in the job's cgroup and namespaces, listening on that link); zygote → host ``{"op": "ready",
-"python", "torch"}``, ``{"op": "exit", "id", "status"}``. On a spare's link, host → spare
-``{"op": "job", "id", "cpu_s", "file_mb"}`` + 4 fds.
+"python", "torch"}``, ``{"op": "exit", "id", "status"}``. On a spare's link, host → spare: first
+the job's integrity key (32 raw bytes, sent before the spare is asked for, so the spare seals
+the job's guard while it waits: ``runner.guard``), then ``{"op": "job", "id", "cpu_s",
+"file_mb"}`` + 4 fds.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ from typing import Any
 from runner import hugepages, syscalls
 
 MAX_PAYLOAD = 64 * 1024 * 1024
+KEY_BYTES = 32  # the job's integrity key (runner.guard), the first message on a spare's link
 SAFE_ENV = {
     "PATH": "/usr/bin:/bin",
     "HOME": "/tmp",
@@ -198,8 +202,10 @@ EXERCISE_STEPS: tuple[Callable[[dict[str, Any]], None], ...] = (
 IDLE_NICE = 19  # a spare's warm-up takes only CPU that nothing else wants
 
 
-def warm_spare(link: socket.socket) -> int:
-    """Run the warm-up steps (:func:`exercise`, then :func:`prefault_job`) while no job has come.
+def warm_spare(link: socket.socket, first: Callable[[], None] | None = None) -> int:
+    """Run the warm-up steps (``first``, then :func:`exercise`, then :func:`prefault_job`) while
+    no job has come. ``first`` is the sealing of the job's guard (``runner.guard.PendingGuard``):
+    work the job needs for certain, where the rest only moves page faults out of its way.
 
     The warm-up is speculative: it moves page faults from the job to the spare, at a cost (its
     steps fault pages a job may never touch). So it runs at the lowest priority: on an idle
@@ -215,6 +221,8 @@ def warm_spare(link: socket.socket) -> int:
     poller.register(link, select.POLLIN | select.POLLHUP)
     state: dict[str, Any] = {}
     steps = [functools.partial(step, state) for step in EXERCISE_STEPS] + [prefault_job]
+    if first is not None:
+        steps.insert(0, first)
     done = 0
     os.setpriority(os.PRIO_PROCESS, 0, IDLE_NICE)
     try:
@@ -292,7 +300,14 @@ def run_harness(msg: dict[str, Any], link: socket.socket, seccomp_filter: Any) -
         )
         with open("/proc/self/oom_score_adj", "w") as fh:  # the OOM killer picks the harness first
             fh.write("1000")
-        warm_spare(link)
+        from runner import guard
+
+        key = link.recv(KEY_BYTES + 1)  # the host sent it before it asked us for this spare
+        if len(key) != KEY_BYTES:
+            os._exit(72)  # the host dropped this spare before it was made
+        pending = guard.PendingGuard(key, 3)  # the results channel is fd 3 once the job has come
+        del key
+        warm_spare(link, pending.seal_ahead)
         reseed()  # this process serves one job only, so seeding it now is as fresh as after the job came
         # What needs nothing from the job is done before it exists, the seccomp filter included
         # (loaded while this process is still root with CAP_SYS_ADMIN, after its last mount):
@@ -342,7 +357,7 @@ def run_harness(msg: dict[str, Any], link: socket.socket, seccomp_filter: Any) -
     from runner import harness
 
     try:
-        harness.run(payload, harness.ResultChannel(3), "/tmp")
+        harness.run(payload, harness.ResultChannel(3), "/tmp", pending)
         sys.stdout.flush()
         sys.stderr.flush()
         with contextlib.suppress(OSError):  # the learner's code may have closed it already

@@ -3,7 +3,8 @@
 No sandbox: this process warms up exactly as the zygote does (``runner.zygote.warm_up``, frozen
 GC, huge pages), then forks one child per job; each child optionally runs a spare's warm-up
 (``runner.zygote.warm_spare``) and then the harness on the problem's reference solution, with
-the guard, counting minor page faults (``getrusage``) and thread CPU around the guard's install,
+the guard, counting minor page faults (``getrusage``) and thread CPU around the guard's install
+(its sealing is part of the spare's warm-up, unless ``--cold``),
 the modules' loading and each case. A fault on this machine costs ~2.5-3 us (a copy-on-write of
 a page shared with the zygote), so the counts say what the warm-up saves a job:
 
@@ -55,26 +56,30 @@ def counted(log: Log, owner: Any, name: str, label: str) -> None:
     setattr(owner, name, wrapper)
 
 
-def one_job(payload: dict[str, Any], files: dict[str, str], warm: bool) -> tuple[Log, list[dict[str, Any]]]:
+def one_job(
+    payload: dict[str, Any], files: dict[str, str], warm: bool, guarded: bool
+) -> tuple[Log, list[dict[str, Any]]]:
     """Fork, run the job in the child, return what it logged and the records it wrote."""
     records_r, records_w = os.pipe()
     log_r, log_w = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns
         try:
+            pending = guard.PendingGuard(observations.new_key(), records_w) if guarded else None
             if warm:
                 ours, _theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-                zygote.warm_spare(ours)
+                zygote.warm_spare(ours, pending.seal_ahead if pending else None)
             log: Log = []
-            counted(log, guard, "install", "guard install (all)")
-            counted(log, ops, "install", "  of which operations")
-            counted(log, hook_events, "install", "  of which hooks")
+            counted(log, guard.PendingGuard, "install", "guard install (all)")
+            counted(log, guard, "seal", "  of which sealing (when not done ahead)")
+            counted(log, ops, "prepare", "    of which operations")
+            counted(log, hook_events, "prepare", "    of which hooks")
             counted(log, harness, "load_module", "load a module (tests, solution)")
             before, cpu = faults(), time.thread_time()
             workdir = tempfile.mkdtemp()
             for name, text in files.items():
                 Path(workdir, name).write_text(text)
-            harness.run(dict(payload), harness.ResultChannel(records_w), workdir)
+            harness.run(dict(payload), harness.ResultChannel(records_w), workdir, pending)
             log.append(("the whole job", faults() - before, (time.thread_time() - cpu) * 1000))
             os.write(log_w, json.dumps(log).encode())
         finally:
@@ -105,20 +110,11 @@ def main() -> int:
     gc.collect()
     gc.freeze()
     hugepages.collapse_self()
-    payload = _payload(
-        problem.solution,
-        problem.tests,
-        problem.entry_point,
-        None,
-        observations.new_key(),
-        _compiled(problem.tests),
-    )
-    if args.no_guard:
-        payload.pop("integrity_key")
+    payload = _payload(problem.solution, problem.tests, problem.entry_point, None, _compiled(problem.tests))
     files = {"solution.py": problem.solution, "tests.py": problem.tests}
     phases: dict[str, list[tuple[int, float]]] = {}
     for n in range(args.jobs + 3):
-        log, records = one_job(payload, files, warm=not args.cold)
+        log, records = one_job(payload, files, warm=not args.cold, guarded=not args.no_guard)
         if n < 3:
             continue  # settle
         for label, count, cpu in log:

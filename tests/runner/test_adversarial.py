@@ -490,7 +490,7 @@ def test_killing_its_own_harness_fails(judge_probe: JudgeFn) -> None:
 
 def test_no_namespaces_mounts_or_ptrace_for_learner_code(runner, probe) -> None:  # type: ignore[no-untyped-def]
     # The guard refuses ctypes to learner code (tests/runner/test_integrity.py); this checks the
-    # layer below it, the sandbox itself, with a job sent without an integrity key (no guard).
+    # layer below it, the sandbox itself, with a job sent without a guard (``"guard": False``).
     problem, _ = probe
     src = code("""
         import ctypes, ctypes.util, os
@@ -509,7 +509,13 @@ def test_no_namespaces_mounts_or_ptrace_for_learner_code(runner, probe) -> None:
                 "raise_priority": attempt(libc.setpriority, 0, 0, -5),
             }
     """)
-    payload = {"code": src, "tests_source": problem.tests, "entry_point": problem.entry_point, "cases": None}
+    payload = {
+        "code": src,
+        "tests_source": problem.tests,
+        "entry_point": problem.entry_point,
+        "cases": None,
+        "guard": False,
+    }
     raw = runner._run(payload, problem.limits)
     text = str(next(r for r in raw.records if r.get("name") == "example").get("value"))
     assert "'ok'" not in text, text

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from runner import compiled, jobs, observations
+from runner import compiled, jobs
 from runner.engine import Runner, _payload
 from runner.jobs import Limits
 from runner.sandbox import RawRun, _collect
@@ -112,13 +112,11 @@ def test_the_sandbox_runs_the_tests_the_host_compiled(runner: Runner, probe) -> 
     problem, _ = probe
     other = problem.tests.replace("return solution.probe()", "return solution.probe() + 41")
     assert other != problem.tests
-    key = observations.new_key()
     payload = _payload(
         "def probe():\n    return 1\n",
         problem.tests,
         problem.entry_point,
         None,
-        key,
         compiled.compiled_tests(other),
     )
     raw = runner._run(payload, problem.limits)

@@ -14,7 +14,7 @@ import textwrap
 import pytest
 
 from runner import jobs, observations
-from runner.engine import Runner
+from runner.engine import Runner, _payload
 from runner.jobs import Expectations
 from runner.problem import ProblemFiles, load_problem_dir
 from tests.runner.conftest import BANK, JudgeFn
@@ -306,6 +306,46 @@ def test_fake_events_on_the_result_channel_are_refused(judge_probe: JudgeFn) -> 
     result = judge_probe(src, mode="submit")
     assert result.verdict == jobs.RUNTIME_ERROR
     assert "not written by the judge" in result.message
+
+
+def test_the_jobs_key_is_nowhere_the_learners_code_can_reach(
+    runner: Runner, probe: tuple[ProblemFiles, Expectations]
+) -> None:
+    # The spare had the key before the job (runner.guard.PendingGuard); once the guard is in
+    # force it must be in sealed constants only: not in any frame's locals up the stack, nor in
+    # the attributes or items of what they hold. The decoy proves the search sees a local.
+    src = textwrap.dedent("""
+        import sys
+        def candidates(value):
+            found = [value]
+            if isinstance(value, dict):
+                found += list(value.values())
+            try:
+                found += list(vars(value).values())
+            except TypeError:
+                pass
+            return found
+        def probe():
+            decoy = bytes(range(100, 132))
+            keys = []
+            frame = sys._getframe()
+            while frame is not None:
+                for value in list(frame.f_locals.values()):
+                    for item in candidates(value):
+                        if isinstance(item, (bytes, bytearray)) and len(item) == 32:
+                            keys.append(bytes(item).hex())
+                        elif isinstance(item, str) and len(item) == 64:
+                            keys.append(item)
+                frame = frame.f_back
+            return keys
+    """)
+    problem, _ = probe
+    raw = runner._run(_payload(src, problem.tests, problem.entry_point, None), problem.limits)
+    found = next(r for r in raw.records if r.get("name") == "example")["value"]
+    assert bytes(range(100, 132)).hex() in str(found)
+    assert len(raw.integrity_key) == 32
+    assert raw.integrity_key.hex() not in str(found)
+    assert observations.verify(raw.records, raw.integrity_key).tampered == ""
 
 
 def test_ordinary_pytorch_code_is_not_refused(judge_probe: JudgeFn) -> None:

@@ -105,3 +105,20 @@ def test_the_warm_up_leaves_nothing_behind(link: tuple[socket.socket, socket.soc
 
     unchanged, _ = in_child(run)
     assert unchanged == 1
+
+
+def test_the_jobs_guard_is_sealed_first(
+    link: tuple[socket.socket, socket.socket], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Sealing the guard is work the job needs for certain; the rest only moves page faults.
+    ours, _ = link
+    order: list[str] = []
+    monkeypatch.setattr(zygote, "prefault_job", lambda: order.append("prefault"))
+
+    def run() -> int:
+        steps = zygote.warm_spare(ours, lambda: order.append("guard"))
+        return steps if order == ["guard", "prefault"] else -1
+
+    steps, nice = in_child(run)
+    assert steps == len(zygote.EXERCISE_STEPS) + 2
+    assert nice == 0

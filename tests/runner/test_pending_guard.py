@@ -1,0 +1,158 @@
+"""A job's guard sealed ahead, in the spare, before the job comes (runner.guard.PendingGuard).
+
+It must be the guard that comes into force when nothing changed in between, a guard sealed
+afresh when the problem's ``tests.py`` replaced what the observers wrap, and the key must be
+out of the holder once the guard is in force. Installing a guard cannot be undone (an audit
+hook stays for the process's life), so each of these runs in a forked child; the real
+sandbox's side is in ``test_integrity.py`` and ``test_adversarial.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from typing import Any
+
+from runner import guard, observations, sealed
+
+
+def in_child(run: Callable[[int], dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(what ``run(events_fd)`` returned, the records it wrote on ``events_fd``), from a forked child."""
+    records_r, records_w = os.pipe()
+    result_r, result_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            os.close(records_r)
+            os.write(result_w, json.dumps(run(records_w)).encode())
+        finally:
+            os._exit(0)
+    os.close(records_w)
+    os.close(result_w)
+    chunks = []
+    while chunk := os.read(records_r, 1 << 16):
+        chunks.append(chunk)
+    result = b""
+    while chunk := os.read(result_r, 1 << 16):
+        result += chunk
+    os.close(records_r)
+    os.close(result_r)
+    os.waitpid(pid, 0)
+    return json.loads(result), [json.loads(line) for line in b"".join(chunks).splitlines()]
+
+
+def counting_seals() -> list[int]:
+    """Count guard.seal calls from now on (in the child only)."""
+    calls: list[int] = []
+    original = guard.seal
+
+    def counted(key: bytes, fd: int) -> guard.Sealed:
+        calls.append(1)
+        return original(key, fd)
+
+    guard.seal = counted
+    return calls
+
+
+def register_and_remove_a_hook() -> None:
+    import torch.nn as nn
+
+    nn.Linear(2, 2).register_forward_hook(lambda *_: None).remove()
+
+
+KEY = bytes(range(32))
+
+
+def test_the_guard_sealed_ahead_is_the_one_in_force() -> None:
+    def run(fd: int) -> dict[str, Any]:
+        import torch.nn as nn
+
+        pending = guard.PendingGuard(KEY, fd)
+        pending.seal_ahead()
+        seals = counting_seals()
+        judge = pending.install()
+        assert judge is not None
+        register_and_remove_a_hook()
+        return {
+            "seals_at_install": len(seals),
+            "wrapper_sealed": sealed.is_sealed_function(nn.Module.register_forward_hook),
+            "active": guard.active() is judge,
+        }
+
+    seen, records = in_child(run)
+    assert seen == {"seals_at_install": 0, "wrapper_sealed": True, "active": True}
+    events = observations.verify(records, KEY)
+    assert events.tampered == "" and events.refused == []
+    assert [r["type"] for r in records] == ["event", "event"]  # registered, removed (outside any case)
+
+
+def test_tests_that_replace_a_wrapped_method_get_a_guard_sealed_around_theirs() -> None:
+    # tests.py loads between the sealing and the install: what it puts in place is what the
+    # guard must wrap, as when the guard is sealed after it (a fresh seal, not the one ahead).
+    def run(fd: int) -> dict[str, Any]:
+        import torch.nn as nn
+
+        pending = guard.PendingGuard(KEY, fd)
+        pending.seal_ahead()
+        original = nn.Module.register_forward_hook
+        calls: list[int] = []
+
+        def instructors(module: Any, *args: Any, **kwargs: Any) -> Any:
+            calls.append(1)
+            return original(module, *args, **kwargs)
+
+        nn.Module.register_forward_hook = instructors  # type: ignore[method-assign,assignment]
+        seals = counting_seals()
+        assert pending.install() is not None
+        register_and_remove_a_hook()
+        return {"seals_at_install": len(seals), "instructors_calls": len(calls)}
+
+    seen, records = in_child(run)
+    assert seen == {"seals_at_install": 1, "instructors_calls": 1}
+    assert observations.verify(records, KEY).tampered == ""
+    assert len(records) == 2  # the judge's wrapper, around the instructor's, still sent its events
+
+
+def test_a_guard_not_sealed_ahead_is_sealed_at_install() -> None:
+    def run(fd: int) -> dict[str, Any]:
+        pending = guard.PendingGuard(KEY, fd)
+        seals = counting_seals()
+        assert pending.install() is not None
+        register_and_remove_a_hook()
+        return {"seals_at_install": len(seals)}
+
+    seen, records = in_child(run)
+    assert seen == {"seals_at_install": 1}
+    assert observations.verify(records, KEY).tampered == ""
+
+
+def test_the_holder_lets_go_of_the_key_once_the_guard_is_in_force() -> None:
+    def run(fd: int) -> dict[str, Any]:
+        pending = guard.PendingGuard(KEY, fd)
+        pending.seal_ahead()
+        held_before = any(value == KEY for value in vars(pending).values())
+        pending.install()
+        return {
+            "held_before": held_before,
+            "held_after": [repr(v)[:40] for v in vars(pending).values() if isinstance(v, bytes) and v],
+            "second_install": pending.install() is None,
+        }
+
+    seen, _ = in_child(run)
+    assert seen == {"held_before": True, "held_after": [], "second_install": True}
+
+
+def test_patches_go_in_all_together_or_not_at_all() -> None:
+    class Owner:
+        a = "a0"
+        b = "b0"
+
+    patches = [sealed.Patch(Owner, "a", "a0", "a1"), sealed.Patch(Owner, "b", "b0", "b1")]
+    Owner.b = "changed"
+    assert not sealed.apply_patches(patches, [(Owner, "a", Owner.a), (Owner, "b", Owner.b)])
+    assert (Owner.a, Owner.b) == ("a0", "changed")
+    assert not sealed.apply_patches(patches, [(Owner, "a", Owner.a)])  # a target came or went
+    Owner.b = "b0"
+    assert sealed.apply_patches(patches, [(Owner, "a", Owner.a), (Owner, "b", Owner.b)])
+    assert (Owner.a, Owner.b) == ("a1", "b1")
