@@ -35,8 +35,9 @@ SPACED_GAP_S = 0.05
 STAGES = {
     "take spare": "host: take a prepared spare",
     "cgroup limits": "host: set the job's cgroup limits",
+    "payload written": "host: write the job (code, tests) into its pipe",
     "hand-over": "host: the job's pipes to the spare, over its own link",
-    "payload written": "host: write the job (code, tests) to its pipe",
+    "spare woken": "host: while the spare wakes: its priority, the CPU counter",
     "start": "sandbox: spare wakes, reads the job, writes files, locks down",
     "cases": "sandbox: load and run tests.py, install the guard (the cases)",
     "case 1": "sandbox: import solution.py + case 1 (+ encode, write)",

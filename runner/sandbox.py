@@ -69,7 +69,9 @@ class RawRun:
     # what ``python -m runner bench`` breaks a verdict's time down with.
     marks: list[tuple[str, float]] = field(default_factory=list, repr=False)
     started: float = 0.0  # time.perf_counter() when the sandbox took the job
-    job_cpu_ms: float = 0.0  # CPU of the job's cgroup from the hand-over to the end of its output
+    # CPU of the job's cgroup from the hand-over (its counter read just after it, while the spare
+    # wakes) to the end of its output.
+    job_cpu_ms: float = 0.0
     job_page_faults: int | None = None  # the same span's page faults (in trace mode only: the bench)
     # The key the job's events are authenticated with (runner.guard): the spare's, made by the
     # host with it. Never in the payload, never in a record; runner.observations verifies with it.
@@ -329,25 +331,33 @@ class Sandbox:
         raw.mark("take spare", started)
         job_id, group, waiter = spare["id"], spare["group"], spare["waiter"]
         group.set_limits(limits.memory_mb, limits.max_processes)
-        cpu_at_hand_over = group.cpu_ms()  # the spare's warm-up ran in this cgroup already
-        faults_at_hand_over = group.page_faults() if self.trace else 0
         raw.mark("cgroup limits", started)
         pipes = [os.pipe() for _ in range(4)]  # job in, stdout, stderr, results
         with contextlib.suppress(OSError):
             fcntl.fcntl(pipes[3][0], F_SETPIPE_SZ, RESULT_PIPE_BYTES)
         finished_cleanly = False
         try:
+            # The job's input goes into its pipe before the spare has the pipe, as far as it fits
+            # (all of it, for any ordinary job): the spare reads it the moment it wakes.
+            rest = _prefeed(pipes[0][1], json.dumps(payload).encode())
+            raw.mark("payload written", started)
             msg = {"op": "job", "id": job_id, "cpu_s": int(limits.time_s) + 1, "file_mb": limits.max_file_mb}
             child_ends = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1]]
             with contextlib.suppress(OSError):  # a spare that died meanwhile: the run reports it
                 socket.send_fds(spare["link"], [json.dumps(msg).encode()], child_ends)
+            raw.mark("hand-over", started)
+            # What follows overlaps the spare's wake-up (a few tenths of a ms here), not its work:
+            # a still-warming spare back to normal priority, the counters the job's CPU and page
+            # faults are measured from (reading cpu.stat costs ~0.3 ms: it flushes the cgroup's
+            # statistics), the rest of a large payload.
+            _normal_priority(group)
+            cpu_at_hand_over = group.cpu_ms()
+            faults_at_hand_over = group.page_faults() if self.trace else 0
             spare["link"].close()
             for fd in child_ends:
                 os.close(fd)
-            _normal_priority(group)
-            raw.mark("hand-over", started)
-            self._feed(pipes[0][1], json.dumps(payload).encode())
-            raw.mark("payload written", started)
+            self._feed(pipes[0][1], rest)
+            raw.mark("spare woken", started)
             self._spare_maker.submit(self._replenish)  # after the job has all it needs
             finished_cleanly = _collect(
                 raw, pipes[1][0], pipes[2][0], pipes[3][0], limits, started, waiter["event"], self.trace
@@ -384,8 +394,10 @@ class Sandbox:
         group.remove()
 
     @staticmethod
-    def _feed(fd: int, data: bytes) -> None:
+    def _feed(fd: int, data: bytes | memoryview) -> None:
+        """Write the rest of the job's input (blocking) and close the pipe: its end of file."""
         try:
+            os.set_blocking(fd, True)
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
@@ -393,6 +405,20 @@ class Sandbox:
             pass
         finally:
             os.close(fd)
+
+
+def _prefeed(fd: int, data: bytes) -> memoryview:
+    """Write as much of ``data`` as the pipe takes without blocking (a pipe holds 64 KB; it is
+    grown up to 1 MB for a larger job); what did not fit is returned, for ``Sandbox._feed``."""
+    if len(data) > 1 << 16:
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(fd, F_SETPIPE_SZ, min(len(data), RESULT_PIPE_BYTES))
+    os.set_blocking(fd, False)
+    view = memoryview(data)
+    with contextlib.suppress(BlockingIOError):
+        while view:
+            view = view[os.write(fd, view) :]
+    return view
 
 
 def _normal_priority(group: JobCgroup) -> None:
