@@ -118,14 +118,11 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
         runner.judge(job())
     warm: list[float] = []
     learner_ms: list[float] = []
-    job_cpu_ms: list[float] = []
     host_cpu, pool_cpu = time.process_time(), runner.pool_cpu_seconds()
     for _ in range(jobs_count):
-        profile = JobProfile()
-        result = runner.judge(job(), profile)
+        result = runner.judge(job())
         assert result.accepted, result.message
         warm.append(result.time_ms)
-        job_cpu_ms.append(profile.sandbox_cpu_ms)
         learner_ms.append(sum(c.time_ms for c in result.cases))
     time.sleep(0.5)  # the last jobs' teardown, so their CPU is counted
     host_cpu_ms = (time.process_time() - host_cpu) * 1000 / jobs_count
@@ -137,6 +134,7 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
     traced: list[float] = []
     timelines: list[list[tuple[str, float]]] = []
     faults: list[int] = []
+    job_cpu_ms: list[float] = []
     for _ in range(jobs_count):
         profile = JobProfile()
         result = runner.judge(job(), profile)
@@ -144,6 +142,7 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
         traced.append(result.time_ms)
         timelines.append(profile.stages)
         faults.append(profile.page_faults or 0)
+        job_cpu_ms.append(profile.sandbox_cpu_ms)
     runner._sandbox.trace = False
 
     spaced: list[float] = []
@@ -180,7 +179,7 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
     print(
         f"CPU per verdict: host {host_cpu_ms:.1f} ms (this process); sandbox {pool_cpu_ms:.1f} ms in all "
         f"(the spare's fork and warm-up, the job, its exit), of which the job from its hand-over on "
-        f"{statistics.median(job_cpu_ms):.1f} ms (median); the cases as timed inside: "
+        f"{statistics.median(job_cpu_ms):.1f} ms (median, trace series); the cases as timed inside: "
         f"{statistics.median(learner_ms):.1f} ms (wall)"
     )
     print(memory.describe())

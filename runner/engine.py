@@ -60,7 +60,7 @@ class JobProfile:
     sandbox from the hand-over on (its cgroup's counter; the spare's warm-up is not in it)."""
 
     stages: list[tuple[str, float]] = field(default_factory=list)
-    sandbox_cpu_ms: float = 0.0
+    sandbox_cpu_ms: float = 0.0  # trace mode only, like the page faults
     page_faults: int | None = None  # the job's, from its hand-over (trace mode only)
 
 

@@ -70,7 +70,7 @@ class RawRun:
     marks: list[tuple[str, float]] = field(default_factory=list, repr=False)
     started: float = 0.0  # time.perf_counter() when the sandbox took the job
     # CPU of the job's cgroup from the hand-over (its counter read just after it, while the spare
-    # wakes) to the end of its output.
+    # wakes) to the end of its output; in trace mode only, like the page faults: the benchmark's.
     job_cpu_ms: float = 0.0
     job_page_faults: int | None = None  # the same span's page faults (in trace mode only: the bench)
     # The key the job's events are authenticated with (runner.guard): the spare's, made by the
@@ -347,11 +347,11 @@ class Sandbox:
                 socket.send_fds(spare["link"], [json.dumps(msg).encode()], child_ends)
             raw.mark("hand-over", started)
             # What follows overlaps the spare's wake-up (a few tenths of a ms here), not its work:
-            # a still-warming spare back to normal priority, the counters the job's CPU and page
-            # faults are measured from (reading the CPU counter took ~0.3 ms here, measured), the
-            # rest of a large payload.
+            # a still-warming spare back to normal priority, in trace mode the counters the job's
+            # CPU and page faults are measured from (reading the CPU counter took ~0.3 ms here,
+            # measured), the rest of a large payload.
             _normal_priority(group)
-            cpu_at_hand_over = group.cpu_ms()
+            cpu_at_hand_over = group.cpu_ms() if self.trace else 0.0
             faults_at_hand_over = group.page_faults() if self.trace else 0
             spare["link"].close()
             for fd in child_ends:
@@ -363,8 +363,8 @@ class Sandbox:
                 raw, pipes[1][0], pipes[2][0], pipes[3][0], limits, started, waiter["event"], self.trace
             )
             raw.mark("output read", started)
-            raw.job_cpu_ms = group.cpu_ms() - cpu_at_hand_over
             if self.trace:
+                raw.job_cpu_ms = group.cpu_ms() - cpu_at_hand_over
                 raw.job_page_faults = group.page_faults() - faults_at_hand_over
         finally:
             for fd in (pipes[1][0], pipes[2][0], pipes[3][0]):
