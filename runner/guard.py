@@ -352,10 +352,14 @@ class PendingGuard:
         if self._sealed is None and self._key and sealed.supported():
             self._sealed = seal(self._key, self._fd)
 
+    def forget(self) -> None:
+        """No guard for this job (the host asked for none): let go of the key all the same."""
+        self._key, self._sealed = b"", None
+
     def install(self) -> Guard | None:
         """This job's guard, in force; None where sealing is not supported (no guard at all)."""
         key, ready = self._key, self._sealed
-        self._key, self._sealed = b"", None
+        self.forget()
         if not key or not sealed.supported():
             return None
         guard = activate(ready) if ready is not None else None

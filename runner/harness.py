@@ -183,7 +183,11 @@ def run(
         )
         return
     del tests_module
-    judge = pending.install() if pending is not None and payload.get("guard", True) else None
+    judge = None
+    if pending is not None and payload.get("guard", True):
+        judge = pending.install()
+    elif pending is not None:
+        pending.forget()
     del pending
     specs = {spec.name: spec for spec in testing.collected_cases()}
     channel.send(

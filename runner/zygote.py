@@ -11,8 +11,9 @@ another spare. A spare reads the job itself, locks itself down and becomes the j
                                        uids' processes; a fresh size-limited /tmp; the job's
                                        key from the host; a warm-up at idle priority, in
                                        steps (the job's guard sealed first), stopping when
-                                       the job comes; a fresh random seed; the seccomp filter, an
-                                       empty capability bounding set, a clean environment
+                                       the job comes; a fresh random seed; the seccomp
+                                       filter, an empty capability bounding set, a clean
+                                       environment
                                        ── the job arrives from the host ──
                                        read the job; drop to the job's own uid, no
                                        capabilities, no new privileges; run the cases

@@ -156,3 +156,11 @@ def test_patches_go_in_all_together_or_not_at_all() -> None:
     Owner.b = "b0"
     assert sealed.apply_patches(patches, [(Owner, "a", Owner.a), (Owner, "b", Owner.b)])
     assert (Owner.a, Owner.b) == ("a1", "b1")
+
+
+def test_a_job_without_a_guard_lets_go_of_the_key_too() -> None:
+    pending = guard.PendingGuard(KEY, 1)
+    pending.seal_ahead()
+    pending.forget()
+    assert [v for v in vars(pending).values() if isinstance(v, bytes) and v] == []
+    assert pending.install() is None  # nothing left to put in force
