@@ -283,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     print_scale(rows)
     memory = get_runner().pool_memory()
     print(memory.describe())
-    print(speedprobe.describe(probe))
+    print(speedprobe.describe(probe, speedprobe.probe_ms()))
     best = max(rows, key=lambda r: r.verdicts_per_s)
     web_cpu = min(r.web_cpu_ms for r in rows)
     checks = {

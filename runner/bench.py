@@ -158,6 +158,7 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
         verdicts = list(pool.map(lambda _: runner.judge(job()).verdict, range(total)))
     elapsed = time.perf_counter() - started
     accepted = sum(v == "accepted" for v in verdicts)
+    probe_end = speedprobe.probe_ms()
     runner.close()
 
     cold_ms, warm_ms, warm_p95 = statistics.median(cold), statistics.median(warm), _pct(warm, 0.95)
@@ -183,7 +184,7 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
         f"{statistics.median(learner_ms):.1f} ms (wall)"
     )
     print(memory.describe())
-    print(speedprobe.describe(probe))
+    print(speedprobe.describe(probe, probe_end))
     checks = {
         f"job in -> verdict out ≤ {TARGET_MEDIAN_MS:g} ms median ({warm_ms:.1f} ms)": warm_ms
         <= TARGET_MEDIAN_MS,

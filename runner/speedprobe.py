@@ -47,7 +47,11 @@ def probe_ms(rounds: int = 7) -> float:
     return statistics.median(times)
 
 
-def describe(probe: float) -> str:
-    """One line for a benchmark's output: the probe, taken at the start, before the benchmark
-    started anything."""
-    return f"machine speed probe at the start (runner/speedprobe.py, lower is faster): {probe:.2f} ms"
+def describe(start: float, end: float) -> str:
+    """One line for a benchmark's output: the probe taken at the start, before the benchmark
+    started anything, and at the end, after its last measurement (different readings: the
+    machine changed speed during the run)."""
+    return (
+        f"machine speed probe (runner/speedprobe.py, lower is faster): {start:.2f} ms at the start, "
+        f"{end:.2f} ms at the end"
+    )
