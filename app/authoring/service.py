@@ -28,6 +28,7 @@ from app.accounts.models import User
 from app.authoring import archive, repository
 from app.authoring.models import ProblemDraft
 from app.authoring.validation import validate_files, validate_folder_files
+from app.kit.db import release_connection
 from app.kit.errors import AppError, Conflict, InvalidInput, NotFound
 from app.kit.markdown import render_markdown
 from app.kit.paging import Page, decode_cursor, page_of
@@ -237,7 +238,9 @@ def validate(
     """Validate ``files`` (unsaved editor content) or else the problem's working copy."""
     if files is None:
         files = workspace(session, slug).files
-    return validate_folder_files(slug, files, runner, track_titles(session))
+    titles = track_titles(session)
+    release_connection(session)  # the sandbox takes seconds; no connection waits meanwhile
+    return validate_folder_files(slug, files, runner, titles)
 
 
 # ---- writing ---------------------------------------------------------------------------------
@@ -329,9 +332,9 @@ def save(
     problem = get_problem(session, slug)
     parsed = check_files(slug, files)
     if problem.published and problem.current_version_id is not None:
-        report = validate_files(
-            parsed, runner, track_titles(session)
-        )  # before any write: no lock held while the sandbox runs
+        titles = track_titles(session)
+        release_connection(session)  # before any write: no lock, no connection while the sandbox runs
+        report = validate_files(parsed, runner, titles)
         if report.ok:
             version = _publish_parsed(session, problem, parsed, report, runner)
             return SaveOutcome(published_version=version.number, report=report)
@@ -362,7 +365,9 @@ def publish(session: Session, slug: str, user: User | None, runner: JudgeRunner)
     problem = get_problem(session, slug)
     files = workspace(session, slug).files
     parsed = check_files(slug, files)
-    report = validate_files(parsed, runner, track_titles(session))
+    titles = track_titles(session)
+    release_connection(session)  # no connection held while the sandbox runs
+    report = validate_files(parsed, runner, titles)
     if not report.ok:
         raise ValidationFailed(report)
     return _publish_parsed(session, problem, parsed, report, runner)
@@ -377,9 +382,9 @@ def publish_files(
     """
     problem = get_problem(session, slug)
     parsed = check_files(slug, files)
-    report = validate_files(
-        parsed, runner, track_titles(session)
-    )  # before any write: no lock held while the sandbox runs
+    titles = track_titles(session)
+    release_connection(session)  # before any write: no lock, no connection while the sandbox runs
+    report = validate_files(parsed, runner, titles)
     if not report.ok:
         _store_draft(session, problem, parsed.files(), user)
         session.flush()

@@ -175,6 +175,17 @@ def on_commit(session: Session, callback: Callable[[], None]) -> None:
     session.info.setdefault(_HOOKS_KEY, []).append(callback)
 
 
+def release_connection(session: Session) -> None:
+    """End the session's transaction before slow work that needs no database (the sandbox
+    validating an instructor's problem, seconds): its pooled connection goes back to the pool
+    meanwhile instead of sitting idle in a transaction (which PostgreSQL keeps a snapshot for), and
+    the next statement opens a new one. What the session wrote so far is committed here, so call
+    it only where nothing written yet must stay atomic with what comes after. Its commit hooks
+    still run once, at the request's end. The request keeps its database slot
+    (``app.kit.db_slots``): the slot bounds requests, the pool bounds connections."""
+    session.commit()
+
+
 def run_commit_hooks(session: Session) -> None:
     for callback in session.info.pop(_HOOKS_KEY, []):
         callback()
