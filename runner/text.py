@@ -26,6 +26,7 @@ from typing import Any
 TRUNCATED = "… (truncated: {n} more characters)"
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _MAX_DEPTH = 200
+_LEAVES = frozenset({int, float, bool, type(None)})  # kept as they are, exactly these types
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -35,6 +36,8 @@ def _escape(match: re.Match[str]) -> str:
 
 def clean(text: str | bytes | None, limit: int | None = None) -> str:
     """``text`` as safe, valid text (see the module's rule); at most ``limit`` characters + a mark."""
+    if type(text) is str and text.isascii() and text.isprintable():  # nothing to escape: most text
+        return text if limit is None or len(text) <= limit else _cut(text, limit)
     if text is None:
         return ""
     if isinstance(text, bytes | bytearray):
@@ -46,9 +49,13 @@ def clean(text: str | bytes | None, limit: int | None = None) -> str:
     if _UNSAFE.search(text):
         text = _UNSAFE.sub(_escape, text)
     if limit is not None and len(text) > limit:
-        rest = len(text) - limit
-        text = text[:limit] + ("\n" if not text[:limit].endswith("\n") else "") + TRUNCATED.format(n=rest)
+        text = _cut(text, limit)
     return text
+
+
+def _cut(text: str, limit: int) -> str:
+    rest = len(text) - limit
+    return text[:limit] + ("\n" if not text[:limit].endswith("\n") else "") + TRUNCATED.format(n=rest)
 
 
 def clean_value(value: Any, _depth: int = 0) -> Any:
@@ -57,6 +64,8 @@ def clean_value(value: Any, _depth: int = 0) -> Any:
     Values deeper than the JSON decoder's own safe depth are replaced by a marker string, so a
     value read back from old rows can always be served.
     """
+    if type(value) in _LEAVES:
+        return value
     if isinstance(value, str):
         return clean(value)
     if _depth > _MAX_DEPTH:
@@ -64,7 +73,8 @@ def clean_value(value: Any, _depth: int = 0) -> Any:
     if isinstance(value, dict):
         return {clean(str(k)): clean_value(v, _depth + 1) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [clean_value(v, _depth + 1) for v in value]
+        # numbers, the bulk of a tensor's values, without a call each
+        return [v if type(v) in _LEAVES else clean_value(v, _depth + 1) for v in value]
     return value
 
 
