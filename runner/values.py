@@ -136,8 +136,10 @@ def _kind(v: Any) -> str:
         return "number"
     if v is None:
         return "None"
-    names: dict[type, str] = {dict: "dict", list: "list", str: "str"}
-    return names.get(type(v), type(v).__name__)
+    return _KIND_NAMES.get(type(v), type(v).__name__)
+
+
+_KIND_NAMES: dict[type, str] = {dict: "dict", list: "list", str: "str"}
 
 
 def compare(expected: Any, actual: Any, rtol: float, atol: float) -> Mismatch | None:
