@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from runner import guard, observations, sealed
+from runner import guard, observations, sealed, zygote
 
 
 def in_child(run: Callable[[int], dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -30,16 +30,12 @@ def in_child(run: Callable[[int], dict[str, Any]]) -> tuple[dict[str, Any], list
             os._exit(0)
     os.close(records_w)
     os.close(result_w)
-    chunks = []
-    while chunk := os.read(records_r, 1 << 16):
-        chunks.append(chunk)
-    result = b""
-    while chunk := os.read(result_r, 1 << 16):
-        result += chunk
+    records = zygote.read_all(records_r, 1 << 24)
+    result = zygote.read_all(result_r, 1 << 24)
     os.close(records_r)
     os.close(result_r)
     os.waitpid(pid, 0)
-    return json.loads(result), [json.loads(line) for line in b"".join(chunks).splitlines()]
+    return json.loads(result), [json.loads(line) for line in records.splitlines()]
 
 
 def counting_seals() -> list[int]:
