@@ -154,10 +154,16 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
 
     total = jobs_count * 2
     started = time.perf_counter()
+
+    def concurrent_job(_: int) -> tuple[str, bool]:
+        profile = JobProfile()
+        return runner.judge(job(), profile).verdict, profile.warm_up_asked
+
     with ThreadPoolExecutor(max_workers=4) as pool:
-        verdicts = list(pool.map(lambda _: runner.judge(job()).verdict, range(total)))
+        outcomes = list(pool.map(concurrent_job, range(total)))
     elapsed = time.perf_counter() - started
-    accepted = sum(v == "accepted" for v in verdicts)
+    accepted = sum(verdict == "accepted" for verdict, _ in outcomes)
+    asked_warm = sum(warm for _, warm in outcomes)
     probe_end = speedprobe.probe_ms()
     runner.close()
 
@@ -168,6 +174,10 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
     print(f"{'job in -> verdict out, p95':<34}{max(cold):>10.0f}ms{warm_p95:>10.1f}ms")
     print(f"{'verdicts/s, 1 at a time':<34}{1000 / cold_ms:>12.2f}{1000 / warm_ms:>12.1f}")
     print(f"verdicts/s with 4 concurrent jobs (warm): {total / elapsed:.1f} ({accepted}/{total} accepted)")
+    print(
+        f"  their spares asked for the whole warm-up: {asked_warm}/{total} (the others, asked for while "
+        "jobs filled every CPU, only sealed the job's guard)"
+    )
     print(
         f"job in -> verdict out with one job every {SPACED_GAP_S * 1000:.0f} ms (not back to back): "
         f"median {statistics.median(spaced):.1f} ms, p95 {_pct(spaced, 0.95):.1f} ms"

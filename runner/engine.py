@@ -62,6 +62,10 @@ class JobProfile:
     stages: list[tuple[str, float]] = field(default_factory=list)
     sandbox_cpu_ms: float = 0.0  # trace mode only, like the page faults
     page_faults: int | None = None  # the job's, from its hand-over (trace mode only)
+    # Whether the host asked the job's spare for its whole warm-up (RawRun.warm_up_asked), and
+    # how many of its steps the spare ran before the job came (its start record; None if absent).
+    warm_up_asked: bool = True
+    warm_up_steps: int | None = None
 
 
 class Runner:
@@ -155,6 +159,10 @@ class Runner:
                     profile.stages.append(("verdict built", (time.perf_counter() - started) * 1000))
                     profile.sandbox_cpu_ms = raw.job_cpu_ms
                     profile.page_faults = raw.job_page_faults
+                    profile.warm_up_asked = raw.warm_up_asked
+                    start = next((r for r in raw.records if r.get("type") == "start"), {})
+                    steps = start.get("warm_up")
+                    profile.warm_up_steps = steps if isinstance(steps, int) else None
         except Exception as exc:  # the platform's fault, reported as such
             log.exception("judging job %s failed", job.job_id)
             result = JudgeResult.internal_error(

@@ -7,7 +7,7 @@ does to this module — patch it, exit early, print fake records — can only ma
 own cases fail.
 
 Records written to the result channel (one JSON object per line):
-``{"type": "start"}``, ``{"type": "compile_error", ...}``, ``{"type": "import_error", ...}``,
+``{"type": "start"[, "warm_up"]}``, ``{"type": "compile_error", ...}``, ``{"type": "import_error", ...}``,
 ``{"type": "cases", "cases": [...]}``, ``{"type": "case", ...}``, ``{"type": "done"}``.
 """
 
@@ -146,14 +146,20 @@ def load_module(name: str, code: types.CodeType, filename: str) -> types.ModuleT
 
 
 def run(
-    payload: dict[str, Any], channel: ResultChannel, workdir: str, pending: guard.PendingGuard | None = None
+    payload: dict[str, Any],
+    channel: ResultChannel,
+    workdir: str,
+    pending: guard.PendingGuard | None = None,
+    warm_up_steps: int | None = None,
 ) -> None:
     """Run one job. ``payload`` holds ``code``, ``tests_source`` (and, optionally, ``tests_code``:
     :func:`runner.compiled.compiled_tests`), ``entry_point`` and ``cases``, and ``"guard": false``
     where the host wants no guard (the sandbox's own tests of the layer below it). ``pending`` is
     the job's guard (its key came from the host before the job; ``runner.zygote``), put in force
-    once the problem's tests are loaded; without it the job runs unguarded (tests in-process)."""
-    channel.send({"type": "start"})
+    once the problem's tests are loaded; without it the job runs unguarded (tests in-process).
+    ``warm_up_steps``: how many steps of its warm-up the spare ran before the job came
+    (``runner.zygote.warm_spare``), reported in the start record for the benchmarks."""
+    channel.send({"type": "start"} | ({} if warm_up_steps is None else {"warm_up": warm_up_steps}))
     solution_path = os.path.join(workdir, SOLUTION_FILE)
     tests_path = os.path.join(workdir, TESTS_FILE)
     code: str = payload["code"]

@@ -31,6 +31,7 @@ from runner import observations
 from runner.cgroups import CgroupTree, JobCgroup, job_group_name
 from runner.jobs import Limits
 from runner.text import clean, clean_value
+from runner.zygote import COLD, WARM
 
 log = logging.getLogger("runner.sandbox")
 
@@ -76,6 +77,9 @@ class RawRun:
     # The key the job's events are authenticated with (runner.guard): the spare's, made by the
     # host with it. Never in the payload, never in a record; runner.observations verifies with it.
     integrity_key: bytes = field(default=b"", repr=False)
+    # Whether the host asked the job's spare for its whole warm-up, or (jobs filling every CPU
+    # when the spare was asked for) only the guard's sealing: Sandbox._prepare.
+    warm_up_asked: bool = True
 
     def mark(self, stage: str, started: float) -> None:
         self.marks.append((stage, (time.perf_counter() - started) * 1000))
@@ -198,6 +202,11 @@ class Sandbox:
         self.proc: subprocess.Popen[bytes] | None = None
         self._reaper = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sandbox-reaper")
         self._spare_maker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-spares")
+        # Jobs between their spare's hand-over and their end. A spare asked for while they fill
+        # every CPU skips the speculative part of its warm-up (see _prepare).
+        self._in_flight = 0
+        self._in_flight_lock = threading.Lock()
+        self._cpus = len(os.sched_getaffinity(0))
         self._spares: collections.deque[dict[str, Any]] = collections.deque()
         self._spares_lock = threading.Lock()
         self._start()
@@ -286,14 +295,20 @@ class Sandbox:
         link, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         # The job's integrity key, waiting for the spare before it exists: it seals the job's
         # guard while it waits (runner.guard.PendingGuard). Never reused: a spare serves one job.
+        # Then whether to run the rest of the warm-up (runner.zygote.warm_spare): it only moves
+        # page faults from the job to the spare, at a price (it faults pages the job never
+        # touches, ~8 ms of CPU a spare); worth it while a CPU is idle, not while jobs fill them
+        # all, when the spare would take that CPU from them (docs/benchmarks.md, the sixth pass).
         key = observations.new_key()
-        link.send(key)
+        with self._in_flight_lock:
+            warm = self._in_flight < self._cpus
+        link.send(key + (WARM if warm else COLD))
         try:
             with self._send_lock:
                 socket.send_fds(self.control, [json.dumps(msg).encode()], [theirs.fileno()])
         finally:
             theirs.close()
-        return {"id": job_id, "group": group, "waiter": waiter, "link": link, "key": key}
+        return {"id": job_id, "group": group, "waiter": waiter, "link": link, "key": key, "warm": warm}
 
     def _take_spare(self) -> dict[str, Any]:
         with self._spares_lock:
@@ -328,6 +343,7 @@ class Sandbox:
         raw = RawRun(started=started)
         spare = self._take_spare()
         raw.integrity_key = spare["key"]
+        raw.warm_up_asked = spare["warm"]
         raw.mark("take spare", started)
         job_id, group, waiter = spare["id"], spare["group"], spare["waiter"]
         group.set_limits(limits.memory_mb, limits.max_processes)
@@ -336,6 +352,8 @@ class Sandbox:
         with contextlib.suppress(OSError):
             fcntl.fcntl(pipes[3][0], F_SETPIPE_SZ, RESULT_PIPE_BYTES)
         finished_cleanly = False
+        with self._in_flight_lock:
+            self._in_flight += 1
         try:
             # The job's input goes into its pipe before the spare has the pipe, as far as it fits
             # (all of it, for any ordinary job): the spare reads it the moment it wakes.
@@ -367,6 +385,8 @@ class Sandbox:
                 raw.job_cpu_ms = group.cpu_ms() - cpu_at_hand_over
                 raw.job_page_faults = group.page_faults() - faults_at_hand_over
         finally:
+            with self._in_flight_lock:
+                self._in_flight -= 1
             for fd in (pipes[1][0], pipes[2][0], pipes[3][0]):
                 with contextlib.suppress(OSError):
                     os.close(fd)

@@ -31,8 +31,9 @@ host → zygote ``{"op": "prepare", "id", "uid", "procs", "tmp_mb"}`` + 1 fd (ma
 in the job's cgroup and namespaces, listening on that link); zygote → host ``{"op": "ready",
 "python", "torch"}``, ``{"op": "exit", "id", "status"}``. On a spare's link, host → spare: first
 the job's integrity key (32 raw bytes, sent before the spare is asked for, so the spare seals
-the job's guard while it waits: ``runner.guard``), then ``{"op": "job", "id", "cpu_s",
-"file_mb"}`` + 4 fds.
+the job's guard while it waits: ``runner.guard``) and one byte, :data:`WARM` or :data:`COLD`
+(whether to run the rest of the warm-up), then ``{"op": "job", "id", "cpu_s", "file_mb"}`` +
+4 fds.
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ from runner import hugepages, syscalls
 
 MAX_PAYLOAD = 64 * 1024 * 1024
 KEY_BYTES = 32  # the job's integrity key (runner.guard), the first message on a spare's link
+# After the key, one byte: whether the spare runs the speculative part of its warm-up (warm_spare).
+WARM, COLD = b"\x01", b"\x00"
 SAFE_ENV = {
     "PATH": "/usr/bin:/bin",
     "HOME": "/tmp",
@@ -203,10 +206,12 @@ EXERCISE_STEPS: tuple[Callable[[dict[str, Any]], None], ...] = (
 IDLE_NICE = 19  # a spare's warm-up takes only CPU that nothing else wants
 
 
-def warm_spare(link: socket.socket, first: Callable[[], None] | None = None) -> int:
+def warm_spare(link: socket.socket, first: Callable[[], None] | None = None, speculative: bool = True) -> int:
     """Run the warm-up steps (``first``, then :func:`exercise`, then :func:`prefault_job`) while
     no job has come. ``first`` is the sealing of the job's guard (``runner.guard.PendingGuard``):
-    work the job needs for certain, where the rest only moves page faults out of its way.
+    work the job needs for certain, where the rest only moves page faults out of its way. The
+    host leaves the rest out (``speculative=False``) when it asks for the spare while jobs
+    occupy every CPU (``runner.sandbox.Sandbox._prepare``).
 
     The warm-up is speculative: it moves page faults from the job to the spare, at a cost (its
     steps fault pages a job may never touch). So it runs at the lowest priority: on an idle
@@ -221,7 +226,9 @@ def warm_spare(link: socket.socket, first: Callable[[], None] | None = None) -> 
     poller = select.poll()
     poller.register(link, select.POLLIN | select.POLLHUP)
     state: dict[str, Any] = {}
-    steps = [functools.partial(step, state) for step in EXERCISE_STEPS] + [prefault_job]
+    steps: list[Callable[[], Any]] = []
+    if speculative:
+        steps = [functools.partial(step, state) for step in EXERCISE_STEPS] + [prefault_job]
     if first is not None:
         steps.insert(0, first)
     done = 0
@@ -303,12 +310,13 @@ def run_harness(msg: dict[str, Any], link: socket.socket, seccomp_filter: Any) -
             fh.write("1000")
         from runner import guard
 
-        key = link.recv(KEY_BYTES + 1)  # the host sent it before it asked us for this spare
-        if len(key) != KEY_BYTES:
+        first = link.recv(KEY_BYTES + 2)  # the host sent it before it asked us for this spare
+        if len(first) != KEY_BYTES + 1:
             os._exit(72)  # the host dropped this spare before it was made
-        pending = guard.PendingGuard(key, 3)  # the results channel is fd 3 once the job has come
-        del key
-        warm_spare(link, pending.seal_ahead)
+        pending = guard.PendingGuard(first[:KEY_BYTES], 3)  # the results channel: fd 3 once the job came
+        speculative = first[KEY_BYTES:] == WARM
+        del first
+        warm_up_steps = warm_spare(link, pending.seal_ahead, speculative)
         reseed()  # this process serves one job only, so seeding it now is as fresh as after the job came
         # What needs nothing from the job is done before it exists, the seccomp filter included
         # (loaded while this process is still root with CAP_SYS_ADMIN, after its last mount):
@@ -358,7 +366,7 @@ def run_harness(msg: dict[str, Any], link: socket.socket, seccomp_filter: Any) -
     from runner import harness
 
     try:
-        harness.run(payload, harness.ResultChannel(3), "/tmp", pending)
+        harness.run(payload, harness.ResultChannel(3), "/tmp", pending, warm_up_steps)
         sys.stdout.flush()
         sys.stderr.flush()
         with contextlib.suppress(OSError):  # the learner's code may have closed it already

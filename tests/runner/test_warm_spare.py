@@ -122,3 +122,21 @@ def test_the_jobs_guard_is_sealed_first(
     steps, nice = in_child(run)
     assert steps == len(zygote.EXERCISE_STEPS) + 2
     assert nice == 0
+
+
+def test_without_the_speculative_part_only_the_guard_is_sealed(
+    link: tuple[socket.socket, socket.socket], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What the host asks for while jobs fill every CPU (runner.sandbox.Sandbox._prepare).
+    ours, _ = link
+    order: list[str] = []
+    monkeypatch.setattr(zygote, "prefault_job", lambda: order.append("prefault"))
+
+    def run() -> int:
+        steps = zygote.warm_spare(ours, lambda: order.append("guard"), speculative=False)
+        return steps if order == ["guard"] else -1
+
+    steps, nice = in_child(run)
+    assert steps == 1
+    assert nice == 0
+    assert in_child(lambda: zygote.warm_spare(ours, speculative=False)) == (0, 0)

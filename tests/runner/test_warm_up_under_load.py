@@ -1,0 +1,47 @@
+"""A spare asked for while jobs fill every CPU skips the speculative part of its warm-up, and the
+host says which spares it asked for the whole of it (``runner.sandbox.Sandbox._prepare``,
+``runner.zygote.warm_spare``): against the real sandbox."""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from runner.engine import JobProfile, Runner
+from runner.problem import load_problem_dir
+from tests.runner.conftest import FIXTURES
+
+SLOW = "import time\nimport torch\ntime.sleep(1.0)\n\n\ndef add_one(x):\n    return torch.as_tensor(x) + 1\n"
+
+
+def test_spares_asked_for_while_jobs_fill_every_cpu_only_seal_the_guard(runner: Runner) -> None:
+    cpus = len(os.sched_getaffinity(0))
+    if cpus > runner.max_concurrent:
+        pytest.skip(f"{cpus} CPUs: the shared runner cannot run that many jobs at once")
+    problem = load_problem_dir(FIXTURES / "add-one")
+    expectations = runner.compute_expectations(problem)
+    assert runner._sandbox is not None
+    spares = runner._sandbox.spare_count
+
+    def judge(code: str) -> JobProfile:
+        profile = JobProfile()
+        result = runner.judge(runner.job_for(problem, expectations, code, "submit"), profile)
+        assert result.accepted, result.message
+        return profile
+
+    # As many slow jobs at once as there are CPUs: the spares asked for meanwhile find them full.
+    with ThreadPoolExecutor(max_workers=cpus) as pool:
+        list(pool.map(lambda _: judge(SLOW), range(cpus)))
+    # The pool's spares are used in the order they were asked for: within the next few jobs
+    # (one at a time) come those asked for while the slow jobs ran.
+    after = [judge(problem.solution) for _ in range(spares + 1)]
+    cold = [p for p in after if not p.warm_up_asked]
+    assert cold, [(p.warm_up_asked, p.warm_up_steps) for p in after]
+    for profile in cold:
+        assert profile.warm_up_steps is not None and profile.warm_up_steps <= 1  # the guard's sealing only
+    # One job at a time leaves a CPU idle: the spares asked for now get the whole warm-up.
+    later = [judge(problem.solution) for _ in range(spares + 1)]
+    assert later[-1].warm_up_asked
+    assert all(p.warm_up_steps is not None for p in later)
