@@ -298,7 +298,7 @@ class Sandbox:
         # Then whether to run the rest of the warm-up (runner.zygote.warm_spare): it only moves
         # page faults from the job to the spare, at a price (it faults pages the job never
         # touches, ~8 ms of CPU a spare); worth it while a CPU is idle, not while jobs fill them
-        # all, when the spare would take that CPU from them (docs/benchmarks.md, the sixth pass).
+        # all, when the spare would take that CPU from them (docs/benchmarks.md, the fifth pass).
         key = observations.new_key()
         with self._in_flight_lock:
             warm = self._in_flight < self._cpus
