@@ -107,8 +107,15 @@ def test_the_warm_up_leaves_nothing_behind(link: tuple[socket.socket, socket.soc
     assert unchanged == 1
 
 
-def test_the_jobs_guard_is_sealed_first(
-    link: tuple[socket.socket, socket.socket], monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("speculative", "expected"),
+    [(True, ["guard", "prefault"]), (False, ["guard"])],  # False: jobs filled every CPU (Sandbox._prepare)
+)
+def test_the_jobs_guard_is_sealed_first_and_the_rest_only_when_asked(
+    link: tuple[socket.socket, socket.socket],
+    monkeypatch: pytest.MonkeyPatch,
+    speculative: bool,
+    expected: list[str],
 ) -> None:
     # Sealing the guard is work the job needs for certain; the rest only moves page faults.
     ours, _ = link
@@ -116,27 +123,16 @@ def test_the_jobs_guard_is_sealed_first(
     monkeypatch.setattr(zygote, "prefault_job", lambda: order.append("prefault"))
 
     def run() -> int:
-        steps = zygote.warm_spare(ours, lambda: order.append("guard"))
-        return steps if order == ["guard", "prefault"] else -1
+        steps = zygote.warm_spare(ours, lambda: order.append("guard"), speculative)
+        return steps if order == expected else -1
 
     steps, nice = in_child(run)
-    assert steps == len(zygote.EXERCISE_STEPS) + 2
+    assert steps == (len(zygote.EXERCISE_STEPS) + 2 if speculative else 1)
     assert nice == 0
 
 
-def test_without_the_speculative_part_only_the_guard_is_sealed(
-    link: tuple[socket.socket, socket.socket], monkeypatch: pytest.MonkeyPatch
+def test_without_the_guard_or_the_speculative_part_nothing_runs(
+    link: tuple[socket.socket, socket.socket],
 ) -> None:
-    # What the host asks for while jobs fill every CPU (runner.sandbox.Sandbox._prepare).
     ours, _ = link
-    order: list[str] = []
-    monkeypatch.setattr(zygote, "prefault_job", lambda: order.append("prefault"))
-
-    def run() -> int:
-        steps = zygote.warm_spare(ours, lambda: order.append("guard"), speculative=False)
-        return steps if order == ["guard"] else -1
-
-    steps, nice = in_child(run)
-    assert steps == 1
-    assert nice == 0
     assert in_child(lambda: zygote.warm_spare(ours, speculative=False)) == (0, 0)
