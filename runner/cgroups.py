@@ -44,6 +44,22 @@ def _read(path: Path) -> str:
         return ""
 
 
+def usable_cpus(root: Path = ROOT) -> int:
+    """How many CPUs this process's jobs can keep busy: those it may run on, fewer if the CPU
+    quota of the cgroup tree it sees (a container's, under cgroup namespaces) is smaller
+    (cgroup v2 ``cpu.max``, v1 ``cpu.cfs_quota_us`` / ``cpu.cfs_period_us``), rounded up."""
+    cpus = len(os.sched_getaffinity(0))
+    quota, period = "max", ""
+    if fields := _read(root / "cpu.max").split():
+        quota, period = fields[0], fields[-1]
+    elif quota_v1 := _read(root / "cpu" / "cpu.cfs_quota_us").strip():
+        quota, period = quota_v1, _read(root / "cpu" / "cpu.cfs_period_us").strip()
+    with contextlib.suppress(ValueError, ZeroDivisionError):
+        if quota not in ("max", "-1"):
+            cpus = min(cpus, -(-int(quota) // int(period)))
+    return max(1, cpus)
+
+
 def pid_namespace() -> str:
     """This process's pid namespace (an inode number): pids mean something only inside it."""
     return str(os.stat("/proc/self/ns/pid").st_ino)

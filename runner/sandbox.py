@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from runner import observations
-from runner.cgroups import CgroupTree, JobCgroup, job_group_name
+from runner.cgroups import CgroupTree, JobCgroup, job_group_name, usable_cpus
 from runner.jobs import Limits
 from runner.text import clean, clean_value
 from runner.zygote import COLD, WARM
@@ -206,7 +206,7 @@ class Sandbox:
         # every CPU skips the speculative part of its warm-up (see _prepare).
         self._in_flight = 0
         self._in_flight_lock = threading.Lock()
-        self._cpus = len(os.sched_getaffinity(0))
+        self._cpus = usable_cpus()
         self._spares: collections.deque[dict[str, Any]] = collections.deque()
         self._spares_lock = threading.Lock()
         self._start()

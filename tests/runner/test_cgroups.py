@@ -91,3 +91,25 @@ def test_page_faults_count_what_the_group_s_processes_touch() -> None:
         assert group.page_faults() - before >= 2048
     finally:
         group.remove()
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        ({}, None),  # no quota anywhere: the CPUs this process may run on
+        ({"cpu.max": "max 100000\n"}, None),
+        ({"cpu.max": "150000 100000\n"}, 2),  # v2: 1.5 CPUs of quota keep 2 busy at times
+        ({"cpu.max": "100000 100000\n"}, 1),
+        ({"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n"}, None),  # v1, none
+        ({"cpu/cpu.cfs_quota_us": "50000\n", "cpu/cpu.cfs_period_us": "100000\n"}, 1),
+        ({"cpu.max": "garbage\n"}, None),
+    ],
+)
+def test_usable_cpus_follow_the_cpu_quota(
+    tmp_path: Path, files: dict[str, str], expected: int | None
+) -> None:
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    affinity = len(os.sched_getaffinity(0))
+    assert cgroups.usable_cpus(tmp_path) == (affinity if expected is None else min(affinity, expected))
