@@ -160,8 +160,7 @@ class Runner:
                     profile.sandbox_cpu_ms = raw.job_cpu_ms
                     profile.page_faults = raw.job_page_faults
                     profile.warm_up_asked = raw.warm_up_asked
-                    start = next((r for r in raw.records if r.get("type") == "start"), {})
-                    steps = start.get("warm_up")
+                    steps = (raw.first("start") or {}).get("warm_up")
                     profile.warm_up_steps = steps if isinstance(steps, int) else None
         except Exception as exc:  # the platform's fault, reported as such
             log.exception("judging job %s failed", job.job_id)

@@ -84,6 +84,10 @@ class RawRun:
     def mark(self, stage: str, started: float) -> None:
         self.marks.append((stage, (time.perf_counter() - started) * 1000))
 
+    def first(self, kind: str) -> dict[str, Any] | None:
+        """The first record of type ``kind``, if any."""
+        return next((r for r in self.records if r.get("type") == kind), None)
+
 
 def python_runtime_paths() -> list[str]:
     """Directories holding the Python runtime and installed packages, read-only in the sandbox."""

@@ -33,10 +33,6 @@ def _case_reports(raw: RawRun) -> dict[str, dict[str, Any]]:
     return reports
 
 
-def _first(raw: RawRun, kind: str) -> dict[str, Any] | None:
-    return next((r for r in raw.records if r.get("type") == kind), None)
-
-
 def _limit_message(raw: RawRun, limits: Limits) -> tuple[str, str] | None:
     if raw.output_exceeded:
         return jobs.OUTPUT_LIMIT_EXCEEDED, (
@@ -123,8 +119,8 @@ def build_result(
             for c in selected
         ]
 
-    sandbox_error = _first(raw, "sandbox_error")
-    if sandbox_error or (_first(raw, "start") is None and not (raw.timed_out or raw.oom_killed)):
+    sandbox_error = raw.first("sandbox_error")
+    if sandbox_error or (raw.first("start") is None and not (raw.timed_out or raw.oom_killed)):
         detail = sandbox_error.get("message", "") if sandbox_error else "the harness did not start"
         return result(
             jobs.INTERNAL_ERROR,
@@ -132,7 +128,7 @@ def build_result(
             f"The judge failed to run this submission (not your fault): {detail}",
             "sandbox",
         )
-    tests_error = _first(raw, "tests_error")
+    tests_error = raw.first("tests_error")
     if tests_error:
         return result(
             jobs.INTERNAL_ERROR,
@@ -140,7 +136,7 @@ def build_result(
             "The problem's tests failed to load (not your fault).",
             "tests",
         )
-    compile_error = _first(raw, "compile_error")
+    compile_error = raw.first("compile_error")
     if compile_error:
         msg = clean(str(compile_error.get("message", "solution.py does not parse")), MESSAGE_LIMIT)
         return result(
@@ -158,7 +154,7 @@ def build_result(
         why = events.tampered or "; ".join(events.refused)
         message = clean(f"{observations.MODIFIED} ({why}).", MESSAGE_LIMIT)
         return result(jobs.RUNTIME_ERROR, all_cases(jobs.CASE_ERROR, message), message)
-    import_error = _first(raw, "import_error")
+    import_error = raw.first("import_error")
     if import_error:
         msg = clean(str(import_error.get("message", "importing solution.py failed")), MESSAGE_LIMIT)
         verdict = jobs.MEMORY_LIMIT_EXCEEDED if _is_memory_error(import_error) else jobs.RUNTIME_ERROR
