@@ -86,12 +86,8 @@ def one_job(
             os._exit(0)
     os.close(records_w)
     os.close(log_w)
-    records = b""
-    while chunk := os.read(records_r, 1 << 16):
-        records += chunk
-    logged = b""
-    while chunk := os.read(log_r, 1 << 16):
-        logged += chunk
+    records = zygote.read_all(records_r, 1 << 26)
+    logged = zygote.read_all(log_r, 1 << 26)
     os.close(records_r)
     os.close(log_r)
     os.waitpid(pid, 0)
