@@ -18,8 +18,6 @@ from __future__ import annotations
 import argparse
 import functools
 import gc
-import json
-import os
 import resource
 import socket
 import statistics
@@ -29,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from runner import guard, harness, hook_events, hugepages, observations, ops, zygote
+from runner import forked, guard, harness, hook_events, hugepages, observations, ops, zygote
 from runner.bench import DEFAULT_PROBLEM
 from runner.engine import _compiled, _payload
 from runner.problem import load_problem_dir
@@ -60,38 +58,28 @@ def one_job(
     payload: dict[str, Any], files: dict[str, str], warm: bool, guarded: bool
 ) -> tuple[Log, list[dict[str, Any]]]:
     """Fork, run the job in the child, return what it logged and the records it wrote."""
-    records_r, records_w = os.pipe()
-    log_r, log_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        try:
-            pending = guard.PendingGuard(observations.new_key(), records_w) if guarded else None
-            if warm:
-                ours, _theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-                zygote.warm_spare(ours, pending.seal_ahead if pending else None)
-            log: Log = []
-            counted(log, guard.PendingGuard, "install", "guard install (all)")
-            counted(log, guard, "seal", "  of which sealing (when not done ahead)")
-            counted(log, ops, "prepare", "    of which operations")
-            counted(log, hook_events, "prepare", "    of which hooks")
-            counted(log, harness, "load_module", "load a module (tests, solution)")
-            before, cpu = faults(), time.thread_time()
-            workdir = tempfile.mkdtemp()
-            for name, text in files.items():
-                Path(workdir, name).write_text(text)
-            harness.run(dict(payload), harness.ResultChannel(records_w), workdir, pending)
-            log.append(("the whole job", faults() - before, (time.thread_time() - cpu) * 1000))
-            os.write(log_w, json.dumps(log).encode())
-        finally:
-            os._exit(0)
-    os.close(records_w)
-    os.close(log_w)
-    records = zygote.read_all(records_r, 1 << 26)
-    logged = zygote.read_all(log_r, 1 << 26)
-    os.close(records_r)
-    os.close(log_r)
-    os.waitpid(pid, 0)
-    return [tuple(entry) for entry in json.loads(logged)], [json.loads(line) for line in records.splitlines()]
+
+    def job(records_w: int) -> Log:
+        pending = guard.PendingGuard(observations.new_key(), records_w) if guarded else None
+        if warm:
+            ours, _theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            zygote.warm_spare(ours, pending.seal_ahead if pending else None)
+        log: Log = []
+        counted(log, guard.PendingGuard, "install", "guard install (all)")
+        counted(log, guard, "seal", "  of which sealing (when not done ahead)")
+        counted(log, ops, "prepare", "    of which operations")
+        counted(log, hook_events, "prepare", "    of which hooks")
+        counted(log, harness, "load_module", "load a module (tests, solution)")
+        before, cpu = faults(), time.thread_time()
+        workdir = tempfile.mkdtemp()
+        for name, text in files.items():
+            Path(workdir, name).write_text(text)
+        harness.run(dict(payload), harness.ResultChannel(records_w), workdir, pending)
+        log.append(("the whole job", faults() - before, (time.thread_time() - cpu) * 1000))
+        return log
+
+    logged, records = forked.in_fork(job)
+    return [tuple(entry) for entry in logged], records
 
 
 def main() -> int:

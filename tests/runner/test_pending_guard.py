@@ -9,33 +9,16 @@ sandbox's side is in ``test_integrity.py`` and ``test_adversarial.py``.
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Callable
 from typing import Any
 
-from runner import guard, observations, sealed, zygote
+from runner import forked, guard, observations, sealed
 
 
 def in_child(run: Callable[[int], dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(what ``run(events_fd)`` returned, the records it wrote on ``events_fd``), from a forked child."""
-    records_r, records_w = os.pipe()
-    result_r, result_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child
-        try:
-            os.close(records_r)
-            os.write(result_w, json.dumps(run(records_w)).encode())
-        finally:
-            os._exit(0)
-    os.close(records_w)
-    os.close(result_w)
-    records = zygote.read_all(records_r, 1 << 24)
-    result = zygote.read_all(result_r, 1 << 24)
-    os.close(records_r)
-    os.close(result_r)
-    os.waitpid(pid, 0)
-    return json.loads(result), [json.loads(line) for line in records.splitlines()]
+    result, records = forked.in_fork(run)
+    return dict(result), records
 
 
 def counting_seals() -> list[int]:
