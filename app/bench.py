@@ -48,7 +48,7 @@ from app.kit.settings import Settings
 from app.main import create_app
 from app.problems.importer import import_bank
 from app.submissions.models import FINISHED, Submission
-from runner import get_runner, speedprobe
+from runner import cgroups, cpustat, get_runner, speedprobe
 from runner.problem import load_problem_dir
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -97,6 +97,8 @@ class Level:
     p95_ms: float
     web_cpu_ms: float  # this process's CPU per verdict: HTTP, queries, the embedded judge's host side
     sandbox_cpu_ms: float  # the sandboxed processes' CPU per verdict (fork, warm-up, job, exit)
+    learners_cpu_ms: float  # the learners' process (the load), per verdict
+    machine_cpu_ms: float  # every process and the kernel's threads (runner.cpustat), per verdict
     ok: bool
     problems: str
 
@@ -122,10 +124,11 @@ def scale_levels(
         for level in levels:
             total = max(per_level, 2 * level)
             before, _ = _count(db, user_id)
-            cpu, sandbox_cpu = time.process_time(), pool.pool_cpu_seconds()
+            cpu, sandbox_cpu, machine = time.process_time(), pool.pool_cpu_seconds(), cpustat.read()
             load = clients.submit(bench_load.run_load, port, token, body, level, total).result()
             time.sleep(0.3)  # the last jobs' teardown, so their CPU is counted
             cpu, sandbox_cpu = time.process_time() - cpu, pool.pool_cpu_seconds() - sandbox_cpu
+            machine_s = (cpustat.read() - machine).busy_s
             after, unfinished = _count(db, user_id)
             done = len(load.outcomes)
             ids = {sid for sid, _ in load.outcomes}
@@ -146,6 +149,8 @@ def scale_levels(
                     p95_ms=pct(load.latencies_ms, 0.95) if done else 0.0,
                     web_cpu_ms=1000 * cpu / max(done, 1),
                     sandbox_cpu_ms=1000 * sandbox_cpu / max(done, 1),
+                    learners_cpu_ms=1000 * load.cpu_s / max(done, 1),
+                    machine_cpu_ms=1000 * machine_s / max(done, 1),
                     ok=not problems,
                     problems="; ".join(problems),
                 )
@@ -156,12 +161,28 @@ def scale_levels(
 def print_scale(rows: list[Level]) -> None:
     print("scale: learners each submitting and waiting (?wait=true) in a loop, from another process")
     print(f"  {'learners':>8} {'verdicts':>8} {'verdicts/s':>10} {'p50':>9} {'p95':>9} "
-          f"{'web CPU/verdict':>16} {'sandbox CPU/verdict':>20}  check")  # fmt: skip
+          f"{'CPU per verdict: web':>21} {'sandbox':>9} {'learners':>9} {'machine':>9}  check")  # fmt: skip
     for r in rows:
         check = "ok" if r.ok else "FAIL: " + r.problems
         latency = f"{r.p50_ms:>6.1f} ms {r.p95_ms:>6.1f} ms"
         print(f"  {r.clients:>8} {r.verdicts:>8} {r.verdicts_per_s:>10.1f} {latency} "
-              f"{r.web_cpu_ms:>13.1f} ms {r.sandbox_cpu_ms:>17.1f} ms  {check}")  # fmt: skip
+              f"{r.web_cpu_ms:>18.1f} ms {r.sandbox_cpu_ms:>6.1f} ms {r.learners_cpu_ms:>6.1f} ms "
+              f"{r.machine_cpu_ms:>6.1f} ms  {check}")  # fmt: skip
+    print("  (machine: every process and the kernel's threads, from /proc/stat; the rest is the kernel's")
+    print("  threads working for these processes, and anything else running on the machine)")
+
+
+def print_budget(best: Level, target_per_s: float) -> None:
+    """What a verdict may cost the machine at the target rate, against what the best level spent."""
+    cpus = cgroups.usable_cpus()
+    budget_ms = cpus * 1000 / target_per_s
+    rest = best.machine_cpu_ms - best.web_cpu_ms - best.sandbox_cpu_ms - best.learners_cpu_ms
+    print(
+        f"CPU budget at {target_per_s:g} verdicts/s on {cpus} CPUs: {budget_ms:.1f} ms per verdict for "
+        f"everything; the best level spent {best.machine_cpu_ms:.1f} ms (web {best.web_cpu_ms:.1f}, "
+        f"sandbox {best.sandbox_cpu_ms:.1f}, learners {best.learners_cpu_ms:.1f}, the rest {rest:.1f}), "
+        f"which allows at most {cpustat.ceiling_per_s(best.machine_cpu_ms, cpus):.0f} verdicts/s"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -281,6 +302,7 @@ def main(argv: list[str] | None = None) -> int:
         f"accepted {accepted}, unfinished {unfinished}"
     )
     print_scale(rows)
+    print_budget(max(rows, key=lambda r: r.verdicts_per_s), TARGET_VERDICTS_PER_S)
     memory = get_runner().pool_memory()
     print(memory.describe())
     print(speedprobe.describe(probe, speedprobe.probe_ms()))

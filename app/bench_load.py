@@ -21,6 +21,7 @@ class LoadResult:
     latencies_ms: list[float] = field(default_factory=list)
     outcomes: list[tuple[int, str]] = field(default_factory=list)  # (submission id, verdict)
     wall_s: float = 0.0
+    cpu_s: float = 0.0  # this process's CPU (the learners', their HTTP and JSON) over the run
     errors: list[str] = field(default_factory=list)
 
 
@@ -78,10 +79,11 @@ def run_load(port: int, token: str, body: dict[str, Any], clients: int, total: i
             conn.close()
 
     threads = [threading.Thread(target=learner) for _ in range(clients)]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     result.wall_s = time.perf_counter() - started
+    result.cpu_s = time.process_time() - cpu
     return result

@@ -19,7 +19,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from runner import speedprobe
+from runner import cgroups, cpustat, speedprobe
 from runner.engine import JobProfile, Runner
 from runner.jobs import Job
 from runner.problem import load_problem_dir
@@ -118,7 +118,7 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
         runner.judge(job())
     warm: list[float] = []
     learner_ms: list[float] = []
-    host_cpu, pool_cpu = time.process_time(), runner.pool_cpu_seconds()
+    host_cpu, pool_cpu, machine = time.process_time(), runner.pool_cpu_seconds(), cpustat.read()
     for _ in range(jobs_count):
         result = runner.judge(job())
         assert result.accepted, result.message
@@ -127,6 +127,7 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
     time.sleep(0.5)  # the last jobs' teardown, so their CPU is counted
     host_cpu_ms = (time.process_time() - host_cpu) * 1000 / jobs_count
     pool_cpu_ms = (runner.pool_cpu_seconds() - pool_cpu) * 1000 / jobs_count
+    machine_ms = (cpustat.read() - machine).busy_s * 1000 / jobs_count
     memory = runner.pool_memory()
 
     assert runner._sandbox is not None
@@ -153,7 +154,7 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
         spaced.append(result.time_ms)
 
     total = jobs_count * 2
-    started = time.perf_counter()
+    started, machine = time.perf_counter(), cpustat.read()
 
     def concurrent_job(_: int) -> tuple[str, bool]:
         profile = JobProfile()
@@ -162,6 +163,8 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
     with ThreadPoolExecutor(max_workers=4) as pool:
         outcomes = list(pool.map(concurrent_job, range(total)))
     elapsed = time.perf_counter() - started
+    time.sleep(0.5)  # the last jobs' teardown
+    machine_concurrent_ms = (cpustat.read() - machine).busy_s * 1000 / total
     accepted = sum(verdict == "accepted" for verdict, _ in outcomes)
     asked_warm = sum(warm for _, warm in outcomes)
     probe_end = speedprobe.probe_ms()
@@ -192,6 +195,13 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
         f"(the spare's fork and warm-up, the job, its exit), of which the job from its hand-over on "
         f"{statistics.median(job_cpu_ms):.1f} ms (median, trace series); the cases as timed inside: "
         f"{statistics.median(learner_ms):.1f} ms (wall)"
+    )
+    cpus = cgroups.usable_cpus()
+    print(
+        f"the machine's CPU per verdict (every process and the kernel's threads, /proc/stat): "
+        f"{machine_ms:.1f} ms one at a time, {machine_concurrent_ms:.1f} ms with 4 concurrent jobs; "
+        f"{cpus} CPUs allow at most {cpustat.ceiling_per_s(machine_ms, cpus):.0f} and "
+        f"{cpustat.ceiling_per_s(machine_concurrent_ms, cpus):.0f} verdicts/s at those costs"
     )
     print(memory.describe())
     print(speedprobe.describe(probe, probe_end))
