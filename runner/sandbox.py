@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from runner import observations
+from runner import observations, syscalls
 from runner.cgroups import CgroupTree, JobCgroup, job_group_name, usable_cpus
 from runner.jobs import Limits
 from runner.text import clean, clean_value
@@ -447,10 +447,14 @@ def _prefeed(fd: int, data: bytes) -> memoryview:
 
 def _normal_priority(group: JobCgroup) -> None:
     """Give a spare that may still be warming up at idle priority (``runner.zygote.warm_spare``)
-    the normal one back, now that a job waits for it. Its only process is the spare itself."""
+    the normal one back, now that a job waits for it: the process's nice and its session's. Its
+    only process is the spare itself, the only one in its session. The spare sets both back
+    itself too, before the job runs, so nothing depends on this succeeding."""
     for pid in group.pids():
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.setpriority(os.PRIO_PROCESS, pid, 0)
+        with contextlib.suppress(OSError):
+            syscalls.set_session_nice(0, pid)
 
 
 # The harness's records, in the only order it writes them (see runner.harness):

@@ -65,6 +65,28 @@ def umount_lazy(target: str) -> None:
     _check(_libc.umount2(target.encode(), MNT_DETACH), f"umount {target}")
 
 
+def session_nice(pid: int | str = "self") -> int | None:
+    """The nice value of ``pid``'s session as a scheduling group (its *autogroup*), or None where
+    the kernel has none (built without ``CONFIG_SCHED_AUTOGROUP``).
+
+    With autogroups on (``kernel.sched_autogroup_enabled``), every session competes for the CPU
+    as one group, with the same weight whatever its processes' own nice values: only the
+    session's nice ranks it against the others (``runner.zygote.warm_spare``).
+    """
+    try:
+        with open(f"/proc/{pid}/autogroup") as fh:
+            return int(fh.read().split()[-1])  # "/autogroup-42 nice 0"
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def set_session_nice(nice: int, pid: int | str = "self") -> None:
+    """Set the nice value of ``pid``'s session (see :func:`session_nice`). Lowering it below the
+    current value needs ``CAP_SYS_NICE``; raises ``OSError`` where it cannot be set."""
+    with open(f"/proc/{pid}/autogroup", "w") as fh:
+        fh.write(f"{nice}\n")
+
+
 def prctl(option: int, arg2: int = 0) -> None:
     _check(_libc.prctl(option, arg2, 0, 0, 0), f"prctl {option}")
 

@@ -203,25 +203,33 @@ EXERCISE_STEPS: tuple[Callable[[dict[str, Any]], None], ...] = (
     _judge_paths,
     _under_modes,
 )
-IDLE_NICE = 19  # a spare's warm-up takes only CPU that nothing else wants
+IDLE_NICE = 19  # the speculative warm-up's nice value, and its session's (see warm_spare)
 
 
 def warm_spare(link: socket.socket, first: Callable[[], None] | None = None, speculative: bool = True) -> int:
     """Run the warm-up steps (``first``, then :func:`exercise`, then :func:`prefault_job`) while
     no job has come. ``first`` is the sealing of the job's guard (``runner.guard.PendingGuard``):
-    work the job needs for certain, where the rest only moves page faults out of its way. The
-    host leaves the rest out (``speculative=False``) when it asks for the spare while jobs
-    occupy every CPU (``runner.sandbox.Sandbox._prepare``).
+    work the job needs for certain, run at the normal priority; the rest only moves page faults
+    out of its way. The host leaves the rest out (``speculative=False``) when it asks for the
+    spare while jobs occupy every CPU (``runner.sandbox.Sandbox._prepare``).
 
-    The warm-up is speculative: it moves page faults from the job to the spare, at a cost (its
-    steps fault pages a job may never touch). So it runs at the lowest priority: on an idle
-    machine it finishes long before the job comes and the job starts warm; on a busy one it gets
-    only spare CPU, and it stops at the first step boundary after the job arrives (the host sets
-    the spare's priority back to normal when it hands the job over, so an unfinished step never
+    The rest is speculative: it moves page faults from the job to the spare, at a cost (its
+    steps fault pages a job may never touch). So it runs at idle priority: on an idle machine it
+    finishes long before the job comes and the job starts warm; on a busy one it gets only
+    spare CPU, and it stops at the first step boundary after the job arrives (the host sets the
+    spare's priority back to normal when it hands the job over, so an unfinished step never
     holds the job up for long). Returns the number of steps run.
 
-    Raising the priority back needs ``CAP_SYS_NICE``, which the spare holds until it drops every
-    capability, before the job's code runs.
+    Idle priority is nice 19 for the process *and for its session*: with the kernel's autogroup
+    scheduling (``kernel.sched_autogroup_enabled``, on by default in many distributions and on
+    this project's machine) each session is one scheduling group, competing with the others
+    with the same weight whatever its processes' nice values, and each spare starts a session
+    of its own. With the process's nice alone, the warm-up took CPU from the jobs as an equal
+    (docs/benchmarks.md, the sixth pass). Both are set back before this returns; the session's
+    setting raises where it cannot be undone, and the spare then dies before its job.
+
+    Raising the process's priority back needs ``CAP_SYS_NICE``, which the spare holds until it
+    drops every capability, before the job's code runs.
     """
     poller = select.poll()
     poller.register(link, select.POLLIN | select.POLLHUP)
@@ -229,10 +237,16 @@ def warm_spare(link: socket.socket, first: Callable[[], None] | None = None, spe
     steps: list[Callable[[], Any]] = []
     if speculative:
         steps = [functools.partial(step, state) for step in EXERCISE_STEPS] + [prefault_job]
-    if first is not None:
-        steps.insert(0, first)
     done = 0
+    if first is not None and not poller.poll(0):
+        first()  # at the normal priority: the job needs it whatever the machine's load
+        done += 1
+    if not steps:
+        return done
+    session = syscalls.session_nice()
     os.setpriority(os.PRIO_PROCESS, 0, IDLE_NICE)
+    if session is not None and session < IDLE_NICE:
+        syscalls.set_session_nice(IDLE_NICE)
     try:
         for step in steps:
             if poller.poll(0):
@@ -241,6 +255,10 @@ def warm_spare(link: socket.socket, first: Callable[[], None] | None = None, spe
             done += 1
     finally:
         os.setpriority(os.PRIO_PROCESS, 0, 0)
+        if session is not None and session < IDLE_NICE:
+            # Raises where it cannot (the spare then dies before its job): no job runs with its
+            # session at idle priority.
+            syscalls.set_session_nice(session)
     return done
 
 

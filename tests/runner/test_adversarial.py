@@ -507,7 +507,21 @@ def test_no_namespaces_mounts_or_ptrace_for_learner_code(runner, probe) -> None:
                 "caps": open("/proc/self/status").read().split("CapEff:")[1].split()[0],
                 "nice": os.getpriority(os.PRIO_PROCESS, 0),
                 "raise_priority": attempt(libc.setpriority, 0, 0, -5),
+                "session": session(),
+                "raise_session": raise_session(),
             }
+        def session():
+            try:
+                return open("/proc/self/autogroup").read().split()[-1]
+            except OSError:
+                return "no autogroups"
+        def raise_session():
+            try:
+                with open("/proc/self/autogroup", "w") as fh:
+                    fh.write("-5")
+                return "ok"
+            except OSError as exc:
+                return exc.strerror
     """)
     payload = {
         "code": src,
@@ -521,3 +535,4 @@ def test_no_namespaces_mounts_or_ptrace_for_learner_code(runner, probe) -> None:
     assert "'ok'" not in text, text
     assert "'caps': '0000000000000000'" in text
     assert "'nice': 0," in text, text  # never the spare's idle priority (runner.zygote.warm_spare)
+    assert "'session': '0'" in text or "'session': 'no autogroups'" in text, text  # nor its session's

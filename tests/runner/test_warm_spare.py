@@ -1,5 +1,5 @@
-"""A spare's warm-up (runner.zygote.warm_spare): it runs at idle priority, stops for a job, and
-always leaves the process at the normal priority."""
+"""A spare's warm-up (runner.zygote.warm_spare): it runs at idle priority (the process's and its
+session's), stops for a job, and always leaves both at the normal priority."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from runner import zygote
+from runner import syscalls, zygote
 
 
 @pytest.fixture
@@ -21,14 +21,18 @@ def link() -> Iterator[tuple[socket.socket, socket.socket]]:
 
 
 def in_child(run: Callable[[], int]) -> tuple[int, int]:
-    """(what ``run()`` returned, the priority afterwards), in a forked child: the test process's
-    own priority is never touched."""
+    """(what ``run()`` returned, the priority afterwards), in a forked child in a session of its
+    own, as a spare is: neither the test process's priority nor its session's is touched. The
+    priority afterwards is the session's when it differs from the process's (it never should)."""
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
         try:
+            os.setsid()
             value = run()
-            os.write(write_end, f"{value} {os.getpriority(os.PRIO_PROCESS, 0)}".encode())
+            nice = os.getpriority(os.PRIO_PROCESS, 0)
+            session = syscalls.session_nice()
+            os.write(write_end, f"{value} {nice if session in (None, nice) else session}".encode())
         finally:
             os._exit(0)
     os.close(write_end)
@@ -37,6 +41,9 @@ def in_child(run: Callable[[], int]) -> tuple[int, int]:
     os.waitpid(pid, 0)
     value, nice = data.split()
     return int(value), int(nice)
+
+
+AUTOGROUPS = syscalls.session_nice() is not None
 
 
 def test_every_step_runs_while_no_job_waits(link: tuple[socket.socket, socket.socket]) -> None:
@@ -75,6 +82,37 @@ def test_the_steps_run_at_idle_priority(
     during, after = in_child(run)
     assert during == zygote.IDLE_NICE
     assert after == 0
+
+
+@pytest.mark.skipif(not AUTOGROUPS, reason="a kernel without autogroup scheduling")
+def test_the_steps_run_with_the_session_at_idle_priority_too(
+    link: tuple[socket.socket, socket.socket], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each session competes as one group whatever its processes' nice values: without its
+    # session's nice, the warm-up took CPU from the jobs as an equal.
+    ours, _ = link
+    seen: list[int | None] = []
+    monkeypatch.setattr(zygote, "prefault_job", lambda: seen.append(syscalls.session_nice()))
+
+    def run() -> int:
+        zygote.warm_spare(ours)
+        return -1 if seen[0] is None else seen[0]
+
+    during, after = in_child(run)
+    assert during == zygote.IDLE_NICE
+    assert after == 0  # the session's, checked by in_child
+
+
+def test_the_jobs_guard_is_sealed_at_the_normal_priority(link: tuple[socket.socket, socket.socket]) -> None:
+    # The job needs the sealing whatever the machine's load: it is not speculative.
+    ours, _ = link
+    seen: list[int] = []
+
+    def run() -> int:
+        zygote.warm_spare(ours, lambda: seen.append(os.getpriority(os.PRIO_PROCESS, 0)), speculative=False)
+        return seen[0]
+
+    assert in_child(run) == (0, 0)
 
 
 def test_the_warm_up_leaves_nothing_behind(link: tuple[socket.socket, socket.socket]) -> None:
