@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import functools
 import gc
+import os
 import resource
 import socket
 import statistics
@@ -62,6 +63,7 @@ def one_job(
     def job(records_w: int) -> Log:
         pending = guard.PendingGuard(observations.new_key(), records_w) if guarded else None
         if warm:
+            os.setsid()  # a session of its own, as a spare's: its warm-up lowers the session's priority
             ours, _theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
             zygote.warm_spare(ours, pending.seal_ahead if pending else None)
         log: Log = []
