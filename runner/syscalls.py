@@ -81,10 +81,41 @@ def session_nice(pid: int | str = "self") -> int | None:
 
 
 def set_session_nice(nice: int, pid: int | str = "self") -> None:
-    """Set the nice value of ``pid``'s session (see :func:`session_nice`). Lowering it below the
-    current value needs ``CAP_SYS_NICE``; raises ``OSError`` where it cannot be set."""
+    """Set the nice value of ``pid``'s session (see :func:`session_nice`); raises ``OSError``
+    where it cannot be set. A negative value needs ``CAP_SYS_NICE``; and the kernel takes at most
+    one change per 100 ms, machine-wide, from a process without ``CAP_SYS_ADMIN`` in the initial
+    user namespace (``EAGAIN``): see :func:`session_nice_unlimited`."""
     with open(f"/proc/{pid}/autogroup", "w") as fh:
         fh.write(f"{nice}\n")
+
+
+CAP_SYS_ADMIN = 21
+_IDENTITY_MAP = ["0", "0", "4294967295"]
+
+
+def session_nice_unlimited(uid_map: str | None = None, status: str | None = None) -> bool:
+    """Whether this process may change its session's nice as often as it needs: it holds
+    ``CAP_SYS_ADMIN`` (``status``: ``/proc/self/status``) in the initial user namespace (whose
+    ``uid_map`` is the identity over every uid). Not so in a user-namespace container runtime,
+    where a spare's setting back could be refused for the rate limit."""
+    try:
+        if uid_map is None:
+            with open("/proc/self/uid_map") as fh:
+                uid_map = fh.read()
+        if status is None:
+            with open("/proc/self/status") as fh:
+                status = fh.read()
+    except OSError:
+        return False
+    if uid_map.split() != _IDENTITY_MAP:
+        return False
+    for line in status.splitlines():
+        if line.startswith("CapEff:"):
+            try:
+                return bool(int(line.split()[1], 16) >> CAP_SYS_ADMIN & 1)
+            except (IndexError, ValueError):
+                return False
+    return False
 
 
 def prctl(option: int, arg2: int = 0) -> None:

@@ -226,7 +226,9 @@ def warm_spare(link: socket.socket, first: Callable[[], None] | None = None, spe
     with the same weight whatever its processes' nice values, and each spare starts a session
     of its own. With the process's nice alone, the warm-up took CPU from the jobs as an equal
     (docs/benchmarks.md, the sixth pass). Both are set back before this returns; the session's
-    setting raises where it cannot be undone, and the spare then dies before its job.
+    setting raises where it cannot be undone, and the spare then dies before its job. The
+    session is left alone where the kernel would limit how often it can be changed (a
+    user-namespace container runtime: ``syscalls.session_nice_unlimited``).
 
     Raising the process's priority back needs ``CAP_SYS_NICE``, which the spare holds until it
     drops every capability, before the job's code runs.
@@ -243,7 +245,7 @@ def warm_spare(link: socket.socket, first: Callable[[], None] | None = None, spe
         done += 1
     if not steps:
         return done
-    session = syscalls.session_nice()
+    session = syscalls.session_nice() if syscalls.session_nice_unlimited() else None
     os.setpriority(os.PRIO_PROCESS, 0, IDLE_NICE)
     if session is not None and session < IDLE_NICE:
         syscalls.set_session_nice(IDLE_NICE)

@@ -174,3 +174,23 @@ def test_without_the_guard_or_the_speculative_part_nothing_runs(
 ) -> None:
     ours, _ = link
     assert in_child(lambda: zygote.warm_spare(ours, speculative=False)) == (0, 0)
+
+
+FULL_CAPS = "Name:\tpython\nCapInh:\t0000000000000000\nCapEff:\t000001ffffffffff\n"
+NO_ADMIN = "Name:\tpython\nCapEff:\t00000000001fffff\n"  # up to CAP_SYS_RAWIO (20), no CAP_SYS_ADMIN
+IDENTITY = "         0          0 4294967295\n"
+
+
+@pytest.mark.parametrize(
+    ("uid_map", "status", "unlimited"),
+    [
+        (IDENTITY, FULL_CAPS, True),  # root in the initial user namespace, as the sandbox runs
+        (IDENTITY, NO_ADMIN, False),  # no CAP_SYS_ADMIN: one change per 100 ms, machine-wide
+        ("         0     100000      65536\n", FULL_CAPS, False),  # a user-namespace container
+        (IDENTITY, "Name:\tpython\n", False),  # no capability line
+    ],
+)
+def test_the_session_is_lowered_only_where_it_can_be_set_back_at_once(
+    uid_map: str, status: str, unlimited: bool
+) -> None:
+    assert syscalls.session_nice_unlimited(uid_map, status) is unlimited
