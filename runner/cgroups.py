@@ -1,16 +1,22 @@
-"""Per-job control groups: resident-memory limit, process limit, CPU accounting, kill-all.
+"""Per-job control groups: resident-memory limit, process limit, CPU accounting and weight, kill-all.
 
 PyTorch cannot even be imported under an address-space limit (RLIMIT_AS), so memory is
 limited as *resident* memory with the memory controller. cgroup v1 (this machine) and v2
 (most container hosts) are both supported. The sandbox sees only the ``torchdrill``
 sub-tree, bind-mounted at ``/cg/<controller>``, and only long enough to join its own job
 group; it is unmounted before any learner code runs.
+
+Each job group is a CPU scheduling group of its own too (the ``cpu`` controller): its processes
+compete for the CPU as one, whatever sessions they start (with the kernel's autogroups, a process
+in no CPU group gets a share of its own for each session), and a spare still warming up runs with
+its group at idle priority (:meth:`JobCgroup.idle_setting`, ``runner.zygote.warm_spare``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import signal
 import time
@@ -108,12 +114,65 @@ def enable_controllers(root: Path, controllers: set[str]) -> None:
     _write(root / "cgroup.subtree_control", line)
 
 
+@dataclass(frozen=True)
+class IdleSetting:
+    """The file of a job group that puts it at idle CPU priority, and the values that do it.
+
+    ``cpu.idle`` (Linux 5.15 on, cgroup v1 and v2) makes the group a ``SCHED_IDLE`` entity: it
+    runs only when nothing else wants the CPU. Without it, the lowest weight (v1 ``cpu.shares``
+    2 of the normal 1024, v2 ``cpu.weight`` 1 of 100).
+    """
+
+    file: str  # the name in the group's directory
+    idle: str
+    normal: str
+
+
+def _idle_setting(cpu_dir: Path) -> IdleSetting | None:
+    for setting in (
+        IdleSetting("cpu.idle", "1", "0"),
+        IdleSetting("cpu.shares", "2", "1024"),
+        IdleSetting("cpu.weight", "1", "100"),
+    ):
+        if (cpu_dir / setting.file).exists():
+            return setting
+    return None
+
+
 @dataclass
 class JobCgroup:
     name: str
     dirs: dict[str, Path]  # controller -> host directory
     version: int
     limits: tuple[int, int] | None = None  # (memory MB, processes) last written
+
+    @functools.cached_property
+    def _idle(self) -> tuple[str, IdleSetting] | None:
+        """(the key of ``dirs`` whose directory holds the ``cpu`` controller's files, the idle
+        setting there), or None without a ``cpu`` controller (v1 may mount ``cpu`` together with
+        ``cpuacct``: then the cpuacct directory holds them)."""
+        for key in ("unified", "cpu", "cpuacct"):
+            if key in self.dirs and (setting := _idle_setting(self.dirs[key])) is not None:
+                return key, setting
+        return None
+
+    def idle_setting(self) -> tuple[str, IdleSetting] | None:
+        """(the idle file's path as the sandbox sees it, the setting), or None without a
+        ``cpu`` controller. The spare opens that file while it can (the tree is unmounted before
+        any job) and puts its own group at idle priority for the speculative part of its
+        warm-up (``runner.zygote.warm_spare``)."""
+        if self._idle is None:
+            return None
+        key, setting = self._idle
+        return f"{SANDBOX_MOUNT}/{key}/{self.name}/{setting.file}", setting
+
+    def normal_priority(self) -> None:
+        """The group back at the normal CPU priority (the host, at the job's hand-over; the
+        spare sets it back itself too, before the job)."""
+        if self._idle is not None:
+            key, setting = self._idle
+            with contextlib.suppress(OSError):
+                _write(self.dirs[key] / setting.file, setting.normal)
 
     def sandbox_procs_files(self) -> list[str]:
         """The ``cgroup.procs`` paths as the sandbox sees them (joined by writing "0")."""
@@ -223,6 +282,11 @@ class CgroupTree:
         if all((root / c / "cgroup.procs").exists() for c in self.V1_CONTROLLERS):
             self.version = 1
             self.parents = {c: root / c / GROUP for c in self.V1_CONTROLLERS}
+            # The cpu controller, where it has a hierarchy of its own (mounted with cpuacct,
+            # the cpuacct directory holds its files already).
+            cpu = root / "cpu"
+            if (cpu / "cgroup.procs").exists() and cpu.resolve() != (root / "cpuacct").resolve():
+                self.parents["cpu"] = cpu / GROUP
         elif (root / "cgroup.controllers").exists():
             self.version = 2
             self.parents = {"unified": root / GROUP}

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from runner import observations, syscalls
+from runner import observations
 from runner.cgroups import CgroupTree, JobCgroup, job_group_name, usable_cpus
 from runner.jobs import Limits
 from runner.text import clean, clean_value
@@ -294,6 +294,7 @@ class Sandbox:
             "id": job_id,
             "uid": uid,
             "procs": group.sandbox_procs_files(),
+            "idle": _idle_message(group),
             "tmp_mb": Limits().tmp_mb,
         }
         link, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -445,16 +446,24 @@ def _prefeed(fd: int, data: bytes) -> memoryview:
     return view
 
 
+def _idle_message(group: JobCgroup) -> dict[str, str] | None:
+    """Where and how the spare puts its own group at idle CPU priority while it warms up."""
+    idle = group.idle_setting()
+    if idle is None:
+        return None
+    path, setting = idle
+    return {"path": path, "idle": setting.idle, "normal": setting.normal}
+
+
 def _normal_priority(group: JobCgroup) -> None:
     """Give a spare that may still be warming up at idle priority (``runner.zygote.warm_spare``)
-    the normal one back, now that a job waits for it: the process's nice and its session's. Its
-    only process is the spare itself, the only one in its session. The spare sets both back
-    itself too, before the job runs, so nothing depends on this succeeding."""
+    the normal one back, now that a job waits for it: its group's and the process's nice (its
+    only process is the spare itself). The spare sets both back itself too, before the job
+    runs, so nothing depends on this succeeding."""
+    group.normal_priority()
     for pid in group.pids():
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.setpriority(os.PRIO_PROCESS, pid, 0)
-        with contextlib.suppress(OSError):
-            syscalls.set_session_nice(0, pid)
 
 
 # The harness's records, in the only order it writes them (see runner.harness):

@@ -65,59 +65,6 @@ def umount_lazy(target: str) -> None:
     _check(_libc.umount2(target.encode(), MNT_DETACH), f"umount {target}")
 
 
-def session_nice(pid: int | str = "self") -> int | None:
-    """The nice value of ``pid``'s session as a scheduling group (its *autogroup*), or None where
-    the kernel has none (built without ``CONFIG_SCHED_AUTOGROUP``).
-
-    With autogroups on (``kernel.sched_autogroup_enabled``), every session competes for the CPU
-    as one group, with the same weight whatever its processes' own nice values: only the
-    session's nice ranks it against the others (``runner.zygote.warm_spare``).
-    """
-    try:
-        with open(f"/proc/{pid}/autogroup") as fh:
-            return int(fh.read().split()[-1])  # "/autogroup-42 nice 0"
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def set_session_nice(nice: int, pid: int | str = "self") -> None:
-    """Set the nice value of ``pid``'s session (see :func:`session_nice`); raises ``OSError``
-    where it cannot be set. A negative value needs ``CAP_SYS_NICE``; and the kernel takes at most
-    one change per 100 ms, machine-wide, from a process without ``CAP_SYS_ADMIN`` in the initial
-    user namespace (``EAGAIN``): see :func:`session_nice_unlimited`."""
-    with open(f"/proc/{pid}/autogroup", "w") as fh:
-        fh.write(f"{nice}\n")
-
-
-CAP_SYS_ADMIN = 21
-_IDENTITY_MAP = ["0", "0", "4294967295"]
-
-
-def session_nice_unlimited(uid_map: str | None = None, status: str | None = None) -> bool:
-    """Whether this process may change its session's nice as often as it needs: it holds
-    ``CAP_SYS_ADMIN`` (``status``: ``/proc/self/status``) in the initial user namespace (whose
-    ``uid_map`` is the identity over every uid). Not so in a user-namespace container runtime,
-    where a spare's setting back could be refused for the rate limit."""
-    try:
-        if uid_map is None:
-            with open("/proc/self/uid_map") as fh:
-                uid_map = fh.read()
-        if status is None:
-            with open("/proc/self/status") as fh:
-                status = fh.read()
-    except OSError:
-        return False
-    if uid_map.split() != _IDENTITY_MAP:
-        return False
-    for line in status.splitlines():
-        if line.startswith("CapEff:"):
-            try:
-                return bool(int(line.split()[1], 16) >> CAP_SYS_ADMIN & 1)
-            except (IndexError, ValueError):
-                return False
-    return False
-
-
 def prctl(option: int, arg2: int = 0) -> None:
     _check(_libc.prctl(option, arg2, 0, 0, 0), f"prctl {option}")
 

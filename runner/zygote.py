@@ -7,7 +7,8 @@ ends (job input, stdout, stderr, results) — so a job never waits behind the zy
 another spare. A spare reads the job itself, locks itself down and becomes the job's harness:
 
     zygote ──fork──▶ spare (root)      new session; unshare(mount, ipc, uts); join the
-                                       job's cgroup; unmount /cg; a /proc that hides other
+                                       job's cgroup (open its CPU
+                                       priority file); unmount /cg; a /proc that hides other
                                        uids' processes; a fresh size-limited /tmp; the job's
                                        key from the host; a warm-up at idle priority, in
                                        steps (the job's guard sealed first), stopping when
@@ -27,7 +28,7 @@ which the host kills whole when the job ends.
 No process ever serves a second job.
 
 Messages on the control socket (SOCK_SEQPACKET, one JSON object per message):
-host → zygote ``{"op": "prepare", "id", "uid", "procs", "tmp_mb"}`` + 1 fd (make a spare, already
+host → zygote ``{"op": "prepare", "id", "uid", "procs", "idle", "tmp_mb"}`` + 1 fd (make a spare, already
 in the job's cgroup and namespaces, listening on that link); zygote → host ``{"op": "ready",
 "python", "torch"}``, ``{"op": "exit", "id", "status"}``. On a spare's link, host → spare: first
 the job's integrity key (32 raw bytes, sent before the spare is asked for, so the spare seals
@@ -203,10 +204,32 @@ EXERCISE_STEPS: tuple[Callable[[dict[str, Any]], None], ...] = (
     _judge_paths,
     _under_modes,
 )
-IDLE_NICE = 19  # the speculative warm-up's nice value, and its session's (see warm_spare)
+IDLE_NICE = 19  # the speculative warm-up's nice value (see warm_spare)
 
 
-def warm_spare(link: socket.socket, first: Callable[[], None] | None = None, speculative: bool = True) -> int:
+class GroupPriority:
+    """The spare's own job group's CPU priority, through a file it opened before the cgroup
+    tree was unmounted (``runner.cgroups.JobCgroup.idle_setting``); closed before the job."""
+
+    def __init__(self, fd: int, idle: str, normal: str) -> None:
+        self.fd, self._idle, self._normal = fd, idle.encode(), normal.encode()
+
+    def idle(self) -> None:
+        os.pwrite(self.fd, self._idle, 0)
+
+    def normal(self) -> None:
+        os.pwrite(self.fd, self._normal, 0)
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+def warm_spare(
+    link: socket.socket,
+    first: Callable[[], None] | None = None,
+    speculative: bool = True,
+    group: GroupPriority | None = None,
+) -> int:
     """Run the warm-up steps (``first``, then :func:`exercise`, then :func:`prefault_job`) while
     no job has come. ``first`` is the sealing of the job's guard (``runner.guard.PendingGuard``):
     work the job needs for certain, run at the normal priority; the rest only moves page faults
@@ -220,15 +243,13 @@ def warm_spare(link: socket.socket, first: Callable[[], None] | None = None, spe
     spare's priority back to normal when it hands the job over, so an unfinished step never
     holds the job up for long). Returns the number of steps run.
 
-    Idle priority is nice 19 for the process *and for its session*: with the kernel's autogroup
-    scheduling (``kernel.sched_autogroup_enabled``, on by default in many distributions and on
-    this project's machine) each session is one scheduling group, competing with the others
-    with the same weight whatever its processes' nice values, and each spare starts a session
-    of its own. With the process's nice alone, the warm-up took CPU from the jobs as an equal
-    (docs/benchmarks.md, the sixth pass). Both are set back before this returns; the session's
-    setting raises where it cannot be undone, and the spare then dies before its job. The
-    session is left alone where the kernel would limit how often it can be changed (a
-    user-namespace container runtime: ``syscalls.session_nice_unlimited``).
+    Idle priority is the spare's job group's (``group``: ``cpu.idle``, or the lowest CPU weight)
+    as well as the process's nice 19. The group's is the one that counts: the kernel shares the
+    CPU between groups first (each job group is one, ``runner.cgroups``; without CPU groups,
+    each session is one with autogroup scheduling), whatever the nice values of their
+    processes, so with its nice alone the warm-up took CPU from the jobs as an equal
+    (docs/benchmarks.md, the sixth and seventh passes). Both are set back before this returns;
+    the group's setting raises where it cannot be, and the spare then dies before its job.
 
     Raising the process's priority back needs ``CAP_SYS_NICE``, which the spare holds until it
     drops every capability, before the job's code runs.
@@ -245,11 +266,10 @@ def warm_spare(link: socket.socket, first: Callable[[], None] | None = None, spe
         done += 1
     if not steps:
         return done
-    session = syscalls.session_nice() if syscalls.session_nice_unlimited() else None
     os.setpriority(os.PRIO_PROCESS, 0, IDLE_NICE)
-    if session is not None and session < IDLE_NICE:
-        syscalls.set_session_nice(IDLE_NICE)
     try:
+        if group is not None:
+            group.idle()
         for step in steps:
             if poller.poll(0):
                 break
@@ -257,10 +277,10 @@ def warm_spare(link: socket.socket, first: Callable[[], None] | None = None, spe
             done += 1
     finally:
         os.setpriority(os.PRIO_PROCESS, 0, 0)
-        if session is not None and session < IDLE_NICE:
+        if group is not None:
             # Raises where it cannot (the spare then dies before its job): no job runs with its
-            # session at idle priority.
-            syscalls.set_session_nice(session)
+            # group at idle priority.
+            group.normal()
     return done
 
 
@@ -299,14 +319,20 @@ def prepare_spare(msg: dict[str, Any], link: socket.socket, seccomp_filter: Any)
         for procs in msg["procs"]:
             with open(procs, "w") as fh:
                 fh.write("0")
+        group = None
+        if idle := msg.get("idle"):  # kept open past the unmount, closed before the job
+            fd = os.open(idle["path"], os.O_WRONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+            group = GroupPriority(fd, idle["idle"], idle["normal"])
         for controller in os.listdir("/cg"):
             syscalls.umount_lazy(f"/cg/{controller}")
     except BaseException:
         os._exit(71)
-    run_harness(msg, link, seccomp_filter)
+    run_harness(msg, link, seccomp_filter, group)
 
 
-def run_harness(msg: dict[str, Any], link: socket.socket, seccomp_filter: Any) -> None:
+def run_harness(
+    msg: dict[str, Any], link: socket.socket, seccomp_filter: Any, group: GroupPriority | None = None
+) -> None:
     """Wait for the job, lock down, run it. Never returns."""
     result_w = -1
     try:
@@ -336,7 +362,9 @@ def run_harness(msg: dict[str, Any], link: socket.socket, seccomp_filter: Any) -
         pending = guard.PendingGuard(first[:KEY_BYTES], 3)  # the results channel: fd 3 once the job came
         speculative = first[KEY_BYTES:] == WARM
         del first
-        warm_up_steps = warm_spare(link, pending.seal_ahead, speculative)
+        warm_up_steps = warm_spare(link, pending.seal_ahead, speculative, group)
+        if group is not None:
+            group.close()  # the job gets no handle on its group
         reseed()  # this process serves one job only, so seeding it now is as fresh as after the job came
         # What needs nothing from the job is done before it exists, the seccomp filter included
         # (loaded while this process is still root with CAP_SYS_ADMIN, after its last mount):

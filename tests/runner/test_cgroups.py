@@ -113,3 +113,99 @@ def test_usable_cpus_follow_the_cpu_quota(
         (tmp_path / name).write_text(text)
     affinity = len(os.sched_getaffinity(0))
     assert cgroups.usable_cpus(tmp_path) == (affinity if expected is None else min(affinity, expected))
+
+
+def test_each_job_group_is_a_cpu_group_of_its_own_made_at_normal_priority() -> None:
+    tree = CgroupTree()
+    group = tree.create(job_group_name(uuid.uuid4().hex), 64, 8)
+    child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    try:
+        idle = group.idle_setting()
+        assert idle is not None, "no cpu controller on this host"
+        sandbox_path, setting = idle
+        controller = sandbox_path.split("/")[2]  # /cg/<controller>/<group>/<file>
+        host_file = group.dirs[controller] / setting.file
+        assert host_file.read_text().strip() == setting.normal
+        for procs in group.sandbox_procs_files():  # as the spare joins, on the host's paths
+            host_procs = tree.parents[procs.split("/")[2]] / group.name / "cgroup.procs"
+            host_procs.write_text(str(child.pid))
+        cpu_line = next(
+            path
+            for _, controllers, path in (
+                line.split(":", 2) for line in Path(f"/proc/{child.pid}/cgroup").read_text().splitlines()
+            )
+            if "cpu" in controllers.split(",") or (group.version == 2 and controllers == "")
+        )
+        assert cpu_line.endswith(f"/{cgroups.GROUP}/{group.name}")
+        host_file.write_text(setting.idle)  # as the spare does for its speculative warm-up
+        group.normal_priority()  # as the host does at the hand-over
+        assert host_file.read_text().strip() == setting.normal
+    finally:
+        child.kill()
+        child.wait()
+        group.remove()
+    assert not any(path.exists() for path in group.dirs.values())
+
+
+def fake_v1_tree(root: Path, cpu: str) -> None:
+    """A stand-in cgroup v1 tree: ``cpu`` is "own" (a hierarchy of its own), "with-cpuacct"
+    (mounted together: both names lead to one directory) or "none"."""
+    names = ["memory", "pids", "cpuacct" if cpu != "with-cpuacct" else "cpu,cpuacct"]
+    if cpu == "own":
+        names.append("cpu")
+    for name in names:
+        (root / name).mkdir()
+        (root / name / "cgroup.procs").write_text("")
+    if cpu == "with-cpuacct":
+        (root / "cpu").symlink_to("cpu,cpuacct")
+        (root / "cpuacct").symlink_to("cpu,cpuacct")
+
+
+@pytest.mark.parametrize(
+    ("cpu", "parents"),
+    [
+        ("own", {"memory", "pids", "cpuacct", "cpu"}),
+        ("with-cpuacct", {"memory", "pids", "cpuacct"}),  # one directory: made once
+        ("none", {"memory", "pids", "cpuacct"}),
+    ],
+)
+def test_v1_job_groups_join_the_cpu_hierarchy_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cpu: str, parents: set[str]
+) -> None:
+    fake_v1_tree(tmp_path, cpu)
+    monkeypatch.setattr(cgroups.JobCgroup, "set_limits", lambda *_: None)  # no limit files here
+    tree = CgroupTree(tmp_path)
+    assert set(tree.parents) == parents
+    group = tree.create("job-1-2-3", 64, 8)
+    assert len({path.resolve() for path in group.dirs.values()}) == len(group.dirs)
+    assert len(group.sandbox_procs_files()) == len(parents)
+
+
+@pytest.mark.parametrize(
+    ("version", "files", "expected"),
+    [
+        (1, {"cpu": ["cpu.shares", "cpu.idle"]}, ("/cg/cpu/job/cpu.idle", "1", "0")),  # idle first
+        (1, {"cpu": ["cpu.shares"]}, ("/cg/cpu/job/cpu.shares", "2", "1024")),  # before Linux 5.15
+        (1, {"cpuacct": ["cpu.shares", "cpu.idle"]}, ("/cg/cpuacct/job/cpu.idle", "1", "0")),  # co-mounted
+        (2, {"unified": ["cpu.weight", "cpu.idle"]}, ("/cg/unified/job/cpu.idle", "1", "0")),
+        (2, {"unified": ["cpu.weight"]}, ("/cg/unified/job/cpu.weight", "1", "100")),
+        (1, {"memory": ["memory.limit_in_bytes"]}, None),  # no cpu controller: nothing to lower
+    ],
+)
+def test_the_idle_setting_is_the_strongest_the_group_has(
+    tmp_path: Path, version: int, files: dict[str, list[str]], expected: tuple[str, str, str] | None
+) -> None:
+    dirs: dict[str, Path] = {}
+    for controller, names in files.items():
+        dirs[controller] = tmp_path / controller / "job"
+        dirs[controller].mkdir(parents=True)
+        for name in names:
+            (dirs[controller] / name).write_text("0\n")
+    group = cgroups.JobCgroup("job", dirs, version)
+    idle = group.idle_setting()
+    assert (idle and (idle[0], idle[1].idle, idle[1].normal)) == expected
+    if idle is not None:
+        host_file = dirs[idle[0].split("/")[2]] / idle[1].file
+        host_file.write_text(idle[1].idle)
+        group.normal_priority()
+        assert host_file.read_text() == idle[1].normal

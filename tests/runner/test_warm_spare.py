@@ -1,15 +1,17 @@
 """A spare's warm-up (runner.zygote.warm_spare): it runs at idle priority (the process's and its
-session's), stops for a job, and always leaves both at the normal priority."""
+job group's), stops for a job, and always leaves both at the normal priority."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
-from runner import syscalls, zygote
+from runner import zygote
 
 
 @pytest.fixture
@@ -22,28 +24,33 @@ def link() -> Iterator[tuple[socket.socket, socket.socket]]:
 
 def in_child(run: Callable[[], int]) -> tuple[int, int]:
     """(what ``run()`` returned, the priority afterwards), in a forked child in a session of its
-    own, as a spare is: neither the test process's priority nor its session's is touched. The
-    priority afterwards is the session's when it differs from the process's (it never should)."""
+    own, as a spare is: the test process's priority is not touched."""
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
         try:
             os.setsid()
             value = run()
-            nice = os.getpriority(os.PRIO_PROCESS, 0)
-            session = syscalls.session_nice()
-            os.write(write_end, f"{value} {nice if session in (None, nice) else session}".encode())
+            os.write(write_end, f"{value} {os.getpriority(os.PRIO_PROCESS, 0)}".encode())
         finally:
             os._exit(0)
     os.close(write_end)
     data = os.read(read_end, 100).decode()
     os.close(read_end)
     os.waitpid(pid, 0)
-    value, nice = data.split()
-    return int(value), int(nice)
+    returned, nice = data.split()
+    return int(returned), int(nice)
 
 
-AUTOGROUPS = syscalls.session_nice() is not None
+@pytest.fixture
+def group_file(tmp_path: Path) -> Iterator[tuple[Path, zygote.GroupPriority]]:
+    """A stand-in for the job group's ``cpu.idle``, opened as the spare opens it (write-only)."""
+    path = tmp_path / "cpu.idle"
+    path.write_text("0")
+    priority = zygote.GroupPriority(os.open(path, os.O_WRONLY), "1", "0")
+    yield path, priority
+    with contextlib.suppress(OSError):
+        priority.close()
 
 
 def test_every_step_runs_while_no_job_waits(link: tuple[socket.socket, socket.socket]) -> None:
@@ -84,23 +91,49 @@ def test_the_steps_run_at_idle_priority(
     assert after == 0
 
 
-@pytest.mark.skipif(not AUTOGROUPS, reason="a kernel without autogroup scheduling")
-def test_the_steps_run_with_the_session_at_idle_priority_too(
-    link: tuple[socket.socket, socket.socket], monkeypatch: pytest.MonkeyPatch
+def test_the_steps_run_with_the_job_group_at_idle_priority(
+    link: tuple[socket.socket, socket.socket],
+    group_file: tuple[Path, zygote.GroupPriority],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # Each session competes as one group whatever its processes' nice values: without its
-    # session's nice, the warm-up took CPU from the jobs as an equal.
+    # The kernel shares the CPU between groups first, whatever their processes' nice values:
+    # with its nice alone, the warm-up took CPU from the jobs as an equal.
     ours, _ = link
-    seen: list[int | None] = []
-    monkeypatch.setattr(zygote, "prefault_job", lambda: seen.append(syscalls.session_nice()))
+    path, group = group_file
+    seen: list[str] = []
+    monkeypatch.setattr(zygote, "prefault_job", lambda: seen.append(path.read_text()))
+    sealed: list[str] = []
 
     def run() -> int:
-        zygote.warm_spare(ours)
-        return -1 if seen[0] is None else seen[0]
+        zygote.warm_spare(ours, lambda: sealed.append(path.read_text()), group=group)
+        return int(seen == ["1"] and sealed == ["0"])  # the sealing at the normal priority
 
-    during, after = in_child(run)
-    assert during == zygote.IDLE_NICE
-    assert after == 0  # the session's, checked by in_child
+    assert in_child(run) == (1, 0)
+    assert path.read_text() == "0"  # set back before the job
+
+
+def test_a_group_that_cannot_be_set_back_fails_the_spare(
+    link: tuple[socket.socket, socket.socket], group_file: tuple[Path, zygote.GroupPriority]
+) -> None:
+    # No job may run with its group at idle priority: the spare raises (and dies) instead.
+    ours, _ = link
+    path, group = group_file
+
+    class Stuck(zygote.GroupPriority):
+        def normal(self) -> None:
+            raise OSError("refused")
+
+    stuck = Stuck(group.fd, "1", "0")
+
+    def run() -> int:
+        try:
+            zygote.warm_spare(ours, group=stuck)
+        except OSError:
+            return 1
+        return 0
+
+    assert in_child(run) == (1, 0)
+    assert path.read_text() == "1"
 
 
 def test_the_jobs_guard_is_sealed_at_the_normal_priority(link: tuple[socket.socket, socket.socket]) -> None:
@@ -174,23 +207,3 @@ def test_without_the_guard_or_the_speculative_part_nothing_runs(
 ) -> None:
     ours, _ = link
     assert in_child(lambda: zygote.warm_spare(ours, speculative=False)) == (0, 0)
-
-
-FULL_CAPS = "Name:\tpython\nCapInh:\t0000000000000000\nCapEff:\t000001ffffffffff\n"
-NO_ADMIN = "Name:\tpython\nCapEff:\t00000000001fffff\n"  # up to CAP_SYS_RAWIO (20), no CAP_SYS_ADMIN
-IDENTITY = "         0          0 4294967295\n"
-
-
-@pytest.mark.parametrize(
-    ("uid_map", "status", "unlimited"),
-    [
-        (IDENTITY, FULL_CAPS, True),  # root in the initial user namespace, as the sandbox runs
-        (IDENTITY, NO_ADMIN, False),  # no CAP_SYS_ADMIN: one change per 100 ms, machine-wide
-        ("         0     100000      65536\n", FULL_CAPS, False),  # a user-namespace container
-        (IDENTITY, "Name:\tpython\n", False),  # no capability line
-    ],
-)
-def test_the_session_is_lowered_only_where_it_can_be_set_back_at_once(
-    uid_map: str, status: str, unlimited: bool
-) -> None:
-    assert syscalls.session_nice_unlimited(uid_map, status) is unlimited
