@@ -19,8 +19,9 @@ import errno
 import functools
 import os
 import signal
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
@@ -76,14 +77,21 @@ def job_group_name(job_id: str) -> str:
     return f"job-{pid_namespace()}-{os.getpid()}-{job_id}"
 
 
+def zygote_group_name(sandbox_id: str) -> str:
+    """``zygote-<pid namespace>-<owner pid>-<sandbox id>``, read back as a job group's name is."""
+    return f"zygote-{pid_namespace()}-{os.getpid()}-{sandbox_id}"
+
+
 def _left_behind(name: str, namespace: str) -> bool:
-    """A job group whose owner was a process of ``namespace`` that no longer exists.
+    """A job group (or a zygote's) whose owner was a process of ``namespace`` that no longer exists.
 
     Groups of other pid namespaces (runners in other containers sharing a cgroup v1 tree with
     this one) are never touched: their owner's pid means nothing here.
     """
     parts = name.split("-")
-    if len(parts) != 4 or parts[0] != "job" or parts[1] != namespace or not parts[2].isdigit():
+    if len(parts) != 4 or parts[0] not in ("job", "zygote"):
+        return False
+    if parts[1] != namespace or not parts[2].isdigit():
         return False
     return not os.path.exists(f"/proc/{parts[2]}")
 
@@ -272,6 +280,47 @@ class JobCgroup:
                     time.sleep(0.005)
 
 
+@dataclass
+class ZygoteCgroup:
+    """A CPU group for the sandbox's zygote, and so for the making of spares: the zygote's forks
+    and each new spare's set-up until it joins its job's group (``runner.sandbox.Sandbox``
+    puts it at idle priority while enough spares are ready). In the ``cpu`` controller's
+    hierarchy only, with no limits: the zygote never runs learner code."""
+
+    name: str
+    key: str  # the controller's key in CgroupTree.parents
+    path: Path
+    setting: IdleSetting
+    idle: bool = False
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def sandbox_procs_file(self) -> str:
+        """The ``cgroup.procs`` path as the sandbox sees it: the zygote joins by writing "0"."""
+        return f"{SANDBOX_MOUNT}/{self.key}/{self.name}/cgroup.procs"
+
+    def pids(self) -> list[int]:
+        return [int(x) for x in _read(self.path / "cgroup.procs").split()]
+
+    def set_idle(self, idle: bool) -> None:
+        with self._lock:
+            if idle == self.idle:
+                return
+            with contextlib.suppress(OSError):
+                _write(self.path / self.setting.file, self.setting.idle if idle else self.setting.normal)
+                self.idle = idle
+
+    def remove(self) -> None:
+        """Remove the group once the sandbox's processes have left it (they are being killed)."""
+        for _ in range(200):
+            try:
+                os.rmdir(self.path)
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                time.sleep(0.005)
+
+
 class CgroupTree:
     """The ``torchdrill`` parent group on the host, under which each job gets its own."""
 
@@ -327,8 +376,18 @@ class CgroupTree:
             raise
         return group
 
+    def create_zygote_group(self, name: str) -> ZygoteCgroup | None:
+        """A :class:`ZygoteCgroup` named ``name``, or None without a ``cpu`` controller."""
+        for key in ("unified", "cpu", "cpuacct"):
+            if key in self.parents and (setting := _idle_setting(self.parents[key])) is not None:
+                path = self.parents[key] / name
+                path.mkdir()
+                return ZygoteCgroup(name, key, path, setting)
+        return None
+
     def sweep(self) -> list[str]:
-        """Remove the job groups left behind by runners of this pid namespace that died.
+        """Remove the job groups (and zygote groups) left behind by runners of this pid namespace
+        that died.
 
         Group names carry the owner's pid namespace and pid (:func:`job_group_name`); returns the
         names removed.

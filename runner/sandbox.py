@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from runner import observations
-from runner.cgroups import CgroupTree, JobCgroup, job_group_name, usable_cpus
+from runner.cgroups import CgroupTree, JobCgroup, ZygoteCgroup, job_group_name, usable_cpus, zygote_group_name
 from runner.jobs import Limits
 from runner.text import clean, clean_value
 from runner.zygote import COLD, WARM
@@ -116,7 +116,9 @@ def check_host() -> str:
     return bwrap
 
 
-def bwrap_command(bwrap: str, control_fd: int, cgroup_binds: list[tuple[str, str]]) -> list[str]:
+def bwrap_command(
+    bwrap: str, control_fd: int, cgroup_binds: list[tuple[str, str]], zygote_procs: str | None = None
+) -> list[str]:
     cmd = [
         bwrap,
         "--unshare-ipc",
@@ -180,6 +182,8 @@ def bwrap_command(bwrap: str, control_fd: int, cgroup_binds: list[tuple[str, str
         cmd += ["--setenv", key, value]
     cmd += ["--setenv", "PYTHONPATH", SANDBOX_LIB, "--chdir", "/tmp"]
     cmd += [sys.executable, "-s", "-m", "runner.zygote", str(control_fd)]
+    if zygote_procs is not None:
+        cmd.append(zygote_procs)  # the zygote joins its CPU group (runner.cgroups.ZygoteCgroup)
     return cmd
 
 
@@ -198,6 +202,11 @@ class Sandbox:
         self.bwrap = check_host()
         self.cgroups = CgroupTree()
         self.cgroups.sweep()
+        # The zygote's CPU group: making a spare is work no job waits for while enough are ready,
+        # so it runs at idle priority then (_spare_making_priority).
+        self._zygote_group: ZygoteCgroup | None = self.cgroups.create_zygote_group(
+            zygote_group_name(uuid.uuid4().hex)
+        )
         self._uids = itertools.count()
         self._send_lock = threading.Lock()
         self._waiters: dict[str, dict[str, Any]] = {}
@@ -217,7 +226,8 @@ class Sandbox:
 
     def _start(self) -> None:
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        cmd = bwrap_command(self.bwrap, child.fileno(), self.cgroups.sandbox_binds())
+        zygote_procs = self._zygote_group.sandbox_procs_file() if self._zygote_group else None
+        cmd = bwrap_command(self.bwrap, child.fileno(), self.cgroups.sandbox_binds(), zygote_procs)
         self.proc = subprocess.Popen(
             cmd,
             pass_fds=[child.fileno()],
@@ -280,6 +290,8 @@ class Sandbox:
         if self.proc and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+        if self._zygote_group is not None:
+            self._zygote_group.remove()
 
     def _prepare(self) -> dict[str, Any]:
         """Ask the zygote for a spare: a waiting harness already inside a fresh cgroup."""
@@ -323,6 +335,7 @@ class Sandbox:
                     return spare
                 spare["link"].close()
                 self._reaper.submit(self._finish, spare["id"], spare["waiter"], spare["group"])
+            self._spare_making_priority(ready=0)  # this job waits for the spare: normal priority
             return self._prepare()
 
     def _replenish(self) -> None:
@@ -336,11 +349,24 @@ class Sandbox:
         """
         while True:
             with self._spares_lock:
-                if len(self._spares) >= self.spare_count:
+                ready = len(self._spares)
+                if ready >= self.spare_count:
                     return
+            self._spare_making_priority(ready)
             spare = self._prepare()
             with self._spares_lock:
                 self._spares.append(spare)
+
+    def _spare_making_priority(self, ready: int) -> None:
+        """The zygote's CPU group (its forks, and each new spare until it joins its job's group)
+        at idle priority while at least as many spares are ready as jobs can start at once (one
+        per usable CPU): the spare being made is then for a later job, and its making (a fork of a
+        process holding torch, the spare's namespaces and mounts: a few ms of CPU) would only
+        take CPU from the jobs running now. At the normal priority otherwise: a job may soon wait
+        for it. A job that takes a spare still being made puts it back at once (_normal_priority).
+        """
+        if self._zygote_group is not None:
+            self._zygote_group.set_idle(ready >= self._cpus)
 
     def run(self, payload: dict[str, Any], limits: Limits) -> RawRun:
         """Run one job in a fresh spare. ``payload`` goes to the harness (never expected values)."""
@@ -373,7 +399,8 @@ class Sandbox:
             # a still-warming spare back to normal priority, in trace mode the counters the job's
             # CPU and page faults are measured from (reading the CPU counter took ~0.3 ms here,
             # measured), the rest of a large payload.
-            _normal_priority(group)
+            if not _normal_priority(group) and self._zygote_group is not None:
+                self._zygote_group.set_idle(False)  # the spare is still being made: the job waits for it
             cpu_at_hand_over = group.cpu_ms() if self.trace else 0.0
             faults_at_hand_over = group.page_faults() if self.trace else 0
             spare["link"].close()
@@ -455,15 +482,18 @@ def _idle_message(group: JobCgroup) -> dict[str, str] | None:
     return {"path": path, "idle": setting.idle, "normal": setting.normal}
 
 
-def _normal_priority(group: JobCgroup) -> None:
+def _normal_priority(group: JobCgroup) -> bool:
     """Give a spare that may still be warming up at idle priority (``runner.zygote.warm_spare``)
     the normal one back, now that a job waits for it: its group's and the process's nice (its
     only process is the spare itself). The spare sets both back itself too, before the job
-    runs, so nothing depends on this succeeding."""
+    runs, so nothing depends on this succeeding. False when the spare has not joined its group
+    yet (it is still being made, in the zygote's group)."""
     group.normal_priority()
-    for pid in group.pids():
+    pids = group.pids()
+    for pid in pids:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.setpriority(os.PRIO_PROCESS, pid, 0)
+    return bool(pids)
 
 
 # The harness's records, in the only order it writes them (see runner.harness):

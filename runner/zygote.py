@@ -538,6 +538,9 @@ def serve(control: socket.socket) -> None:
 
 def main() -> None:
     fd = int(sys.argv[1])
+    if len(sys.argv) > 2:  # the zygote's CPU group (runner.cgroups.ZygoteCgroup), before any fork
+        with open(sys.argv[2], "w") as fh:
+            fh.write("0")
     control = socket.socket(fileno=fd)
     with contextlib.suppress(BrokenPipeError, ConnectionResetError):
         serve(control)

@@ -209,3 +209,25 @@ def test_the_idle_setting_is_the_strongest_the_group_has(
         host_file.write_text(idle[1].idle)
         group.normal_priority()
         assert host_file.read_text() == idle[1].normal
+
+
+def test_a_zygote_group_is_a_cpu_group_only_and_is_swept_with_its_owner() -> None:
+    tree = CgroupTree()
+    group = tree.create_zygote_group(cgroups.zygote_group_name(uuid.uuid4().hex))
+    assert group is not None, "no cpu controller on this host"
+    try:
+        assert group.path.parent == tree.parents[group.key]
+        others = [p / group.name for key, p in tree.parents.items() if p != tree.parents[group.key]]
+        assert not any(path.exists() for path in others)  # no memory or pids limits: no learner code
+        idle_file = group.path / group.setting.file
+        group.set_idle(True)
+        assert idle_file.read_text().strip() == group.setting.idle
+        group.set_idle(False)
+        assert idle_file.read_text().strip() == group.setting.normal
+    finally:
+        group.remove()
+    assert not group.path.exists()
+    dead = tree.create_zygote_group(f"zygote-{pid_namespace()}-{dead_pid()}-{uuid.uuid4().hex}")
+    assert dead is not None
+    assert dead.name in tree.sweep()
+    assert not dead.path.exists()
