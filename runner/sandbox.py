@@ -349,21 +349,25 @@ class Sandbox:
         """
         while True:
             with self._spares_lock:
-                ready = len(self._spares)
-                if ready >= self.spare_count:
+                if len(self._spares) >= self.spare_count:
                     return
-            self._spare_making_priority(ready)
+                waiting = list(self._spares)
+            # Ready: in its job's group (its making done), not merely asked for.
+            self._spare_making_priority(sum(1 for spare in waiting if spare["group"].pids()))
             spare = self._prepare()
             with self._spares_lock:
                 self._spares.append(spare)
 
     def _spare_making_priority(self, ready: int) -> None:
         """The zygote's CPU group (its forks, and each new spare until it joins its job's group)
-        at idle priority while at least as many spares are ready as jobs can start at once (one
-        per usable CPU): the spare being made is then for a later job, and its making (a fork of a
-        process holding torch, the spare's namespaces and mounts: a few ms of CPU) would only
-        take CPU from the jobs running now. At the normal priority otherwise: a job may soon wait
-        for it. A job that takes a spare still being made puts it back at once (_normal_priority).
+        at idle priority while at least as many spares are ready (made: in their job's group) as
+        jobs can start at once (one per usable CPU): the spare being made is then for a later
+        job, and its making (a fork of a process holding torch, the spare's namespaces and
+        mounts: a few ms of CPU) would only take CPU from the jobs running now. At the normal
+        priority otherwise: a job may soon wait for it. A job that takes a spare still being made
+        puts it back at once (_normal_priority). Spares merely asked for do not count: at idle
+        priority on a busy machine their making can lag, and counting them let jobs come to
+        spares not yet made (docs/benchmarks.md, the seventh pass).
         """
         if self._zygote_group is not None:
             self._zygote_group.set_idle(ready >= self._cpus)

@@ -5,6 +5,7 @@ real sandbox."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +25,16 @@ def zygote_group(sandbox: Sandbox) -> ZygoteCgroup:
     return group
 
 
+def wait_until_every_spare_is_made(sandbox: Sandbox) -> None:
+    """Until each spare asked for is in its job's group (its making done), or fail."""
+    deadline = time.monotonic() + 30
+    while not all(spare["group"].pids() for spare in list(sandbox._spares)):
+        assert time.monotonic() < deadline, "spares not made within 30 s"
+        time.sleep(0.01)
+
+
 def run_one_job(sandbox: Sandbox) -> None:
+    wait_until_every_spare_is_made(sandbox)
     problem = load_problem_dir(FIXTURES / "add-one")
     payload = {
         "code": problem.solution,
@@ -65,6 +75,6 @@ def test_spares_are_made_at_idle_priority_only_while_enough_are_ready(
     sandbox = Sandbox(spares=cpus + 2 if enough_ready else cpus)
     sandboxes.append(sandbox)
     group = zygote_group(sandbox)
-    run_one_job(sandbox)  # the job took one spare: cpus + 1 (or cpus - 1) still ready
+    run_one_job(sandbox)  # the job took one made spare: cpus + 1 (or cpus - 1) still ready
     value = (group.path / group.setting.file).read_text().strip()
     assert value == (group.setting.idle if enough_ready else group.setting.normal)
