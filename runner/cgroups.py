@@ -147,6 +147,28 @@ def _idle_setting(cpu_dir: Path) -> IdleSetting | None:
     return None
 
 
+def _cpu_controller(dirs: dict[str, Path]) -> tuple[str, IdleSetting] | None:
+    """(the key of ``dirs`` whose directory holds the ``cpu`` controller's files, the idle
+    setting there), or None without a ``cpu`` controller (v1 may mount ``cpu`` together with
+    ``cpuacct``: then the cpuacct directory holds them)."""
+    for key in ("unified", "cpu", "cpuacct"):
+        if key in dirs and (setting := _idle_setting(dirs[key])) is not None:
+            return key, setting
+    return None
+
+
+def _rmdir(path: Path, attempts: int = 50) -> None:
+    """Remove a group directory, waiting a little (5 ms an attempt) for its last processes to go."""
+    for _ in range(attempts):
+        try:
+            os.rmdir(path)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.005)
+
+
 @dataclass
 class JobCgroup:
     name: str
@@ -156,13 +178,7 @@ class JobCgroup:
 
     @functools.cached_property
     def _idle(self) -> tuple[str, IdleSetting] | None:
-        """(the key of ``dirs`` whose directory holds the ``cpu`` controller's files, the idle
-        setting there), or None without a ``cpu`` controller (v1 may mount ``cpu`` together with
-        ``cpuacct``: then the cpuacct directory holds them)."""
-        for key in ("unified", "cpu", "cpuacct"):
-            if key in self.dirs and (setting := _idle_setting(self.dirs[key])) is not None:
-                return key, setting
-        return None
+        return _cpu_controller(self.dirs)
 
     def idle_setting(self) -> tuple[str, IdleSetting] | None:
         """(the idle file's path as the sandbox sees it, the setting), or None without a
@@ -270,14 +286,7 @@ class JobCgroup:
     def remove(self) -> None:
         self.kill_all()
         for path in self.dirs.values():
-            for _ in range(50):
-                try:
-                    os.rmdir(path)
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    time.sleep(0.005)
+            _rmdir(path)
 
 
 @dataclass
@@ -310,15 +319,9 @@ class ZygoteCgroup:
                 self.idle = idle
 
     def remove(self) -> None:
-        """Remove the group once the sandbox's processes have left it (they are being killed)."""
-        for _ in range(200):
-            try:
-                os.rmdir(self.path)
-                return
-            except FileNotFoundError:
-                return
-            except OSError:
-                time.sleep(0.005)
+        """Remove the group once the sandbox's processes have left it (they are being killed, and
+        a process holding torch takes a moment to exit)."""
+        _rmdir(self.path, attempts=200)
 
 
 class CgroupTree:
@@ -378,12 +381,12 @@ class CgroupTree:
 
     def create_zygote_group(self, name: str) -> ZygoteCgroup | None:
         """A :class:`ZygoteCgroup` named ``name``, or None without a ``cpu`` controller."""
-        for key in ("unified", "cpu", "cpuacct"):
-            if key in self.parents and (setting := _idle_setting(self.parents[key])) is not None:
-                path = self.parents[key] / name
-                path.mkdir()
-                return ZygoteCgroup(name, key, path, setting)
-        return None
+        if (cpu := _cpu_controller(self.parents)) is None:
+            return None
+        key, setting = cpu
+        path = self.parents[key] / name
+        path.mkdir()
+        return ZygoteCgroup(name, key, path, setting)
 
     def sweep(self) -> list[str]:
         """Remove the job groups (and zygote groups) left behind by runners of this pid namespace
