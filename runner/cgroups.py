@@ -199,10 +199,17 @@ class JobCgroup:
                 _write(self.dirs[key] / setting.file, setting.normal)
 
     def sandbox_procs_files(self) -> list[str]:
-        """The ``cgroup.procs`` paths as the sandbox sees them (joined by writing "0")."""
+        """The ``cgroup.procs`` paths as the sandbox sees them (joined by writing "0", in this
+        order). Under v1 the ``cpu`` controller's comes first: a new spare leaves the zygote's
+        CPU group (at idle priority at times: ``runner.sandbox.Sandbox._spare_making_priority``)
+        before anything else, so once it shows in its group's process list (:meth:`pids`) it
+        runs at its own group's priority."""
         if self.version == 2:
             return [f"{SANDBOX_MOUNT}/unified/{self.name}/cgroup.procs"]
-        return [f"{SANDBOX_MOUNT}/{c}/{self.name}/cgroup.procs" for c in self.dirs]
+        cpu = self._idle[0] if self._idle else None
+        return [
+            f"{SANDBOX_MOUNT}/{c}/{self.name}/cgroup.procs" for c in sorted(self.dirs, key=lambda c: c != cpu)
+        ]
 
     def pids(self) -> list[int]:
         path = self.dirs["pids" if self.version == 1 else "unified"] / "cgroup.procs"

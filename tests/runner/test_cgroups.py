@@ -124,6 +124,8 @@ def test_each_job_group_is_a_cpu_group_of_its_own_made_at_normal_priority() -> N
         assert idle is not None, "no cpu controller on this host"
         sandbox_path, setting = idle
         controller = sandbox_path.split("/")[2]  # /cg/<controller>/<group>/<file>
+        # A spare joins the cpu controller's group first, leaving the zygote's (idle at times).
+        assert group.sandbox_procs_files()[0].split("/")[2] == controller
         host_file = group.dirs[controller] / setting.file
         assert host_file.read_text().strip() == setting.normal
         for procs in group.sandbox_procs_files():  # as the spare joins, on the host's paths
