@@ -135,6 +135,11 @@ class IdleSetting:
     idle: str
     normal: str
 
+    def apply(self, group_dir: Path, idle: bool) -> None:
+        """Write the idle or the normal value into ``group_dir`` (the host's side; the spare
+        writes through a file it opened, ``runner.zygote.GroupPriority``)."""
+        _write(group_dir / self.file, self.idle if idle else self.normal)
+
 
 def _idle_setting(cpu_dir: Path) -> IdleSetting | None:
     for setting in (
@@ -196,7 +201,7 @@ class JobCgroup:
         if self._idle is not None:
             key, setting = self._idle
             with contextlib.suppress(OSError):
-                _write(self.dirs[key] / setting.file, setting.normal)
+                setting.apply(self.dirs[key], idle=False)
 
     def sandbox_procs_files(self) -> list[str]:
         """The ``cgroup.procs`` paths as the sandbox sees them (joined by writing "0", in this
@@ -322,7 +327,7 @@ class ZygoteCgroup:
             if idle == self.idle:
                 return
             with contextlib.suppress(OSError):
-                _write(self.path / self.setting.file, self.setting.idle if idle else self.setting.normal)
+                self.setting.apply(self.path, idle)
                 self.idle = idle
 
     def remove(self) -> None:
