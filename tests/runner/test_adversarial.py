@@ -347,6 +347,33 @@ def test_environment_secrets_and_other_processes_are_invisible(judge_probe: Judg
     assert "'uid': 0" not in text
 
 
+def test_the_environment_is_exactly_the_safe_one(judge_probe: JudgeFn) -> None:
+    # Set once in the zygote (runner.zygote.set_job_environment): not the judge's PYTHONPATH, and
+    # nothing torch's import added.
+    from runner.zygote import SAFE_ENV
+
+    result = judge_probe(
+        code("""
+        import os
+        def probe():
+            return sorted(os.environ.items())
+    """)
+    )
+    assert ast.literal_eval(observed(result)) == [list(item) for item in sorted(SAFE_ENV.items())]
+
+
+def test_every_job_starts_from_fresh_random_state(judge_probe: JudgeFn) -> None:
+    # runner.zygote.reseed: none of it inherited from the zygote, so no job can predict another's.
+    src = code("""
+        import random, numpy, torch
+        def probe():
+            return [torch.initial_seed(), torch.rand(1).item(), random.random(), numpy.random.rand()]
+    """)
+    states = [ast.literal_eval(observed(judge_probe(src))) for _ in range(3)]
+    for position in range(4):
+        assert len({state[position] for state in states}) == 3, states
+
+
 def test_writing_outside_tmp_is_refused(judge_probe: JudgeFn) -> None:
     repo = str(REPO)
     src = code(f"""
