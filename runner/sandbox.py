@@ -325,7 +325,8 @@ class Sandbox:
                 socket.send_fds(self.control, [json.dumps(msg).encode()], [theirs.fileno()])
         finally:
             theirs.close()
-        return {"id": job_id, "group": group, "waiter": waiter, "link": link, "key": key, "warm": warm}
+        return {"id": job_id, "group": group, "waiter": waiter, "link": link, "key": key, "warm": warm,
+                "made": False}  # fmt: skip
 
     def _take_spare(self) -> dict[str, Any]:
         with self._spares_lock:
@@ -352,8 +353,7 @@ class Sandbox:
                 if len(self._spares) >= self.spare_count:
                     return
                 waiting = list(self._spares)
-            # Ready: in its job's group (its making done), not merely asked for.
-            self._spare_making_priority(sum(1 for spare in waiting if spare["group"].pids()))
+            self._spare_making_priority(sum(1 for spare in waiting if _made(spare)))
             spare = self._prepare()
             with self._spares_lock:
                 self._spares.append(spare)
@@ -484,6 +484,15 @@ def _idle_message(group: JobCgroup) -> dict[str, str] | None:
         return None
     path, setting = idle
     return {"path": path, "idle": setting.idle, "normal": setting.normal}
+
+
+def _made(spare: dict[str, Any]) -> bool:
+    """Whether a waiting spare is made: in its job's group (its making done), not merely asked
+    for, and alive. Once seen in its group it stays there until it dies (then its waiter is
+    set), so its group's process list is read until then only."""
+    if not spare["made"]:
+        spare["made"] = bool(spare["group"].pids())
+    return bool(spare["made"]) and not spare["waiter"]["event"].is_set()
 
 
 def _normal_priority(group: JobCgroup) -> bool:
