@@ -6,55 +6,51 @@ from __future__ import annotations
 import io
 import logging
 import threading
-from collections.abc import Iterator
-
-import pytest
+from typing import Any
 
 from runner import forked, zygote
 
-
-@pytest.fixture
-def handler() -> Iterator[logging.Handler]:
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    logger = logging.getLogger("tests.zygote_forks")
-    logger.addHandler(handler)
-    logger.propagate = False
-    yield handler
-    logger.removeHandler(handler)
-    handler.close()
+LOGGER = "tests.zygote_forks"
 
 
-def test_with_one_thread_children_keep_logging_through_the_parent_s_handlers(
-    handler: logging.Handler,
-) -> None:
-    registry: set[object] = getattr(logging, "_at_fork_reinit_lock_weakset")  # noqa: B009
-    saved = set(registry)
-    try:
-        if threading.active_count() != 1:
-            pytest.skip("another thread runs in this test process")
-        assert zygote.skip_handler_lock_reinit()
-        assert handler not in registry
+def _registry() -> Any:
+    return getattr(logging, "_at_fork_reinit_lock_weakset")  # noqa: B009 - logging's private registry
+
+
+def test_with_one_thread_children_keep_logging_through_the_parent_s_handlers() -> None:
+    def zygote_like(_records: int) -> dict[str, Any]:
+        # A forked child has one thread, as the zygote has: the test process may have more.
+        stream = io.StringIO()
+        handler = logging.StreamHandler(stream)
+        logger = logging.getLogger(LOGGER)
+        logger.addHandler(handler)
+        logger.propagate = False
+        cleared = zygote.skip_handler_lock_reinit()
 
         def child(_records: int) -> str:
-            logging.getLogger("tests.zygote_forks").warning("from the child")
-            stream = handler.stream  # type: ignore[attr-defined]
-            return str(stream.getvalue())
+            logger.warning("from the child")
+            return stream.getvalue()
 
         text, _ = forked.in_fork(child)
-        assert text == "from the child\n"
-    finally:
-        registry.update(saved)
+        return {"cleared": cleared, "registered": handler in _registry(), "text": text}
+
+    outcome, _ = forked.in_fork(zygote_like)
+    assert outcome == {"cleared": True, "registered": False, "text": "from the child\n"}
 
 
-def test_with_another_thread_running_nothing_changes(handler: logging.Handler) -> None:
-    registry: set[object] = getattr(logging, "_at_fork_reinit_lock_weakset")  # noqa: B009
+def test_with_another_thread_running_nothing_changes() -> None:
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    logger = logging.getLogger(LOGGER)
+    logger.addHandler(handler)
     release = threading.Event()
     other = threading.Thread(target=release.wait)
     other.start()
     try:
         assert not zygote.skip_handler_lock_reinit()
-        assert handler in registry
+        assert handler in _registry()
     finally:
         release.set()
         other.join()
+        logger.removeHandler(handler)
+        handler.close()
