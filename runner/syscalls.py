@@ -183,7 +183,7 @@ BPF_INSTRUCTION = 8  # struct sock_filter: u16 code, u8 jt, u8 jf, u32 k
 
 
 class SeccompProgram:
-    """The sandbox's seccomp filter, compiled to classic BPF once, loaded by each spare in one call.
+    """The sandbox's seccomp filter, compiled to classic BPF once, loaded by each spare as it is.
 
     libseccomp generates the program from its rules at every ``seccomp_load``: in a forked spare
     that was ~0.55 ms of CPU and ~210 copy-on-write faults (its allocator's pages and the
