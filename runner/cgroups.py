@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from runner import syscalls
+
 ROOT = Path("/sys/fs/cgroup")
 GROUP = "torchdrill"
 SANDBOX_MOUNT = "/cg"
@@ -37,11 +39,7 @@ class CgroupUnavailable(RuntimeError):
 
 
 def _write(path: Path, value: str) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW)
-    try:
-        os.write(fd, value.encode())
-    finally:
-        os.close(fd)
+    syscalls.write_control(path, value.encode())
 
 
 def _read(path: Path) -> str:
