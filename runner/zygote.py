@@ -13,9 +13,9 @@ another spare. A spare reads the job itself, locks itself down and becomes the j
                                        key from the host; a warm-up at idle priority, in
                                        steps (the job's guard sealed first), stopping when
                                        the job comes; a fresh random seed; the seccomp
-                                       filter (compiled once, by the zygote), an empty
-                                       capability bounding set (the environment is the
-                                       zygote's own, set to SAFE_ENV before it forks)
+                                       filter (compiled once, by the zygote); the
+                                       environment (SAFE_ENV) and the empty capability
+                                       bounding set are the zygote's own, set before it forks
                                        ── the job arrives from the host ──
                                        read the job; drop to the job's own uid, no
                                        capabilities, no new privileges; run the cases
@@ -379,7 +379,6 @@ def run_harness(
         resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
         os.chdir("/tmp")  # the environment is the zygote's: SAFE_ENV (set_job_environment)
         seccomp_filter.load()
-        syscalls.drop_capability_bounding_set()
         data, fds, _, _ = socket.recv_fds(link, 65536, 4)
         link.close()
         if not data or len(fds) != 4:
@@ -541,6 +540,9 @@ def reseed() -> None:
 
 def serve(control: socket.socket) -> None:
     seccomp_filter = syscalls.compile_seccomp_filter()
+    # Empty for every process this one forks: the bounding set limits only what an execve can
+    # grant, so the capabilities the spares use to build each job's cell are untouched.
+    syscalls.drop_capability_bounding_set()
     info = warm_up()
     set_job_environment()
     skip_handler_lock_reinit()

@@ -564,6 +564,7 @@ def test_no_namespaces_mounts_or_ptrace_for_learner_code(runner, probe) -> None:
                 "ptrace": attempt(libc.ptrace, 16, 1, None, None),
                 "uid": os.getuid(),
                 "caps": open("/proc/self/status").read().split("CapEff:")[1].split()[0],
+                "bounding": open("/proc/self/status").read().split("CapBnd:")[1].split()[0],
                 "nice": os.getpriority(os.PRIO_PROCESS, 0),
                 "raise_priority": attempt(libc.setpriority, 0, 0, -5),
             }
@@ -579,4 +580,5 @@ def test_no_namespaces_mounts_or_ptrace_for_learner_code(runner, probe) -> None:
     text = str(next(r for r in raw.records if r.get("name") == "example").get("value"))
     assert "'ok'" not in text, text
     assert "'caps': '0000000000000000'" in text
+    assert "'bounding': '0000000000000000'" in text, text
     assert "'nice': 0," in text, text  # never the spare's idle priority (runner.zygote.warm_spare)
