@@ -13,6 +13,10 @@ In one run, on a throw-away SQLite database with one seed problem imported:
    process's CPU time is the web path's alone), none lost or duplicated at any level; then the
    warm pool's memory (RSS and PSS of the zygote and its spares).
 
+Every learner (and every client of part 3) has an account and a token of its own, as the learners
+of a platform do; the per-minute submission limit is lifted for all of them (a learner here
+submits several times a second).
+
 Targets (issue #16): end-to-end p50 ≤ 15 ms; ≤ 10 ms of web-process CPU per verdict; ≥ 100
 verdicts/s with concurrent clients; and, from the earlier API issue, p50 ≤ 2× the runner-only
 p50. Exit status 1 if a target or a correctness check fails.
@@ -103,10 +107,10 @@ class Level:
     problems: str
 
 
-def _count(db: Database, user_id: int) -> tuple[int, int]:
-    """The user's submissions, and the unfinished ones of anybody."""
+def _count(db: Database, user_ids: list[int]) -> tuple[int, int]:
+    """The bench learners' submissions, and the unfinished ones of anybody."""
     with db.transaction() as session:
-        mine = session.scalar(select(func.count(Submission.id)).where(Submission.user_id == user_id)) or 0
+        mine = session.scalar(select(func.count(Submission.id)).where(Submission.user_id.in_(user_ids))) or 0
         unfinished = (
             session.scalar(select(func.count(Submission.id)).where(Submission.status != FINISHED)) or 0
         )
@@ -114,22 +118,29 @@ def _count(db: Database, user_id: int) -> tuple[int, int]:
 
 
 def scale_levels(
-    port: int, token: str, body: dict[str, Any], levels: list[int], per_level: int, db: Database, user_id: int
+    port: int,
+    learners: list[str],
+    body: dict[str, Any],
+    levels: list[int],
+    per_level: int,
+    db: Database,
+    user_ids: list[int],
 ) -> list[Level]:
-    """Verdicts/s, latency and CPU per verdict at each concurrency level (part 4 of issue #16)."""
+    """Verdicts/s, latency and CPU per verdict at each concurrency level (part 4 of issue #16);
+    ``learners``: a token per learner, at least as many as the highest level."""
     pool = get_runner()
     rows: list[Level] = []
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as clients:
-        clients.submit(bench_load.run_load, port, token, body, 1, 2).result()  # start it; warm the path
+        clients.submit(bench_load.run_load, port, learners, body, 1, 2).result()  # start it; warm the path
         for level in levels:
             total = max(per_level, 2 * level)
-            before, _ = _count(db, user_id)
+            before, _ = _count(db, user_ids)
             cpu, sandbox_cpu, machine = time.process_time(), pool.pool_cpu_seconds(), cpustat.read()
-            load = clients.submit(bench_load.run_load, port, token, body, level, total).result()
+            load = clients.submit(bench_load.run_load, port, learners, body, level, total).result()
             time.sleep(0.3)  # the last jobs' teardown, so their CPU is counted
             cpu, sandbox_cpu = time.process_time() - cpu, pool.pool_cpu_seconds() - sandbox_cpu
             machine_s = (cpustat.read() - machine).busy_s
-            after, unfinished = _count(db, user_id)
+            after, unfinished = _count(db, user_ids)
             done = len(load.outcomes)
             ids = {sid for sid, _ in load.outcomes}
             accepted = sum(1 for _, verdict in load.outcomes if verdict == "accepted")
@@ -197,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         "--per-level", type=int, default=60, help="verdicts per level (at least 2 per learner)"
     )
     args = parser.parse_args(argv)
+    levels = [int(n) for n in args.levels.split(",") if n.strip()]
 
     probe = speedprobe.probe_ms()
     problem = load_problem_dir(args.problem)
@@ -218,9 +230,13 @@ def main(argv: list[str] | None = None) -> int:
         report = import_bank(session, bank, runner)
         if not report.ok:
             raise SystemExit(f"error: import failed: {report.summary()}")
-        user = accounts.sign_up(session, "bench@example.com", "bench password 1234")
-        _token, token = tokens.create_token(session, user, "bench", utcnow())
-        user_id = user.id
+        learners: list[str] = []  # a token each, on an account each
+        user_ids: list[int] = []
+        for n in range(max([args.clients, *levels])):
+            user = accounts.sign_up(session, f"learner{n}@bench.example.com", "bench password 1234")
+            learners.append(tokens.create_token(session, user, "bench", utcnow())[1])
+            user_ids.append(user.id)
+    token = learners[0]
 
     # 1. runner only: the same job the app builds, judged directly.
     expectations = runner.compute_expectations(problem)
@@ -254,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
                     e2e_ms.append(elapsed)
 
         # 3. concurrency: N submissions from K clients, each once (retries reuse the key).
-        before, _ = _count(db, user_id)
+        before, _ = _count(db, user_ids)
 
         def one(_: int, client: httpx.Client) -> tuple[int, str]:
             key = uuid.uuid4().hex
@@ -272,18 +288,20 @@ def main(argv: list[str] | None = None) -> int:
                 view = client.get(f"/api/v1/submissions/{view['id']}?wait=true").json()
             return int(view["id"]), str(view["verdict"])
 
-        clients = [httpx.Client(base_url=base, headers=headers, timeout=120) for _ in range(args.clients)]
+        clients = [
+            httpx.Client(base_url=base, headers={"Authorization": f"Bearer {learner}"}, timeout=120)
+            for learner in learners[: args.clients]
+        ]
         started = time.perf_counter()
         with ThreadPoolExecutor(max_workers=args.clients) as pool:
             outcomes = list(pool.map(lambda i: one(i, clients[i % args.clients]), range(args.concurrent)))
         wall_s = time.perf_counter() - started
         for client in clients:
             client.close()
-        after, unfinished = _count(db, user_id)
+        after, unfinished = _count(db, user_ids)
 
         # 4. scale: the same loop at growing concurrency, clients in another process.
-        levels = [int(n) for n in args.levels.split(",") if n.strip()]
-        rows = scale_levels(port, token, body, levels, args.per_level, db, user_id)
+        rows = scale_levels(port, learners, body, levels, args.per_level, db, user_ids)
     finally:
         server.should_exit = True
         thread.join(timeout=30)

@@ -51,14 +51,15 @@ def one_submission(conn: http.client.HTTPConnection, token: str, body: bytes) ->
     return int(view["id"]), str(view["verdict"])
 
 
-def run_load(port: int, token: str, body: dict[str, Any], clients: int, total: int) -> LoadResult:
-    """``clients`` learners submit and wait in a loop until ``total`` verdicts are in."""
+def run_load(port: int, tokens: list[str], body: dict[str, Any], clients: int, total: int) -> LoadResult:
+    """``clients`` learners submit and wait in a loop until ``total`` verdicts are in; learner
+    ``i`` signs in with ``tokens[i % len(tokens)]`` (its own account, given one per learner)."""
     data = json.dumps(body).encode()
     result = LoadResult()
     lock = threading.Lock()
     remaining = [total]
 
-    def learner() -> None:
+    def learner(token: str) -> None:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         try:
             while True:
@@ -78,7 +79,7 @@ def run_load(port: int, token: str, body: dict[str, Any], clients: int, total: i
         finally:
             conn.close()
 
-    threads = [threading.Thread(target=learner) for _ in range(clients)]
+    threads = [threading.Thread(target=learner, args=(tokens[i % len(tokens)],)) for i in range(clients)]
     started, cpu = time.perf_counter(), time.process_time()
     for thread in threads:
         thread.start()

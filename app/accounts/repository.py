@@ -7,13 +7,14 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import CursorResult, bindparam, delete, func, select, tuple_, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, joinedload
 
 from app.accounts.models import ApiToken, LoginFailure, PasswordReset, PremiumCode, PremiumGrant, User
 
 
 def get_user(session: Session, user_id: int) -> User | None:
-    return session.get(User, user_id)
+    """A user with their premium grants, in one query (every page asks for its viewer)."""
+    return session.get(User, user_id, options=[joinedload(User.premium_grants)])
 
 
 def get_user_by_email(session: Session, email: str) -> User | None:
@@ -68,13 +69,16 @@ _TOKEN_AND_OWNER = (
     select(ApiToken, User)
     .join(User, User.id == ApiToken.user_id)
     .where(ApiToken.token_hash == bindparam("token_hash"))
+    .options(joinedload(User.premium_grants))  # in the same query: a row per grant
 )  # built once, a module constant (``app.kit.db.prepared`` says why and where)
 
 
 def token_and_owner(session: Session, token_hash: str) -> tuple[ApiToken, User] | None:
-    """A token by its hash and its owner, in one query (the owner's premium grants in a second)."""
-    row = session.execute(_TOKEN_AND_OWNER, {"token_hash": token_hash}).first()
-    return (row[0], row[1]) if row is not None else None
+    """A token by its hash and its owner with the owner's premium grants, in one query (every
+    API request asks; loading the grants in a second query cost about as much CPU again): a
+    row per grant, all of them read."""
+    rows = session.execute(_TOKEN_AND_OWNER, {"token_hash": token_hash}).unique().all()
+    return (rows[0][0], rows[0][1]) if rows else None
 
 
 TokenKey = tuple[datetime, int]  # (created_at, id): the token list's order, newest first

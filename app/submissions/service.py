@@ -12,7 +12,14 @@ from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.kit.db import on_commit
-from app.kit.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge, TooManyRequests
+from app.kit.errors import (
+    Conflict,
+    InvalidInput,
+    NotFound,
+    PayloadTooLarge,
+    PremiumRequired,
+    TooManyRequests,
+)
 from app.kit.paging import next_url
 from app.problems import repository as problems_repository
 from app.problems import service as problems
@@ -120,13 +127,17 @@ def create_or_replay(
     as typed: JSON or Python literals); it is judged against the reference on those arguments.
     With ``per_minute``, a new submission (not a replay) is first held to that rate (:func:`check_rate`).
     """
-    existing = (
-        repository.get_by_idempotency_key(session, user.id, idempotency_key)
-        if idempotency_key is not None
-        else None
-    )
-    if existing is None and per_minute is not None:
-        check_rate(session, user, per_minute, now)
+    # The key is looked up only where a replay would be answered differently from a new
+    # submission (over the rate, no access any more) or where the insert finds it taken: a new
+    # submission costs no lookup.
+    existing: Submission | None = None
+    if per_minute is not None:
+        try:
+            check_rate(session, user, per_minute, now)
+        except TooManyRequests:
+            existing = _earlier(session, user, idempotency_key)
+            if existing is None:
+                raise
     if mode not in MODES:
         raise InvalidInput(f"mode must be 'run', 'submit' or 'custom', not {mode!r}.")
     _check_code(code, max_code_bytes)
@@ -134,7 +145,13 @@ def create_or_replay(
     arguments = custom_arguments(session, problem, mode, custom_input, custom_text)
     if existing is not None:
         return _replay(existing, problem, code, mode, arguments)
-    problems.require_access(problem, user, now)
+    try:
+        problems.require_access(problem, user, now)
+    except PremiumRequired:
+        existing = _earlier(session, user, idempotency_key)  # made while the learner had access
+        if existing is None:
+            raise
+        return _replay(existing, problem, code, mode, arguments)
     submission = repository.insert_new(
         session,
         user_id=user.id,
@@ -146,8 +163,8 @@ def create_or_replay(
         idempotency_key=idempotency_key,
         custom_input=arguments,
     )
-    if submission is None:  # a concurrent retry with the same key won the race
-        existing = repository.get_by_idempotency_key(session, user.id, idempotency_key or "")
+    if submission is None:  # the key is taken: a retry (of a request that committed first)
+        existing = _earlier(session, user, idempotency_key)
         if existing is None:
             raise Conflict("This Idempotency-Key is being used by another request; try again.")
         return _replay(existing, problem, code, mode, arguments)
@@ -156,6 +173,13 @@ def create_or_replay(
     submission_id = submission.id
     on_commit(session, lambda: dispatcher.submit(submission_id))
     return submission, False
+
+
+def _earlier(session: Session, user: User, idempotency_key: str | None) -> Submission | None:
+    """The user's submission made with this idempotency key, if any."""
+    if idempotency_key is None:
+        return None
+    return repository.get_by_idempotency_key(session, user.id, idempotency_key)
 
 
 def check_rate(session: Session, user: User, per_minute: int, now: datetime) -> None:

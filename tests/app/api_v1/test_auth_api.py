@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
+from typing import Any
 
 from fastapi.testclient import TestClient
+from sqlalchemy import event, select
 
+from app.accounts.models import PremiumGrant, User
+from app.kit.db import utcnow
 from tests.app.conftest import PASSWORD
 
 
@@ -83,3 +88,26 @@ def test_bad_tokens_are_refused(app, db) -> None:
         assert response.status_code == 401, header
         assert response.json()["error"] in ("invalid_token", "login_required")
     assert client.get("/api/v1/submissions").status_code == 401
+
+
+def test_a_token_brings_every_grant_of_its_owner_in_one_query(member, db) -> None:
+    """The owner's grants come with the token's lookup (one query, a row per grant), all of them:
+    an expired grant sorted first must not hide the live one."""
+    with db.transaction() as session:
+        user = session.scalars(select(User).where(User.email == member.email)).one()
+        now = utcnow()
+        session.add(PremiumGrant(user_id=user.id, starts_at=now - timedelta(days=60),
+                                 expires_at=now - timedelta(days=30), source="admin"))  # fmt: skip
+    sent: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        sent.append(" ".join(statement.split()))
+
+    event.listen(db.engine, "before_cursor_execute", record)
+    try:
+        me = member.get("/api/v1/auth/me")
+    finally:
+        event.remove(db.engine, "before_cursor_execute", record)
+    assert me.status_code == 200 and me.json()["premium"] is True
+    assert [s for s in sent if "FROM api_tokens" in s and "premium_grants" in s], sent
+    assert not [s for s in sent if s.startswith("SELECT premium_grants")], sent

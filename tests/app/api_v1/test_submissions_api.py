@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from fastapi.testclient import TestClient
-from sqlalchemy import update
+from sqlalchemy import event, update
 
 from app.accounts.models import PremiumGrant
 from app.kit.db import utcnow
@@ -111,6 +112,65 @@ def test_idempotency_key_returns_the_first_submission(student, code_of) -> None:
     bad_key = student.post("/api/v1/submissions", json=body, headers={"Idempotency-Key": "spaces are not ok"})
     assert bad_key.status_code == 422
     assert len(student.get("/api/v1/submissions").json()["items"]) == 1
+
+
+def test_a_retry_is_answered_with_its_submission_past_the_rate_limit(seeded, runner, code_of) -> None:
+    limits = {"api_submissions_per_minute": 2}
+    app = create_app(
+        Settings(**(settings_for(seeded.url).model_dump() | limits)), database=seeded, runner=runner
+    )
+    with TestClient(app) as client:
+        account = ApiAccount(*create_account(seeded), client)
+        body = {"problem": "add-tensors", "code": code_of("add-tensors"), "mode": "submit"}
+        made = [
+            account.post("/api/v1/submissions?wait=true", json=body, headers={"Idempotency-Key": f"k{n}"})
+            for n in range(2)
+        ]
+        assert [r.status_code for r in made] == [200, 200]
+        retry = account.post("/api/v1/submissions", json=body, headers={"Idempotency-Key": "k0"})
+        assert retry.status_code == 200 and retry.json()["id"] == made[0].json()["id"]
+        assert retry.headers["Idempotent-Replayed"] == "true"
+        changed = account.post(
+            "/api/v1/submissions", json=body | {"mode": "run"}, headers={"Idempotency-Key": "k1"}
+        )
+        assert changed.status_code == 409
+        new = account.post("/api/v1/submissions", json=body, headers={"Idempotency-Key": "k2"})
+        assert new.status_code == 429 and new.json()["error"] == "rate_limited"
+
+
+def test_a_retry_is_answered_with_its_submission_after_premium_ran_out(member, db, code_of) -> None:
+    body = {"problem": "scale-rows", "code": code_of("scale-rows"), "mode": "submit"}
+    first = member.post("/api/v1/submissions?wait=true", json=body, headers={"Idempotency-Key": "p1"})
+    assert first.status_code == 200
+    with db.transaction() as session:
+        session.execute(update(PremiumGrant).values(expires_at=utcnow() - timedelta(seconds=1)))
+    retry = member.post("/api/v1/submissions", json=body, headers={"Idempotency-Key": "p1"})
+    assert retry.status_code == 200 and retry.json()["id"] == first.json()["id"]
+    assert retry.headers["Idempotent-Replayed"] == "true"
+    new = member.post("/api/v1/submissions", json=body, headers={"Idempotency-Key": "p2"})
+    assert new.status_code == 403 and new.json()["error"] == "premium_required"
+
+
+def test_a_new_submission_with_a_key_reads_no_earlier_one(student, db, code_of) -> None:
+    """The key is looked up only when the insert finds it taken (or a replay is answered
+    differently): a new submission sends no lookup by key."""
+    sent: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        sent.append(" ".join(statement.split()))
+
+    body = {"problem": "add-tensors", "code": code_of("add-tensors"), "mode": "run"}
+    event.listen(db.engine, "before_cursor_execute", record)
+    try:
+        new = student.post("/api/v1/submissions", json=body, headers={"Idempotency-Key": "n1"})
+    finally:
+        event.remove(db.engine, "before_cursor_execute", record)
+    assert new.status_code == 202
+    assert any(s.startswith("INSERT INTO submissions") for s in sent), sent
+    by_key = [s for s in sent if s.startswith("SELECT") and "idempotency_key =" in s.partition(" WHERE ")[2]]
+    assert not by_key, by_key
+    retry = student.post("/api/v1/submissions", json=body, headers={"Idempotency-Key": "n1"})
+    assert retry.json()["id"] == new.json()["id"] and retry.headers["Idempotent-Replayed"] == "true"
 
 
 def test_errors_have_one_shape_and_the_right_status(app, student) -> None:
