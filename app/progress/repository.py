@@ -10,16 +10,24 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, case, delete, func, select, update
+from sqlalchemy import Table, bindparam, case, delete, func, select, update
 from sqlalchemy.orm import Session
 
 from app.kit.db import UTCDateTime, backend_insert, prepared
 from app.progress import rules
 from app.progress.models import LearnerProblem, ProblemStats
 
+# The verdict path's writes are Core statements on the tables, not on the mapped classes: the ORM's
+# bulk-DML path (``session.execute(insert(LearnerProblem))``) re-derived each statement on every
+# execution, ~4 % of the web process's CPU under load; Core runs the compiled statement from the
+# cache (docs/benchmarks.md).
+_LEARNER_PROBLEMS: Table = LearnerProblem.__table__  # type: ignore[assignment]
+_PROBLEM_STATS: Table = ProblemStats.__table__  # type: ignore[assignment]
+
 
 def _attempt_statement(backend: str) -> Any:
-    new = backend_insert(backend)(LearnerProblem).values(
+    lp = _LEARNER_PROBLEMS.c
+    new = backend_insert(backend)(_LEARNER_PROBLEMS).values(
         user_id=bindparam("p_user"),
         problem_id=bindparam("p_problem"),
         submissions=1,
@@ -28,13 +36,10 @@ def _attempt_statement(backend: str) -> Any:
     return new.on_conflict_do_update(
         index_elements=["user_id", "problem_id"],
         set_={
-            "submissions": LearnerProblem.submissions + 1,
+            "submissions": lp.submissions + 1,
             "last_submitted_at": case(
-                (
-                    LearnerProblem.last_submitted_at < new.excluded.last_submitted_at,
-                    new.excluded.last_submitted_at,
-                ),
-                else_=LearnerProblem.last_submitted_at,
+                (lp.last_submitted_at < new.excluded.last_submitted_at, new.excluded.last_submitted_at),
+                else_=lp.last_submitted_at,
             ),
         },
     )
@@ -47,25 +52,28 @@ def record_attempt(session: Session, user_id: int, problem_id: int, at: datetime
 
 
 def _stats_statement(backend: str) -> Any:
-    new = backend_insert(backend)(ProblemStats).values(
+    ps = _PROBLEM_STATS.c
+    new = backend_insert(backend)(_PROBLEM_STATS).values(
         problem_id=bindparam("p_problem"), judged=1, accepted=bindparam("p_accepted")
     )
     return new.on_conflict_do_update(
         index_elements=["problem_id"],
-        set_={"judged": ProblemStats.judged + 1, "accepted": ProblemStats.accepted + new.excluded.accepted},
+        set_={"judged": ps.judged + 1, "accepted": ps.accepted + new.excluded.accepted},
     )
 
 
 # The same on every backend: a module constant (``app.kit.db.prepared`` says why and where).
 _FIRST_SOLVE = (
-    update(LearnerProblem)
-    .where(LearnerProblem.user_id == bindparam("p_user"), LearnerProblem.problem_id == bindparam("p_problem"))
+    update(_LEARNER_PROBLEMS)
     .where(
-        (LearnerProblem.solved_at.is_(None))
-        | (LearnerProblem.solved_at > bindparam("p_created", type_=UTCDateTime()))
+        _LEARNER_PROBLEMS.c.user_id == bindparam("p_user"),
+        _LEARNER_PROBLEMS.c.problem_id == bindparam("p_problem"),
+    )
+    .where(
+        (_LEARNER_PROBLEMS.c.solved_at.is_(None))
+        | (_LEARNER_PROBLEMS.c.solved_at > bindparam("p_created", type_=UTCDateTime()))
     )
     .values(solved_at=bindparam("p_solved", type_=UTCDateTime()))
-    .execution_options(synchronize_session=False)
 )
 
 
