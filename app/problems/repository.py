@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import bindparam, case, func, or_, select, tuple_
+from sqlalchemy import Table, bindparam, case, func, or_, select, tuple_
 from sqlalchemy.orm import Session, lazyload
 
 from app.problems.models import Problem, ProblemTag, ProblemVersion, Track
@@ -28,10 +28,12 @@ def get_version(session: Session, version_id: int) -> ProblemVersion | None:
     return session.get(ProblemVersion, version_id)
 
 
-_VERSION_IDENTITY = (
-    select(ProblemVersion.content_hash, Problem.slug)
-    .join_from(ProblemVersion, Problem, Problem.id == bindparam("problem_id"))
-    .where(ProblemVersion.id == bindparam("version_id"))
+_VERSIONS: Table = ProblemVersion.__table__  # type: ignore[assignment]
+_PROBLEMS: Table = Problem.__table__  # type: ignore[assignment]
+_VERSION_IDENTITY = (  # on the tables (Core): columns, no entity, so no ORM compile step each time
+    select(_VERSIONS.c.content_hash, _PROBLEMS.c.slug)
+    .join_from(_VERSIONS, _PROBLEMS, _PROBLEMS.c.id == bindparam("problem_id"))
+    .where(_VERSIONS.c.id == bindparam("version_id"))
 )
 
 
