@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
-from sqlalchemy import event, select
+from sqlalchemy import select
 
 from app.accounts.models import PremiumGrant, User
 from app.accounts.premium import is_premium
 from app.kit.db import utcnow
+from tests.app.statements import sent_statements
 
 
 def test_is_premium_for_staff_and_active_grants_only() -> None:
@@ -66,16 +66,8 @@ def test_a_page_viewer_comes_with_every_grant_in_one_query(learner, db, code_of)
         for days in (-30, 30):  # the expired grant sorts first (by expiry)
             session.add(PremiumGrant(user_id=user.id, starts_at=now - timedelta(days=60),
                                      expires_at=now + timedelta(days=days), source="admin"))  # fmt: skip
-    sent: list[str] = []
-
-    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        sent.append(" ".join(statement.split()))
-
-    event.listen(db.engine, "before_cursor_execute", record)
-    try:
+    with sent_statements(db.engine) as sent:
         html = learner.get("/problems/scale-rows").text
-    finally:
-        event.remove(db.engine, "before_cursor_execute", record)
     assert "PREMIUM-ONLY-SECRET" in html and 'id="editor-locked"' not in html
     assert [s for s in sent if "FROM users" in s and "premium_grants" in s], sent
     assert not [s for s in sent if s.startswith("SELECT premium_grants")], sent

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import uuid
 from datetime import timedelta
-from typing import Any
 
 from fastapi.testclient import TestClient
-from sqlalchemy import event, select
+from sqlalchemy import select
 
 from app.accounts.models import PremiumGrant, User
 from app.kit.db import utcnow
 from tests.app.conftest import PASSWORD
+from tests.app.statements import sent_statements
 
 
 def token_for(client: TestClient, email: str, password: str = PASSWORD) -> object:
@@ -98,16 +98,8 @@ def test_a_token_brings_every_grant_of_its_owner_in_one_query(member, db) -> Non
         now = utcnow()
         session.add(PremiumGrant(user_id=user.id, starts_at=now - timedelta(days=60),
                                  expires_at=now - timedelta(days=30), source="admin"))  # fmt: skip
-    sent: list[str] = []
-
-    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        sent.append(" ".join(statement.split()))
-
-    event.listen(db.engine, "before_cursor_execute", record)
-    try:
+    with sent_statements(db.engine) as sent:
         me = member.get("/api/v1/auth/me")
-    finally:
-        event.remove(db.engine, "before_cursor_execute", record)
     assert me.status_code == 200 and me.json()["premium"] is True
     assert [s for s in sent if "FROM api_tokens" in s and "premium_grants" in s], sent
     assert not [s for s in sent if s.startswith("SELECT premium_grants")], sent

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 from fastapi.testclient import TestClient
-from sqlalchemy import event, update
+from sqlalchemy import update
 
 from app.accounts.models import PremiumGrant
 from app.kit.db import utcnow
@@ -14,6 +13,7 @@ from app.kit.settings import Settings
 from app.main import create_app
 from tests.app.api_v1.conftest import ApiAccount, create_account
 from tests.app.conftest import settings_for
+from tests.app.statements import sent_statements
 
 
 def test_submit_then_fetch(student, code_of) -> None:
@@ -154,17 +154,9 @@ def test_a_retry_is_answered_with_its_submission_after_premium_ran_out(member, d
 def test_a_new_submission_with_a_key_reads_no_earlier_one(student, db, code_of) -> None:
     """The key is looked up only when the insert finds it taken (or a replay is answered
     differently): a new submission sends no lookup by key."""
-    sent: list[str] = []
-
-    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        sent.append(" ".join(statement.split()))
-
     body = {"problem": "add-tensors", "code": code_of("add-tensors"), "mode": "run"}
-    event.listen(db.engine, "before_cursor_execute", record)
-    try:
+    with sent_statements(db.engine) as sent:
         new = student.post("/api/v1/submissions", json=body, headers={"Idempotency-Key": "n1"})
-    finally:
-        event.remove(db.engine, "before_cursor_execute", record)
     assert new.status_code == 202
     assert any(s.startswith("INSERT INTO submissions") for s in sent), sent
     by_key = [s for s in sent if s.startswith("SELECT") and "idempotency_key =" in s.partition(" WHERE ")[2]]
