@@ -217,6 +217,11 @@ def prepared(session: Session, name: str, build: Callable[[str], T]) -> T:
     The rule, for every module: a statement built once that is the same on every backend is a
     module constant (``_BY_KEY = select(...).where(... == bindparam("key"))``); one that depends on
     the backend (an upsert through :func:`backend_insert`) is built here, on first use per backend.
+    Where the caller needs columns, not ORM instances, the statement is built on the tables
+    (``Model.__table__``), not the mapped classes: executed through a mapped class, the ORM
+    derives a DML statement again on every execution (its bulk path) and compiles a select through
+    its own step; on the tables the compiled statement comes from the cache (the ninth pass in
+    docs/benchmarks.md: the verdict path's three progress writes ~400 -> ~100 µs).
     """
     backend = session.get_bind().dialect.name
     statement = _PREPARED.get((name, backend))

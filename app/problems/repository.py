@@ -30,7 +30,7 @@ def get_version(session: Session, version_id: int) -> ProblemVersion | None:
 
 _VERSIONS: Table = ProblemVersion.__table__  # type: ignore[assignment]
 _PROBLEMS: Table = Problem.__table__  # type: ignore[assignment]
-_VERSION_IDENTITY = (  # on the tables (Core): columns, no entity, so no ORM compile step each time
+_VERSION_IDENTITY = (  # on the tables: columns only (``app.kit.db.prepared`` says why)
     select(_VERSIONS.c.content_hash, _PROBLEMS.c.slug)
     .join_from(_VERSIONS, _PROBLEMS, _PROBLEMS.c.id == bindparam("problem_id"))
     .where(_VERSIONS.c.id == bindparam("version_id"))

@@ -17,10 +17,7 @@ from app.kit.db import UTCDateTime, backend_insert, prepared
 from app.progress import rules
 from app.progress.models import LearnerProblem, ProblemStats
 
-# The verdict path's writes are Core statements on the tables, not on the mapped classes: the ORM's
-# bulk-DML path (``session.execute(insert(LearnerProblem))``) re-derived each statement on every
-# execution, ~4 % of the web process's CPU under load; Core runs the compiled statement from the
-# cache (docs/benchmarks.md).
+# The verdict path's writes are built on the tables (``app.kit.db.prepared`` says why).
 _LEARNER_PROBLEMS: Table = LearnerProblem.__table__  # type: ignore[assignment]
 _PROBLEM_STATS: Table = ProblemStats.__table__  # type: ignore[assignment]
 

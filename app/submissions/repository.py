@@ -256,7 +256,7 @@ def list_own(
 _COUNT_SINCE = select(func.count(_TABLE.c.id), func.min(_TABLE.c.created_at)).where(
     _TABLE.c.user_id == bindparam("user_id"),
     _TABLE.c.created_at >= bindparam("since", type_=_TABLE.c.created_at.type),
-)  # on the table (Core): columns, no entity, so no ORM compile step on each execution
+)  # on the table: columns only (``app.kit.db.prepared`` says why)
 
 
 def count_since(session: Session, user_id: int, since: datetime) -> tuple[int, datetime | None]:
