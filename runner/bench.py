@@ -179,7 +179,7 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
     print(f"verdicts/s with 4 concurrent jobs (warm): {total / elapsed:.1f} ({accepted}/{total} accepted)")
     print(
         f"  their spares asked for the whole warm-up: {asked_warm}/{total} (the others, asked for while "
-        "jobs filled every CPU, only sealed the job's guard)"
+        "jobs filled every CPU, ran none of it)"
     )
     print(
         f"job in -> verdict out with one job every {SPACED_GAP_S * 1000:.0f} ms (not back to back): "

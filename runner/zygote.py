@@ -11,11 +11,13 @@ another spare. A spare reads the job itself, locks itself down and becomes the j
                                        priority file); unmount /cg; a /proc that hides other
                                        uids' processes; a fresh size-limited /tmp; the job's
                                        key from the host; a warm-up at idle priority, in
-                                       steps (the job's guard sealed first), stopping when
-                                       the job comes; a fresh random seed; the seccomp
-                                       filter (compiled once, by the zygote); the
-                                       environment (SAFE_ENV) and the empty capability
-                                       bounding set are the zygote's own, set before it forks
+                                       steps, stopping when the job comes; a fresh random
+                                       seed; the seccomp filter (compiled once, by the
+                                       zygote) and the job's guard (sealed once, by the
+                                       zygote, around a key slot the spare fills at
+                                       install); the environment (SAFE_ENV) and the empty
+                                       capability bounding set are the zygote's own, set
+                                       before it forks
                                        ── the job arrives from the host ──
                                        read the job; drop to the job's own uid, no
                                        capabilities, no new privileges; run the cases
@@ -32,10 +34,10 @@ Messages on the control socket (SOCK_SEQPACKET, one JSON object per message):
 host → zygote ``{"op": "prepare", "id", "uid", "procs", "idle", "tmp_mb"}`` + 1 fd (make a spare, already
 in the job's cgroup and namespaces, listening on that link); zygote → host ``{"op": "ready",
 "python", "torch"}``, ``{"op": "exit", "id", "status"}``. On a spare's link, host → spare: first
-the job's integrity key (32 raw bytes, sent before the spare is asked for, so the spare seals
-the job's guard while it waits: ``runner.guard``) and one byte, :data:`WARM` or :data:`COLD`
-(whether to run the rest of the warm-up), then ``{"op": "job", "id", "cpu_s", "file_mb"}`` +
-4 fds.
+the job's integrity key (32 raw bytes, sent before the spare is asked for; the spare writes it
+into its copy of the guard the zygote sealed around a key slot: ``runner.guard.KeySlotGuard``)
+and one byte, :data:`WARM` or :data:`COLD` (whether to run the rest of the warm-up), then
+``{"op": "job", "id", "cpu_s", "file_mb"}`` + 4 fds.
 """
 
 from __future__ import annotations
@@ -53,9 +55,12 @@ import socket
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from runner import hugepages, syscalls
+
+if TYPE_CHECKING:
+    from runner import guard
 
 MAX_PAYLOAD = 64 * 1024 * 1024
 KEY_BYTES = 32  # the job's integrity key (runner.guard), the first message on a spare's link
@@ -235,10 +240,11 @@ def warm_spare(
     group: GroupPriority | None = None,
 ) -> int:
     """Run the warm-up steps (``first``, then :func:`exercise`, then :func:`prefault_job`) while
-    no job has come. ``first`` is the sealing of the job's guard (``runner.guard.PendingGuard``):
-    work the job needs for certain, run at the normal priority; the rest only moves page faults
-    out of its way. The host leaves the rest out (``speculative=False``) when it asks for the
-    spare while jobs occupy every CPU (``runner.sandbox.Sandbox._prepare``).
+    no job has come. ``first`` is work the job needs for certain, run at the normal priority: the
+    spare passes ``runner.guard.PendingGuard.seal_ahead``, which seals the job's guard unless the
+    zygote sealed it around a key slot (as it does, so there it has nothing to do); the rest only
+    moves page faults out of its way. The host leaves the rest out (``speculative=False``) when it
+    asks for the spare while jobs occupy every CPU (``runner.sandbox.Sandbox._prepare``).
 
     The rest is speculative: it moves page faults from the job to the spare, at a cost (its
     steps fault pages a job may never touch). So it runs at idle priority: on an idle machine it
@@ -310,7 +316,12 @@ def read_all(fd: int, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def prepare_spare(msg: dict[str, Any], link: socket.socket, seccomp_filter: syscalls.SeccompProgram) -> None:
+def prepare_spare(
+    msg: dict[str, Any],
+    link: socket.socket,
+    seccomp_filter: syscalls.SeccompProgram,
+    slotted: guard.KeySlotGuard | None = None,
+) -> None:
     """Runs in the forked child, before any job exists. Never returns.
 
     Everything slow (joining the cgroup, new namespaces and mounts) happens here, ahead of
@@ -330,7 +341,7 @@ def prepare_spare(msg: dict[str, Any], link: socket.socket, seccomp_filter: sysc
             syscalls.umount_lazy(f"/cg/{controller}")
     except BaseException:
         os._exit(71)
-    run_harness(msg, link, seccomp_filter, group)
+    run_harness(msg, link, seccomp_filter, group, slotted)
 
 
 def run_harness(
@@ -338,6 +349,7 @@ def run_harness(
     link: socket.socket,
     seccomp_filter: syscalls.SeccompProgram,
     group: GroupPriority | None = None,
+    slotted: guard.KeySlotGuard | None = None,
 ) -> None:
     """Wait for the job, lock down, run it. Never returns."""
     result_w = -1
@@ -364,7 +376,9 @@ def run_harness(
         first = link.recv(KEY_BYTES + 2)  # the host sent it before it asked us for this spare
         if len(first) != KEY_BYTES + 1:
             os._exit(72)  # the host dropped this spare before it was made
-        pending = guard.PendingGuard(first[:KEY_BYTES], 3)  # the results channel: fd 3 once the job came
+        # The results channel is fd 3 once the job came; the guard sealed by the zygote around
+        # a key slot takes this job's key at install (runner.guard.KeySlotGuard).
+        pending = guard.PendingGuard(first[:KEY_BYTES], 3, slotted)
         speculative = first[KEY_BYTES:] == WARM
         del first
         warm_up_steps = warm_spare(link, pending.seal_ahead, speculative, group)
@@ -545,6 +559,10 @@ def serve(control: socket.socket) -> None:
     syscalls.drop_capability_bounding_set()
     info = warm_up()
     set_job_environment()
+    from runner import guard, sealed
+
+    # Every job's guard, sealed once here around a key slot; each spare keys its own copy.
+    slotted = guard.KeySlotGuard(KEY_BYTES, 3) if sealed.supported() else None
     skip_handler_lock_reinit()
     gc.collect()
     gc.freeze()  # children inherit these objects without the collector touching (and copying) their pages
@@ -573,7 +591,7 @@ def serve(control: socket.socket) -> None:
                 pid = os.fork()
                 if pid == 0:
                     control.close()
-                    prepare_spare(msg, link, seccomp_filter)
+                    prepare_spare(msg, link, seccomp_filter, slotted)
                 link.close()
                 pidfd = os.pidfd_open(pid)
                 children[pidfd] = (msg["id"], pid)

@@ -4,7 +4,7 @@ No sandbox: this process warms up exactly as the zygote does (``runner.zygote.wa
 GC, huge pages), then forks one child per job; each child optionally runs a spare's warm-up
 (``runner.zygote.warm_spare``) and then the harness on the problem's reference solution, with
 the guard, counting minor page faults (``getrusage``) and thread CPU around the guard's install
-(its sealing is part of the spare's warm-up, unless ``--cold``),
+(sealed once by this process around a key slot, as the zygote does: ``runner.guard.KeySlotGuard``),
 the modules' loading and each case. A fault on this machine costs ~2.5-3 us (a copy-on-write of
 a page shared with the zygote), so the counts say what the warm-up saves a job:
 
@@ -55,20 +55,25 @@ def counted(log: Log, owner: Any, name: str, label: str) -> None:
     setattr(owner, name, wrapper)
 
 
+EVENTS_FD = 200  # where each child's events go (its records pipe, duplicated): the slotted guard's fd
+
+
 def one_job(
-    payload: dict[str, Any], files: dict[str, str], warm: bool, guarded: bool
+    payload: dict[str, Any], files: dict[str, str], warm: bool, slotted: guard.KeySlotGuard | None
 ) -> tuple[Log, list[dict[str, Any]]]:
     """Fork, run the job in the child, return what it logged and the records it wrote."""
 
     def job(records_w: int) -> Log:
-        pending = guard.PendingGuard(observations.new_key(), records_w) if guarded else None
+        os.dup2(records_w, EVENTS_FD)
+        pending = guard.PendingGuard(observations.new_key(), EVENTS_FD, slotted) if slotted else None
         if warm:
             os.setsid()  # a session of its own, as a spare's: its warm-up lowers the session's priority
             ours, _theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
             zygote.warm_spare(ours, pending.seal_ahead if pending else None)
         log: Log = []
         counted(log, guard.PendingGuard, "install", "guard install (all)")
-        counted(log, guard, "seal", "  of which sealing (when not done ahead)")
+        counted(log, guard.KeySlotGuard, "put_in_force", "  of which keying the guard sealed ahead")
+        counted(log, guard, "seal", "  of which sealing (only where tests.py changed its targets)")
         counted(log, ops, "prepare", "    of which operations")
         counted(log, hook_events, "prepare", "    of which hooks")
         counted(log, harness, "load_module", "load a module (tests, solution)")
@@ -93,6 +98,7 @@ def main() -> int:
     args = parser.parse_args()
     problem = load_problem_dir(args.problem)
     zygote.warm_up()
+    slotted = None if args.no_guard else guard.KeySlotGuard(zygote.KEY_BYTES, EVENTS_FD)
     gc.collect()
     gc.freeze()
     hugepages.collapse_self()
@@ -100,7 +106,7 @@ def main() -> int:
     files = {"solution.py": problem.solution, "tests.py": problem.tests}
     phases: dict[str, list[tuple[int, float]]] = {}
     for n in range(args.jobs + 3):
-        log, records = one_job(payload, files, warm=not args.cold, guarded=not args.no_guard)
+        log, records = one_job(payload, files, warm=not args.cold, slotted=slotted)
         if n < 3:
             continue  # settle
         for label, count, cpu in log:

@@ -1,14 +1,16 @@
-"""A job's guard sealed ahead, in the spare, before the job comes (runner.guard.PendingGuard).
+"""A job's guard sealed ahead of the job: once by the zygote around a key slot
+(runner.guard.KeySlotGuard), or in the spare before the job comes (runner.guard.PendingGuard).
 
 It must be the guard that comes into force when nothing changed in between, a guard sealed
 afresh when the problem's ``tests.py`` replaced what the observers wrap, and the key must be
-out of the holder once the guard is in force. Installing a guard cannot be undone (an audit
+out of the holders once the guard is in force. Installing a guard cannot be undone (an audit
 hook stays for the process's life), so each of these runs in a forked child; the real
 sandbox's side is in ``test_integrity.py`` and ``test_adversarial.py``.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -41,6 +43,93 @@ def register_and_remove_a_hook() -> None:
 
 
 KEY = bytes(range(32))
+OTHER_KEY = bytes(range(32, 64))
+EVENTS_FD = 200  # a fixed descriptor for the events, as fd 3 is in a spare
+
+
+def keyed_spare(
+    slotted: guard.KeySlotGuard, key: bytes, before_install: Callable[[], Any] | None = None
+) -> Any:
+    """A spare of a zygote-like parent: its copy of ``slotted`` keyed with ``key`` and put in
+    force, a hook registered and removed; (what it saw, its records)."""
+
+    def run(fd: int) -> dict[str, Any]:
+        import torch.nn as nn
+
+        os.dup2(fd, EVENTS_FD)
+        pending = guard.PendingGuard(key, EVENTS_FD, slotted)
+        pending.seal_ahead()  # nothing to seal: the zygote did
+        if before_install is not None:
+            before_install()
+        seals = counting_seals()
+        judge = pending.install()
+        assert judge is not None
+        register_and_remove_a_hook()
+        return {
+            "seals_at_install": len(seals),
+            "wrapper_sealed": sealed.is_sealed_function(nn.Module.register_forward_hook),
+            "active": guard.active() is judge,
+            "held_after": [
+                type(v).__name__
+                for holder in (pending, slotted)
+                for v in vars(holder).values()
+                if v and not isinstance(v, int)
+            ],
+            "second_keying": slotted.put_in_force(key),
+        }
+
+    return in_child(run)
+
+
+def in_zygote(run: Callable[[guard.KeySlotGuard], Any]) -> Any:
+    """``run(slotted)`` in a forked child that sealed a guard around a key slot, as the zygote
+    does before it forks its spares (so this test process seals nothing)."""
+    result, _ = forked.in_fork(lambda _fd: run(guard.KeySlotGuard(len(KEY), EVENTS_FD)))
+    return result
+
+
+def test_a_guard_sealed_once_by_the_zygote_is_keyed_by_each_spare_alone() -> None:
+    def two_spares(slotted: guard.KeySlotGuard) -> Any:
+        return [keyed_spare(slotted, KEY), keyed_spare(slotted, OTHER_KEY)]
+
+    (seen_1, records_1), (seen_2, records_2) = in_zygote(two_spares)
+    for seen in (seen_1, seen_2):
+        # nothing sealed at install, the wrappers in force, and neither holder keeps the key,
+        # the slot or the sealed guard: it comes into force once
+        assert seen == {
+            "seals_at_install": 0,
+            "wrapper_sealed": True,
+            "active": True,
+            "held_after": [],
+            "second_keying": None,
+        }
+    # each spare's events carry its own key: its copy of the slot is its own
+    assert [r["type"] for r in records_1] == ["event", "event"]
+    assert observations.verify(records_1, KEY).tampered == ""
+    assert observations.verify(records_2, OTHER_KEY).tampered == ""
+    assert observations.verify(records_1, OTHER_KEY).tampered != ""
+    assert observations.verify(records_2, KEY).tampered != ""
+
+
+def test_tests_that_replace_a_wrapped_method_after_the_zygote_sealed_get_a_fresh_guard() -> None:
+    def replace() -> None:
+        import torch.nn as nn
+
+        original = nn.Module.register_forward_hook
+
+        def instructors(module: Any, *args: Any, **kwargs: Any) -> Any:
+            return original(module, *args, **kwargs)
+
+        nn.Module.register_forward_hook = instructors  # type: ignore[method-assign,assignment]
+
+    def spare(slotted: guard.KeySlotGuard) -> Any:
+        return keyed_spare(slotted, KEY, before_install=replace)
+
+    seen, records = in_zygote(spare)
+    assert seen["seals_at_install"] == 1  # the slotted guard refused to come into force
+    assert seen["wrapper_sealed"] and seen["held_after"] == []
+    assert observations.verify(records, KEY).tampered == ""
+    assert len(records) == 2
 
 
 def test_the_guard_sealed_ahead_is_the_one_in_force() -> None:
