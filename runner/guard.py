@@ -372,10 +372,12 @@ class KeySlotGuard:
 class PendingGuard:
     """A job's guard before it is in force, in the spare that will run the job.
 
-    The spare has its key from the host before the job exists, so the sealing (~1-2 ms of CPU)
-    can happen during the spare's warm-up, at idle priority (:meth:`seal_ahead`); :meth:`install`
-    then only puts it in force, after the problem's tests are loaded. If the job came first, or
-    ``tests.py`` changed what the observers wrap, it seals then, as :func:`install` does.
+    The spare has its key from the host before the job exists. In the sandbox the guard was
+    sealed by the zygote around a key slot (``slotted``): :meth:`install` writes the key into this
+    process's copy and puts it in force, after the problem's tests are loaded. Without one, the
+    sealing can happen before the job comes (:meth:`seal_ahead`) and :meth:`install` only puts it
+    in force. If ``tests.py`` changed what the observers wrap, or nothing was sealed ahead, it
+    seals then, as :func:`install` does.
 
     The key is held here only until :meth:`install`, which runs before the learner's code: from
     then on it lives only in sealed constants, as always.
