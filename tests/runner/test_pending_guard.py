@@ -43,6 +43,27 @@ def register_and_remove_a_hook() -> None:
 
 
 KEY = bytes(range(32))
+
+
+def installed(pending: guard.PendingGuard, before_install: Callable[[], Any] | None = None) -> dict[str, Any]:
+    """Seal ahead (where there is anything to seal), let ``before_install`` run as ``tests.py``
+    would, install, register and remove a hook: what the install sealed and put in force."""
+    import torch.nn as nn
+
+    pending.seal_ahead()
+    if before_install is not None:
+        before_install()
+    seals = counting_seals()
+    judge = pending.install()
+    assert judge is not None
+    register_and_remove_a_hook()
+    return {
+        "seals_at_install": len(seals),
+        "wrapper_sealed": sealed.is_sealed_function(nn.Module.register_forward_hook),
+        "active": guard.active() is judge,
+    }
+
+
 OTHER_KEY = bytes(range(32, 64))
 EVENTS_FD = 200  # a fixed descriptor for the events, as fd 3 is in a spare
 
@@ -54,21 +75,9 @@ def keyed_spare(
     force, a hook registered and removed; (what it saw, its records)."""
 
     def run(fd: int) -> dict[str, Any]:
-        import torch.nn as nn
-
         os.dup2(fd, EVENTS_FD)
         pending = guard.PendingGuard(key, EVENTS_FD, slotted)
-        pending.seal_ahead()  # nothing to seal: the zygote did
-        if before_install is not None:
-            before_install()
-        seals = counting_seals()
-        judge = pending.install()
-        assert judge is not None
-        register_and_remove_a_hook()
-        return {
-            "seals_at_install": len(seals),
-            "wrapper_sealed": sealed.is_sealed_function(nn.Module.register_forward_hook),
-            "active": guard.active() is judge,
+        return installed(pending, before_install) | {
             "held_after": [
                 type(v).__name__
                 for holder in (pending, slotted)
@@ -134,19 +143,7 @@ def test_tests_that_replace_a_wrapped_method_after_the_zygote_sealed_get_a_fresh
 
 def test_the_guard_sealed_ahead_is_the_one_in_force() -> None:
     def run(fd: int) -> dict[str, Any]:
-        import torch.nn as nn
-
-        pending = guard.PendingGuard(KEY, fd)
-        pending.seal_ahead()
-        seals = counting_seals()
-        judge = pending.install()
-        assert judge is not None
-        register_and_remove_a_hook()
-        return {
-            "seals_at_install": len(seals),
-            "wrapper_sealed": sealed.is_sealed_function(nn.Module.register_forward_hook),
-            "active": guard.active() is judge,
-        }
+        return installed(guard.PendingGuard(KEY, fd))
 
     seen, records = in_child(run)
     assert seen == {"seals_at_install": 0, "wrapper_sealed": True, "active": True}
