@@ -310,8 +310,8 @@ class Sandbox:
             "tmp_mb": Limits().tmp_mb,
         }
         link, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        # The job's integrity key, waiting for the spare before it exists: it seals the job's
-        # guard while it waits (runner.guard.PendingGuard). Never reused: a spare serves one job.
+        # The job's integrity key, waiting for the spare before it exists: it keys the guard the
+        # zygote sealed (runner.guard.KeySlotGuard) at install. Never reused: a spare serves one job.
         # Then whether to run the rest of the warm-up (runner.zygote.warm_spare): it only moves
         # page faults from the job to the spare, at a price (it faults pages the job never
         # touches, ~8 ms of CPU a spare); worth it while a CPU is idle, not while jobs fill them
