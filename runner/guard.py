@@ -374,10 +374,9 @@ class PendingGuard:
 
     The spare has its key from the host before the job exists. In the sandbox the guard was
     sealed by the zygote around a key slot (``slotted``): :meth:`install` writes the key into this
-    process's copy and puts it in force, after the problem's tests are loaded. Without one, the
-    sealing can happen before the job comes (:meth:`seal_ahead`) and :meth:`install` only puts it
-    in force. If ``tests.py`` changed what the observers wrap, or nothing was sealed ahead, it
-    seals then, as :func:`install` does.
+    process's copy and puts it in force, after the problem's tests are loaded. Without one (a job
+    run outside the zygote), or where ``tests.py`` changed what the observers wrap, it seals then,
+    as :func:`install` does.
 
     The key is held here only until :meth:`install`, which runs before the learner's code: from
     then on it lives only in sealed constants, as always.
@@ -386,26 +385,19 @@ class PendingGuard:
     def __init__(self, key: bytes, fd: int, slotted: KeySlotGuard | None = None) -> None:
         self._key = bytes(key)
         self._fd = fd
-        self._sealed: Sealed | None = None
         self._slotted = slotted  # the zygote's guard, sealed around a key slot (this process's copy)
-
-    def seal_ahead(self) -> None:
-        if self._slotted is None and self._sealed is None and self._key and sealed.supported():
-            self._sealed = seal(self._key, self._fd)
 
     def forget(self) -> None:
         """No guard for this job (the host asked for none): let go of the key all the same."""
-        self._key, self._sealed, self._slotted = b"", None, None
+        self._key, self._slotted = b"", None
 
     def install(self) -> Guard | None:
         """This job's guard, in force; None where sealing is not supported (no guard at all)."""
-        key, ready, slotted = self._key, self._sealed, self._slotted
+        key, slotted = self._key, self._slotted
         self.forget()
         if not key or not sealed.supported():
             return None
         guard = slotted.put_in_force(key) if slotted is not None else None
-        if guard is None and ready is not None:
-            guard = activate(ready)
         return guard if guard is not None else install(key, self._fd)
 
 

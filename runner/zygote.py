@@ -233,20 +233,13 @@ class GroupPriority:
         os.close(self.fd)
 
 
-def warm_spare(
-    link: socket.socket,
-    first: Callable[[], None] | None = None,
-    speculative: bool = True,
-    group: GroupPriority | None = None,
-) -> int:
-    """Run the warm-up steps (``first``, then :func:`exercise`, then :func:`prefault_job`) while
-    no job has come. ``first`` is work the job needs for certain, run at the normal priority: the
-    spare passes ``runner.guard.PendingGuard.seal_ahead``, which seals the job's guard unless the
-    zygote sealed it around a key slot (as it does, so there it has nothing to do); the rest only
-    moves page faults out of its way. The host leaves the rest out (``speculative=False``) when it
-    asks for the spare while jobs occupy every CPU (``runner.sandbox.Sandbox._prepare``).
+def warm_spare(link: socket.socket, speculative: bool = True, group: GroupPriority | None = None) -> int:
+    """Run the warm-up steps (:func:`exercise`, then :func:`prefault_job`) while no job has come.
+    The host leaves them out (``speculative=False``) when it asks for the spare while jobs occupy
+    every CPU (``runner.sandbox.Sandbox._prepare``). What the job needs for certain and is the
+    same for every job (its guard, sealed around a key slot) the zygote did once, before it forked.
 
-    The rest is speculative: it moves page faults from the job to the spare, at a cost (its
+    The warm-up is speculative: it moves page faults from the job to the spare, at a cost (its
     steps fault pages a job may never touch). So it runs at idle priority: on an idle machine it
     finishes long before the job comes and the job starts warm; on a busy one it gets only
     spare CPU, and it stops at the first step boundary after the job arrives (the host sets the
@@ -264,18 +257,13 @@ def warm_spare(
     Raising the process's priority back needs ``CAP_SYS_NICE``, which the spare holds until it
     drops every capability, before the job's code runs.
     """
+    if not speculative:
+        return 0
     poller = select.poll()
     poller.register(link, select.POLLIN | select.POLLHUP)
     state: dict[str, Any] = {}
-    steps: list[Callable[[], Any]] = []
-    if speculative:
-        steps = [functools.partial(step, state) for step in EXERCISE_STEPS] + [prefault_job]
+    steps = [functools.partial(step, state) for step in EXERCISE_STEPS] + [prefault_job]
     done = 0
-    if first is not None and not poller.poll(0):
-        first()  # at the normal priority: the job needs it whatever the machine's load
-        done += 1
-    if not steps:
-        return done
     os.setpriority(os.PRIO_PROCESS, 0, IDLE_NICE)
     try:
         if group is not None:
@@ -381,7 +369,7 @@ def run_harness(
         pending = guard.PendingGuard(first[:KEY_BYTES], 3, slotted)
         speculative = first[KEY_BYTES:] == WARM
         del first
-        warm_up_steps = warm_spare(link, pending.seal_ahead, speculative, group)
+        warm_up_steps = warm_spare(link, speculative, group)
         if group is not None:
             group.close()  # the job gets no handle on its group
         reseed()  # this process serves one job only, so seeding it now is as fresh as after the job came

@@ -69,7 +69,7 @@ def one_job(
         if warm:
             os.setsid()  # a session of its own, as a spare's: its warm-up lowers the session's priority
             ours, _theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-            zygote.warm_spare(ours, pending.seal_ahead if pending else None)
+            zygote.warm_spare(ours)
         log: Log = []
         counted(log, guard.PendingGuard, "install", "guard install (all)")
         counted(log, guard.KeySlotGuard, "put_in_force", "  of which keying the guard sealed ahead")

@@ -1,5 +1,6 @@
-"""A job's guard sealed ahead of the job: once by the zygote around a key slot
-(runner.guard.KeySlotGuard), or in the spare before the job comes (runner.guard.PendingGuard).
+"""A job's guard: sealed once, by the zygote, around a key slot (runner.guard.KeySlotGuard) and
+keyed and put in force by each spare (runner.guard.PendingGuard); sealed at install outside the
+zygote.
 
 It must be the guard that comes into force when nothing changed in between, a guard sealed
 afresh when the problem's ``tests.py`` replaced what the observers wrap, and the key must be
@@ -46,11 +47,10 @@ KEY = bytes(range(32))
 
 
 def installed(pending: guard.PendingGuard, before_install: Callable[[], Any] | None = None) -> dict[str, Any]:
-    """Seal ahead (where there is anything to seal), let ``before_install`` run as ``tests.py``
-    would, install, register and remove a hook: what the install sealed and put in force."""
+    """Let ``before_install`` run as ``tests.py`` would, install, register and remove a hook: what
+    the install sealed and put in force."""
     import torch.nn as nn
 
-    pending.seal_ahead()
     if before_install is not None:
         before_install()
     seals = counting_seals()
@@ -141,25 +141,23 @@ def test_tests_that_replace_a_wrapped_method_after_the_zygote_sealed_get_a_fresh
     assert len(records) == 2
 
 
-def test_the_guard_sealed_ahead_is_the_one_in_force() -> None:
+def test_outside_the_zygote_the_guard_is_sealed_at_install() -> None:
     def run(fd: int) -> dict[str, Any]:
         return installed(guard.PendingGuard(KEY, fd))
 
     seen, records = in_child(run)
-    assert seen == {"seals_at_install": 0, "wrapper_sealed": True, "active": True}
+    assert seen == {"seals_at_install": 1, "wrapper_sealed": True, "active": True}
     events = observations.verify(records, KEY)
     assert events.tampered == "" and events.refused == []
     assert [r["type"] for r in records] == ["event", "event"]  # registered, removed (outside any case)
 
 
 def test_tests_that_replace_a_wrapped_method_get_a_guard_sealed_around_theirs() -> None:
-    # tests.py loads between the sealing and the install: what it puts in place is what the
-    # guard must wrap, as when the guard is sealed after it (a fresh seal, not the one ahead).
+    # tests.py loads before the install: what it puts in place is what the guard must wrap.
     def run(fd: int) -> dict[str, Any]:
         import torch.nn as nn
 
         pending = guard.PendingGuard(KEY, fd)
-        pending.seal_ahead()
         original = nn.Module.register_forward_hook
         calls: list[int] = []
 
@@ -179,23 +177,9 @@ def test_tests_that_replace_a_wrapped_method_get_a_guard_sealed_around_theirs() 
     assert len(records) == 2  # the judge's wrapper, around the instructor's, still sent its events
 
 
-def test_a_guard_not_sealed_ahead_is_sealed_at_install() -> None:
-    def run(fd: int) -> dict[str, Any]:
-        pending = guard.PendingGuard(KEY, fd)
-        seals = counting_seals()
-        assert pending.install() is not None
-        register_and_remove_a_hook()
-        return {"seals_at_install": len(seals)}
-
-    seen, records = in_child(run)
-    assert seen == {"seals_at_install": 1}
-    assert observations.verify(records, KEY).tampered == ""
-
-
 def test_the_holder_lets_go_of_the_key_once_the_guard_is_in_force() -> None:
     def run(fd: int) -> dict[str, Any]:
         pending = guard.PendingGuard(KEY, fd)
-        pending.seal_ahead()
         held_before = any(value == KEY for value in vars(pending).values())
         pending.install()
         return {
@@ -225,7 +209,6 @@ def test_patches_go_in_all_together_or_not_at_all() -> None:
 
 def test_a_job_without_a_guard_lets_go_of_the_key_too() -> None:
     pending = guard.PendingGuard(KEY, 1)
-    pending.seal_ahead()
     pending.forget()
     assert [v for v in vars(pending).values() if isinstance(v, bytes) and v] == []
     assert pending.install() is None  # nothing left to put in force

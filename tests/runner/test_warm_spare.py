@@ -102,11 +102,10 @@ def test_the_steps_run_with_the_job_group_at_idle_priority(
     path, group = group_file
     seen: list[str] = []
     monkeypatch.setattr(zygote, "prefault_job", lambda: seen.append(path.read_text()))
-    sealed: list[str] = []
 
     def run() -> int:
-        zygote.warm_spare(ours, lambda: sealed.append(path.read_text()), group=group)
-        return int(seen == ["1"] and sealed == ["0"])  # the sealing at the normal priority
+        zygote.warm_spare(ours, group=group)
+        return int(seen == ["1"])
 
     assert in_child(run) == (1, 0)
     assert path.read_text() == "0"  # set back before the job
@@ -134,18 +133,6 @@ def test_a_group_that_cannot_be_set_back_fails_the_spare(
 
     assert in_child(run) == (1, 0)
     assert path.read_text() == "1"
-
-
-def test_the_jobs_guard_is_sealed_at_the_normal_priority(link: tuple[socket.socket, socket.socket]) -> None:
-    # The job needs the sealing whatever the machine's load: it is not speculative.
-    ours, _ = link
-    seen: list[int] = []
-
-    def run() -> int:
-        zygote.warm_spare(ours, lambda: seen.append(os.getpriority(os.PRIO_PROCESS, 0)), speculative=False)
-        return seen[0]
-
-    assert in_child(run) == (0, 0)
 
 
 def test_the_warm_up_leaves_nothing_behind(link: tuple[socket.socket, socket.socket]) -> None:
@@ -180,30 +167,23 @@ def test_the_warm_up_leaves_nothing_behind(link: tuple[socket.socket, socket.soc
 
 @pytest.mark.parametrize(
     ("speculative", "expected"),
-    [(True, ["guard", "prefault"]), (False, ["guard"])],  # False: jobs filled every CPU (Sandbox._prepare)
+    [(True, ["prefault"]), (False, [])],  # False: jobs filled every CPU (Sandbox._prepare)
 )
-def test_the_jobs_guard_is_sealed_first_and_the_rest_only_when_asked(
+def test_the_warm_up_runs_only_when_asked(
     link: tuple[socket.socket, socket.socket],
     monkeypatch: pytest.MonkeyPatch,
     speculative: bool,
     expected: list[str],
 ) -> None:
-    # Sealing the guard is work the job needs for certain; the rest only moves page faults.
+    # It only moves page faults from the job to the spare: not while jobs fill every CPU.
     ours, _ = link
     order: list[str] = []
     monkeypatch.setattr(zygote, "prefault_job", lambda: order.append("prefault"))
 
     def run() -> int:
-        steps = zygote.warm_spare(ours, lambda: order.append("guard"), speculative)
+        steps = zygote.warm_spare(ours, speculative)
         return steps if order == expected else -1
 
     steps, nice = in_child(run)
-    assert steps == (len(zygote.EXERCISE_STEPS) + 2 if speculative else 1)
+    assert steps == (len(zygote.EXERCISE_STEPS) + 1 if speculative else 0)
     assert nice == 0
-
-
-def test_without_the_guard_or_the_speculative_part_nothing_runs(
-    link: tuple[socket.socket, socket.socket],
-) -> None:
-    ours, _ = link
-    assert in_child(lambda: zygote.warm_spare(ours, speculative=False)) == (0, 0)
