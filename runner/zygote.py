@@ -64,6 +64,7 @@ if TYPE_CHECKING:
 
 MAX_PAYLOAD = 64 * 1024 * 1024
 KEY_BYTES = 32  # the job's integrity key (runner.guard), the first message on a spare's link
+RESULTS_FD = 3  # the job's result channel, where the harness's records and the guard's events go
 # After the key, one byte: whether the spare runs the speculative part of its warm-up (warm_spare).
 WARM, COLD = b"\x01", b"\x00"
 SAFE_ENV = {
@@ -364,9 +365,9 @@ def run_harness(
         first = link.recv(KEY_BYTES + 2)  # the host sent it before it asked us for this spare
         if len(first) != KEY_BYTES + 1:
             os._exit(72)  # the host dropped this spare before it was made
-        # The results channel is fd 3 once the job came; the guard sealed by the zygote around
-        # a key slot takes this job's key at install (runner.guard.KeySlotGuard).
-        pending = guard.PendingGuard(first[:KEY_BYTES], 3, slotted)
+        # The guard sealed by the zygote around a key slot takes this job's key at install
+        # (runner.guard.KeySlotGuard); its events go to RESULTS_FD once the job came.
+        pending = guard.PendingGuard(first[:KEY_BYTES], RESULTS_FD, slotted)
         speculative = first[KEY_BYTES:] == WARM
         del first
         warm_up_steps = warm_spare(link, speculative, group)
@@ -394,9 +395,9 @@ def run_harness(
         os.dup2(devnull, 0)
         os.dup2(stdout_w, 1)
         os.dup2(stderr_w, 2)
-        os.dup2(result_w, 3)
-        result_w = 3
-        os.closerange(4, 65536)
+        os.dup2(result_w, RESULTS_FD)
+        result_w = RESULTS_FD
+        os.closerange(RESULTS_FD + 1, 65536)
         cpu = int(job["cpu_s"])
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
         file_bytes = int(job["file_mb"]) * 2**20
@@ -418,11 +419,11 @@ def run_harness(
     from runner import harness
 
     try:
-        harness.run(payload, harness.ResultChannel(3), "/tmp", pending, warm_up_steps)
+        harness.run(payload, harness.ResultChannel(RESULTS_FD), "/tmp", pending, warm_up_steps)
         sys.stdout.flush()
         sys.stderr.flush()
         with contextlib.suppress(OSError):  # the learner's code may have closed it already
-            os.close(3)  # the host reads the channel when it closes (runner.sandbox._collect)
+            os.close(RESULTS_FD)  # the host reads the channel when it closes (runner.sandbox._collect)
     except BaseException:
         os._exit(1)
     os._exit(0)
@@ -550,7 +551,7 @@ def serve(control: socket.socket) -> None:
     from runner import guard, sealed
 
     # Every job's guard, sealed once here around a key slot; each spare keys its own copy.
-    slotted = guard.KeySlotGuard(KEY_BYTES, 3) if sealed.supported() else None
+    slotted = guard.KeySlotGuard(KEY_BYTES, RESULTS_FD) if sealed.supported() else None
     skip_handler_lock_reinit()
     gc.collect()
     gc.freeze()  # children inherit these objects without the collector touching (and copying) their pages
