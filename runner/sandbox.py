@@ -215,8 +215,8 @@ class Sandbox:
         self.proc: subprocess.Popen[bytes] | None = None
         self._reaper = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sandbox-reaper")
         self._spare_maker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-spares")
-        # Jobs between their spare's hand-over and their end. A spare asked for while they fill
-        # every CPU skips the speculative part of its warm-up (see _prepare).
+        # Jobs between taking their spare and their end (see run). A spare asked for while they
+        # fill every CPU skips the speculative part of its warm-up (see _prepare).
         self._in_flight = 0
         self._in_flight_lock = threading.Lock()
         self._cpus = usable_cpus()
@@ -374,6 +374,18 @@ class Sandbox:
 
     def run(self, payload: dict[str, Any], limits: Limits) -> RawRun:
         """Run one job in a fresh spare. ``payload`` goes to the harness (never expected values)."""
+        # In flight from before it takes its spare: the replacement asked for once it has taken
+        # one must see it counted (else, jobs starting together, the last to fill the CPUs had
+        # its replacement asked for the whole warm-up).
+        with self._in_flight_lock:
+            self._in_flight += 1
+        try:
+            return self._run_in_spare(payload, limits)
+        finally:
+            with self._in_flight_lock:
+                self._in_flight -= 1
+
+    def _run_in_spare(self, payload: dict[str, Any], limits: Limits) -> RawRun:
         started = time.perf_counter()
         raw = RawRun(started=started)
         spare = self._take_spare()
@@ -387,8 +399,6 @@ class Sandbox:
         with contextlib.suppress(OSError):
             fcntl.fcntl(pipes[3][0], F_SETPIPE_SZ, RESULT_PIPE_BYTES)
         finished_cleanly = False
-        with self._in_flight_lock:
-            self._in_flight += 1
         try:
             # The job's input goes into its pipe before the spare has the pipe, as far as it fits
             # (all of it, for any ordinary job): the spare reads it the moment it wakes.
@@ -421,8 +431,6 @@ class Sandbox:
                 raw.job_cpu_ms = group.cpu_ms() - cpu_at_hand_over
                 raw.job_page_faults = group.page_faults() - faults_at_hand_over
         finally:
-            with self._in_flight_lock:
-                self._in_flight -= 1
             for fd in (pipes[1][0], pipes[2][0], pipes[3][0]):
                 with contextlib.suppress(OSError):
                     os.close(fd)

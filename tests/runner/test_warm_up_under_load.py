@@ -36,32 +36,25 @@ def test_spares_asked_for_while_jobs_fill_every_cpu_skip_the_speculative_warm_up
         assert result.accepted, result.message
         return profile
 
-    # As many slow jobs at once as there are CPUs: the spares asked for meanwhile find them full.
-    # Wait (with a deadline well inside the slow jobs' sleep) until the pool is full again, so
-    # the replacements were asked for while the slow jobs still ran, however busy the machine.
+    # As many slow jobs at once as there are CPUs: the spare asked for to replace the last one to
+    # start finds them full (a job counts from taking its spare, so whichever order the threads
+    # run in). Wait (with a deadline well inside the slow jobs' sleep) until the pool is full
+    # again, so the replacements were asked for while the slow jobs still ran, however busy
+    # the machine.
     sandbox = runner._sandbox
-
-    def slow_jobs_then_the_next_few() -> list[JobProfile]:
-        with ThreadPoolExecutor(max_workers=cpus) as pool:
-            slow = [pool.submit(judge, SLOW) for _ in range(cpus)]
-            deadline = time.monotonic() + SLOW_S - 0.5
-            while time.monotonic() < deadline and not (
-                sandbox._in_flight == cpus and len(sandbox._spares) >= spares
-            ):
-                time.sleep(0.01)
-            for job in slow:
-                job.result()
-        # The pool's spares are used in the order they were asked for: within the next few jobs
-        # (one at a time) come those asked for while the slow jobs ran.
-        return [judge(problem.solution) for _ in range(spares + 1)]
-
-    # Up to three rounds: in the full suite one round in two found no cold spare (cause not
-    # found yet, docs/benchmarks.md's tenth pass); a host that never asks for one fails all three.
-    for _round in range(3):
-        after = slow_jobs_then_the_next_few()
-        cold = [p for p in after if not p.warm_up_asked]
-        if cold:
-            break
+    with ThreadPoolExecutor(max_workers=cpus) as pool:
+        slow = [pool.submit(judge, SLOW) for _ in range(cpus)]
+        deadline = time.monotonic() + SLOW_S - 0.5
+        while time.monotonic() < deadline and not (
+            sandbox._in_flight == cpus and len(sandbox._spares) >= spares
+        ):
+            time.sleep(0.01)
+        for job in slow:
+            job.result()
+    # The pool's spares are used in the order they were asked for: within the next few jobs (one
+    # at a time) come those asked for while the slow jobs ran.
+    after = [judge(problem.solution) for _ in range(spares + 1)]
+    cold = [p for p in after if not p.warm_up_asked]
     assert cold, [(p.warm_up_asked, p.warm_up_steps) for p in after]
     for profile in cold:
         assert profile.warm_up_steps == 0
