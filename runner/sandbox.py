@@ -165,7 +165,9 @@ def bwrap_command(
         "/dev",
         "--tmpfs",
         "/tmp",
-        "--dir",
+        # A mount of its own, the job group binds under it: a spare detaches the whole tree with
+        # one unmount (runner.zygote.prepare_spare), so one RCU grace period, not one a controller.
+        "--tmpfs",
         "/cg",
     ]
     if os.path.exists("/etc/ld.so.cache"):
@@ -302,8 +304,6 @@ class Sandbox:
         with self._waiters_lock:
             self._waiters[job_id] = waiter
         msg = {
-            "op": "prepare",
-            "id": job_id,
             "uid": uid,
             "procs": group.sandbox_procs_files(),
             "idle": _idle_message(group),
@@ -322,7 +322,8 @@ class Sandbox:
         link.send(key + (WARM if warm else COLD))
         try:
             with self._send_lock:
-                socket.send_fds(self.control, [json.dumps(msg).encode()], [theirs.fileno()])
+                # "<id>\n<json>": the zygote's loop reads the id only (runner.zygote.split_message).
+                socket.send_fds(self.control, [f"{job_id}\n{json.dumps(msg)}".encode()], [theirs.fileno()])
         finally:
             theirs.close()
         return {"id": job_id, "group": group, "waiter": waiter, "link": link, "key": key, "warm": warm,

@@ -30,12 +30,15 @@ which the host kills whole when the job ends.
 
 No process ever serves a second job.
 
-Messages on the control socket (SOCK_SEQPACKET, one JSON object per message):
-host → zygote ``{"op": "prepare", "id", "uid", "procs", "idle", "tmp_mb"}`` + 1 fd (make a spare, already
-in the job's cgroup and namespaces, listening on that link); zygote → host ``{"op": "ready",
-"python", "torch"}``, ``{"op": "exit", "id", "status"}``. On a spare's link, host → spare: first
-the job's integrity key (32 raw bytes, sent before the spare is asked for; the spare writes it
-into its copy of the guard the zygote sealed around a key slot: ``runner.guard.KeySlotGuard``)
+Messages on the control socket (SOCK_SEQPACKET, one message each): host → zygote
+``b"<id>\n"`` + ``{"uid", "procs", "idle", "tmp_mb"}`` (JSON) + 1 fd: make a spare, already in
+the job's cgroup and namespaces, listening on that link (the zygote's loop reads only the id:
+:func:`split_message`; the spare reads the JSON). Zygote → host, one JSON object each:
+``{"op": "ready", "python", "torch"}``, ``{"op": "exit", "id", "status"}`` when a spare's
+process ends, ``{"op": "refused", "id"}`` for a message it cannot serve. On a spare's link,
+host → spare: first the job's integrity key (32 raw bytes, sent before the spare is asked for;
+the spare writes it into its copy of the guard the zygote sealed around a key slot:
+``runner.guard.KeySlotGuard``)
 and one byte, :data:`WARM` or :data:`COLD` (whether to run the rest of the warm-up), then
 ``{"op": "job", "id", "cpu_s", "file_mb"}`` + 4 fds.
 """
@@ -326,8 +329,7 @@ def prepare_spare(
         if idle := msg.get("idle"):  # kept open past the unmount, closed before the job
             fd = os.open(idle["path"], os.O_WRONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
             group = GroupPriority(fd, idle["idle"], idle["normal"])
-        for controller in os.listdir("/cg"):
-            syscalls.umount_lazy(f"/cg/{controller}")
+        syscalls.umount_lazy("/cg")  # its own mount: the controllers' binds under it go with it
     except BaseException:
         os._exit(71)
     run_harness(msg, link, seccomp_filter, group, slotted)
@@ -557,6 +559,51 @@ def serve(control: socket.socket) -> None:
     gc.freeze()  # children inherit these objects without the collector touching (and copying) their pages
     hugepages.collapse_self()  # then each fork and exit handles one entry per 2 MB, not 512 PTEs
     control.send(json.dumps({"op": "ready", **info}).encode())
+    forked = fork_loop()(control.fileno())
+    if forked is None:
+        return  # the host went away; bubblewrap takes every child down with us
+    control.detach()  # a spare: the loop closed the control socket in it
+    data, link_fd = forked
+    prepare_spare(json.loads(data), socket.socket(fileno=link_fd), seccomp_filter, slotted)
+
+
+ForkLoop = Callable[[int], "tuple[bytes, int] | None"]
+
+
+def fork_loop() -> ForkLoop:
+    """The zygote's loop: fork a spare for each message from the host, report each spare's exit.
+
+    The C loop (``runner/_forkserver.c``, built by ``make setup``) runs no Python between forks,
+    so the zygote writes almost none of the pages it shares with its spares (each such write is a
+    copy-on-write fault, and splits the huge page it falls in for every later fork:
+    docs/benchmarks.md, the twelfth pass). Without the built module, the same loop in Python.
+    Either returns ``(the message's JSON, the link's fd)`` in each child and ``None`` in the
+    zygote when the host goes away.
+    """
+    try:
+        from runner import _forkserver  # type: ignore[attr-defined]
+    except ImportError:
+        return serve_forks
+    loop: ForkLoop = _forkserver.serve_forks
+    return loop
+
+
+def split_message(data: bytes) -> tuple[str, bytes] | None:
+    """``b"<id>\n<json>"`` -> (id, json), or None where the id is missing or not plain ASCII
+    letters, digits, ``-`` and ``_`` (at most 64): the exit notice quotes it as it is."""
+    head, newline, body = data.partition(b"\n")
+    if not newline or not 0 < len(head) <= 64 or not head.replace(b"-", b"").replace(b"_", b"").isalnum():
+        return None  # bytes.isalnum: ASCII letters and digits only
+    return head.decode("ascii"), body
+
+
+def serve_forks(control_fd: int) -> tuple[bytes, int] | None:
+    """:func:`fork_loop` in Python, where the C module is not built."""
+    with socket.socket(fileno=os.dup(control_fd)) as control:
+        return _serve_forks(control, control_fd)
+
+
+def _serve_forks(control: socket.socket, control_fd: int) -> tuple[bytes, int] | None:
     children: dict[int, tuple[str, int]] = {}  # pidfd -> (job id, spare pid)
     poller = select.poll()
     poller.register(control, select.POLLIN)
@@ -570,25 +617,27 @@ def serve(control: socket.socket) -> None:
                 status = os.waitstatus_to_exitcode(wait_status)
                 control.send(json.dumps({"op": "exit", "id": job_id, "status": status}).encode())
                 continue
-            data, fds, _, _ = socket.recv_fds(control, 65536, 1)
+            data, fds, flags, _ = socket.recv_fds(control, 65536, 4)
             if not data:
-                return  # the host went away; bubblewrap takes every child down with us
-            msg = json.loads(data)
-            if msg.get("op") == "prepare" and len(fds) == 1:
-                # The spare's end of the host's link to it: the job comes that way, not through us.
-                link = socket.socket(fileno=fds[0])
-                pid = os.fork()
-                if pid == 0:
-                    control.close()
-                    prepare_spare(msg, link, seccomp_filter, slotted)
-                link.close()
-                pidfd = os.pidfd_open(pid)
-                children[pidfd] = (msg["id"], pid)
-                poller.register(pidfd, select.POLLIN)
-            else:
+                return None
+            framed = split_message(data)
+            if framed is None or len(fds) != 1 or flags & (socket.MSG_TRUNC | socket.MSG_CTRUNC):
                 for extra in fds:
                     os.close(extra)
-                control.send(json.dumps({"op": "refused", "id": msg.get("id")}).encode())
+                control.send(json.dumps({"op": "refused", "id": framed and framed[0]}).encode())
+                continue
+            job_id, body = framed
+            pid = os.fork()
+            if pid == 0:
+                for pidfd in children:
+                    os.close(pidfd)
+                control.close()
+                os.close(control_fd)
+                return body, fds[0]
+            os.close(fds[0])
+            pidfd = os.pidfd_open(pid)
+            children[pidfd] = (job_id, pid)
+            poller.register(pidfd, select.POLLIN)
 
 
 def main() -> None:

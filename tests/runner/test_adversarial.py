@@ -165,6 +165,21 @@ def test_a_job_s_processes_share_one_cpu_group_whatever_sessions_they_start(judg
     assert theirs == mine
 
 
+def test_a_job_sees_no_cgroup_tree(judge_probe: JudgeFn) -> None:
+    # The spare joins its job's groups through the sandbox's binds of the job group tree under
+    # /cg, then unmounts them before it reads the job: learner code must find neither the binds
+    # nor any cgroup filesystem mounted, so it cannot raise its own limits or touch other jobs.
+    src = code("""
+        import os
+        def probe():
+            mounts = open("/proc/self/mountinfo").read().splitlines()
+            cgroups = [line for line in mounts if "cgroup" in line or " /cg" in line]
+            return [sorted(os.listdir("/cg")), cgroups]
+    """)
+    entries, mounts = ast.literal_eval(observed(judge_probe(src)))
+    assert entries == [] and mounts == [], (entries, mounts)
+
+
 def test_killing_parent_and_process_group_fails_and_runner_survives(judge_probe: JudgeFn) -> None:
     src = code("""
         import os, signal
