@@ -28,6 +28,8 @@ RUN TORCH_VERSION="$(sed -n 's/^torch==//p' /tmp/requirements.txt)" \
 # in Python, slower: docs/benchmarks.md, the twelfth pass). The runtime stage takes the .so only.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends gcc libc6-dev \
+ && (python -c "import os, sysconfig; raise SystemExit(not os.path.exists(sysconfig.get_paths()['include'] + '/Python.h'))" \
+     || apt-get install -y --no-install-recommends python3-dev) \
  && rm -rf /var/lib/apt/lists/*
 COPY setup.py /tmp/forkserver/setup.py
 COPY runner/_forkserver.c /tmp/forkserver/runner/_forkserver.c

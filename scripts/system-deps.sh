@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# System packages the platform needs: bubblewrap for the sandbox; Chromium for the browser
+# System packages the platform needs: bubblewrap for the sandbox; a C compiler for the zygote's
+# fork loop (runner/_forkserver.c, which `pip install -e .` builds); Chromium for the browser
 # tests; docker-compose (the client) to validate docker-compose.yml. Installs only what is
 # missing, and only as root on Debian/Ubuntu; elsewhere it says what to install.
 set -euo pipefail
 need=()
 command -v bwrap >/dev/null || need+=(bubblewrap)
+command -v gcc >/dev/null || need+=(gcc libc6-dev)
 if [ "${TORCHDRILL_SKIP_TEST_DEPS:-0}" != 1 ]; then
   [ -x /usr/bin/chromium ] || need+=(chromium)
   command -v docker-compose >/dev/null || need+=(docker-compose)
@@ -17,6 +19,6 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${need[@]}" >/dev/null
 else
   echo "missing system packages: ${need[*]} (install them with your package manager)" >&2
-  [[ " ${need[*]} " == *" bubblewrap "* ]] && exit 1
+  [[ " ${need[*]} " == *" bubblewrap "* || " ${need[*]} " == *" gcc "* ]] && exit 1
   exit 0
 fi
