@@ -4,11 +4,20 @@ from __future__ import annotations
 
 from fastapi import Request
 
-from app.accounts.deps import ApiUser, OptionalApiUser, api_user, bearer, get_limiter, optional_api_user
+from app.accounts.deps import (
+    ApiToken,
+    ApiUser,
+    OptionalApiUser,
+    api_user,
+    bearer,
+    get_limiter,
+    optional_api_user,
+)
 from app.kit.errors import PayloadTooLarge
 from app.kit.web import SettingsDep
 
 __all__ = [
+    "ApiToken",
     "ApiUser",
     "OptionalApiUser",
     "api_user",

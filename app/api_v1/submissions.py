@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 import anyio
 from fastapi import APIRouter, Depends, Header, Path, Query, Request
 
-from app.api_v1.deps import ApiUser, limit_body
+from app.api_v1.deps import ApiToken, ApiUser, limit_body
 from app.api_v1.schemas import SubmissionIn, error_responses, model_response
 from app.kit.db import Database, utcnow
 from app.kit.logging import tag_request
@@ -88,7 +88,7 @@ def _produce(
 async def create_submission(
     request: Request,
     body: SubmissionIn,
-    user: ApiUser,
+    token: ApiToken,
     settings: SettingsDep,
     dispatcher: DispatcherDep,
     waiter: WaiterDep,
@@ -115,9 +115,11 @@ async def create_submission(
     db = get_database(request)
 
     def store() -> tuple[int, bool]:
-        # The route's whole unit of work in one worker thread and one transaction (committed, then
-        # the job dispatched, by ``Database.transaction``): one hop instead of a session's four.
+        # The route's whole unit of work in one worker thread: the token's owner (its own short
+        # transaction, as every API route's), then one transaction (committed, then the job
+        # dispatched, by ``Database.transaction``): one hop instead of a session's five.
         # Its connection is counted in the database slot every route holds (app.kit.web.DatabaseSlot).
+        user = token.owner()
         now = utcnow()
         with db.transaction() as session:
             submission, replayed = service.create_or_replay(

@@ -5,12 +5,13 @@ from __future__ import annotations
 from datetime import timedelta
 
 from fastapi.testclient import TestClient
-from sqlalchemy import update
+from sqlalchemy import func, select, update
 
 from app.accounts.models import PremiumGrant
 from app.kit.db import utcnow
 from app.kit.settings import Settings
 from app.main import create_app
+from app.submissions.models import Submission
 from tests.app.api_v1.conftest import ApiAccount, create_account
 from tests.app.conftest import settings_for
 from tests.app.statements import sent_statements
@@ -192,6 +193,28 @@ def test_errors_have_one_shape_and_the_right_status(app, student) -> None:
     anonymous = TestClient(app).post("/api/v1/submissions", json={"problem": "add-tensors", "code": "x = 1"})
     assert anonymous.status_code == 401 and anonymous.json()["error"] == "invalid_token"
     assert student.get("/api/v1/submissions").json()["items"] == []
+
+
+def test_posting_checks_the_token_as_every_route_does_and_stores_nothing_without_one(
+    app, student, db, code_of
+) -> None:
+    # The route looks the token's owner up in its own worker thread (app.accounts.deps.TokenToCheck):
+    # the same answers as the routes whose dependency looks it up first.
+    body = {"problem": "add-tensors", "code": code_of("add-tensors")}
+    client = TestClient(app)
+    for header in ("Bearer td_unknown", "Bearer ", "Basic abc", "Bearer " + "x" * 300, None):
+        headers = {"Authorization": header} if header is not None else {}
+        response = client.post("/api/v1/submissions", json=body, headers=headers)
+        assert response.status_code == 401 and response.json()["error"] == "invalid_token", header
+        assert response.headers["WWW-Authenticate"] == "Bearer"
+    token_id = student.get("/api/v1/auth/tokens").json()["items"][0]["id"]
+    other = student.submit("add-tensors", code_of("add-tensors"), wait="true")
+    assert other.status_code == 200
+    assert student.delete(f"/api/v1/auth/tokens/{token_id}").status_code == 204
+    revoked = student.post("/api/v1/submissions", json=body)
+    assert revoked.status_code == 401 and revoked.json()["error"] == "invalid_token"
+    with db.sessionmaker() as session:
+        assert session.scalar(select(func.count()).select_from(Submission)) == 1  # the one before
 
 
 def test_rate_limits_answer_429_with_retry_after(seeded, runner, db, code_of) -> None:
