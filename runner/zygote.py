@@ -57,6 +57,7 @@ import select
 import socket
 import sys
 import threading
+import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -313,6 +314,7 @@ def prepare_spare(
     link: socket.socket,
     seccomp_filter: syscalls.SeccompProgram,
     slotted: guard.KeySlotGuard | None = None,
+    threading_after_fork: ThreadingAfterFork | None = None,
 ) -> None:
     """Runs in the forked child, before any job exists. Never returns.
 
@@ -320,6 +322,8 @@ def prepare_spare(
     time; when the job comes it only hands over its pipes.
     """
     try:
+        if threading_after_fork is not None:
+            threading_after_fork.restore()  # the job's own forks get threading's real hook
         os.setsid()
         syscalls.unshare(syscalls.CLONE_NEWNS | syscalls.CLONE_NEWIPC | syscalls.CLONE_NEWUTS)
         syscalls.make_mounts_private()
@@ -502,6 +506,44 @@ def skip_handler_lock_reinit() -> bool:
     return True
 
 
+def _no_after_fork() -> None:
+    """What threading's after-fork hook does in a child of a process with one thread: nothing
+    that changes its state (see :class:`ThreadingAfterFork`)."""
+
+
+class ThreadingAfterFork:
+    """Spare every spare the ``threading`` module's after-fork hook, and give it back to the job.
+
+    ``threading`` registers ``threading._after_fork`` to run in every forked child: it rebuilds
+    the module's thread table and re-creates its locks, in case another thread held them or ran
+    when the process forked. In a child of a process that had one thread and held none of them,
+    it rebuilds the same table (the child's thread has the parent's ident) and locks as they were.
+    It cost each spare ~50 copy-on-write faults and ~0.12 ms of CPU (forks of a warm zygote;
+    docs/benchmarks.md, the twelfth pass). The hook cannot be unregistered, so :meth:`skip` gives
+    the registered function the body of a no-op while the zygote forks (it has one thread: the
+    C fork loop runs no Python, and nothing in the zygote starts a thread), and each spare
+    puts the real body back first thing (:meth:`restore`), so a job that starts threads and forks gets
+    the module's real hook in its own children. ``skip`` changes nothing (False) with another
+    thread running or without that hook.
+    """
+
+    def __init__(self) -> None:
+        self.hook = getattr(threading, "_after_fork", None)
+        self.code = getattr(self.hook, "__code__", None)
+
+    def skip(self) -> bool:
+        if not isinstance(self.hook, types.FunctionType) or threading.active_count() != 1:
+            return False
+        if self.hook.__code__.co_freevars:
+            return False  # a closure's code cannot be swapped for one without its cells
+        self.hook.__code__ = _no_after_fork.__code__
+        return True
+
+    def restore(self) -> None:
+        if isinstance(self.hook, types.FunctionType) and self.code is not None:
+            self.hook.__code__ = self.code
+
+
 def write_read_only(path: str, data: bytes) -> None:
     """A new file holding ``data``, mode 0444 (no file object: a few syscalls, on the job's path)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o444)
@@ -555,6 +597,8 @@ def serve(control: socket.socket) -> None:
     # Every job's guard, sealed once here around a key slot; each spare keys its own copy.
     slotted = guard.KeySlotGuard(KEY_BYTES, RESULTS_FD) if sealed.supported() else None
     skip_handler_lock_reinit()
+    threading_after_fork = ThreadingAfterFork()
+    threading_after_fork.skip()  # the spares restore it (prepare_spare)
     gc.collect()
     gc.freeze()  # children inherit these objects without the collector touching (and copying) their pages
     hugepages.collapse_self()  # then each fork and exit handles one entry per 2 MB, not 512 PTEs
@@ -564,7 +608,9 @@ def serve(control: socket.socket) -> None:
         return  # the host went away; bubblewrap takes every child down with us
     control.detach()  # a spare: the loop closed the control socket in it
     data, link_fd = forked
-    prepare_spare(json.loads(data), socket.socket(fileno=link_fd), seccomp_filter, slotted)
+    prepare_spare(
+        json.loads(data), socket.socket(fileno=link_fd), seccomp_filter, slotted, threading_after_fork
+    )
 
 
 ForkLoop = Callable[[int], "tuple[bytes, int] | None"]

@@ -34,3 +34,42 @@ def test_zygote_death_is_survived(runner: Runner) -> None:
     runner._sandbox.proc.wait()
     result = runner.judge(runner.job_for(problem, expectations, problem.solution, "submit"))
     assert result.accepted, result.message
+
+
+def test_a_job_s_threads_and_its_forks_have_threading_s_real_after_fork_hook(judge_probe) -> None:  # type: ignore[no-untyped-def]
+    # The zygote skips threading's after-fork hook while it forks spares (runner.zygote
+    # ThreadingAfterFork); each spare gives it back before its job, so a job that starts a thread
+    # and then forks gets a child whose threading state the real hook rebuilt.
+    import ast
+    import textwrap
+
+    src = textwrap.dedent("""
+        import os, threading
+        def probe():
+            hook = threading._after_fork.__code__.co_name
+            release = threading.Event()
+            other = threading.Thread(target=release.wait, daemon=True)
+            other.start()
+            read_end, write_end = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    ran = []
+                    worker = threading.Thread(target=lambda: ran.append(1))
+                    worker.start()
+                    worker.join()
+                    main = threading.current_thread() is threading.main_thread()
+                    seen = [threading.active_count(), main, ran]
+                    os.write(write_end, repr(seen).encode())
+                finally:
+                    os._exit(0)
+            os.close(write_end)
+            child = os.read(read_end, 4096).decode()
+            os.waitpid(pid, 0)
+            release.set()
+            return [hook, child]
+    """).lstrip()
+    result = judge_probe(src)
+    hook, child = ast.literal_eval(str(result.cases[0].actual))
+    assert hook == "_after_fork"
+    assert ast.literal_eval(child) == [1, True, [1]]  # the parent's other thread is gone in the child
