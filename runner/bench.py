@@ -44,7 +44,7 @@ STAGES = {
     "case": "sandbox: case {n} (+ encode, write)",
     "done": "sandbox: end record",
     "output read": "host: read what is left of the pipes",
-    "teardown handed off": "host: kill the job's cgroup, hand the rest to the reaper",
+    "teardown handed off": "host: kill the job's cgroup, leave its removal to the exit notice",
     "verdict built": "host: compare with the expected values, build the verdict",
 }
 

@@ -299,6 +299,18 @@ class JobCgroup:
         for path in self.dirs.values():
             _rmdir(path)
 
+    def try_remove(self) -> bool:
+        """Remove the group's directories now, without waiting: True once they are gone, False
+        (the rest left for :meth:`remove`) while a process is still in the group."""
+        for path in self.dirs.values():
+            try:
+                os.rmdir(path)
+            except FileNotFoundError:
+                continue
+            except OSError:
+                return False
+        return True
+
 
 @dataclass
 class ZygoteCgroup:

@@ -273,20 +273,50 @@ class Sandbox:
                     for waiter in self._waiters.values():
                         waiter.setdefault("exit", None)
                         waiter["event"].set()
+                    left = [w.pop("cleanup") for w in self._waiters.values() if "cleanup" in w]
+                for group in left:
+                    self._reaper.submit(group.remove)
                 return
             msg = json.loads(data)
             if msg.get("op") == "exit":
                 with self._waiters_lock:
                     exited = self._waiters.get(msg["id"])
-                if exited is not None:
-                    exited["exit"] = msg["status"]
-                    exited["event"].set()
+                    group = None
+                    if exited is not None:
+                        exited["exit"] = msg["status"]
+                        exited["event"].set()
+                        group = exited.pop("cleanup", None)
+                        if group is not None:
+                            del self._waiters[msg["id"]]
+                if group is not None:
+                    self._remove(group)
+
+    def _remove_after_exit(self, job_id: str, waiter: dict[str, Any], group: JobCgroup) -> None:
+        """Remove a finished job's group once its spare has exited, off the job's path.
+
+        The control thread does it when the zygote's exit notice comes (it is awake for it then,
+        so no other thread is woken: two wake-ups a verdict fewer than a reaper waiting for the
+        notice); where the notice came already, the reaper does it now."""
+        with self._waiters_lock:
+            if not waiter["event"].is_set():
+                waiter["cleanup"] = group  # the control thread takes it with the exit notice
+                return
+        self._reaper.submit(self._finish, job_id, waiter, group)
+
+    def _remove(self, group: JobCgroup) -> None:
+        """A job group whose spare has exited: removed now if nothing is left in it, else by the
+        reaper, which kills what is left and waits for it (a daemon the job started)."""
+        if not group.try_remove():
+            self._reaper.submit(group.remove)
 
     def close(self) -> None:
         self._spare_maker.shutdown(wait=True, cancel_futures=True)
         with self._spares_lock:
             while self._spares:
-                self._spares.popleft()["link"].close()  # a spare whose link closes exits
+                spare = self._spares.popleft()
+                spare["link"].close()  # a spare whose link closes exits
+                # and its group goes once it has (or the zygote, killed below, has taken it down)
+                self._reaper.submit(self._finish, spare["id"], spare["waiter"], spare["group"])
         with contextlib.suppress(OSError):
             self.control.close()
         if self.proc and self.proc.poll() is None:
@@ -440,7 +470,7 @@ class Sandbox:
                 # The harness reported its end: what is left (its exit, stray daemons, the
                 # cgroup) is cleaned up off the critical path.
                 group.kill_all(wait=False)
-                self._reaper.submit(self._finish, job_id, waiter, group)
+                self._remove_after_exit(job_id, waiter, group)
                 raw.mark("teardown handed off", started)
             else:
                 group.kill_all()

@@ -73,3 +73,44 @@ def test_a_job_s_threads_and_its_forks_have_threading_s_real_after_fork_hook(jud
     hook, child = ast.literal_eval(str(result.cases[0].actual))
     assert hook == "_after_fork"
     assert ast.literal_eval(child) == [1, True, [1]]  # the parent's other thread is gone in the child
+
+
+def _job_groups() -> set[str]:
+    """This process's job groups, in every controller's hierarchy."""
+    from runner.cgroups import CgroupTree, job_group_name
+
+    prefix = job_group_name("")
+    return {
+        f"{controller}/{path.name}"
+        for controller, parent in CgroupTree().parents.items()
+        for path in parent.iterdir()
+        if path.is_dir() and path.name.startswith(prefix)
+    }
+
+
+def test_a_finished_job_s_groups_are_removed_daemon_or_not(runner: Runner, judge_probe) -> None:  # type: ignore[no-untyped-def]
+    # Removed once the spare's exit is known: by the sandbox's control thread when nothing is
+    # left in the group, by the reaper after killing a daemon the job left behind.
+    import textwrap
+    import time
+
+    daemon = textwrap.dedent("""
+        import os, time
+        def probe():
+            if os.fork() == 0:
+                os.setsid()
+                time.sleep(60)
+                os._exit(0)
+            return 0
+    """).lstrip()
+
+    def groups() -> set[str]:
+        return {name.split("/", 1)[1] for name in _job_groups()}
+
+    before = groups()  # the ready spares' groups, which the jobs below take
+    for code in ("def probe():\n    return 0\n", daemon, "def probe():\n    return 0\n"):
+        assert judge_probe(code).verdict == "accepted"
+    deadline = time.monotonic() + 20
+    while len(before - groups()) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(before - groups()) >= 3  # the three jobs' groups, gone in every hierarchy
