@@ -205,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=8, help="concurrent clients")
     parser.add_argument("--levels", default="1,4,16,64", help="concurrent learners, for the scale table")
     parser.add_argument(
-        "--per-level", type=int, default=60, help="verdicts per level (at least 2 per learner)"
+        "--per-level", type=int, default=400, help="verdicts per level (at least 2 per learner)"
     )
     args = parser.parse_args(argv)
     levels = [int(n) for n in args.levels.split(",") if n.strip()]
