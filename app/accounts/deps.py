@@ -76,13 +76,53 @@ def get_limiter(request: Request) -> RequestLimiter:
     return limiter
 
 
-def _token_owner(db: Database, limiter: RequestLimiter, token: str, per_minute: int) -> User | None:
-    """The token's owner, counted against the request limit; in one short transaction of its own."""
-    with db.transaction() as session:
-        user = tokens.user_for_token(session, token, utcnow())
-    if user is not None:
-        limiter.hit(user.id, per_minute)  # a Redis round trip when scaled out: in this thread too
-    return user
+TOKEN_NEEDED = "This needs a token: send `Authorization: Bearer <token>`."
+
+
+@dataclass(frozen=True)
+class TokenToCheck:
+    """A bearer token the request sent, not yet looked up: :meth:`owner` looks it up, in the
+    worker thread it is called from.
+
+    :func:`optional_api_user` calls it in a hop of its own, before the route runs; the hottest
+    route (``POST /api/v1/submissions``, through :func:`token_to_check`) calls it first thing in
+    the worker thread that does its database work: a hop to a worker thread and back costs the
+    web process ~0.3 ms of CPU (thread wake-ups and the interpreter's lock; docs/benchmarks.md,
+    the twelfth pass). Either way the same 401 and 429; only a request to that route whose body is
+    invalid too learns that (422) before it learns its token is bad.
+    """
+
+    db: Database
+    limiter: RequestLimiter
+    token: str
+    per_minute: int
+
+    @classmethod
+    def sent(
+        cls, request: Request, settings: SettingsDep, credentials: HTTPAuthorizationCredentials | None
+    ) -> TokenToCheck | None:
+        """The request's bearer token; None without an Authorization header; 401 for another scheme."""
+        if request.headers.get("authorization") is None:
+            return None
+        if credentials is None:
+            raise InvalidToken("Send the token as `Authorization: Bearer <token>`.")
+        return cls(
+            get_database(request),
+            get_limiter(request),
+            credentials.credentials,
+            settings.api_requests_per_minute,
+        )
+
+    def owner(self) -> User:
+        """The token's owner, counted against the request limit, looked up in one short
+        transaction of its own (returned detached, its premium grants loaded); 401 for a bad or
+        revoked token. Blocking: call it from a worker thread."""
+        with self.db.transaction() as session:
+            user = tokens.user_for_token(session, self.token, utcnow())
+        if user is None:
+            raise InvalidToken()
+        self.limiter.hit(user.id, self.per_minute)  # a Redis round trip when scaled out: in this thread too
+        return user
 
 
 async def optional_api_user(
@@ -97,20 +137,8 @@ async def optional_api_user(
     request never keeps a pooled connection while it waits for a thread, which with PostgreSQL's
     capped pool could deadlock many requests in flight (docs/architecture.md).
     """
-    if request.headers.get("authorization") is None:
-        return None
-    if credentials is None:
-        raise InvalidToken("Send the token as `Authorization: Bearer <token>`.")
-    user = await anyio.to_thread.run_sync(
-        _token_owner, get_database(request), get_limiter(request), credentials.credentials,
-        settings.api_requests_per_minute,
-    )  # fmt: skip
-    if user is None:
-        raise InvalidToken()
-    return user
-
-
-TOKEN_NEEDED = "This needs a token: send `Authorization: Bearer <token>`."
+    token = TokenToCheck.sent(request, settings, credentials)
+    return None if token is None else await anyio.to_thread.run_sync(token.owner)
 
 
 async def api_user(user: Annotated[User | None, Depends(optional_api_user)]) -> User:
@@ -119,45 +147,17 @@ async def api_user(user: Annotated[User | None, Depends(optional_api_user)]) -> 
     return user
 
 
-@dataclass(frozen=True)
-class TokenToCheck:
-    """A bearer token whose owner the route looks up itself, in the worker thread that does its
-    database work (:meth:`owner`), instead of in a hop of its own before the route runs.
-
-    For the hottest route (``POST /api/v1/submissions``): a hop to a worker thread and back costs
-    the web process ~0.3 ms of CPU (thread wake-ups and the interpreter's lock; docs/benchmarks.md,
-    the twelfth pass). The owner is looked up as :func:`optional_api_user` does (its own short
-    transaction, the request limit counted), so the route answers the same 401 and 429; only a
-    request whose body is invalid too learns that (422) before it learns its token is bad.
-    """
-
-    db: Database
-    limiter: RequestLimiter
-    token: str
-    per_minute: int
-
-    def owner(self) -> User:
-        """The token's owner (detached, its premium grants loaded); 401 for a bad or revoked token.
-        Blocking: call it from a worker thread."""
-        user = _token_owner(self.db, self.limiter, self.token, self.per_minute)
-        if user is None:
-            raise InvalidToken()
-        return user
-
-
 async def token_to_check(
     request: Request,
     settings: SettingsDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> TokenToCheck:
-    """The request's bearer token, not yet looked up; 401 at once when there is none."""
-    if request.headers.get("authorization") is None:
+    """The request's bearer token, not yet looked up (:meth:`TokenToCheck.owner`); 401 at once
+    when there is none."""
+    token = TokenToCheck.sent(request, settings, credentials)
+    if token is None:
         raise InvalidToken(TOKEN_NEEDED)
-    if credentials is None:
-        raise InvalidToken("Send the token as `Authorization: Bearer <token>`.")
-    return TokenToCheck(
-        get_database(request), get_limiter(request), credentials.credentials, settings.api_requests_per_minute
-    )
+    return token
 
 
 OptionalApiUser = Annotated[User | None, Depends(optional_api_user)]
