@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 
 import anyio
 from fastapi import APIRouter, Depends, Header, Path, Query, Request
+from fastapi.responses import JSONResponse
 
 from app.api_v1.deps import ApiToken, ApiUser, limit_body
 from app.api_v1.schemas import SubmissionIn, error_responses, model_response
@@ -38,12 +39,16 @@ def v1_view(submission: Submission, slug: str) -> dict[str, Any]:
 def submission_response(
     produce: Callable[[], Awaitable[dict[str, Any]]], headers: dict[str, str]
 ) -> WaitingResponse:
-    """Answers once the request's transaction has committed (and the job was dispatched).
-
-    With ``wait`` the body waits on the event loop (no thread held) until the judge records the
+    """A waiting answer, sent once the request's transaction has committed (and the job was
+    dispatched): the body waits on the event loop (no thread held) until the judge records the
     verdict or the timeout passes. 200 when the verdict is known, 202 while queued or running.
     """
-    return WaitingResponse(produce, lambda view: 200 if view["status"] == FINISHED else 202, headers)
+    return WaitingResponse(produce, status_of, headers)
+
+
+def status_of(view: dict[str, Any]) -> int:
+    """200 once the verdict is known, 202 while the submission is queued or running."""
+    return 200 if view["status"] == FINISHED else 202
 
 
 def _produce(
@@ -51,10 +56,10 @@ def _produce(
     waiter: ResultWaiter,
     submission_id: int,
     slug: str,
-    wait_s: float | None,
+    wait_s: float,
     since: int | None = None,
 ) -> Callable[[], Awaitable[dict[str, Any]]]:
-    """The answer's body: read when it is sent, or (waiting) built from the row the judge recorded.
+    """The waiting answer's body: built from the row the judge recorded, or read at the timeout.
 
     ``since``: a :meth:`ResultWaiter.mark` taken while the submission was known unfinished.
     """
@@ -67,8 +72,6 @@ def _produce(
             return v1_view(submission, slug)
 
     async def produce() -> dict[str, Any]:
-        if not wait_s:
-            return await anyio.to_thread.run_sync(read)
         return await wait_for(
             waiter, submission_id, read, lambda view: view["status"] == FINISHED, wait_s, since=since,
             view=lambda finished: v1_view(finished, slug),
@@ -114,11 +117,13 @@ async def create_submission(
     """
     db = get_database(request)
 
-    def store() -> tuple[int, bool]:
+    def store() -> tuple[int, bool, dict[str, Any]]:
         # The route's whole unit of work in one worker thread: the token's owner (its own short
         # transaction, as every API route's), then one transaction (committed, then the job
         # dispatched, by ``Database.transaction``): one hop instead of a session's five.
         # Its connection is counted in the database slot every route holds (app.kit.web.DatabaseSlot).
+        # The view is the submission as this request stored it (or found it, on a replay): a new
+        # one is answered ``queued`` with 202 however fast the judge then is.
         user = token.owner()
         now = utcnow()
         with db.transaction() as session:
@@ -135,16 +140,18 @@ async def create_submission(
                 custom_input=body.input,
                 per_minute=settings.api_submissions_per_minute,
             )
-            return submission.id, replayed
+            return submission.id, replayed, v1_view(submission, body.problem)
 
     since = waiter.mark()  # before the insert: any verdict for it is notified after this
-    submission_id, replayed = await anyio.to_thread.run_sync(store)
+    submission_id, replayed, view = await anyio.to_thread.run_sync(store)
     tag_request(request.state, submission_id)
-    wait_s = min(timeout or settings.wait_timeout_s, settings.wait_timeout_s) if wait else None
-    produce = _produce(db, waiter, submission_id, body.problem, wait_s, None if replayed else since)
     headers = {"Location": f"/api/v1/submissions/{submission_id}"}
     if replayed:
         headers["Idempotent-Replayed"] = "true"
+    if not wait or view["status"] == FINISHED:
+        return JSONResponse(view, status_code=status_of(view), headers=headers)
+    wait_s = min(timeout or settings.wait_timeout_s, settings.wait_timeout_s)
+    produce = _produce(db, waiter, submission_id, body.problem, wait_s, None if replayed else since)
     return submission_response(produce, headers)
 
 

@@ -8,9 +8,11 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select, update
 
 from app.accounts.models import PremiumGrant
-from app.kit.db import utcnow
+from app.kit.db import Database, utcnow
+from app.kit.runner import JudgeRunner
 from app.kit.settings import Settings
 from app.main import create_app
+from app.submissions.judging import judge_submission
 from app.submissions.models import Submission
 from tests.app.api_v1.conftest import ApiAccount, create_account
 from tests.app.conftest import settings_for
@@ -113,6 +115,37 @@ def test_idempotency_key_returns_the_first_submission(student, code_of) -> None:
     bad_key = student.post("/api/v1/submissions", json=body, headers={"Idempotency-Key": "spaces are not ok"})
     assert bad_key.status_code == 422
     assert len(student.get("/api/v1/submissions").json()["items"]) == 1
+
+
+class JudgeAtOnce:
+    """Judges each submission the moment it is dispatched, before the route has answered."""
+
+    def __init__(self, db: Database, runner: JudgeRunner) -> None:
+        self.db, self.runner = db, runner
+
+    def submit(self, submission_id: int) -> None:
+        assert judge_submission(self.db, self.runner, submission_id)
+
+    def shutdown(self) -> None:
+        pass
+
+
+def test_a_post_without_wait_answers_the_submission_as_stored(seeded, runner, code_of) -> None:
+    """202 and ``queued`` however soon the verdict comes: the answer is the row this request
+    stored, not whatever the judge recorded before the answer went out. Waiting, or replaying a
+    finished one, answers the verdict with 200."""
+    app = create_app(settings_for(seeded.url), database=seeded, runner=runner,
+                     dispatcher=JudgeAtOnce(seeded, runner))  # fmt: skip
+    with TestClient(app) as client:
+        account = ApiAccount(*create_account(seeded), client)
+        body = {"problem": "add-tensors", "code": code_of("add-tensors"), "mode": "submit"}
+        first = account.post("/api/v1/submissions", json=body, headers={"Idempotency-Key": "once"})
+        assert first.status_code == 202 and first.json()["status"] == "queued", first.text
+        assert account.get(first.headers["Location"]).json()["verdict"] == "accepted"
+        replay = account.post("/api/v1/submissions", json=body, headers={"Idempotency-Key": "once"})
+        assert replay.status_code == 200 and replay.json()["verdict"] == "accepted"
+        waited = account.post("/api/v1/submissions?wait=true", json=body)
+        assert waited.status_code == 200 and waited.json()["verdict"] == "accepted"
 
 
 def test_a_retry_is_answered_with_its_submission_past_the_rate_limit(seeded, runner, code_of) -> None:
