@@ -41,6 +41,7 @@ from celery import Celery, signals
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
+from runner.engine import default_slots
 from runner.jobs import Job, JudgeResult
 from runner.logs import JsonFormatter, SubmissionFilter, TextFormatter, submission_context
 from runner.wire import (
@@ -74,7 +75,7 @@ def _env_int(name: str, default: int) -> int:
 
 BROKER_URL = os.environ.get("TORCHDRILL_BROKER_URL", "redis://127.0.0.1:6379/0")
 VISIBILITY_TIMEOUT_S = _env_float("TORCHDRILL_BROKER_VISIBILITY_TIMEOUT_S", 120.0)
-SLOTS = _env_int("TORCHDRILL_RUNNER_SLOTS", max(1, os.cpu_count() or 1))
+SLOTS = default_slots()  # TORCHDRILL_RUNNER_SLOTS, else one per CPU
 MAX_DELIVERIES = _env_int("TORCHDRILL_MAX_DELIVERIES", 3)
 HEARTBEAT_FILE = Path(os.environ.get("TORCHDRILL_HEARTBEAT_FILE", "/tmp/torchdrill-runner.heartbeat"))
 

@@ -24,6 +24,22 @@ from runner.verdicts import build_result
 log = logging.getLogger("runner")
 
 
+def default_slots() -> int:
+    """How many sandboxed jobs run at once by default: ``TORCHDRILL_RUNNER_SLOTS``, else one per
+    CPU. A job is CPU-bound, so more would only share the CPUs (each job slower, the pages it
+    touches evicted from the caches by the others', docs/benchmarks.md's thirteenth pass)."""
+    raw = os.environ.get("TORCHDRILL_RUNNER_SLOTS", "").strip()
+    if raw:
+        try:
+            slots = int(raw)
+        except ValueError:
+            raise ValueError(f"TORCHDRILL_RUNNER_SLOTS must be a whole number, not {raw!r}") from None
+        if slots < 1:
+            raise ValueError(f"TORCHDRILL_RUNNER_SLOTS must be at least 1, not {slots}")
+        return slots
+    return max(1, os.cpu_count() or 1)
+
+
 class ExpectationError(ValueError):
     """The reference solution or the tests failed while computing expected values."""
 
@@ -71,7 +87,7 @@ class JobProfile:
 class Runner:
     def __init__(self, max_concurrent: int | None = None, trace: bool = False) -> None:
         self.trace = trace  # runner.sandbox.Sandbox's: every record read as it comes (benchmarks)
-        self.max_concurrent = max_concurrent or max(2, 2 * (os.cpu_count() or 1))
+        self.max_concurrent = max_concurrent or default_slots()
         self._slots = threading.BoundedSemaphore(self.max_concurrent)
         self._lock = threading.Lock()
         self._sandbox: Sandbox | None = None
