@@ -124,7 +124,7 @@ def main() -> int:
     redis_server.start()
     url, drop = scratch_database(args.pg, bank)
     configurations: list[tuple[str, int, int]] = [
-        ("embedded (default: 2 judge threads in the web process)", 0, 0),
+        ("embedded (default: 3 judge threads in the web process, one sandbox slot per CPU)", 0, 0),
         ("Celery: 2 runner worker processes x 1 sandbox slot", 2, 1),
         ("Celery: 2 runner worker processes x 2 sandbox slots", 2, 2),
     ]
