@@ -44,6 +44,8 @@ from sqlalchemy import DateTime, Engine, MetaData, TypeDecorator, create_engine,
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
+from app.kit.sqlite_writers import connection_factory
+
 T = TypeVar("T")
 
 NAMING_CONVENTION = {
@@ -89,6 +91,7 @@ def _prepare_sqlite_path(url: str) -> None:
 
 
 DEFAULT_POOL_SIZE = 20
+SQLITE_BUSY_TIMEOUT_S = 15.0  # how long a SQLite writer waits for another one before "database is locked"
 SPARE_CONNECTIONS = 2  # for one-hop work outside the request slots (the module docstring)
 
 
@@ -107,14 +110,19 @@ def request_slots(pool_size: int, judge_threads: int) -> int:
 def make_engine(url: str, pool_size: int = DEFAULT_POOL_SIZE) -> Engine:
     """An engine for ``url`` opening at most ``pool_size`` connections (all kept once opened).
 
-    SQLite files get their folder, WAL, foreign keys and a busy timeout.
+    SQLite files get their folder, WAL, foreign keys and a busy timeout, and the engine's writers
+    queue on a lock of its own instead of SQLite's busy sleeps (``app.kit.sqlite_writers``).
     """
     _prepare_sqlite_path(url)
     backend = make_url(url).get_backend_name()
     if backend == "sqlite":
         engine = create_engine(
             url,
-            connect_args={"check_same_thread": False, "timeout": 15},
+            connect_args={
+                "check_same_thread": False,
+                "timeout": SQLITE_BUSY_TIMEOUT_S,
+                "factory": connection_factory(SQLITE_BUSY_TIMEOUT_S),
+            },
             pool_size=pool_size,
             max_overflow=0,
         )
@@ -128,7 +136,7 @@ def make_engine(url: str, pool_size: int = DEFAULT_POOL_SIZE) -> Engine:
             # fsync (2-3 ms each, 3 per submission), the database stays consistent after any crash,
             # and only a power loss can undo the last commits (docs/benchmarks.md).
             cur.execute("PRAGMA synchronous=NORMAL")
-            cur.execute("PRAGMA busy_timeout=15000")
+            cur.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_TIMEOUT_S * 1000)}")
             cur.close()
 
         return engine
