@@ -23,6 +23,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from runner import syscalls
 
@@ -38,11 +39,11 @@ class CgroupUnavailable(RuntimeError):
     pass
 
 
-def _write(path: Path, value: str) -> None:
+def _write(path: Path | str, value: str) -> None:
     syscalls.write_control(path, value.encode())
 
 
-def _read(path: Path) -> str:
+def _read(path: Path | str) -> str:
     """A control file's text, or "" where it cannot be read."""
     try:
         return syscalls.read_control(path)
@@ -68,6 +69,13 @@ def usable_cpus(root: Path = ROOT) -> int:
 
 def pid_namespace() -> str:
     """This process's pid namespace (an inode number): pids mean something only inside it."""
+    return _pid_namespace_of(os.getpid())
+
+
+@functools.lru_cache(maxsize=4)
+def _pid_namespace_of(pid: int) -> str:
+    """A process never changes its own pid namespace: read once per process (keyed by pid, so a
+    forked child reads its own), not once per job group named."""
     return str(os.stat("/proc/self/ns/pid").st_ino)
 
 
@@ -134,10 +142,10 @@ class IdleSetting:
     idle: str
     normal: str
 
-    def apply(self, group_dir: Path, idle: bool) -> None:
+    def apply(self, group_dir: Path | str, idle: bool) -> None:
         """Write the idle or the normal value into ``group_dir`` (the host's side; the spare
         writes through a file it opened, ``runner.zygote.GroupPriority``)."""
-        _write(group_dir / self.file, self.idle if idle else self.normal)
+        _write(f"{group_dir}/{self.file}", self.idle if idle else self.normal)
 
 
 def _idle_setting(cpu_dir: Path) -> IdleSetting | None:
@@ -161,7 +169,7 @@ def _cpu_controller(dirs: dict[str, Path]) -> tuple[str, IdleSetting] | None:
     return None
 
 
-def _rmdir(path: Path, attempts: int = 50) -> None:
+def _rmdir(path: Path | str, attempts: int = 50) -> None:
     """Remove a group directory, waiting a little (5 ms an attempt) for its last processes to go."""
     for _ in range(attempts):
         try:
@@ -175,14 +183,35 @@ def _rmdir(path: Path, attempts: int = 50) -> None:
 
 @dataclass
 class JobCgroup:
+    """One job's groups, one directory per controller hierarchy (one under v2).
+
+    What is the same for every group of a tree (which hierarchy holds the ``cpu`` controller's
+    files and its idle setting; whether v1 accounts swap) comes from :class:`CgroupTree` when it
+    makes the group, so making one costs no look-ups; a group built by hand looks them up in
+    its own directories. The paths a job's host reads and writes are kept as strings: the
+    ``pathlib`` joins cost more CPU than the kernel's work on these files (docs/benchmarks.md,
+    the fourteenth pass).
+    """
+
     name: str
     dirs: dict[str, Path]  # controller -> host directory
     version: int
     limits: tuple[int, int] | None = None  # (memory MB, processes) last written
+    cpu: tuple[str, IdleSetting] | Literal["look up"] | None = "look up"  # CgroupTree._cpu
+    swap_accounted: bool | None = None  # v1: memory.memsw.* exist (CgroupTree._swap_accounted)
+    _paths: dict[str, str] = field(init=False, repr=False)  # controller -> directory, as text
+
+    def __post_init__(self) -> None:
+        self._paths = {key: str(path) for key, path in self.dirs.items()}
+
+    @functools.cached_property
+    def _procs(self) -> str:
+        """The process list :meth:`pids` reads."""
+        return f"{self._paths['pids' if self.version == 1 else 'unified']}/cgroup.procs"
 
     @functools.cached_property
     def _idle(self) -> tuple[str, IdleSetting] | None:
-        return _cpu_controller(self.dirs)
+        return _cpu_controller(self.dirs) if self.cpu == "look up" else self.cpu
 
     def idle_setting(self) -> tuple[str, IdleSetting] | None:
         """(the idle file's path as the sandbox sees it, the setting), or None without a
@@ -200,7 +229,7 @@ class JobCgroup:
         if self._idle is not None:
             key, setting = self._idle
             with contextlib.suppress(OSError):
-                setting.apply(self.dirs[key], idle=False)
+                setting.apply(self._paths[key], idle=False)
 
     def sandbox_procs_files(self) -> list[str]:
         """The ``cgroup.procs`` paths as the sandbox sees them (joined by writing "0", in this
@@ -216,8 +245,7 @@ class JobCgroup:
         ]
 
     def pids(self) -> list[int]:
-        path = self.dirs["pids" if self.version == 1 else "unified"] / "cgroup.procs"
-        return [int(x) for x in _read(path).split()]
+        return [int(x) for x in _read(self._procs).split()]
 
     def kill_all(self, wait: bool = True) -> None:
         if self.version == 2 and (self.dirs["unified"] / "cgroup.kill").exists():
@@ -269,40 +297,46 @@ class JobCgroup:
         return int(raw) / 2**20 if raw.isdigit() else 0.0
 
     def set_limits(self, memory_mb: int, max_processes: int) -> None:
-        """Write the limits, unless they are already these (a spare made with the job's defaults)."""
+        """Write the limits, unless they are already these (a spare made with the job's defaults).
+
+        A new group has none (unlimited); afterwards the limits written last are the group's."""
         if self.limits == (memory_mb, max_processes):
             return
         limit = str(memory_mb * 2**20)
         if self.version == 1:
-            memory = self.dirs["memory"]
-            swap = memory / "memory.memsw.limit_in_bytes"
-            # memsw (memory + swap) must never be below the memory limit: order the writes.
-            order = ["memory.limit_in_bytes", "memory.memsw.limit_in_bytes"]
-            if swap.exists() and int(_read(memory / "memory.limit_in_bytes") or 0) < int(limit):
-                order.reverse()
-            for name in order:
-                if (memory / name).exists():
-                    _write(memory / name, limit)
+            memory = self._paths["memory"]
+            names = ["memory.limit_in_bytes"]
+            swap = self.swap_accounted
+            if swap is None:
+                swap = os.path.exists(f"{memory}/memory.memsw.limit_in_bytes")
+            if swap:
+                # memsw (memory + swap) must never be below the memory limit: a limit that grows
+                # raises memsw first, one that shrinks (or a new group's: from unlimited) lowers
+                # the memory limit first.
+                growing = self.limits is not None and memory_mb > self.limits[0]
+                names.insert(0 if growing else 1, "memory.memsw.limit_in_bytes")
+            for name in names:
+                _write(f"{memory}/{name}", limit)
             with contextlib.suppress(OSError):
-                _write(memory / "memory.swappiness", "0")
-            _write(self.dirs["pids"] / "pids.max", str(max_processes))
+                _write(f"{memory}/memory.swappiness", "0")
+            _write(f"{self._paths['pids']}/pids.max", str(max_processes))
         else:
-            unified = self.dirs["unified"]
-            _write(unified / "memory.max", limit)
+            unified = self._paths["unified"]
+            _write(f"{unified}/memory.max", limit)
             with contextlib.suppress(OSError):
-                _write(unified / "memory.swap.max", "0")
-            _write(unified / "pids.max", str(max_processes))
+                _write(f"{unified}/memory.swap.max", "0")
+            _write(f"{unified}/pids.max", str(max_processes))
         self.limits = (memory_mb, max_processes)
 
     def remove(self) -> None:
         self.kill_all()
-        for path in self.dirs.values():
+        for path in self._paths.values():
             _rmdir(path)
 
     def try_remove(self) -> bool:
         """Remove the group's directories now, without waiting: True once they are gone, False
         (the rest left for :meth:`remove`) while a process is still in the group."""
-        for path in self.dirs.values():
+        for path in self._paths.values():
             try:
                 os.rmdir(path)
             except FileNotFoundError:
@@ -390,11 +424,21 @@ class CgroupTree:
         """(host path, sandbox path) pairs to bind read-write into the sandbox."""
         return [(str(p), f"{SANDBOX_MOUNT}/{c}") for c, p in self.parents.items()]
 
+    @functools.cached_property
+    def _cpu(self) -> tuple[str, IdleSetting] | None:
+        """Where the ``cpu`` controller's files are, and its idle setting: the same in every group."""
+        return _cpu_controller(self.parents)
+
+    @functools.cached_property
+    def _swap_accounted(self) -> bool:
+        """v1: whether the memory controller accounts swap (``memory.memsw.*``), in every group."""
+        return self.version == 1 and (self.parents["memory"] / "memory.memsw.limit_in_bytes").exists()
+
     def create(self, name: str, memory_mb: int, max_processes: int) -> JobCgroup:
         dirs = {c: p / name for c, p in self.parents.items()}
-        for path in dirs.values():
-            path.mkdir()
-        group = JobCgroup(name=name, dirs=dirs, version=self.version)
+        group = JobCgroup(name, dirs, self.version, cpu=self._cpu, swap_accounted=self._swap_accounted)
+        for path in group._paths.values():
+            os.mkdir(path)
         try:
             group.set_limits(memory_mb, max_processes)
         except OSError:
@@ -404,7 +448,7 @@ class CgroupTree:
 
     def create_zygote_group(self, name: str) -> ZygoteCgroup | None:
         """A :class:`ZygoteCgroup` named ``name``, or None without a ``cpu`` controller."""
-        if (cpu := _cpu_controller(self.parents)) is None:
+        if (cpu := self._cpu) is None:
             return None
         key, setting = cpu
         path = self.parents[key] / name

@@ -444,7 +444,7 @@ class Sandbox:
             # a still-warming spare back to normal priority, in trace mode the counters the job's
             # CPU and page faults are measured from (reading the CPU counter took ~0.3 ms here,
             # measured), the rest of a large payload.
-            if not _normal_priority(group) and self._zygote_group is not None:
+            if not _normal_priority(spare) and self._zygote_group is not None:
                 self._zygote_group.set_idle(False)  # the spare is still being made: the job waits for it
             cpu_at_hand_over = group.cpu_ms() if self.trace else 0.0
             faults_at_hand_over = group.page_faults() if self.trace else 0
@@ -534,12 +534,19 @@ def _made(spare: dict[str, Any]) -> bool:
     return bool(spare["made"]) and not spare["waiter"]["event"].is_set()
 
 
-def _normal_priority(group: JobCgroup) -> bool:
+def _normal_priority(spare: dict[str, Any]) -> bool:
     """Give a spare that may still be warming up at idle priority (``runner.zygote.warm_spare``)
     the normal one back, now that a job waits for it: its group's and the process's nice (its
     only process is the spare itself). The spare sets both back itself too, before the job
     runs, so nothing depends on this succeeding. False when the spare has not joined its group
-    yet (it is still being made, in the zygote's group)."""
+    yet (it is still being made, in the zygote's group).
+
+    A spare asked for without the warm-up (jobs filled every CPU: ``Sandbox._prepare``) never
+    lowers its priority: for it only whether it is made is asked, which the host knows already
+    for most (``_made``), without a write or a read of its group's files."""
+    if not spare["warm"]:
+        return _made(spare)
+    group = spare["group"]
     group.normal_priority()
     pids = group.pids()
     for pid in pids:

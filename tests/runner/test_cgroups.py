@@ -93,6 +93,26 @@ def test_page_faults_count_what_the_group_s_processes_touch() -> None:
         group.remove()
 
 
+def test_limits_move_either_way_as_the_kernel_requires_without_being_read_back() -> None:
+    """v1 refuses a memory limit above memory+swap's (and memory+swap's below the memory limit):
+    the host orders the two writes from the limits it wrote last, never reading them back."""
+    tree = CgroupTree()
+    group = tree.create(job_group_name(uuid.uuid4().hex), 64, 8)
+    memory = group.dirs["unified" if group.version == 2 else "memory"]
+    files = ["memory.max"] if group.version == 2 else ["memory.limit_in_bytes", "memory.memsw.limit_in_bytes"]
+    files = [name for name in files if (memory / name).exists()]
+    pids = group.dirs["unified" if group.version == 2 else "pids"] / "pids.max"
+    try:
+        for memory_mb, processes in ((256, 16), (32, 4), (512, 8), (512, 9)):
+            group.set_limits(memory_mb, processes)
+            assert {name: int((memory / name).read_text()) for name in files} == dict.fromkeys(
+                files, memory_mb << 20
+            )
+            assert int(pids.read_text()) == processes
+    finally:
+        group.remove()
+
+
 @pytest.mark.parametrize(
     ("files", "expected"),
     [
