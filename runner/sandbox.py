@@ -39,7 +39,11 @@ RUNNER_DIR = Path(__file__).resolve().parent
 SANDBOX_LIB = "/opt/torchdrill"
 RESULT_LIMIT = 16 * 1024 * 1024
 EXIT_GRACE_S = 0.1
-RESULT_TICK_S = 0.005  # how often the result channel is read while the job runs (see _collect)
+# How often the result channel is read while the job runs (see _collect): a job's records wait in
+# the channel's 1 MB pipe and are read when it closes, so a tick only drains a channel that fills
+# (a record of hundreds of KB) or notices a job that never closes it; 5 ms cost a seed-problem
+# verdict 2-3 host wake-ups for nothing (docs/benchmarks.md, the fourteenth pass).
+RESULT_TICK_S = 0.05
 RESULT_PIPE_BYTES = 1 << 20  # its buffer: a large record fits without waiting for a read
 F_SETPIPE_SZ = 1031
 STARTUP_TIMEOUT_S = float(os.environ.get("TORCHDRILL_SANDBOX_STARTUP_S", "120"))
@@ -683,8 +687,9 @@ def _collect(
     mid-way loses none of those it wrote) and are read every ``RESULT_TICK_S``, on any other
     wake-up, and when the channel closes: the harness closes it after its end record, which
     wakes this loop at once (``POLLHUP`` is reported even for a descriptor polled for nothing).
-    A channel that holds much data is watched for data from then on, so a large record never
-    waits for ticks; so is every channel with ``trace`` (the benchmark's timeline of records).
+    A channel found holding much data is watched for data from then on, so a job writing large
+    records waits for a tick (at most ``RESULT_TICK_S``) once, when it has filled the 1 MB pipe,
+    and never again; every channel is watched with ``trace`` (the benchmark's timeline of records).
 
     A harness that exits without its end record may leave a daemon holding the pipes
     open: once the exit is known, reading stops after a short grace period.
@@ -715,7 +720,7 @@ def _collect(
             exit_deadline = now + EXIT_GRACE_S
         if exit_deadline is not None and now >= exit_deadline:
             break
-        tick = RESULT_TICK_S if res_fd in open_fds else 0.05
+        tick = RESULT_TICK_S
         ready = {fd for fd, _ in poller.poll(min(remaining, tick) * 1000)}
         if res_fd in open_fds:
             ready.add(res_fd)
