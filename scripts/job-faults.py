@@ -20,6 +20,7 @@ import functools
 import gc
 import os
 import resource
+import shutil
 import socket
 import statistics
 import tempfile
@@ -28,9 +29,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from runner import forked, guard, harness, hook_events, hugepages, observations, ops, zygote
+from runner import compiled, forked, guard, harness, hook_events, hugepages, observations, ops, zygote
 from runner.bench import DEFAULT_PROBLEM
-from runner.engine import _compiled, _payload
+from runner.engine import _payload
 from runner.problem import load_problem_dir
 
 Log = list[tuple[str, int, float]]
@@ -59,7 +60,7 @@ EVENTS_FD = 200  # where each child's events go (its records pipe, duplicated): 
 
 
 def one_job(
-    payload: dict[str, Any], files: dict[str, str], warm: bool, slotted: guard.KeySlotGuard | None
+    payload: dict[str, Any], workdir: str, warm: bool, slotted: guard.KeySlotGuard | None
 ) -> tuple[Log, list[dict[str, Any]]]:
     """Fork, run the job in the child, return what it logged and the records it wrote."""
 
@@ -78,9 +79,6 @@ def one_job(
         counted(log, hook_events, "prepare", "    of which hooks")
         counted(log, harness, "load_module", "load a module (tests, solution)")
         before, cpu = faults(), time.thread_time()
-        workdir = tempfile.mkdtemp()
-        for name, text in files.items():
-            Path(workdir, name).write_text(text)
         harness.run(dict(payload), harness.ResultChannel(records_w), workdir, pending)
         log.append(("the whole job", faults() - before, (time.thread_time() - cpu) * 1000))
         return log
@@ -102,11 +100,16 @@ def main() -> int:
     gc.collect()
     gc.freeze()
     hugepages.collapse_self()
-    payload = _payload(problem.solution, problem.tests, problem.entry_point, None, _compiled(problem.tests))
-    files = {"solution.py": problem.solution, "tests.py": problem.tests}
+    # The job's files, written once; tests.py compiled for their path, as the host compiles it for
+    # the sandbox's /tmp (runner.compiled), so no job compiles it (a spare never does).
+    workdir = tempfile.mkdtemp()
+    for name, text in (("solution.py", problem.solution), ("tests.py", problem.tests)):
+        Path(workdir, name).write_text(text)
+    tests_code = compiled.compiled_tests(problem.tests, str(Path(workdir, "tests.py")))
+    payload = _payload(problem.solution, problem.tests, problem.entry_point, None, tests_code)
     phases: dict[str, list[tuple[int, float]]] = {}
     for n in range(args.jobs + 3):
-        log, records = one_job(payload, files, warm=not args.cold, slotted=slotted)
+        log, records = one_job(payload, workdir, warm=not args.cold, slotted=slotted)
         if n < 3:
             continue  # settle
         for label, count, cpu in log:
@@ -114,6 +117,7 @@ def main() -> int:
         for record in records:
             if record.get("type") == "case":
                 phases.setdefault(f"case {record['name']}", []).append((0, record["time_ms"]))
+    shutil.rmtree(workdir)
     print(
         f"{problem.slug}: {args.jobs} jobs, spare warm-up {'off' if args.cold else 'on'}, "
         f"guard {'off' if args.no_guard else 'on'} (medians per job)"
