@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 # The statements before which the sqlite3 module opens a transaction (CPython's
@@ -108,18 +108,16 @@ class QueuedWriterCursor(sqlite3.Cursor):
     connection: QueuedWriterConnection
 
     def execute(self, sql: str, parameters: Parameters = (), /) -> QueuedWriterCursor:
-        taken = self.connection._before(sql)
-        try:
-            super().execute(sql, parameters)
-        finally:
-            if taken:
-                self.connection._after()
-        return self
+        return self._queued(super().execute, sql, parameters)
 
     def executemany(self, sql: str, seq_of_parameters: Iterable[Parameters], /) -> QueuedWriterCursor:
+        return self._queued(super().executemany, sql, seq_of_parameters)
+
+    def _queued(self, run: Callable[[str, Any], object], sql: str, arguments: Any) -> QueuedWriterCursor:
+        """``run(sql, arguments)`` with the writer lock taken first if ``sql`` opens a write."""
         taken = self.connection._before(sql)
         try:
-            super().executemany(sql, seq_of_parameters)
+            run(sql, arguments)
         finally:
             if taken:
                 self.connection._after()
