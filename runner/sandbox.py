@@ -720,8 +720,7 @@ def _collect(
             exit_deadline = now + EXIT_GRACE_S
         if exit_deadline is not None and now >= exit_deadline:
             break
-        tick = RESULT_TICK_S
-        ready = {fd for fd, _ in poller.poll(min(remaining, tick) * 1000)}
+        ready = {fd for fd, _ in poller.poll(min(remaining, RESULT_TICK_S) * 1000)}
         if res_fd in open_fds:
             ready.add(res_fd)
         for fd in ready:

@@ -120,7 +120,7 @@ def make_engine(url: str, pool_size: int = DEFAULT_POOL_SIZE) -> Engine:
             url,
             connect_args={
                 "check_same_thread": False,
-                "timeout": SQLITE_BUSY_TIMEOUT_S,
+                "timeout": SQLITE_BUSY_TIMEOUT_S,  # sqlite3 sets the busy timeout from it
                 "factory": connection_factory(SQLITE_BUSY_TIMEOUT_S),
             },
             pool_size=pool_size,
@@ -136,7 +136,6 @@ def make_engine(url: str, pool_size: int = DEFAULT_POOL_SIZE) -> Engine:
             # fsync (2-3 ms each, 3 per submission), the database stays consistent after any crash,
             # and only a power loss can undo the last commits (docs/benchmarks.md).
             cur.execute("PRAGMA synchronous=NORMAL")
-            cur.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_TIMEOUT_S * 1000)}")
             cur.close()
 
         return engine
