@@ -47,7 +47,7 @@ from app.__main__ import server_config
 from app.accounts import service as accounts
 from app.accounts import tokens
 from app.kit.db import Database, upgrade_database, utcnow
-from app.kit.runner import default_runner
+from app.kit.runner import JudgeRunner, default_runner
 from app.kit.settings import Settings
 from app.main import create_app
 from app.problems.importer import import_bank
@@ -197,6 +197,44 @@ def print_budget(best: Level, target_per_s: float) -> None:
     )
 
 
+@dataclass
+class Site:
+    """A throw-away platform for a benchmark: its SQLite database, settings and learners."""
+
+    workdir: Path
+    settings: Settings
+    db: Database
+    learners: list[str]  # a token each, on an account each
+    user_ids: list[int]
+
+
+def prepare_site(problem_dir: Path, slug: str, learners: int, runner: JudgeRunner) -> Site:
+    """A fresh SQLite database (built by the migrations) with the problem imported and
+    ``learners`` accounts, each with a token; the per-minute submission limit lifted for all
+    (a learner here submits several times a second)."""
+    workdir = Path(tempfile.mkdtemp(prefix="torchdrill-bench-"))
+    url = f"sqlite:///{workdir / 'bench.db'}"
+    settings = Settings(env="development", database_url=url, api_requests_per_minute=1_000_000,
+                        api_submissions_per_minute=1_000_000)  # fmt: skip
+    upgrade_database(url)
+    db = Database(url)
+    bank = workdir / "bank"
+    shutil.copytree(problem_dir, bank / slug)
+    tracks = Path(problem_dir).resolve().parent / "tracks.toml"  # the problem's category names one
+    if tracks.is_file():
+        shutil.copyfile(tracks, bank / "tracks.toml")
+    site = Site(workdir, settings, db, [], [])
+    with db.transaction() as session:
+        report = import_bank(session, bank, runner)
+        if not report.ok:
+            raise SystemExit(f"error: import failed: {report.summary()}")
+        for n in range(learners):
+            user = accounts.sign_up(session, f"learner{n}@bench.example.com", "bench password 1234")
+            site.learners.append(tokens.create_token(session, user, "bench", utcnow())[1])
+            site.user_ids.append(user.id)
+    return site
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m app.bench", description=__doc__.splitlines()[0])
     parser.add_argument("--problem", type=Path, default=DEFAULT_PROBLEM, help="a free problem folder")
@@ -214,28 +252,10 @@ def main(argv: list[str] | None = None) -> int:
     problem = load_problem_dir(args.problem)
     if problem.premium:
         parser.error(f"{problem.slug} is a premium problem; pick a free one")
-    workdir = Path(tempfile.mkdtemp(prefix="torchdrill-bench-"))
-    url = f"sqlite:///{workdir / 'bench.db'}"
-    settings = Settings(env="development", database_url=url, api_requests_per_minute=1_000_000,
-                        api_submissions_per_minute=1_000_000)  # fmt: skip
     runner = default_runner()
-    upgrade_database(url)
-    db = Database(url)
-    bank = workdir / "bank"
-    shutil.copytree(args.problem, bank / problem.slug)
-    tracks = Path(args.problem).resolve().parent / "tracks.toml"  # the problem's category names one
-    if tracks.is_file():
-        shutil.copyfile(tracks, bank / "tracks.toml")
-    with db.transaction() as session:
-        report = import_bank(session, bank, runner)
-        if not report.ok:
-            raise SystemExit(f"error: import failed: {report.summary()}")
-        learners: list[str] = []  # a token each, on an account each
-        user_ids: list[int] = []
-        for n in range(max([args.clients, *levels])):
-            user = accounts.sign_up(session, f"learner{n}@bench.example.com", "bench password 1234")
-            learners.append(tokens.create_token(session, user, "bench", utcnow())[1])
-            user_ids.append(user.id)
+    site = prepare_site(args.problem, problem.slug, max([args.clients, *levels]), runner)
+    workdir, settings, db = site.workdir, site.settings, site.db
+    learners, user_ids = site.learners, site.user_ids
     token = learners[0]
 
     # 1. runner only: the same job the app builds, judged directly.
