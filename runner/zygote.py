@@ -69,6 +69,8 @@ if TYPE_CHECKING:
 MAX_PAYLOAD = 64 * 1024 * 1024
 KEY_BYTES = 32  # the job's integrity key (runner.guard), the first message on a spare's link
 RESULTS_FD = 3  # the job's result channel, where the harness's records and the guard's events go
+ZYGOTE_NAME = "td-zygote"  # the processes' names, as top, ps -o comm and perf show them
+SPARE_NAME = "td-spare"  # a spare, then its job (what the job execs is named after the program)
 # After the key, one byte: whether the spare runs the speculative part of its warm-up (warm_spare).
 WARM, COLD = b"\x01", b"\x00"
 SAFE_ENV = {
@@ -331,6 +333,7 @@ def prepare_spare(
     time; when the job comes it only hands over its pipes.
     """
     try:
+        syscalls.set_process_name(SPARE_NAME)
         if threading_after_fork is not None:
             threading_after_fork.restore()  # the job's own forks get threading's real hook
         os.setsid()
@@ -702,6 +705,7 @@ def main() -> None:
     if len(sys.argv) > 2:  # the zygote's CPU group (runner.cgroups.ZygoteCgroup), before any fork
         with open(sys.argv[2], "w") as fh:
             fh.write("0")
+    syscalls.set_process_name(ZYGOTE_NAME)
     control = socket.socket(fileno=fd)
     with contextlib.suppress(BrokenPipeError, ConnectionResetError):
         serve(control)
