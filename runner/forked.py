@@ -1,13 +1,20 @@
 """Run a piece of judge code in a forked child, as a spare runs its job, for the tools that
-measure or test that code without the sandbox (``scripts/job-faults.py``, the guard's tests)."""
+measure or test that code without the sandbox (``scripts/job-faults.py``, ``scripts/job-pages.py``,
+the guard's tests)."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from runner import compiled, guard, hugepages, zygote
+from runner.engine import _payload
+from runner.problem import ProblemFiles
 from runner.zygote import read_all
 
 LIMIT = 1 << 26
@@ -37,3 +44,30 @@ def in_fork(work: Callable[[int], Any]) -> tuple[Any, list[dict[str, Any]]]:
         os.close(result_r)
         os.waitpid(pid, 0)
     return json.loads(result), [json.loads(line) for line in records.splitlines()]
+
+
+def warm_like_zygote(
+    events_fd: int, guarded: bool = True, before_freeze: Callable[[], object] = lambda: None
+) -> guard.KeySlotGuard | None:
+    """Warm this process up as the zygote does before its first fork (``runner.zygote.serve``):
+    torch warm, the job's guard sealed around a key slot whose events go to ``events_fd``
+    (none where ``guarded`` is false), the garbage collector's objects frozen
+    (``before_freeze`` runs just before) and the populated memory in huge pages."""
+    zygote.warm_up()
+    slotted = guard.KeySlotGuard(zygote.KEY_BYTES, events_fd) if guarded else None
+    gc.collect()
+    before_freeze()
+    gc.freeze()
+    hugepages.collapse_self()
+    return slotted
+
+
+def job_payload(problem: ProblemFiles) -> tuple[str, dict[str, Any]]:
+    """``problem``'s reference as a job: its files written once to a fresh folder, and the
+    payload, with ``tests.py`` compiled for that path as the host compiles it for the sandbox's
+    ``/tmp`` (``runner.compiled``), so no job compiles it (a spare never does)."""
+    workdir = tempfile.mkdtemp()
+    for name, text in (("solution.py", problem.solution), ("tests.py", problem.tests)):
+        Path(workdir, name).write_text(text)
+    tests_code = compiled.compiled_tests(problem.tests, str(Path(workdir, "tests.py")))
+    return workdir, _payload(problem.solution, problem.tests, problem.entry_point, None, tests_code)

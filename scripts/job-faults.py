@@ -17,21 +17,18 @@ from __future__ import annotations
 
 import argparse
 import functools
-import gc
 import os
 import resource
 import shutil
 import socket
 import statistics
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from runner import compiled, forked, guard, harness, hook_events, hugepages, observations, ops, zygote
+from runner import forked, guard, harness, hook_events, observations, ops, zygote
 from runner.bench import DEFAULT_PROBLEM
-from runner.engine import _payload
 from runner.problem import load_problem_dir
 
 Log = list[tuple[str, int, float]]
@@ -95,18 +92,8 @@ def main() -> int:
     parser.add_argument("--no-guard", action="store_true", help="no integrity key: no guard in the job")
     args = parser.parse_args()
     problem = load_problem_dir(args.problem)
-    zygote.warm_up()
-    slotted = None if args.no_guard else guard.KeySlotGuard(zygote.KEY_BYTES, EVENTS_FD)
-    gc.collect()
-    gc.freeze()
-    hugepages.collapse_self()
-    # The job's files, written once; tests.py compiled for their path, as the host compiles it for
-    # the sandbox's /tmp (runner.compiled), so no job compiles it (a spare never does).
-    workdir = tempfile.mkdtemp()
-    for name, text in (("solution.py", problem.solution), ("tests.py", problem.tests)):
-        Path(workdir, name).write_text(text)
-    tests_code = compiled.compiled_tests(problem.tests, str(Path(workdir, "tests.py")))
-    payload = _payload(problem.solution, problem.tests, problem.entry_point, None, tests_code)
+    slotted = forked.warm_like_zygote(EVENTS_FD, guarded=not args.no_guard)
+    workdir, payload = forked.job_payload(problem)
     phases: dict[str, list[tuple[int, float]]] = {}
     for n in range(args.jobs + 3):
         log, records = one_job(payload, workdir, warm=not args.cold, slotted=slotted)

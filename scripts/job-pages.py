@@ -22,16 +22,15 @@ import bisect
 import collections
 import gc
 import os
+import shutil
 import signal
 import socket
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from runner import compiled, guard, harness, hugepages, observations, values, zygote
+from runner import forked, guard, harness, observations, values, zygote
 from runner.bench import DEFAULT_PROBLEM
-from runner.engine import _payload
 from runner.problem import load_problem_dir
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -172,22 +171,16 @@ def main() -> int:
     parser.add_argument("--warm", action="store_true", help="run the spare's warm-up before the job")
     args = parser.parse_args()
     problem = load_problem_dir(args.problem)
-    zygote.warm_up()
-    slotted = guard.KeySlotGuard(zygote.KEY_BYTES, EVENTS_FD)
-    gc.collect()
-    index = ObjectIndex()
-    gc.freeze()
-    hugepages.collapse_self()
-    workdir = tempfile.mkdtemp()
-    for name, text in (("solution.py", problem.solution), ("tests.py", problem.tests)):
-        Path(workdir, name).write_text(text)
-    tests_code = compiled.compiled_tests(problem.tests, str(Path(workdir, "tests.py")))
-    payload = _payload(problem.solution, problem.tests, problem.entry_point, None, tests_code)
+    indexes: list[ObjectIndex] = []  # taken after the last collection, before the freeze
+    slotted = forked.warm_like_zygote(EVENTS_FD, before_freeze=lambda: indexes.append(ObjectIndex()))
+    assert slotted is not None
+    workdir, payload = forked.job_payload(problem)
     totals = []
     phases = []
     for _ in range(args.jobs):
-        phases = run_job(payload, workdir, args.warm, slotted, index)
+        phases = run_job(payload, workdir, args.warm, slotted, indexes[0])
         totals.append(sum(len(new) for _, new, _ in phases))
+    shutil.rmtree(workdir)
     print(f"{problem.slug}: pages copied a job {totals} (spare warm-up {'on' if args.warm else 'off'})")
     for label, new, types in phases:
         where = collections.Counter(new.values()).most_common(4)
