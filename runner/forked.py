@@ -49,7 +49,7 @@ def in_fork(work: Callable[[int], Any]) -> tuple[Any, list[dict[str, Any]]]:
 def warm_like_zygote(
     events_fd: int, guarded: bool = True, before_freeze: Callable[[], object] = lambda: None
 ) -> guard.KeySlotGuard | None:
-    """Warm this process up as the zygote does before its first fork (``runner.zygote.serve``):
+    """Warm this process up much as the zygote does before its first fork (``runner.zygote.serve``):
     torch warm, the job's guard sealed around a key slot whose events go to ``events_fd``
     (none where ``guarded`` is false), the garbage collector's objects frozen
     (``before_freeze`` runs just before) and the populated memory in huge pages."""

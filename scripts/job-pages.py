@@ -10,8 +10,8 @@ pages the child wrote since the fork, each a copy-on-write fault (~3 us on this 
 type names are those of the garbage collector's objects (taken before the fork) that lie on the
 copied pages: what the imports put next to what the job touched.
 
-    sudo .venv/bin/python scripts/job-pages.py            # a spare without the warm-up (as under load)
-    sudo .venv/bin/python scripts/job-pages.py --warm     # after the spare's warm-up
+    .venv/bin/python scripts/job-pages.py          # as root; a spare without the warm-up (as under load)
+    .venv/bin/python scripts/job-pages.py --warm   # after the spare's warm-up
 """
 
 from __future__ import annotations
