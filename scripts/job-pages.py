@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from runner import forked, guard, harness, observations, values, zygote
+from runner import forked, guard, harness, hugepages, observations, values, zygote
 from runner.bench import DEFAULT_PROBLEM
 from runner.problem import load_problem_dir
 
@@ -42,17 +42,13 @@ Region = tuple[int, int, str]  # start, end, what (heap, anon or the file's name
 
 
 def writable_private_regions() -> list[Region]:
-    regions: list[Region] = []
     with open("/proc/self/maps") as fh:
-        for line in fh:
-            fields = line.split(maxsplit=5)
-            perms = fields[1]
-            if perms[1] != "w" or perms[3] != "p":
-                continue
-            start, end = (int(x, 16) for x in fields[0].split("-"))
-            path = fields[5].strip() if len(fields) > 5 else ""
-            regions.append((start, end, "heap" if path == "[heap]" else path.rsplit("/", 1)[-1] or "anon"))
-    return regions
+        mappings = hugepages.parse_maps(fh.read())
+    return [
+        (m.start, m.end, "heap" if m.path == "[heap]" else m.path.rsplit("/", 1)[-1] or "anon")
+        for m in mappings
+        if m.perms[1] == "w" and m.perms[3] == "p"
+    ]
 
 
 def page_map(pid: int | str, start: int, end: int) -> array.array[int]:
