@@ -193,7 +193,9 @@ def print_budget(best: Level, target_per_s: float) -> None:
         f"everything; the best level spent {best.machine_cpu_ms:.1f} ms (web {best.web_cpu_ms:.1f}, "
         f"sandbox {best.sandbox_cpu_ms:.1f}, learners {best.learners_cpu_ms:.1f}, the rest {rest:.1f} by "
         "difference, the counters agreeing to ~1 ms), "
-        f"which allows at most {cpustat.ceiling_per_s(best.machine_cpu_ms, cpus):.0f} verdicts/s"
+        f"which allows at most {cpustat.ceiling_per_s(best.machine_cpu_ms, cpus):.0f} verdicts/s; "
+        f"the CPUs were {100 * cpustat.busy_share(best.verdicts_per_s, best.machine_cpu_ms, cpus):.1f} % "
+        "busy at that level (the rest idled)"
     )
 
 

@@ -53,6 +53,12 @@ def read() -> CpuTimes:
         return parse(fh.read(), os.sysconf("SC_CLK_TCK"))
 
 
+def busy_share(per_s: float, cpu_ms_per_verdict: float, cpus: int) -> float:
+    """The share of ``cpus`` CPUs kept busy by ``per_s`` verdicts a second costing
+    ``cpu_ms_per_verdict`` each (1.0: all of the time; the rest idled)."""
+    return per_s * cpu_ms_per_verdict / (cpus * 1000) if cpus > 0 else 0.0
+
+
 def ceiling_per_s(cpu_ms_per_verdict: float, cpus: int) -> float:
     """The most verdicts/s ``cpus`` CPUs can give when each verdict costs ``cpu_ms_per_verdict``."""
     return cpus * 1000 / cpu_ms_per_verdict if cpu_ms_per_verdict > 0 else float("inf")

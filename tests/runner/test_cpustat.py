@@ -47,6 +47,12 @@ def test_the_ceiling_is_what_the_cpus_can_give_at_that_cost() -> None:
     assert cpustat.ceiling_per_s(0.0, 2) == float("inf")
 
 
+def test_the_busy_share_is_the_cpu_spent_over_the_cpu_there_was() -> None:
+    assert cpustat.busy_share(96.6, 19.9, 2) == pytest.approx(0.96117)
+    assert cpustat.busy_share(100.0, 20.0, 2) == pytest.approx(1.0)
+    assert cpustat.busy_share(50.0, 20.0, 0) == 0.0
+
+
 @pytest.mark.skipif(not os.path.exists(cpustat.STAT), reason="needs Linux's /proc/stat")
 def test_this_machine_counts_the_work_of_a_busy_loop() -> None:
     before = cpustat.read()
