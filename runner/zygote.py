@@ -15,12 +15,14 @@ another spare. A spare reads the job itself, locks itself down and becomes the j
                                        seed; the seccomp filter (compiled once, by the
                                        zygote) and the job's guard (sealed once, by the
                                        zygote, around a key slot the spare fills at
-                                       install); the environment (SAFE_ENV) and the empty
-                                       capability bounding set are the zygote's own, set
-                                       before it forks
+                                       install); the environment (SAFE_ENV), the empty
+                                       capability bounding set and the job's text streams
+                                       over fds 1 and 2 are the zygote's own, made before
+                                       it forks
                                        ── the job arrives from the host ──
-                                       read the job; drop to the job's own uid, no
-                                       capabilities, no new privileges; run the cases
+                                       read the job; its pipes onto fds 0-3; drop to the
+                                       job's own uid, no capabilities, no new privileges;
+                                       run the cases
 
 One fork per job: forking and tearing down a process that holds torch costs ~5 ms of
 CPU each way, so a keeper process per job (for a pid namespace per job) would cost a
@@ -48,6 +50,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
+import io
 import json
 import logging
 import os
@@ -426,8 +429,7 @@ def run_harness(
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
         syscalls.prctl(syscalls.PR_SET_NO_NEW_PRIVS, 1)
-        sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
-        sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+        sys.stdout, sys.stderr = _JOB_STDIO or job_stdio()  # the zygote's; 1 and 2 are the job's pipes now
     except BaseException as exc:
         if result_w >= 0:
             with contextlib.suppress(OSError):
@@ -599,6 +601,22 @@ def reseed() -> None:
         pass
 
 
+def job_stdio() -> tuple[io.TextIOWrapper, io.TextIOWrapper]:
+    """The job's ``sys.stdout`` and ``sys.stderr``: text over file descriptors 1 and 2, line
+    buffered, UTF-8 with what cannot be encoded escaped. Made once, by the zygote, before it
+    forks: a spare only puts them in place once it has moved the job's pipes onto 1 and 2. Made
+    in the spare they cost each job ~0.12 ms of CPU (the codec's lookup and the io machinery's
+    first call, copy-on-write faults mostly; docs/benchmarks.md, the sixteenth pass). Never
+    written to before a job has them: whatever they buffered, every job would inherit."""
+    return (
+        open(1, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False),
+        open(2, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False),
+    )
+
+
+_JOB_STDIO: tuple[io.TextIOWrapper, io.TextIOWrapper] | None = None  # job_stdio(), by serve()
+
+
 def serve(control: socket.socket) -> None:
     seccomp_filter = syscalls.compile_seccomp_filter()
     # Empty for every process this one forks: the bounding set limits only what an execve can
@@ -613,6 +631,8 @@ def serve(control: socket.socket) -> None:
     skip_handler_lock_reinit()
     threading_after_fork = ThreadingAfterFork()
     threading_after_fork.skip()  # the spares restore it (prepare_spare)
+    global _JOB_STDIO
+    _JOB_STDIO = job_stdio()
     gc.collect()
     gc.freeze()  # children inherit these objects without the collector touching (and copying) their pages
     hugepages.collapse_self()  # then each fork and exit handles one entry per 2 MB, not 512 PTEs
