@@ -327,6 +327,7 @@ def prepare_spare(
     msg: dict[str, Any],
     link: socket.socket,
     seccomp_filter: syscalls.SeccompProgram,
+    stdio: JobStdio,
     slotted: guard.KeySlotGuard | None = None,
     threading_after_fork: ThreadingAfterFork | None = None,
 ) -> None:
@@ -351,13 +352,14 @@ def prepare_spare(
         syscalls.umount_lazy("/cg")  # its own mount: the controllers' binds under it go with it
     except BaseException:
         os._exit(71)
-    run_harness(msg, link, seccomp_filter, group, slotted)
+    run_harness(msg, link, seccomp_filter, stdio, group, slotted)
 
 
 def run_harness(
     msg: dict[str, Any],
     link: socket.socket,
     seccomp_filter: syscalls.SeccompProgram,
+    stdio: JobStdio,
     group: GroupPriority | None = None,
     slotted: guard.KeySlotGuard | None = None,
 ) -> None:
@@ -429,7 +431,7 @@ def run_harness(
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
         syscalls.prctl(syscalls.PR_SET_NO_NEW_PRIVS, 1)
-        sys.stdout, sys.stderr = _JOB_STDIO or job_stdio()  # the zygote's; 1 and 2 are the job's pipes now
+        sys.stdout, sys.stderr = stdio  # the zygote's (job_stdio); 1 and 2 are the job's pipes now
     except BaseException as exc:
         if result_w >= 0:
             with contextlib.suppress(OSError):
@@ -601,7 +603,10 @@ def reseed() -> None:
         pass
 
 
-def job_stdio() -> tuple[io.TextIOWrapper, io.TextIOWrapper]:
+JobStdio = tuple[io.TextIOWrapper, io.TextIOWrapper]  # a job's sys.stdout and sys.stderr
+
+
+def job_stdio() -> JobStdio:
     """The job's ``sys.stdout`` and ``sys.stderr``: text over file descriptors 1 and 2, line
     buffered, UTF-8 with what cannot be encoded escaped. Made once, by the zygote, before it
     forks: a spare only puts them in place once it has moved the job's pipes onto 1 and 2. Made
@@ -612,9 +617,6 @@ def job_stdio() -> tuple[io.TextIOWrapper, io.TextIOWrapper]:
         open(1, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False),
         open(2, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False),
     )
-
-
-_JOB_STDIO: tuple[io.TextIOWrapper, io.TextIOWrapper] | None = None  # job_stdio(), by serve()
 
 
 def serve(control: socket.socket) -> None:
@@ -631,8 +633,7 @@ def serve(control: socket.socket) -> None:
     skip_handler_lock_reinit()
     threading_after_fork = ThreadingAfterFork()
     threading_after_fork.skip()  # the spares restore it (prepare_spare)
-    global _JOB_STDIO
-    _JOB_STDIO = job_stdio()
+    stdio = job_stdio()
     gc.collect()
     gc.freeze()  # children inherit these objects without the collector touching (and copying) their pages
     hugepages.collapse_self()  # then each fork and exit handles one entry per 2 MB, not 512 PTEs
@@ -643,7 +644,7 @@ def serve(control: socket.socket) -> None:
     control.detach()  # a spare: the loop closed the control socket in it
     data, link_fd = forked
     prepare_spare(
-        json.loads(data), socket.socket(fileno=link_fd), seccomp_filter, slotted, threading_after_fork
+        json.loads(data), socket.socket(fileno=link_fd), seccomp_filter, stdio, slotted, threading_after_fork
     )
 
 

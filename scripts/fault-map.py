@@ -54,8 +54,8 @@ def classify(maps: list[Mapping], faults: list[tuple[str, int, int]]) -> tuple[i
     ordered = sorted(maps, key=lambda m: m.start)
     starts = [m.start for m in ordered]
     spares: set[int] = set()
-    kinds: collections.Counter[str] = collections.Counter()
-    files: collections.Counter[str] = collections.Counter()
+    kinds: Counts = collections.Counter()
+    files: Counts = collections.Counter()
     for comm, pid, address in faults:
         if comm != "td-spare":
             continue
