@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from runner import compiled, guard, hugepages, zygote
+from runner import compiled, guard, heap, hugepages, zygote
 from runner.engine import _payload
 from runner.problem import ProblemFiles
 from runner.zygote import read_all
@@ -58,6 +58,7 @@ def warm_like_zygote(
     gc.collect()
     before_freeze()
     gc.freeze()
+    heap.hold_free_chunks()
     hugepages.collapse_self()
     return slotted
 

@@ -64,7 +64,7 @@ import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from runner import hugepages, syscalls
+from runner import heap, hugepages, syscalls
 
 if TYPE_CHECKING:
     from runner import guard
@@ -636,6 +636,7 @@ def serve(control: socket.socket) -> None:
     stdio = job_stdio()
     gc.collect()
     gc.freeze()  # children inherit these objects without the collector touching (and copying) their pages
+    heap.hold_free_chunks()  # a job's C allocations then come from fresh pages, not shared ones
     hugepages.collapse_self()  # then each fork and exit handles one entry per 2 MB, not 512 PTEs
     control.send(json.dumps({"op": "ready", **info}).encode())
     forked = fork_loop()(control.fileno())
