@@ -3,8 +3,9 @@
 Observations of *how* code ran (hooks registered and removed, operations called) are
 judged on the host from **events** sent the moment they happen, so nothing the learner
 does later can rewrite them. Each event line on the result channel carries a per-job
-sequence number and an HMAC-SHA256 under a key the host generated for this job (sent to
-the job's spare before the job, over the spare's own link: :class:`PendingGuard`): the
+sequence number and a MAC (keyed BLAKE2b: ``runner.observations.event_mac``) under a key the
+host generated for this job (sent to the job's spare before the job, over the spare's own
+link: :class:`PendingGuard`): the
 learner's process can write lines to the channel, but not lines the host accepts. Once the
 guard is in force (before the learner's import) the key lives only in the constants of sealed
 code (``runner.sealed``), never in a variable, a closure or a module.
@@ -26,7 +27,7 @@ string>","mac":"<hex>"}``, so the host checks the MAC on exactly the text that w
 
 from __future__ import annotations
 
-import _hashlib
+import _blake2
 import _json
 import _stat
 import pathlib
@@ -37,7 +38,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from runner import hook_events, ops, sealed  # imported at warm-up: a job's uid cannot read runner/
+# Imported at warm-up: a job's uid cannot read runner/.
+from runner import hook_events, observations, ops, sealed
 
 MESSAGE = "Modifying or inspecting the judge is not allowed"
 DATA_CHARS = 300  # longer event strings are replaced (module names are the learner's to choose)
@@ -109,7 +111,8 @@ stat: Any = None
 
 int_repr: Any = None
 encode: Any = None
-hmac_digest: Any = None
+blake2b: Any = None
+MAC_BYTES: Any = None
 write: Any = None
 str_len: Any = None
 readlink: Any = None
@@ -129,7 +132,7 @@ def _emit_template(kind: str, *data: str) -> None:
             text = '"(too long)"'
         body = body + "," + text
     body = body + "]"
-    mac = hmac_digest(KEY, body.encode("ascii"), "sha256").hex()
+    mac = blake2b(body.encode("ascii"), key=KEY, digest_size=MAC_BYTES).hexdigest()
     line = '{"type":"event","body":' + encode(body) + ',"mac":"' + mac + '"}\n'
     view = line.encode("ascii")
     while view:
@@ -278,7 +281,8 @@ def _seal(key: bytes | bytearray, fd: int) -> Sealed:
         FD=fd,
         int_repr=int.__repr__,
         encode=_json.encode_basestring_ascii,
-        hmac_digest=_hashlib.hmac_digest,
+        blake2b=_blake2.blake2b,  # an immutable type: its methods cannot be swapped
+        MAC_BYTES=observations.MAC_BYTES,
         write=posix.write,
         str_len=str.__len__,
         repr_type_name=type_name,

@@ -92,7 +92,7 @@ def run_child(mode: str) -> dict[str, int]:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's allocator")
 def test_memory_freed_before_the_hold_is_not_allocated_again_after_it() -> None:
     without = run_child("none")
-    assert without["reused"] >= 150  # the check below can fail: malloc reuses freed chunks
+    assert without["reused"] >= 50  # the check below can fail: malloc reuses freed chunks (of 200)
     held = run_child("hold")
     assert held["reused"] == 0
     assert held["chunks"] >= 200

@@ -397,11 +397,24 @@ def test_a_learners_error_through_the_judges_wrapper_still_has_its_traceback(jud
 
 
 def _line(key: bytes, seq: int, kind: str, *data: str) -> dict[str, str]:
+    """An event line as the guard writes it: its MAC is keyed BLAKE2b (32 bytes) of the body."""
+    import hashlib
+
+    body = json.dumps([seq, kind, *data], separators=(",", ":"))
+    mac = hashlib.blake2b(body.encode(), key=key, digest_size=32).hexdigest()
+    return {"type": "event", "body": body, "mac": mac}
+
+
+def test_an_event_under_another_mac_or_key_is_tampering() -> None:
     import hashlib
     import hmac
 
-    body = json.dumps([seq, kind, *data], separators=(",", ":"))
-    return {"type": "event", "body": body, "mac": hmac.new(key, body.encode(), hashlib.sha256).hexdigest()}
+    key = observations.new_key()
+    line = _line(key, 0, "case_start", "a")
+    assert observations.verify([line], key).tampered == ""
+    assert observations.verify([line], observations.new_key()).tampered  # another job's key
+    sha = hmac.new(key, line["body"].encode(), hashlib.sha256).hexdigest()  # right key, other MAC
+    assert observations.verify([{**line, "mac": sha}], key).tampered
 
 
 def test_replayed_or_dropped_events_are_tampering() -> None:
