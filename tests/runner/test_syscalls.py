@@ -62,3 +62,24 @@ def test_loaded_it_refuses_what_it_lists_and_allows_the_rest() -> None:
         "pipe": 0,
         "no_new_privs": 1,
     }
+
+
+def _name_in_a_fork(block_proc: bool) -> str:
+    def child(_records: int) -> str:
+        if block_proc:  # as where /proc is missing: the prctl path
+
+            def refuse(*_args: object) -> None:
+                raise OSError("no /proc")
+
+            syscalls.write_control = refuse  # type: ignore[assignment]
+        syscalls.set_process_name("td-name-check-long")
+        with open(f"/proc/{os.getpid()}/comm") as fh:
+            return fh.read().strip()
+
+    name: str = forked.in_fork(child)[0]
+    return name
+
+
+def test_the_process_name_is_set_through_proc_and_without_it_through_prctl() -> None:
+    assert _name_in_a_fork(block_proc=False) == "td-name-check-l"  # 15 bytes, as the kernel keeps
+    assert _name_in_a_fork(block_proc=True) == "td-name-check-l"
