@@ -11,6 +11,7 @@ import logging
 import os
 import threading
 import time
+import types
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,7 +50,7 @@ def _payload(
     tests_source: str,
     entry_point: str,
     cases: list[str] | None,
-    tests_code: dict[str, str] | None = None,
+    tests_code: types.CodeType | None = None,
 ) -> dict[str, Any]:
     # No integrity key: the spare has its own from the host (RawRun.integrity_key).
     return {
@@ -60,7 +61,7 @@ def _payload(
     } | ({"tests_code": tests_code} if tests_code is not None else {})
 
 
-def _compiled(tests_source: str) -> dict[str, str] | None:
+def _compiled(tests_source: str) -> types.CodeType | None:
     """A problem's ``tests.py`` compiled once per version, here instead of in every job
     (``runner.compiled``); None when it does not compile: the sandbox then reports the error."""
     try:

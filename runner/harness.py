@@ -153,10 +153,11 @@ def run(
     warm_up_steps: int | None = None,
 ) -> None:
     """Run one job. ``payload`` holds ``code``, ``tests_source`` (and, optionally, ``tests_code``:
-    :func:`runner.compiled.compiled_tests`), ``entry_point`` and ``cases``, and ``"guard": false``
-    where the host wants no guard (the sandbox's own tests of the layer below it). ``pending`` is
-    the job's guard (its key came from the host before the job; ``runner.zygote``), put in force
-    once the problem's tests are loaded; without it the job runs unguarded (tests in-process).
+    the code object :func:`runner.compiled.compiled_tests` made), ``entry_point`` and ``cases``,
+    and ``"guard": false`` where the host wants no guard (the sandbox's own tests of the layer
+    below it). ``pending`` is the job's guard (its key came from the host before the job;
+    ``runner.zygote``), put in force once the problem's tests are loaded; without it the job
+    runs unguarded (tests in-process).
     ``warm_up_steps``: how many steps of its warm-up the spare ran before the job came
     (``runner.zygote.warm_spare``), reported in the start record for the benchmarks."""
     channel.send({"type": "start"} | ({} if warm_up_steps is None else {"warm_up": warm_up_steps}))

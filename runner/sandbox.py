@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from runner import observations
+from runner import compiled, observations
 from runner.cgroups import CgroupTree, JobCgroup, ZygoteCgroup, job_group_name, usable_cpus, zygote_group_name
 from runner.jobs import Limits
 from runner.text import clean, clean_value
@@ -437,7 +437,7 @@ class Sandbox:
         try:
             # The job's input goes into its pipe before the spare has the pipe, as far as it fits
             # (all of it, for any ordinary job): the spare reads it the moment it wakes.
-            rest = _prefeed(pipes[0][1], json.dumps(payload).encode())
+            rest = _prefeed(pipes[0][1], compiled.encode_payload(payload))
             raw.mark("payload written", started)
             msg = {"op": "job", "id": job_id, "cpu_s": int(limits.time_s) + 1, "file_mb": limits.max_file_mb}
             child_ends = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1]]

@@ -65,7 +65,7 @@ import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from runner import heap, hugepages, syscalls
+from runner import compiled, heap, hugepages, syscalls
 
 if TYPE_CHECKING:
     from runner import guard
@@ -415,7 +415,7 @@ def run_harness(
             os._exit(72)  # the host dropped this spare: no job will come
         job = json.loads(data)
         job_in, stdout_w, stderr_w, result_w = fds
-        payload = json.loads(read_all(job_in, MAX_PAYLOAD))
+        payload = compiled.decode_payload(read_all(job_in, MAX_PAYLOAD))
         os.close(job_in)
         for name, text in (("solution.py", payload["code"]), ("tests.py", payload["tests_source"])):
             write_read_only(os.path.join("/tmp", name), text.encode("utf-8", "surrogateescape"))

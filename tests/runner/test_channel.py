@@ -8,6 +8,7 @@ when the learner keeps the channel open — and that the compiled tests are the 
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import threading
 import time
@@ -82,7 +83,7 @@ def test_compiled_tests_keep_the_path_and_the_code() -> None:
     source = "def f():\n    raise ValueError('x')\n"
     sent = compiled.compiled_tests(source)
     code = compiled.tests_code({"tests_code": sent, "tests_source": "broken("}, compiled.TESTS_PATH)
-    assert code.co_filename == compiled.TESTS_PATH
+    assert code is sent and code.co_filename == compiled.TESTS_PATH
     namespace: dict[str, Any] = {}
     exec(code, namespace)
     with pytest.raises(ValueError) as info:
@@ -91,20 +92,47 @@ def test_compiled_tests_keep_the_path_and_the_code() -> None:
 
 
 @pytest.mark.parametrize(
-    "change",
-    [{"magic": "00000000"}, {"filename": "/elsewhere/tests.py"}, None],
-    ids=["other-interpreter", "other-path", "none-sent"],
+    "sent",
+    [compile("VALUE = 'from the host'\n", "/elsewhere/tests.py", "exec"), "not code", None],
+    ids=["other-path", "not-a-code-object", "none-sent"],
 )
-def test_tests_are_compiled_in_the_sandbox_when_the_host_copy_does_not_fit(
-    change: dict[str, str] | None,
-) -> None:
-    sent = compiled.compiled_tests("VALUE = 'from the host'\n")
+def test_tests_are_compiled_in_the_sandbox_when_the_host_copy_does_not_fit(sent: object) -> None:
     payload: dict[str, object] = {"tests_source": "VALUE = 'from the source'\n"}
-    if change is not None:
-        payload["tests_code"] = sent | change
+    if sent is not None:
+        payload["tests_code"] = sent
     namespace: dict[str, object] = {}
     exec(compiled.tests_code(payload, compiled.TESTS_PATH), namespace)
     assert namespace["VALUE"] == "from the source"
+
+
+def test_a_payload_comes_through_its_encoding_whole() -> None:
+    payload = {
+        "code": "x = '\udcff lone surrogate, kept'\n",  # as the learner's bytes decoded (surrogateescape)
+        "tests_source": "VALUE = 1\n",
+        "tests_code": compiled.compiled_tests("VALUE = 1\n"),
+        "entry_point": "solve",
+        "cases": ["a", "b"],
+        "guard": False,
+    }
+    decoded = compiled.decode_payload(compiled.encode_payload(payload))
+    assert decoded == payload
+    assert compiled.tests_code(decoded, compiled.TESTS_PATH).co_filename == compiled.TESTS_PATH
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"{}",  # JSON, as a host of an earlier version sent it
+        b"\x00\x00\x0d\x0a" + compiled.encode_payload({})[len(compiled.MAGIC) :],  # another interpreter
+        compiled.MAGIC + b"\xff\xfe",  # not marshal data
+        compiled.encode_payload({})[: len(compiled.MAGIC) + 1][:-1] + b"[",  # truncated
+        compiled.MAGIC + marshal.dumps([1, 2]),  # not a mapping
+    ],
+    ids=["json", "other-magic", "garbage", "truncated", "not-a-mapping"],
+)
+def test_a_payload_this_interpreter_did_not_encode_is_refused(data: bytes) -> None:
+    with pytest.raises(compiled.PayloadError):
+        compiled.decode_payload(data)
 
 
 def test_the_sandbox_runs_the_tests_the_host_compiled(runner: Runner, probe) -> None:  # type: ignore[no-untyped-def]
