@@ -12,10 +12,10 @@ another spare. A spare reads the job itself, locks itself down and becomes the j
                                        uids' processes; a fresh size-limited /tmp; the job's
                                        key from the host; a warm-up at idle priority, in
                                        steps, stopping when the job comes; a fresh random
-                                       seed; the seccomp filter (compiled once, by the
-                                       zygote) and the job's guard (sealed once, by the
-                                       zygote, around a key slot the spare fills at
-                                       install); the environment (SAFE_ENV), the empty
+                                       seed; the seccomp filter's last part (the zygote
+                                       loaded the rest before it forked) and the job's
+                                       guard (sealed once, by the zygote, around a key
+                                       slot the spare fills at install); the environment (SAFE_ENV), the empty
                                        capability bounding set and the job's text streams
                                        over fds 1 and 2 are the zygote's own, made before
                                        it forks
@@ -396,7 +396,8 @@ def run_harness(
         speculative = first[KEY_BYTES:] == WARM
         del first
         # What needs nothing from the job is done before it exists, the seccomp filter included
-        # (loaded while this process is still root with CAP_SYS_ADMIN, after its last mount):
+        # (the spare's part, which refuses its set-up's calls, loaded after its last mount; the
+        # zygote's part this process has had since its fork):
         # the job comes to a process that only has to take its pipes and drop to its uid. It is
         # done before the speculative warm-up too (which needs none of what it takes away), so a
         # job that comes while a warm-up step runs waits for that step and the reseed only.
@@ -672,7 +673,7 @@ def job_stdio() -> JobStdio:
 
 
 def serve(control: socket.socket) -> None:
-    seccomp_filter = syscalls.compile_seccomp_filter()
+    filters = syscalls.compile_seccomp_filters()
     # Empty for every process this one forks: the bounding set limits only what an execve can
     # grant, so the capabilities the spares use to build each job's cell are untouched.
     syscalls.drop_capability_bounding_set()
@@ -690,6 +691,8 @@ def serve(control: socket.socket) -> None:
     gc.freeze()  # children inherit these objects without the collector touching (and copying) their pages
     heap.hold_free_chunks()  # a job's C allocations then come from fresh pages, not shared ones
     hugepages.collapse_self()  # then each fork and exit handles one entry per 2 MB, not 512 PTEs
+    # The filter's large part, for this process and every spare (each adds the rest after its mounts).
+    filters.zygote.load()
     control.send(json.dumps({"op": "ready", **info}).encode())
     forked = fork_loop()(control.fileno())
     if forked is None:
@@ -697,7 +700,7 @@ def serve(control: socket.socket) -> None:
     control.detach()  # a spare: the loop closed the control socket in it
     data, link_fd = forked
     prepare_spare(
-        json.loads(data), socket.socket(fileno=link_fd), seccomp_filter, stdio, slotted, threading_after_fork
+        json.loads(data), socket.socket(fileno=link_fd), filters.spare, stdio, slotted, threading_after_fork
     )
 
 
