@@ -5,10 +5,10 @@ judged on the host from **events** sent the moment they happen, so nothing the l
 does later can rewrite them. Each event line on the result channel carries a per-job
 sequence number and a MAC (keyed BLAKE2b: ``runner.observations.event_mac``) under a key the
 host generated for this job (sent to the job's spare before the job, over the spare's own
-link: :class:`PendingGuard`): the
-learner's process can write lines to the channel, but not lines the host accepts. Once the
-guard is in force (before the learner's import) the key lives only in the constants of sealed
-code (``runner.sealed``), never in a variable, a closure or a module.
+link: :class:`PendingGuard`): the learner's process can write lines to the channel, but not
+lines the host accepts. Once the guard is in force (before the learner's import) the key lives
+only in the constants of sealed code (``runner.sealed``), never in a variable, a closure or a
+module.
 
 The **audit hook** (``sys.addaudithook``) refuses the introspection that could reach
 those constants or change sealed code: ``__code__``/``f_code`` of the judge's functions

@@ -1,18 +1,18 @@
 """Host side of the guard: verify the events of a run and judge each case's observations.
 
 Events (``runner.guard``) arrive on the result channel with a per-job sequence number and a
-MAC (:func:`event_mac`) under the key the host gave the job's spare (``RawRun.integrity_key``). Here they are
-verified — every MAC valid, the sequence numbers exactly 0, 1, 2, … — and cut into cases at the
-``case_start``/``case_end`` events the harness sends. A summary of what each case observed
-(hooks registered and removed, checks on operations declared) is built here, on the host, from
-those events: for the reference it is stored with the expected values
+MAC (:func:`event_mac`) under the key the host gave the job's spare (``RawRun.integrity_key``).
+Here they are verified — every MAC valid, the sequence numbers exactly 0, 1, 2, … — and cut
+into cases at the ``case_start``/``case_end`` events the harness sends. A summary of what each
+case observed (hooks registered and removed, checks on operations declared) is built here, on
+the host, from those events: for the reference it is stored with the expected values
 (``CaseExpectation.observed``), for the learner it is compared with it. Nothing in the sandbox
 decides any of this.
 """
 
 from __future__ import annotations
 
-import _blake2
+import hashlib
 import hmac
 import json
 from dataclasses import dataclass, field
@@ -46,7 +46,7 @@ def event_mac(key: bytes | bytearray, body: bytes) -> str:
     Chosen over HMAC-SHA256 (OpenSSL's) for its cost in a fresh spare: a job's ~28 events took
     ~61 µs of CPU against ~141 µs (forks of a warm zygote; docs/benchmarks.md, the seventeenth
     pass)."""
-    return _blake2.blake2b(body, key=key, digest_size=MAC_BYTES).hexdigest()
+    return hashlib.blake2b(body, key=key, digest_size=MAC_BYTES).hexdigest()
 
 
 def new_key() -> bytes:

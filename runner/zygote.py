@@ -15,10 +15,10 @@ another spare. A spare reads the job itself, locks itself down and becomes the j
                                        seed; the seccomp filter's last part (the zygote
                                        loaded the rest before it forked) and the job's
                                        guard (sealed once, by the zygote, around a key
-                                       slot the spare fills at install); the environment (SAFE_ENV), the empty
-                                       capability bounding set and the job's text streams
-                                       over fds 1 and 2 are the zygote's own, made before
-                                       it forks
+                                       slot the spare fills at install); the environment
+                                       (SAFE_ENV), the empty capability bounding set and
+                                       the job's text streams over fds 1 and 2 are the
+                                       zygote's own, made before it forks
                                        ── the job arrives from the host ──
                                        read the job; its pipes onto fds 0-3; drop to the
                                        job's own uid, no capabilities, no new privileges;
@@ -607,7 +607,8 @@ def numpy_reseeder() -> Callable[[], object] | None:
     most of what reseeding costs. The generator is a Mersenne Twister whose state numpy exposes
     through its ctypes interface (``state_address``): a child writes 2,496 bytes of fresh
     entropy into its key and sets the position to the end, so its first draw makes the next
-    block from that key, as numpy's own seeding from entropy does (~0.02 ms). The layout is
+    block from that key, as numpy's own seeding from entropy does: a spare's whole reseed took
+    ~0.15 ms instead of ~0.22 (docs/benchmarks.md, the seventeenth pass). The layout is
     checked here against numpy's own view of the state (and any cached Gaussian dropped);
     where it does not match, children call ``numpy.random.seed`` as before.
     """
