@@ -7,7 +7,7 @@ import ctypes.util
 import errno
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWCGROUP = 0x02000000
@@ -199,9 +199,10 @@ NAMESPACE_FLAGS = (
 # cgroup tree unmounted): the zygote's part of the filter lets them through; each spare's part
 # refuses them, loaded once that set-up is done, before any job exists (SandboxFilters).
 SPARE_SETUP_SYSCALLS = ("mount", "umount2", "unshare")
+FilterPart = Literal["zygote", "spare"]
 
 
-def build_seccomp_filter(part: str) -> Any:
+def build_seccomp_filter(part: FilterPart) -> Any:
     """A libseccomp filter (not yet loaded), a part of the sandbox's: the ``"zygote"``'s refuses
     the calls above but :data:`SPARE_SETUP_SYSCALLS` with EPERM, the namespace flags of ``clone``
     likewise, ``clone3`` with ENOSYS and sockets of the network's families with EACCES; the
@@ -269,7 +270,7 @@ class SeccompProgram:
         )
 
 
-def compile_seccomp_filter(part: str) -> SeccompProgram:
+def compile_seccomp_filter(part: FilterPart) -> SeccompProgram:
     """:func:`build_seccomp_filter`'s program for ``part``, as libseccomp exports it for this architecture."""
     fd = os.memfd_create("seccomp-filter", os.MFD_CLOEXEC)
     with open(fd, "w+b") as fh:

@@ -13,7 +13,7 @@ from runner import forked, syscalls
 
 
 @pytest.mark.parametrize("part", ["zygote", "spare"])
-def test_each_part_is_libseccomp_s_own_export(part: str) -> None:
+def test_each_part_is_libseccomp_s_own_export(part: syscalls.FilterPart) -> None:
     program = syscalls.compile_seccomp_filter(part).program
     read_end, write_end = os.pipe()
     with os.fdopen(write_end, "wb") as fh:
@@ -25,7 +25,7 @@ def test_each_part_is_libseccomp_s_own_export(part: str) -> None:
 
 def test_there_is_no_other_part() -> None:
     with pytest.raises(ValueError, match="no such part"):
-        syscalls.build_seccomp_filter("whole")
+        syscalls.build_seccomp_filter("whole")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("program", [b"", b"\x00" * 7, b"\x00" * 8 * 0x10000])
@@ -111,7 +111,7 @@ def test_every_listed_call_is_in_exactly_one_part() -> None:
         assert in_parts == (["spare"] if name in syscalls.SPARE_SETUP_SYSCALLS else ["zygote"]), name
 
 
-def _refuses(part: str, number: int) -> bool:
+def _refuses(part: syscalls.FilterPart, number: int) -> bool:
     """Whether ``part``'s program has a rule for syscall ``number`` (its instructions compare
     the syscall number with it: ``BPF_JMP|BPF_JEQ|BPF_K``, k = the number)."""
     import struct
