@@ -49,7 +49,7 @@ def unseal(secret_key: str, purpose: str, sealed: str, context: bytes) -> bytes:
     if version != VERSION:
         raise SealBroken(f"unknown sealed format {version!r}")
     try:
-        raw = base64.urlsafe_b64decode(body.encode("ascii"))
+        raw = base64.b64decode(body.encode("ascii"), altchars=b"-_", validate=True)
         return AESGCM(derive_key(secret_key, purpose)).decrypt(raw[:NONCE_BYTES], raw[NONCE_BYTES:], context)
     except (InvalidTag, ValueError) as exc:
         raise SealBroken("the value does not open with this secret key") from exc
