@@ -11,6 +11,7 @@ from fastapi.responses import RedirectResponse
 from app.accounts import premium, service, two_factor
 from app.accounts.deps import AdminUser
 from app.accounts.models import ROLES, User
+from app.accounts.reset_pages import get_mailer
 from app.kit.db import utcnow
 from app.kit.errors import FormErrors, InvalidInput, NotFound
 from app.kit.paging import next_url
@@ -125,5 +126,6 @@ def reset_two_factor(
     user = _target(session, user_id)
     if not user.two_factor_on and user.totp_secret is None:
         return _page(request, session, q, f"{user.email} does not use two-factor sign-in.", 400)
-    two_factor.reset(session, user, by=f"admin {admin.email} (user #{admin.id}) on the admin page")
+    by = f"admin {admin.email} (user #{admin.id}) on the admin page"
+    two_factor.reset(session, user, by, get_mailer(request, request.app.state.settings))
     return _back(request, f"Two-factor sign-in of {user.email} was reset; their password alone signs in.", q)

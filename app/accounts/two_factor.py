@@ -24,8 +24,9 @@ from sqlalchemy.orm import Session
 
 from app.accounts import repository, totp
 from app.accounts.models import TwoFactorAttempt, User
-from app.kit.db import Database
+from app.kit.db import Database, on_commit
 from app.kit.errors import Conflict, Forbidden, FormErrors, LoginRequired, TooManyRequests
+from app.kit.mail import Mailer
 from app.kit.sealing import SealBroken, keyed_hash, seal, unseal
 from app.kit.security import verify_password
 from app.kit.settings import Settings
@@ -40,6 +41,15 @@ WRONG_CODE = "That code is not correct, or it was used already. Enter the newest
 WRONG_PASSWORD = "Your password is not correct."
 
 SecondFactor = Literal["totp", "recovery"]
+Change = Literal["on", "off", "codes", "reset"]
+
+NOTICE_SUBJECT = "Two-factor sign-in on your Torchdrill account"
+NOTICES: dict[Change, str] = {
+    "on": "Two-factor sign-in was turned on: signing in now also asks for a code from your app.",
+    "off": "Two-factor sign-in was turned off: your password alone signs you in now.",
+    "codes": "New recovery codes were made for two-factor sign-in; the old ones no longer work.",
+    "reset": "An administrator reset your two-factor sign-in: your password alone signs you in now.",
+}
 
 
 class TwoFactorRequired(Forbidden):
@@ -106,6 +116,22 @@ def recovery_codes_left(session: Session, user: User) -> int:
     return repository.recovery_codes_left(session, user.id)
 
 
+def notice(change: Change) -> str:
+    """The mail that tells the account's owner about a change of their second factor."""
+    return (
+        f"{NOTICES[change]}\n\n"
+        'If this was not you, change your password now (or use "Forgot password?" on the log-in page) '
+        "and tell the site's administrators.\n"
+    )
+
+
+def _tell_owner(session: Session, mailer: Mailer | None, user: User, change: Change) -> None:
+    """Mail the owner once the change is committed (never for a change that rolled back)."""
+    if mailer is not None:
+        to, body = user.email, notice(change)
+        on_commit(session, lambda: mailer.send_later(to, NOTICE_SUBJECT, body))
+
+
 # --- throttling ---------------------------------------------------------------------------------
 
 
@@ -169,7 +195,14 @@ def start_setup(session: Session, settings: Settings, user: User) -> None:
 
 
 def enable(
-    session: Session, db: Database, settings: Settings, user: User, password: str, code: str, now: datetime
+    session: Session,
+    db: Database,
+    settings: Settings,
+    user: User,
+    password: str,
+    code: str,
+    now: datetime,
+    mailer: Mailer | None = None,
 ) -> list[str]:
     """Turn it on with the password and a current code from the app; the recovery codes (shown once)."""
     if user.two_factor_on:
@@ -195,11 +228,19 @@ def enable(
     repository.clear_attempts(session, user.id)
     session.flush()
     log.info("two-factor sign-in turned on for user #%s", user.id)
+    _tell_owner(session, mailer, user, "on")
     return codes
 
 
 def disable(
-    session: Session, db: Database, settings: Settings, user: User, password: str, code: str, now: datetime
+    session: Session,
+    db: Database,
+    settings: Settings,
+    user: User,
+    password: str,
+    code: str,
+    now: datetime,
+    mailer: Mailer | None = None,
 ) -> None:
     """Turn it off with the password and a code (from the app, or a recovery code)."""
     if not user.two_factor_on:
@@ -211,10 +252,17 @@ def disable(
         raise FormErrors({"code": WRONG_CODE})
     _turn_off(session, user)
     log.info("two-factor sign-in turned off by user #%s", user.id)
+    _tell_owner(session, mailer, user, "off")
 
 
 def regenerate_recovery_codes(
-    session: Session, db: Database, settings: Settings, user: User, password: str, now: datetime
+    session: Session,
+    db: Database,
+    settings: Settings,
+    user: User,
+    password: str,
+    now: datetime,
+    mailer: Mailer | None = None,
 ) -> list[str]:
     """New recovery codes (shown once) with the password; the old ones stop working."""
     if not user.two_factor_on:
@@ -225,13 +273,16 @@ def regenerate_recovery_codes(
     codes = _new_recovery_codes(session, settings, user, now)
     repository.clear_attempts(session, user.id)
     log.info("recovery codes of user #%s regenerated", user.id)
+    _tell_owner(session, mailer, user, "codes")
     return codes
 
 
-def reset(session: Session, user: User, by: str) -> None:
-    """Turn it off for someone who lost their phone and codes (an admin's act, audited in the log)."""
+def reset(session: Session, user: User, by: str, mailer: Mailer | None = None) -> None:
+    """Turn it off for someone who lost their phone and codes (an admin's act, audited in the log;
+    the owner is mailed when ``mailer`` is given)."""
     _turn_off(session, user)
     log.warning("two-factor sign-in of %s (user #%s) reset by %s", user.email, user.id, by)
+    _tell_owner(session, mailer, user, "reset")
 
 
 def _turn_off(session: Session, user: User) -> None:

@@ -12,6 +12,7 @@ from app.accounts import service, two_factor, two_factor_login
 from app.accounts.deps import CurrentUser
 from app.accounts.models import User
 from app.accounts.pages import _start_session
+from app.accounts.reset_pages import get_mailer
 from app.kit.db import utcnow
 from app.kit.errors import Conflict, FormErrors, TooManyRequests
 from app.kit.web import CsrfProtected, SessionDep, SettingsDep, get_database, render
@@ -131,7 +132,16 @@ def enable(
     code: Code = "",
 ) -> Any:
     try:
-        codes = two_factor.enable(session, get_database(request), settings, user, password, code, utcnow())
+        codes = two_factor.enable(
+            session,
+            get_database(request),
+            settings,
+            user,
+            password,
+            code,
+            utcnow(),
+            get_mailer(request, settings),
+        )
     except (FormErrors, Conflict, TooManyRequests) as exc:
         return _refused(request, session, settings, user, exc)
     return settings_page(request, session, settings, user, new_codes=codes)
@@ -147,7 +157,9 @@ def regenerate(
 ) -> Any:
     db = get_database(request)
     try:
-        codes = two_factor.regenerate_recovery_codes(session, db, settings, user, regen_password, utcnow())
+        codes = two_factor.regenerate_recovery_codes(
+            session, db, settings, user, regen_password, utcnow(), get_mailer(request, settings)
+        )
     except (FormErrors, Conflict, TooManyRequests) as exc:
         return _refused(request, session, settings, user, exc, "regen_")
     return settings_page(request, session, settings, user, new_codes=codes)
@@ -164,7 +176,8 @@ def disable(
 ) -> Any:
     db = get_database(request)
     try:
-        two_factor.disable(session, db, settings, user, off_password, off_code, utcnow())
+        mailer = get_mailer(request, settings)
+        two_factor.disable(session, db, settings, user, off_password, off_code, utcnow(), mailer)
     except (FormErrors, Conflict, TooManyRequests) as exc:
         return _refused(request, session, settings, user, exc, "off_")
     return _notice(request, "Two-factor sign-in is off. Your password alone signs you in now.")

@@ -15,6 +15,7 @@ from app.accounts import premium, service, two_factor
 from app.accounts.models import ROLES
 from app.kit.db import Database, utcnow
 from app.kit.errors import AppError, FormErrors
+from app.kit.mail import Mailer
 from app.kit.settings import Settings
 
 app = typer.Typer(
@@ -114,4 +115,7 @@ def reset_two_factor(email: Annotated[str, typer.Argument(help="the account's em
         if not user.two_factor_on and user.totp_secret is None:
             raise fail(f"{user.email} does not use two-factor sign-in")
         two_factor.reset(session, user, by=f"{getpass.getuser()} with `torchdrill users reset-2fa`")
-    typer.echo(f"two-factor sign-in of {user.email} was reset: their password alone signs in now")
+        address = user.email
+    # After the commit, and in this process (a background thread would die with the command).
+    Mailer(Settings()).send(address, two_factor.NOTICE_SUBJECT, two_factor.notice("reset"))
+    typer.echo(f"two-factor sign-in of {address} was reset: their password alone signs in now")
