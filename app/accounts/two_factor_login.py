@@ -12,7 +12,9 @@ from datetime import datetime
 
 from fastapi import Request
 from fastapi.responses import RedirectResponse
+from sqlalchemy.orm import Session
 
+from app.accounts import service
 from app.accounts.deps import SESSION_EPOCH_KEY, SESSION_USER_KEY
 from app.accounts.models import User
 from app.kit.settings import Settings
@@ -60,6 +62,19 @@ def pending(request: Request, now: datetime) -> Pending | None:
         forget(request)
         return None
     return Pending(uid, epoch, next_path)  # type: ignore[arg-type]
+
+
+def pending_user(request: Request, session: Session, now: datetime) -> tuple[Pending, User] | None:
+    """The pending step and its user, while it still holds: not expired, the user still there with
+    two-factor sign-in on, and no password reset since (the session epoch). Forgotten otherwise."""
+    waiting = pending(request, now)
+    if waiting is None:
+        return None
+    user = service.get_user(session, waiting.user_id)
+    if user is None or not user.two_factor_on or (user.session_epoch or 0) != waiting.epoch:
+        forget(request)
+        return None
+    return waiting, user
 
 
 def forget(request: Request) -> None:

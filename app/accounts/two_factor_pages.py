@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse
 
-from app.accounts import service, two_factor, two_factor_login
+from app.accounts import two_factor, two_factor_login
 from app.accounts.deps import CurrentUser
 from app.accounts.models import User
 from app.accounts.pages import _start_session
@@ -51,12 +51,10 @@ def second_step_page(request: Request) -> Any:
 @router.post(two_factor_login.SECOND_STEP_PAGE, dependencies=[CsrfProtected])
 def second_step(request: Request, session: SessionDep, settings: SettingsDep, code: Code = "") -> Any:
     now = utcnow()
-    waiting = two_factor_login.pending(request, now)
-    if waiting is None:
+    found = two_factor_login.pending_user(request, session, now)
+    if found is None:
         return _start_over(request, EXPIRED)
-    user = service.get_user(session, waiting.user_id)
-    if user is None or not user.two_factor_on or (user.session_epoch or 0) != waiting.epoch:
-        return _start_over(request, EXPIRED)
+    waiting, user = found
     if not code.strip():
         return _second_step_page(request, {"code": "Enter the 6-digit code from your app."}, 400)
     try:
