@@ -9,7 +9,9 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from sqlalchemy import update
 
+from app.accounts.models import User
 from app.accounts.service import sign_up
 from app.kit.db import Database
 from tests.app.accounts.two_factor_http import Enrolled, Visitor, enrol
@@ -88,3 +90,17 @@ def test_forged_requests_and_borrowed_codes_are_refused(
         ]
         assert guesses == [400] * 5 + [429]
         assert "On since" in v.get("/account").text
+
+
+def test_a_password_reset_ends_the_pending_step(
+    live_server: str, enrolled: tuple[str, Enrolled], db: Database
+) -> None:
+    email, keys = enrolled
+    with Visitor(live_server) as v:
+        assert v.password_step(email).headers["location"] == "/login/two-factor"
+        with db.transaction() as session:  # what a password reset does to the account's sessions
+            session.execute(
+                update(User).where(User.email == email).values(session_epoch=User.session_epoch + 1)
+            )
+        ended = v.second_step(keys.peek(), page="/login")
+        assert ended.status_code == 400 and "expired" in ended.text and not v.signed_in()
