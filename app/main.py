@@ -29,6 +29,7 @@ from app.kit.db import Database, request_slots
 from app.kit.db_slots import DatabaseSlots, keep_threads_beyond
 from app.kit.errors import AppError
 from app.kit.headers import SecurityHeadersMiddleware
+from app.kit.hosts import AllowedHostsMiddleware, allowed_hosts
 from app.kit.logging import SubmissionLogMiddleware
 from app.kit.runner import JudgeRunner, runtime_info
 from app.kit.settings import Settings, get_settings
@@ -150,6 +151,7 @@ def create_app(
     )
 
     app.add_middleware(SecurityHeadersMiddleware)
+    app.add_middleware(AllowedHostsMiddleware, hosts=allowed_hosts(settings))  # 400 for a forged Host
     app.add_middleware(SubmissionLogMiddleware)  # outermost: it sees the access-log line
     install_error_handlers(app)
     app.mount("/static", StaticFiles(directory=str(ROOT / "app" / "static")), name="static")

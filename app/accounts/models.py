@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import CheckConstraint, ForeignKey, Index, Integer, String, UniqueConstraint, text
+from sqlalchemy import (
+    Boolean,
+    CheckConstraint,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    UniqueConstraint,
+    false,
+    text,
+)
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.kit.db import Base, UTCDateTime, utcnow
@@ -114,7 +124,9 @@ class ApiToken(Base):
 
 
 class LoginFailure(Base):
-    """A failed log-in, kept for the throttling window (per email and per client address)."""
+    """A failed log-in, kept for the throttling window: counted per (email, client), per client, and
+    per email when it came from a browser that never logged in to that account (``known_browser``
+    false; ``accounts.browsers``)."""
 
     __tablename__ = "login_failures"
     __table_args__ = (
@@ -124,6 +136,20 @@ class LoginFailure(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     email: Mapped[str] = mapped_column(String(254))
+    client: Mapped[str] = mapped_column(String(100))
+    at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    known_browser: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+
+
+class ClientAttempt(Base):
+    """One attempt of a limited action by a client address (a sign-up), kept for the limit's hour,
+    so every process counts the same attempts."""
+
+    __tablename__ = "client_attempts"
+    __table_args__ = (Index("ix_client_attempts_action_client_at", "action", "client", "at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    action: Mapped[str] = mapped_column(String(20))
     client: Mapped[str] = mapped_column(String(100))
     at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 

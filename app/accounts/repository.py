@@ -9,7 +9,15 @@ from typing import Any
 from sqlalchemy import CursorResult, bindparam, delete, func, select, tuple_, update
 from sqlalchemy.orm import Session, joinedload
 
-from app.accounts.models import ApiToken, LoginFailure, PasswordReset, PremiumCode, PremiumGrant, User
+from app.accounts.models import (
+    ApiToken,
+    ClientAttempt,
+    LoginFailure,
+    PasswordReset,
+    PremiumCode,
+    PremiumGrant,
+    User,
+)
 
 
 def get_user(session: Session, user_id: int) -> User | None:
@@ -27,7 +35,10 @@ def add_user(session: Session, user: User) -> User:
     return user
 
 
-def add(session: Session, obj: ApiToken | PremiumGrant | PremiumCode | LoginFailure | PasswordReset) -> None:
+def add(
+    session: Session,
+    obj: ApiToken | PremiumGrant | PremiumCode | LoginFailure | PasswordReset | ClientAttempt,
+) -> None:
     session.add(obj)
     session.flush()
 
@@ -137,7 +148,12 @@ def has_redeemed(session: Session, code_id: int, user_id: int) -> bool:
 
 
 def failures_since(
-    session: Session, since: datetime, *, email: str | None = None, client: str | None = None
+    session: Session,
+    since: datetime,
+    *,
+    email: str | None = None,
+    client: str | None = None,
+    known_browser: bool | None = None,
 ) -> tuple[int, datetime | None]:
     """How many failures match since ``since``, and the oldest of them."""
     stmt = select(func.count(LoginFailure.id), func.min(LoginFailure.at)).where(LoginFailure.at >= since)
@@ -145,6 +161,8 @@ def failures_since(
         stmt = stmt.where(LoginFailure.email == email)
     if client is not None:
         stmt = stmt.where(LoginFailure.client == client)
+    if known_browser is not None:
+        stmt = stmt.where(LoginFailure.known_browser == known_browser)
     count, oldest = session.execute(stmt).one()
     return int(count or 0), oldest
 
@@ -155,6 +173,25 @@ def clear_failures(session: Session, email: str) -> None:
 
 def purge_failures(session: Session, before: datetime) -> None:
     session.execute(delete(LoginFailure).where(LoginFailure.at < before))
+
+
+def attempts_since(
+    session: Session, action: str, client: str, since: datetime
+) -> tuple[int, datetime | None]:
+    """A client's attempts of ``action`` since ``since``, and the oldest of them."""
+    stmt = select(func.count(ClientAttempt.id), func.min(ClientAttempt.at)).where(
+        ClientAttempt.action == action, ClientAttempt.client == client, ClientAttempt.at >= since
+    )
+    count, oldest = session.execute(stmt).one()
+    return int(count or 0), oldest
+
+
+def delete_attempt(session: Session, attempt_id: int) -> None:
+    session.execute(delete(ClientAttempt).where(ClientAttempt.id == attempt_id))
+
+
+def purge_attempts(session: Session, before: datetime) -> None:
+    session.execute(delete(ClientAttempt).where(ClientAttempt.at < before))
 
 
 def resets_since(
