@@ -108,6 +108,8 @@ def settings_for(url: str) -> Settings:
         secret_key="test-secret-" + "x" * 40,
         judge_workers=2,
         public_url="http://testserver",
+        # Every test signs up from the same client address; tests of the limit set their own.
+        signup_per_client_hour=100_000,
     )
 
 
