@@ -41,8 +41,8 @@ def test_host_names_compare_without_case_trailing_dot_or_port(header: str, name:
     "header",
     ["", ":443", "evil.example@drill.example.org", "drill.example.org:https", "drill.example.org:80:80",
      "drill.example.org/evil", "drill.example.org\\evil", "drill example.org", "drill.example.org..",
-     "drill_example.org", "-drill.example.org", "[::1", "[evil.example]", "[::1]x", "[::1]:", "drill.example.org:",
-     "xn--\u00e9vil.example", "drill.example.org%2fevil", "*"],
+     "drill_example.org", "-drill.example.org", "[::1", "[evil.example]", "[::1]x", "[::1]:",
+     "drill.example.org:", "xn--\u00e9vil.example", "drill.example.org%2fevil", "*"],
 )  # fmt: skip
 def test_malformed_hosts_name_nothing(header: str) -> None:
     assert host_name(header) is None
@@ -59,7 +59,8 @@ def test_allowed_hosts_come_from_the_public_url_and_the_extension() -> None:
 
 @pytest.fixture
 def server(db: Database, runner: JudgeRunner) -> Iterator[str]:
-    settings = settings_for(db.url).model_copy(update={"public_url": SITE, "allowed_hosts": ["www.example.org"]})
+    extra = {"public_url": SITE, "allowed_hosts": ["www.example.org"]}
+    settings = settings_for(db.url).model_copy(update=extra)
     application: FastAPI = create_app(settings, database=db, runner=runner)
     with TestClient(application):
         url, uvicorn_server, thread = serve_in_thread(application)
@@ -85,8 +86,8 @@ def test_the_sites_names_are_served_in_any_spelling(server: str, host: str) -> N
     "host",
     ["evil.example", "drill.example.org.evil.example", "evil.example:443", "drill.example.org@evil.example",
      "evil.example#drill.example.org", "drill.example.org evil.example", "drill.example.org:evil",
-     "drill.example.org:443:80", "[::2]", "0x7f.0.0.1", "", "drill.example.org/..", "xn--drll-9qa.example.org",
-     "drill.example.org\tevil.example", "*.example.org", "example.org", "org"],
+     "drill.example.org:443:80", "[::2]", "0x7f.0.0.1", "", "drill.example.org/..",
+     "xn--drll-9qa.example.org", "drill.example.org\tevil.example", "*.example.org", "example.org", "org"],
 )  # fmt: skip
 def test_any_other_host_gets_400_before_any_route(server: str, host: str) -> None:
     answer = raw_request(server, f"POST /forgot-password HTTP/1.1\r\nHost: {host}\r\nContent-Length: 0")

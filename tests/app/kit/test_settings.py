@@ -5,7 +5,6 @@ from pydantic import ValidationError
 
 from app.kit.settings import DEFAULT_SECRET, Settings
 
-
 SITE = {"public_url": "https://drill.example.org", "metrics_token": "m" * 32}
 
 
