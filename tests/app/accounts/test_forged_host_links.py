@@ -219,8 +219,9 @@ def test_without_configuration_development_links_to_the_loopback(
     db: Database, runner: JudgeRunner, smtp: LocalSmtp
 ) -> None:
     settings = settings_for(db.url).model_copy(
-        update={"public_url": None, "port": 8123, "smtp_url": smtp.url, "mail_from": "drill@example.org"}
-    )
+        update={"public_url": None, "port": 8123, "smtp_url": smtp.url, "mail_from": "drill@example.org",
+                "password_reset_per_email_hour": 1000}
+    )  # fmt: skip
     application = create_app(settings, database=db, runner=runner)
     victim = account(db)
     with TestClient(application):
