@@ -167,8 +167,10 @@ def failures_since(
     return int(count or 0), oldest
 
 
-def clear_failures(session: Session, email: str) -> None:
-    session.execute(delete(LoginFailure).where(LoginFailure.email == email))
+def clear_failures(session: Session, email: str, client: str) -> None:
+    """Forget the failed log-ins of ``email`` from ``client`` (after it logged in): the failures from
+    elsewhere stay counted, so an account under attack stays guarded after its owner logs in."""
+    session.execute(delete(LoginFailure).where(LoginFailure.email == email, LoginFailure.client == client))
 
 
 def purge_failures(session: Session, before: datetime) -> None:

@@ -142,7 +142,7 @@ def record_login_failure(db: Database, email: str, client: str, known_browser: b
         repository.add(session, failure)
 
 
-def authenticate(session: Session, user: User | None, password: str) -> User:
+def authenticate(session: Session, user: User | None, password: str, client: str) -> User:
     """``user`` if ``password`` is theirs. One argon2 verification whether or not the account
     exists (``verify_password`` without a hash), so timing does not tell."""
     if not verify_password(user.password_hash if user is not None else None, password) or user is None:
@@ -150,7 +150,7 @@ def authenticate(session: Session, user: User | None, password: str) -> User:
     if needs_rehash(user.password_hash):
         user.password_hash = hash_password(password)
         session.flush()
-    repository.clear_failures(session, user.email)
+    repository.clear_failures(session, user.email, client[:100])
     return user
 
 
@@ -170,7 +170,7 @@ def log_in(
     known_browser = user is not None and user.id in known_users
     check_login_allowed(session, settings, email, client, known_browser, now)
     try:
-        return authenticate(session, user, password)
+        return authenticate(session, user, password, client)
     except FormErrors:
         record_login_failure(db, email, client, known_browser, now)
         raise
