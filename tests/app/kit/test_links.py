@@ -3,6 +3,11 @@ site and guards /metrics, or refuses to start."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from pydantic import ValidationError
 
@@ -10,6 +15,7 @@ from app.kit.links import absolute_url, parse_public_url, public_url
 from app.kit.settings import Settings
 
 SECRET = "s" * 40
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.mark.parametrize(
@@ -103,3 +109,16 @@ def test_host_and_proxy_lists_come_comma_separated_and_are_checked(monkeypatch: 
     for address in ("localhost", "proxy.internal", "10.0.0.300", "10.0.0.0/33"):
         with pytest.raises(ValidationError, match="TORCHDRILL_FORWARDED_ALLOW_IPS"):
             Settings(forwarded_allow_ips=address)
+
+
+def test_python_m_app_refuses_to_start_in_production_without_its_site() -> None:
+    """The real entry point, with only the secret set: it exits at once and says what is missing."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TORCHDRILL_") and k != "PORT"}
+    env |= {"TORCHDRILL_ENV": "production", "TORCHDRILL_SECRET_KEY": SECRET,
+            "TORCHDRILL_DATABASE_URL": "sqlite:///unused-never-created.db"}  # fmt: skip
+    started = subprocess.run(
+        [sys.executable, "-m", "app"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert started.returncode != 0
+    assert "TORCHDRILL_PUBLIC_URL" in started.stderr and "TORCHDRILL_METRICS_TOKEN" in started.stderr
+    assert "Torchdrill is serving" not in started.stdout
