@@ -32,6 +32,7 @@ from app.kit.headers import SecurityHeadersMiddleware
 from app.kit.hosts import AllowedHostsMiddleware, allowed_hosts
 from app.kit.logging import SubmissionLogMiddleware
 from app.kit.runner import JudgeRunner, runtime_info
+from app.kit.security import prepare_password_checks
 from app.kit.settings import Settings, get_settings
 from app.kit.web import ROOT, DatabaseSlot, render
 from app.problems import api as problem_api
@@ -114,6 +115,7 @@ def create_app(
     dispatcher: Dispatcher | None = None,
 ) -> FastAPI:
     settings = settings or get_settings()
+    prepare_password_checks()  # log-in costs the same for unknown emails from the first one on
     course_access.install()  # course assignments open Premium problems to their students
     db = database or Database(settings.database_url, settings.db_pool_size)
     slots = DatabaseSlots(request_slots(db.pool_size, settings.judge_workers))

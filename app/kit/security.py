@@ -27,6 +27,11 @@ def _no_account_hash() -> str:
     return _hasher.hash(secrets.token_urlsafe(32))
 
 
+def prepare_password_checks() -> None:
+    """Make the stand-in hash now (at start), so not even the first unknown email costs more."""
+    _no_account_hash()
+
+
 def verify_password(password_hash: str | None, password: str) -> bool:
     """Whether ``password`` matches ``password_hash``. Without a hash (no such account) the password
     is checked against a hash nobody's password matches, so an unknown email costs the same argon2
