@@ -32,7 +32,6 @@ class Settings(BaseSettings):
     wait_timeout_s: float = Field(default=30.0, gt=0, le=120)
     session_cookie: str = "torchdrill_session"
     session_max_age_s: int = 14 * 24 * 3600
-    # Log-in throttling: failed attempts allowed per email / per client address within the window.
     # Log-in throttling (docs/security.md, "Rate limits per real client"): failed log-ins allowed
     # per (email, client) and per client within the window, and per email from browsers that never
     # logged in to it (a browser that did is remembered by a signed cookie and never locked out).
