@@ -4,17 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import (
-    Boolean,
-    CheckConstraint,
-    ForeignKey,
-    Index,
-    Integer,
-    String,
-    UniqueConstraint,
-    false,
-    text,
-)
+from sqlalchemy import CheckConstraint, ForeignKey, Index, Integer, String, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.kit.db import Base, UTCDateTime, utcnow
@@ -125,8 +115,8 @@ class ApiToken(Base):
 
 class LoginFailure(Base):
     """A failed log-in, kept for the throttling window: counted per (email, client), per client, and
-    per email when it came from a browser that never logged in to that account (``known_browser``
-    false; ``accounts.browsers``)."""
+    per email: from browsers that never logged in to that account together (``browser`` NULL), from
+    each browser that did by its id (``accounts.browsers``)."""
 
     __tablename__ = "login_failures"
     __table_args__ = (
@@ -138,7 +128,7 @@ class LoginFailure(Base):
     email: Mapped[str] = mapped_column(String(254))
     client: Mapped[str] = mapped_column(String(100))
     at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-    known_browser: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    browser: Mapped[str | None] = mapped_column(String(32))
 
 
 class ClientAttempt(Base):

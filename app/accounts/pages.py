@@ -101,10 +101,10 @@ def login(
 ) -> Any:
     values = {"email": email, "next": safe_next(next)}
     db = get_database(request)
-    known = browsers.known_users(request, settings)
+    browser = browsers.known_browser(request, settings)
     try:
         user = service.log_in(
-            session, db, settings, email, password, client_address(request), utcnow(), known
+            session, db, settings, email, password, client_address(request), utcnow(), browser
         )
     except FormErrors as exc:
         return _form_page(request, "accounts/login.html", values, exc.errors, 400)

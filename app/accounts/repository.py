@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from sqlalchemy import CursorResult, bindparam, delete, func, select, tuple_, update
 from sqlalchemy.orm import Session, joinedload
@@ -153,16 +153,19 @@ def failures_since(
     *,
     email: str | None = None,
     client: str | None = None,
-    known_browser: bool | None = None,
+    browser: str | Literal["unknown"] | None = None,
 ) -> tuple[int, datetime | None]:
-    """How many failures match since ``since``, and the oldest of them."""
+    """How many failures match since ``since``, and the oldest of them; ``browser``: a known
+    browser's id, "unknown" for those of browsers that were not known, None for any."""
     stmt = select(func.count(LoginFailure.id), func.min(LoginFailure.at)).where(LoginFailure.at >= since)
     if email is not None:
         stmt = stmt.where(LoginFailure.email == email)
     if client is not None:
         stmt = stmt.where(LoginFailure.client == client)
-    if known_browser is not None:
-        stmt = stmt.where(LoginFailure.known_browser == known_browser)
+    if browser == "unknown":
+        stmt = stmt.where(LoginFailure.browser.is_(None))
+    elif browser is not None:
+        stmt = stmt.where(LoginFailure.browser == browser)
     count, oldest = session.execute(stmt).one()
     return int(count or 0), oldest
 

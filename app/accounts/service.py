@@ -6,8 +6,8 @@ API tokens are in ``accounts.tokens``; the premium entitlement and codes in ``ac
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -19,6 +19,9 @@ from app.kit.errors import Forbidden, FormErrors, InvalidInput, NotFound, TooMan
 from app.kit.paging import Page, decode_cursor, page_of
 from app.kit.security import hash_password, needs_rehash, verify_password
 from app.kit.settings import Settings
+
+if TYPE_CHECKING:
+    from app.accounts.browsers import KnownBrowser
 
 EMAIL_RE = re.compile(r"^[^@\s\x00-\x1f]{1,64}@[^@\s\x00-\x1f]+\.[^@\s.\x00-\x1f]{2,}$")
 MIN_PASSWORD = 8
@@ -108,10 +111,11 @@ def _wait_words(seconds: float) -> str:
 
 
 def check_login_allowed(
-    session: Session, settings: Settings, email: str, client: str, known_browser: bool, now: datetime
+    session: Session, settings: Settings, email: str, client: str, browser: str | None, now: datetime
 ) -> None:
-    """Refuse (429) once this email from this client, this client, or (for a browser that never
-    logged in to the account) this email from anywhere has too many recent failed log-ins."""
+    """Refuse (429) once this email from this client, this client, or this email from this known
+    ``browser`` (its id) — from any browser not known to the account when None — has too many
+    recent failed log-ins."""
     window = timedelta(seconds=settings.login_window_s)
     since = now - window
     email, client = normalise_email(email)[:254], client[:100]
@@ -121,10 +125,15 @@ def check_login_allowed(
         (repository.failures_since(session, since, client=client),
          settings.login_max_failures_per_client, FAILED_LOGINS),
     ]  # fmt: skip
-    if not known_browser:
+    if browser is None:
         checks.append(
-            (repository.failures_since(session, since, email=email, known_browser=False),
+            (repository.failures_since(session, since, email=email, browser="unknown"),
              settings.login_max_failures_per_account, ACCOUNT_GUARDED)
+        )  # fmt: skip
+    else:  # a copied cookie, used from many addresses, still gets a handful of guesses
+        checks.append(
+            (repository.failures_since(session, since, email=email, browser=browser),
+             settings.login_max_failures_per_email, FAILED_LOGINS)
         )  # fmt: skip
     for (count, oldest), limit, message in checks:
         if count >= limit:
@@ -132,14 +141,12 @@ def check_login_allowed(
             raise TooManyRequests(message.format(wait=_wait_words(wait)), retry_after_s=wait)
 
 
-def record_login_failure(db: Database, email: str, client: str, known_browser: bool, now: datetime) -> None:
+def record_login_failure(db: Database, email: str, client: str, browser: str | None, now: datetime) -> None:
     """Remember a failed log-in in its own transaction: the request that failed will not commit."""
     with db.transaction() as session:
         repository.purge_failures(session, now - timedelta(days=1))
-        failure = LoginFailure(
-            email=normalise_email(email)[:254], client=client[:100], at=now, known_browser=known_browser
-        )
-        repository.add(session, failure)
+        address = normalise_email(email)[:254]
+        repository.add(session, LoginFailure(email=address, client=client[:100], at=now, browser=browser))
 
 
 def authenticate(session: Session, user: User | None, password: str, client: str) -> User:
@@ -162,17 +169,18 @@ def log_in(
     password: str,
     client: str,
     now: datetime,
-    known_users: Collection[int] = (),
+    browser: KnownBrowser | None = None,
 ) -> User:
-    """Throttled authentication shared by the log-in page and the token endpoint. ``known_users``:
-    the accounts this browser logged in to before (``accounts.browsers``; none for API clients)."""
+    """Throttled authentication shared by the log-in page and the token endpoint. ``browser``: the
+    one this attempt comes from, if it has logged in before (``accounts.browsers``; API clients
+    have none)."""
     user = repository.get_user_by_email(session, normalise_email(email))
-    known_browser = user is not None and user.id in known_users
-    check_login_allowed(session, settings, email, client, known_browser, now)
+    known = browser.id if browser is not None and user is not None and user.id in browser.users else None
+    check_login_allowed(session, settings, email, client, known, now)
     try:
         return authenticate(session, user, password, client)
     except FormErrors:
-        record_login_failure(db, email, client, known_browser, now)
+        record_login_failure(db, email, client, known, now)
         raise
 
 

@@ -1,4 +1,5 @@
-"""Limits per real client: sign-up attempts per client, failed log-ins marked by known browsers.
+"""Limits per real client: sign-up attempts per client; failed log-ins name the known browser they
+came from (accounts/browsers.py).
 
 Revision ID: 0020
 Revises: 0015 (the coordinator chains it)
@@ -28,12 +29,9 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name=op.f("pk_client_attempts")),
     )
     op.create_index("ix_client_attempts_action_client_at", "client_attempts", ["action", "client", "at"])
-    op.add_column(
-        "login_failures",
-        sa.Column("known_browser", sa.Boolean(), nullable=False, server_default=sa.false()),
-    )
+    op.add_column("login_failures", sa.Column("browser", sa.String(length=32), nullable=True))
 
 
 def downgrade() -> None:
-    op.drop_column("login_failures", "known_browser")
+    op.drop_column("login_failures", "browser")
     op.drop_table("client_attempts")

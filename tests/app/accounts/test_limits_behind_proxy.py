@@ -225,7 +225,17 @@ def test_guessers_everywhere_cannot_lock_the_owner_out(site: Site) -> None:
     # The owner's own browser still logs in, and so does a second known browser after a mistake.
     assert owner.login(email, "typo in it!").status_code == 400
     assert owner.login(email).status_code == 303
-    assert "torchdrill_session_known" in owner.http.cookies
+    owner.http.cookies.delete("torchdrill_session")
+    # A copy of the owner's cookie, used from many addresses, gets a handful of guesses in all.
+    copied = owner.http.cookies["torchdrill_session_known"]
+    thieves = [Visitor(site.proxy, f"127.0.7.{n}") for n in range(100, 100 + PER_EMAIL_AND_CLIENT + 1)]
+    for thief in thieves:
+        thief.http.cookies.set("torchdrill_session_known", copied)
+    for thief in thieves[:PER_EMAIL_AND_CLIENT]:
+        assert thief.login(email, "a guess with a copied cookie").status_code == 400
+    assert refused(thieves[-1].login(email, "one more guess"))
+    assert refused(owner.login(email))  # the copy's limit is the owner browser's: same browser id
+    # ... until the owner signs in anew: from the mail, the browser gets a new id (below).
     # A cookie from another account, or a forged one, is no key to this account.
     other = registered(site)
     stranger = Visitor(site.proxy, "127.0.7.201")
@@ -243,6 +253,16 @@ def test_guessers_everywhere_cannot_lock_the_owner_out(site: Site) -> None:
     data = {"token": token, "password": "a brand new passphrase", "csrf_token": new_device.csrf(page)}
     assert new_device.http.post("/reset-password", data=data).status_code == 303
     assert new_device.login(email, "a brand new passphrase").status_code == 303
+    # The first browser, whose cookie was copied, resets too and gets a new id: it is free again,
+    # while the copy still counts as the old, limited one.
+    assert owner.forgot(email).status_code == 200
+    token = LINK.search(site.smtp.wait_for(email, count=2)[-1].get_content()).group(1)  # type: ignore[union-attr]
+    page = f"/reset-password?token={token}"
+    data = {"token": token, "password": "the newest passphrase", "csrf_token": owner.csrf(page)}
+    assert owner.http.post("/reset-password", data=data).status_code == 303
+    assert owner.http.cookies["torchdrill_session_known"] != copied
+    assert owner.login(email, "the newest passphrase").status_code == 303
+    assert refused(thieves[0].login(email, "the newest passphrase"))
 
 
 def test_sign_ups_are_limited_per_client(site: Site) -> None:
