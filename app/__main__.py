@@ -12,11 +12,11 @@ from app.kit.logging import configure_logging
 from app.kit.settings import Settings, get_settings
 from app.main import create_app
 
+log = logging.getLogger("torchdrill")
+
 # uvicorn's C HTTP parser (httptools) and event loop (uvloop), both locked dependencies, named
 # explicitly so a missing one fails at start instead of falling back to the slower pure-Python
 # h11 and asyncio loop (about 1 ms of CPU more per request: docs/benchmarks.md).
-log = logging.getLogger("torchdrill")
-
 SERVER_OPTIONS: dict[str, Any] = {"http": "httptools", "loop": "uvloop"}
 
 
