@@ -47,3 +47,4 @@ AuthorWriter = Annotated[User, Depends(author_writing)]
 SlugPath = Annotated[
     str, Path(min_length=2, max_length=80, pattern=SLUG_RE.pattern, description="the problem's slug")
 ]
+OwnerId = Annotated[int, Path(ge=1, le=2**31 - 1, description="the owner's user id")]
