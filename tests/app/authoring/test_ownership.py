@@ -10,99 +10,15 @@ changes nothing: the draft, the live version and the owners are read back after 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 import httpx
-import pytest
 
-from app.courses.enrolment import create_course
-from app.courses.models import STUDENT, CourseMember
-from app.kit.db import Database, utcnow
-from tests.app.authoring.helpers import WALKTHROUGH
-from tests.app.authoring.people import AUTHORING, Person, anonymous, person, zipped
+from tests.app.authoring.people import AUTHORING, Person, anonymous, zipped
+from tests.app.authoring.world import BANK, World, assign, publish, world
 from tests.app.cli.conftest import live_server
 
-__all__ = ["live_server"]
-
-BANK = "add-tensors"  # a shipped problem: no owners, so admins only
-
-
-@dataclass
-class World:
-    url: str
-    author: Person
-    coauthor: Person  # an instructor, not yet a co-author
-    other: Person  # an instructor of another course
-    admin: Person
-    student: Person  # in the author's course
-    elsewhere: Person  # a student of the other course
-    outsider: Person  # a student in no course
-    course_id: int
-    other_course_id: int
-    slug: str
-    files: dict[str, str]
-
-
-def _course(db: Database, owner: Person, students: list[Person]) -> int:
-    from app.accounts.service import get_user_by_email
-
-    with db.transaction() as session:
-        course = create_course(
-            session, get_user_by_email(session, owner.email), "Course " + uuid.uuid4().hex[:6]
-        )
-        for s in students:
-            session.add(CourseMember(course_id=course.id, user_id=s.user_id, role=STUDENT))
-        return course.id
-
-
-@pytest.fixture
-def world(live_server: str, db: Database, walkthrough_files: dict[str, str]) -> Iterator[World]:
-    people = {
-        name: person(live_server, db, role)
-        for name, role in [
-            ("author", "instructor"),
-            ("coauthor", "instructor"),
-            ("other", "instructor"),
-            ("admin", "admin"),
-            ("student", "student"),
-            ("elsewhere", "student"),
-            ("outsider", "student"),
-        ]
-    }
-    course_id = _course(db, people["author"], [people["student"]])
-    other_course_id = _course(db, people["other"], [people["elsewhere"]])
-    slug = f"{WALKTHROUGH}-{uuid.uuid4().hex[:6]}"
-    created = people["author"].api(
-        "POST", AUTHORING, json={"slug": slug, "files": walkthrough_files, "course_id": course_id}
-    )
-    assert created.status_code == 201, created.text
-    assert created.json()["course_only"] is True
-    yield World(live_server, **people, course_id=course_id, other_course_id=other_course_id, slug=slug,
-                files=walkthrough_files)  # fmt: skip
-    for p in people.values():
-        p.web.close()
-
-
-def _publish(world: World, by: Person | None = None) -> int:
-    published = (by or world.author).api("POST", f"{AUTHORING}/{world.slug}/publish")
-    assert published.status_code == 200, published.text
-    version: int = published.json()["live_version"]
-    assert published.json()["message"] == f"Published: students now see version {version}."
-    return version
-
-
-def _assign(world: World, released_ago: timedelta = timedelta(hours=1)) -> httpx.Response:
-    now = utcnow()
-    body = {
-        "title": "Week 1",
-        "problems": [world.slug],
-        "release_at": (now - released_ago).isoformat(),
-        "due_at": (now + timedelta(days=7)).isoformat(),
-    }
-    return world.author.api("POST", f"/api/v1/courses/{world.course_id}/assignments", json=body)
+__all__ = ["live_server", "world"]
 
 
 def _state(world: World) -> dict[str, Any]:
@@ -194,7 +110,7 @@ def _every_read(who: Person, slug: str) -> list[tuple[str, httpx.Response]]:
 
 
 def test_another_instructor_changes_and_reads_nothing_of_a_course_only_problem(world: World) -> None:
-    _publish(world)
+    publish(world)
     before = _state(world)
     for who in (world.other, world.coauthor):  # the co-author is not one yet
         for name, response in _every_write(world, who, world.slug) + _every_read(who, world.slug):
@@ -207,7 +123,7 @@ def test_another_instructor_changes_and_reads_nothing_of_a_course_only_problem(w
 
 
 def test_students_and_anonymous_visitors_reach_no_authoring_route(world: World) -> None:
-    _publish(world)
+    publish(world)
     before = _state(world)
     for who in (world.student, world.outsider):
         for name, response in _every_write(world, who, world.slug) + _every_read(who, world.slug):
@@ -263,7 +179,7 @@ def test_co_authors_edit_and_only_the_author_manages_them(world: World) -> None:
     # the co-author edits and publishes …
     edited = {**world.files, "learn.md": world.files["learn.md"] + "\nCo-written.\n"}
     assert co.api("PUT", f"{AUTHORING}/{slug}", json={"files": edited}).status_code == 200
-    assert _publish(world, by=co) == 1
+    assert publish(world, by=co) == 1
     assert slug in co.api("GET", AUTHORING).text
     # … but does not manage owners: adding another instructor, or removing the author, is refused
     refused = co.api("POST", owners, json={"email": other.email})
@@ -314,8 +230,8 @@ def test_instructors_create_problems_only_in_courses_they_teach(world: World) ->
 
 
 def test_save_draft_never_changes_what_learners_see_and_publish_shows_its_version(world: World) -> None:
-    assert _publish(world) == 1
-    assert _assign(world).status_code == 201
+    assert publish(world) == 1
+    assert assign(world).status_code == 201
     slug, student = world.slug, world.student
     page = student.web.get(f"/problems/{slug}")
     detail = student.api("GET", f"/api/v1/problems/{slug}").json()
@@ -329,7 +245,7 @@ def test_save_draft_never_changes_what_learners_see_and_publish_shows_its_versio
     assert "A draft nobody sees." not in student.web.get(f"/problems/{slug}").text
     before = _judged_on(world)
     # Publish does change it, and says which version it made
-    assert _publish(world) == 2
+    assert publish(world) == 2
     assert "A draft nobody sees." in student.web.get(f"/problems/{slug}").text
     assert _judged_on(world) != before
 
