@@ -52,7 +52,9 @@ class Problem(Base):
     position: Mapped[int] = mapped_column(Integer, default=0)  # ``order`` in problem.toml: place in its track
     # Visible only inside ``course_id``'s course until an admin publishes it site-wide (``visibility.py``).
     course_only: Mapped[bool] = mapped_column(Boolean, default=False)
-    course_id: Mapped[int | None] = mapped_column(ForeignKey("courses.id", ondelete="SET NULL"), index=True)
+    # A foreign key to courses.id (ON DELETE SET NULL) in the database (migration 0018), not declared
+    # here: this domain sits below app.courses and loads without its tables (the bank importer).
+    course_id: Mapped[int | None] = mapped_column(Integer, index=True)
     current_version_id: Mapped[int | None] = mapped_column(
         ForeignKey("problem_versions.id", use_alter=True, ondelete="SET NULL")
     )
