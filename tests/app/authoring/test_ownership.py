@@ -257,3 +257,25 @@ def _judged_on(world: World) -> int:
     assert submitted.status_code in (200, 201, 202), submitted.text
     version: int = submitted.json()["problem_version_id"]
     return version
+
+
+def test_the_editor_offers_each_role_only_what_it_may_do(world: World) -> None:
+    slug = world.slug
+    assert (
+        world.author.api(
+            "POST", f"{AUTHORING}/{slug}/owners", json={"email": world.coauthor.email}
+        ).status_code
+        == 201
+    )
+    mine = world.author.web.get(f"/authoring/problems/{slug}").text
+    assert 'id="add-owner-form"' in mine and 'id="site-wide-form"' not in mine
+    assert "Course-only" in mine and f"course #{world.course_id}" in mine
+    theirs = world.coauthor.web.get(f"/authoring/problems/{slug}").text
+    assert 'id="add-owner-form"' not in theirs and ">Leave</button>" in theirs
+    admin = world.admin.web.get(f"/authoring/problems/{slug}").text
+    assert 'id="add-owner-form"' in admin and "Publish site-wide" in admin
+    new = world.author.web.get("/authoring/new").text
+    assert f'<option value="{world.course_id}" selected>' in new
+    assert f'value="{world.other_course_id}"' not in new  # only the courses they teach
+    listed = world.author.web.get("/authoring").text
+    assert f"/authoring/problems/{slug}" in listed and "its course" in listed

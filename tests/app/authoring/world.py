@@ -65,7 +65,16 @@ def world(live_server: str, db: Database, walkthrough_files: dict[str, str]) -> 
     other_course_id = course(db, people["other"], [people["elsewhere"]])
     slug = f"{WALKTHROUGH}-{uuid.uuid4().hex[:6]}"
     created = people["author"].api(
-        "POST", AUTHORING, json={"slug": slug, "files": walkthrough_files, "course_id": course_id}
+        "POST",
+        AUTHORING,
+        json={  # with fields an attacker would add (mass assignment): ignored
+            "slug": slug,
+            "files": walkthrough_files,
+            "course_id": course_id,
+            "course_only": False,
+            "site_wide": True,
+            "owners": [],
+        },
     )
     assert created.status_code == 201, created.text
     assert created.json()["course_only"] is True
