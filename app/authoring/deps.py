@@ -1,4 +1,5 @@
 """Who may author: instructors and admins, by session (pages, the editor) or by API token.
+Which problems each may touch (their own; admins: all) is ``app.authoring.ownership``'s to decide.
 
 Session requests that change something must carry the CSRF token (header or form field);
 requests authenticated with ``Authorization: Bearer <token>`` (``app.accounts.deps``) need none,

@@ -28,7 +28,6 @@ router = APIRouter(prefix="/authoring", tags=["authoring"])
 NOTICES = {
     "created": "Draft created. Students do not see it until you publish.",
     "published": "Published: students now see the new live version.",
-    "saved": "Saved as a draft. Students keep seeing the live version until you publish.",
     "coauthor-added": "Co-author added: they can now edit, publish and unpublish this problem.",
     "coauthor-removed": "Co-author removed: they can no longer edit this problem.",
     "site-wide": "Published site-wide: the problem joins its track for every learner once published.",
