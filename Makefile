@@ -20,8 +20,8 @@ system-deps:
 	@bash scripts/system-deps.sh
 
 # Every Python dependency, transitive ones included, from the lock file with its hashes.
-# setup.py builds the zygote's fork loop (runner/_forkserver.c) in place.
-$(STAMP): $(LOCK) pyproject.toml setup.py runner/_forkserver.c
+# setup.py builds the zygote's fork loop (runner/sandbox/_forkserver.c) in place.
+$(STAMP): $(LOCK) pyproject.toml setup.py runner/sandbox/_forkserver.c
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q --require-hashes -r $(LOCK)

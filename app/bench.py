@@ -52,8 +52,9 @@ from app.kit.settings import Settings
 from app.main import create_app
 from app.problems.importer import import_bank
 from app.submissions.models import FINISHED, Submission
-from runner import cgroups, cpustat, get_runner, speedprobe
-from runner.problem import load_problem_dir
+from runner import cpustat, get_runner, speedprobe
+from runner.format.problem import load_problem_dir
+from runner.sandbox import cgroups
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_PROBLEM = ROOT / "problems" / "backward-hook-gradients"  # a seed problem, free

@@ -6,7 +6,7 @@ what a judge without a zygote pays. Warm: the zygote forks a fresh child per job
 The per-stage breakdown comes from the timeline the sandbox keeps for every job
 (``RawRun.marks``: host-side stages, and the moment each result record reached the host),
 so the in-sandbox stages are measured from outside, without trusting the sandbox. Judging
-reads the records in batches (``runner.sandbox._collect``), so the breakdown comes from a
+reads the records in batches (``runner.sandbox.host._collect``), so the breakdown comes from a
 second series of jobs in trace mode, where the host reads each record as it is written (a
 wake-up per record and event, which judging does not pay). The target is checked on the
 first series, never in a timed unit test: exit status 1 when it is missed.
@@ -19,11 +19,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from runner import cgroups, cpustat, speedprobe
+from runner import cpustat, speedprobe
 from runner.engine import JobProfile, Runner
+from runner.format.problem import load_problem_dir
 from runner.jobs import Job
-from runner.problem import load_problem_dir
-from runner.sandbox import Sandbox
+from runner.sandbox import cgroups
+from runner.sandbox.host import Sandbox
 
 DEFAULT_PROBLEM = Path(__file__).resolve().parent.parent / "problems" / "backward-hook-gradients"
 TARGET_MEDIAN_MS = 10.0  # issue #16, part 3: the seed problem, job in -> verdict out
@@ -31,7 +32,7 @@ TARGET_MEDIAN_MS = 10.0  # issue #16, part 3: the seed problem, job in -> verdic
 # fork and warm-up (about as much CPU again as the job): the spaced series shows a job alone.
 SPACED_GAP_S = 0.05
 
-# Timeline marks (runner.sandbox / runner.engine) -> what happened since the previous mark.
+# Timeline marks (runner.sandbox.host / runner.engine) -> what happened since the previous mark.
 STAGES = {
     "take spare": "host: take a prepared spare",
     "cgroup limits": "host: set the job's cgroup limits",

@@ -15,12 +15,15 @@ import types
 from dataclasses import dataclass, field
 from typing import Any
 
-from runner import compiled, custom, jobs, observations, poolstats
+from runner import jobs, poolstats
+from runner.format import custom
+from runner.format.problem import ProblemFiles
 from runner.jobs import JUDGE_FORMAT, CaseExpectation, Expectations, Job, JudgeResult, Limits
+from runner.judging import observations
+from runner.judging.results import build_result
 from runner.poolstats import PoolMemory
-from runner.problem import ProblemFiles
-from runner.sandbox import RawRun, Sandbox
-from runner.verdicts import build_result
+from runner.sandbox import compiled
+from runner.sandbox.host import RawRun, Sandbox
 
 log = logging.getLogger("runner")
 
@@ -63,7 +66,7 @@ def _payload(
 
 def _compiled(tests_source: str) -> types.CodeType | None:
     """A problem's ``tests.py`` compiled once per version, here instead of in every job
-    (``runner.compiled``); None when it does not compile: the sandbox then reports the error."""
+    (``runner.sandbox.compiled``); None when it does not compile: the sandbox then reports the error."""
     try:
         return compiled.compiled_tests(tests_source)
     except Exception:  # SyntaxError, ValueError, RecursionError ...: the instructor's file is broken
@@ -87,7 +90,7 @@ class JobProfile:
 
 class Runner:
     def __init__(self, max_concurrent: int | None = None, trace: bool = False) -> None:
-        self.trace = trace  # runner.sandbox.Sandbox's: every record read as it comes (benchmarks)
+        self.trace = trace  # runner.sandbox.host.Sandbox's: every record read as it comes (benchmarks)
         self.max_concurrent = max_concurrent or default_slots()
         self._slots = threading.BoundedSemaphore(self.max_concurrent)
         self._lock = threading.Lock()
@@ -216,7 +219,7 @@ class Runner:
     def _expectations(
         self, solution: str, tests: str, entry_point: str, limits: Limits, compile_tests: bool = False
     ) -> Expectations:
-        # Custom runs' generated tests (runner.custom) are compiled in the sandbox: they are not
+        # Custom runs' generated tests (runner.format.custom) are compiled in the sandbox: they are not
         # problem versions, and caching them would only hold learners' inputs in memory.
         tests_code = _compiled(tests) if compile_tests else None
         raw = self._run(_payload(solution, tests, entry_point, None, tests_code), limits)

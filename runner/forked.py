@@ -12,10 +12,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from runner import compiled, guard, heap, hugepages, zygote
 from runner.engine import _payload
-from runner.problem import ProblemFiles
-from runner.zygote import read_all
+from runner.format.problem import ProblemFiles
+from runner.sandbox import compiled, heap, hugepages, zygote
+from runner.sandbox.zygote import read_all
+from runner.testing import guard
 
 LIMIT = 1 << 26
 
@@ -49,7 +50,7 @@ def in_fork(work: Callable[[int], Any]) -> tuple[Any, list[dict[str, Any]]]:
 def warm_like_zygote(
     events_fd: int, guarded: bool = True, before_freeze: Callable[[], object] = lambda: None
 ) -> guard.KeySlotGuard | None:
-    """Warm this process up much as the zygote does before its first fork (``runner.zygote.serve``):
+    """Warm this process up much as the zygote does before its first fork (``runner.sandbox.zygote.serve``):
     torch warm, the job's guard sealed around a key slot whose events go to ``events_fd``
     (none where ``guarded`` is false), the garbage collector's objects frozen
     (``before_freeze`` runs just before) and the populated memory in huge pages."""
@@ -66,7 +67,7 @@ def warm_like_zygote(
 def job_payload(problem: ProblemFiles) -> tuple[str, dict[str, Any]]:
     """``problem``'s reference as a job: its files written once to a fresh folder, and the
     payload, with ``tests.py`` compiled for that path as the host compiles it for the sandbox's
-    ``/tmp`` (``runner.compiled``), so no job compiles it (a spare never does)."""
+    ``/tmp`` (``runner.sandbox.compiled``), so no job compiles it (a spare never does)."""
     workdir = tempfile.mkdtemp()
     for name, text in (("solution.py", problem.solution), ("tests.py", problem.tests)):
         Path(workdir, name).write_text(text)

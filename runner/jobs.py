@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from runner.custom import CustomInput
+from runner.format.custom import CustomInput
 from runner.verdict import Verdict
 
 Mode = Literal["run", "submit"]
@@ -54,7 +54,7 @@ class Limits:
 
 
 # What computed expectations record; raise it when the reference's run records something new
-# (2: behaviour observations, runner.observations), so stored problems get recomputed on import.
+# (2: behaviour observations, runner.judging.observations), so stored problems get recomputed on import.
 JUDGE_FORMAT = 2
 
 
@@ -66,8 +66,8 @@ class CaseExpectation:
     public: bool
     rtol: float
     atol: float
-    value: Any  # encoded with runner.values.encode
-    # What the reference's run observed (runner.observations.summary): hooks, operation checks.
+    value: Any  # encoded with runner.records.values.encode
+    # What the reference's run observed (runner.judging.observations.summary): hooks, operation checks.
     observed: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -115,7 +115,7 @@ class Job:
     limits: Limits = field(default_factory=Limits)
     job_id: str = ""
     # "Run with my input": the reference runs the learner's arguments first, in its own sandbox job
-    # (runner.custom); ``tests_source`` and ``expectations`` are then ignored.
+    # (runner.format.custom); ``tests_source`` and ``expectations`` are then ignored.
     custom: CustomInput | None = None
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """What the warm pool costs the host, read from ``/proc``: its processes, their memory and CPU.
 
 Used by the benchmarks (``python -m runner bench``, ``python -m app.bench``), never on the
-judging path. The pool is the bubblewrap process of a :class:`runner.sandbox.Sandbox` and its
+judging path. The pool is the bubblewrap process of a :class:`runner.sandbox.host.Sandbox` and its
 descendants: bubblewrap's init, the zygote, the spares waiting for a job and the jobs running.
 """
 
@@ -16,7 +16,9 @@ class PoolMemory:
     processes: int
     rss_mb: float  # counts every shared page once per process: torch's pages many times over
     pss_mb: float  # shared pages split between the processes that map them: the real total
-    anon_huge_mb: float = 0.0  # mapped as transparent huge pages (runner/hugepages.py), counted like RSS
+    anon_huge_mb: float = (
+        0.0  # mapped as transparent huge pages (runner/sandbox/hugepages.py), counted like RSS
+    )
 
     def describe(self) -> str:
         """One line for the benchmarks' output."""

@@ -26,7 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from runner.hugepages import Mapping, parse_maps
+from runner.sandbox.hugepages import Mapping, parse_maps
 
 
 def zygote_pid() -> int:

@@ -1,10 +1,10 @@
 """Where a job's page faults and CPU go, phase by phase, in forks of a warm zygote-like process.
 
-No sandbox: this process warms up exactly as the zygote does (``runner.zygote.warm_up``, frozen
+No sandbox: this process warms up exactly as the zygote does (``runner.sandbox.zygote.warm_up``, frozen
 GC, huge pages), then forks one child per job; each child optionally runs a spare's warm-up
-(``runner.zygote.warm_spare``) and then the harness on the problem's reference solution, with
+(``runner.sandbox.zygote.warm_spare``) and then the harness on the problem's reference solution, with
 the guard, counting minor page faults (``getrusage``) and thread CPU around the guard's install
-(sealed once by this process around a key slot, as the zygote does: ``runner.guard.KeySlotGuard``),
+(sealed once by this process around a key slot, as the zygote does: ``runner.testing.guard.KeySlotGuard``),
 the modules' loading and each case. A fault on this machine costs ~2.5-3 us (a copy-on-write of
 a page shared with the zygote), so the counts say what the warm-up saves a job:
 
@@ -27,9 +27,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from runner import forked, guard, harness, hook_events, observations, ops, zygote
+from runner import forked
 from runner.bench import DEFAULT_PROBLEM
-from runner.problem import load_problem_dir
+from runner.format.problem import load_problem_dir
+from runner.judging import observations
+from runner.sandbox import harness, zygote
+from runner.testing import guard, hook_events, ops
 
 Log = list[tuple[str, int, float]]
 

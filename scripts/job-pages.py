@@ -1,6 +1,6 @@
 """Which of the zygote's pages a job copies, phase by phase, in forks of a warm zygote-like process.
 
-No sandbox: this process warms up as the zygote does (``runner.zygote.warm_up``, the guard sealed
+No sandbox: this process warms up as the zygote does (``runner.sandbox.zygote.warm_up``, the guard sealed
 around a key slot, frozen GC, huge pages), then forks one child per job, as ``scripts/job-faults.py``
 does. The child stops itself (``SIGSTOP``) after each phase of the harness (the tests loaded, the
 guard in force, the solution imported, each case run and encoded, the end); at each stop this
@@ -29,9 +29,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from runner import forked, guard, harness, hugepages, observations, values, zygote
+from runner import forked
 from runner.bench import DEFAULT_PROBLEM
-from runner.problem import load_problem_dir
+from runner.format.problem import load_problem_dir
+from runner.judging import observations
+from runner.records import values
+from runner.sandbox import harness, hugepages, zygote
+from runner.testing import guard
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 PRESENT = 1 << 63

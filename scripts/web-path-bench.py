@@ -25,8 +25,8 @@ from app.kit.runner import JudgeRunner, default_runner
 from app.main import create_app
 from runner import speedprobe
 from runner.bench import DEFAULT_PROBLEM
+from runner.format.problem import ProblemFiles, load_problem_dir
 from runner.jobs import Expectations, Job, JudgeResult, Mode
-from runner.problem import ProblemFiles, load_problem_dir
 
 
 class ReplayingRunner:

@@ -18,7 +18,7 @@ from app.authoring.forms import EditorForm, parse_form
 from app.kit.errors import AppError, PayloadTooLarge
 from app.kit.web import CsrfProtected, RunnerDep, SessionDep, render
 from app.problems.models import Problem
-from runner.validate import ValidationReport
+from runner.format.validate import ValidationReport
 
 router = APIRouter(prefix="/authoring", tags=["authoring"])
 

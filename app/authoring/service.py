@@ -36,9 +36,9 @@ from app.kit.runner import JudgeRunner
 from app.problems import repository as problems_repository
 from app.problems.importer import import_problem
 from app.problems.models import Problem, ProblemVersion
+from runner.format.problem import MAX_FILE_BYTES, SLUG_RE, ProblemFiles, ProblemFormatError, build_problem
+from runner.format.validate import ValidationReport
 from runner.jobs import Expectations, Job, JudgeResult, Mode
-from runner.problem import MAX_FILE_BYTES, SLUG_RE, ProblemFiles, ProblemFormatError, build_problem
-from runner.validate import ValidationReport
 
 MAX_PREVIEW_BYTES = MAX_FILE_BYTES
 Source = Literal["working", "draft", "live"]

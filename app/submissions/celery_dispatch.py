@@ -35,7 +35,7 @@ from app.submissions.dispatch import ResultWaiter
 from app.submissions.finished import FinishedListener, announce_finished
 from app.submissions.judging import load_job, record_result
 from runner.jobs import Job, JudgeResult
-from runner.wire import (
+from runner.transport.wire import (
     JUDGE_QUEUE,
     JUDGE_TASK,
     KEY_PREFIX,

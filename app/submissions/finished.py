@@ -13,7 +13,7 @@ import threading
 import redis
 
 from app.submissions.dispatch import ResultWaiter
-from runner.wire import FINISHED_CHANNEL, done_key
+from runner.transport.wire import FINISHED_CHANNEL, done_key
 
 log = logging.getLogger(__name__)
 

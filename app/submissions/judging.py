@@ -20,10 +20,10 @@ from app.problems import repository as problems_repository
 from app.progress import repository as progress
 from app.submissions import repository
 from app.submissions.models import CUSTOM, FINISHED, Submission
-from runner.custom import CustomInput
+from runner.format.custom import CustomInput
+from runner.format.problem import ProblemFiles, build_problem
 from runner.jobs import INTERNAL_ERROR, Expectations, Job, JudgeResult
-from runner.problem import ProblemFiles, build_problem
-from runner.text import clean, clean_value
+from runner.records.text import clean, clean_value
 
 log = logging.getLogger(__name__)
 

@@ -44,7 +44,7 @@ from app.submissions.judging import record_verdict
 from app.submissions.models import RUNNING
 from app.submissions.remote_runner import queue_depth
 from runner.jobs import JudgeResult
-from runner.wire import (
+from runner.transport.wire import (
     JUDGE_QUEUE,
     KEY_PREFIX,
     RECORD_TASK,

@@ -16,9 +16,9 @@ import redis
 from celery import Celery
 
 from runner.engine import ExpectationError
+from runner.format.problem import ProblemFiles
 from runner.jobs import Expectations, Job, JudgeResult, Mode
-from runner.problem import ProblemFiles
-from runner.wire import (
+from runner.transport.wire import (
     ADHOC_TASK,
     HEARTBEAT_TTL_S,
     JUDGE_QUEUE,

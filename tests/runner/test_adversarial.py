@@ -137,7 +137,7 @@ def test_daemon_does_not_outlive_the_run(judge_probe: JudgeFn) -> None:
 def test_a_job_s_processes_share_one_cpu_group_whatever_sessions_they_start(judge_probe: JudgeFn) -> None:
     # With the kernel's autogroups, a process in no CPU group gets a share of the CPU of its own
     # for each session it starts: a job could take more than its share by starting sessions.
-    # Each job is one CPU group (runner.cgroups), which also holds its priority.
+    # Each job is one CPU group (runner.sandbox.cgroups), which also holds its priority.
     src = code("""
         import os
         def cpu_group():
@@ -363,9 +363,9 @@ def test_environment_secrets_and_other_processes_are_invisible(judge_probe: Judg
 
 
 def test_the_environment_is_exactly_the_safe_one(judge_probe: JudgeFn) -> None:
-    # Set once in the zygote (runner.zygote.set_job_environment): not the judge's PYTHONPATH, and
+    # Set once in the zygote (runner.sandbox.zygote.set_job_environment): not the judge's PYTHONPATH, and
     # nothing torch's import added.
-    from runner.zygote import SAFE_ENV
+    from runner.sandbox.zygote import SAFE_ENV
 
     result = judge_probe(
         code("""
@@ -378,7 +378,7 @@ def test_the_environment_is_exactly_the_safe_one(judge_probe: JudgeFn) -> None:
 
 
 def test_every_job_starts_from_fresh_random_state(judge_probe: JudgeFn) -> None:
-    # runner.zygote.reseed: none of it inherited from the zygote, so no job can predict another's.
+    # runner.sandbox.zygote.reseed: none of it inherited from the zygote, so no job can predict another's.
     src = code("""
         import random, numpy, torch
         def probe():
@@ -542,7 +542,7 @@ def test_monkeypatching_comparison_helpers_changes_nothing(judge_probe: JudgeFn)
 def test_patching_the_harness_cannot_forge_a_pass(judge_probe: JudgeFn) -> None:
     src = code("""
         import sys
-        harness = sys.modules["runner.harness"]
+        harness = sys.modules["runner.sandbox.harness"]
         real = harness.ResultChannel.send
         def send(self, record):
             if record.get("type") == "case":
@@ -596,4 +596,4 @@ def test_no_namespaces_mounts_or_ptrace_for_learner_code(runner, probe) -> None:
     assert "'ok'" not in text, text
     assert "'caps': '0000000000000000'" in text
     assert "'bounding': '0000000000000000'" in text, text
-    assert "'nice': 0," in text, text  # never the spare's idle priority (runner.zygote.warm_spare)
+    assert "'nice': 0," in text, text  # never the spare's idle priority (runner.sandbox.zygote.warm_spare)

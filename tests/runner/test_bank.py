@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from runner.engine import Runner
-from runner.problem import discover_problems, load_problem_dir
-from runner.quality import bank_findings, bank_titles
-from runner.tracks import unknown_category
-from runner.validate import OUTPUT_BLOCK_RE, validate_problem
+from runner.format.problem import discover_problems, load_problem_dir
+from runner.format.quality import bank_findings, bank_titles
+from runner.format.tracks import unknown_category
+from runner.format.validate import OUTPUT_BLOCK_RE, validate_problem
 from tests.runner.conftest import BANK
 
 FOLDERS = discover_problems(BANK)
@@ -28,7 +28,7 @@ def test_the_bank_keeps_the_pytorch_advanced_track() -> None:
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=lambda f: f.name)
 def test_every_problem_meets_the_bank_bar(folder) -> None:  # type: ignore[no-untyped-def]
-    """Every section, a hint, three mutants, a known track (runner.quality), one example output."""
+    """Every section, a hint, three mutants, a known track (runner.format.quality), one example output."""
     problem = load_problem_dir(folder)
     titles = bank_titles(folder)
     assert titles is not None, "the bank has a tracks.toml"

@@ -13,9 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from runner.cli import app as runner_cli
-from runner.problem import ProblemFormatError, load_problem_dir
-from runner.quality import bank_findings, bank_titles, missing_sections
-from runner.tracks import load_tracks, parse_tracks, unknown_category
+from runner.format.problem import ProblemFormatError, load_problem_dir
+from runner.format.quality import bank_findings, bank_titles, missing_sections
+from runner.format.tracks import load_tracks, parse_tracks, unknown_category
 from tests.runner.conftest import BANK
 
 NINE_TRACKS = [

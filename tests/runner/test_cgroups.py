@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from runner import cgroups
-from runner.cgroups import CgroupTree, job_group_name, pid_namespace
+from runner.sandbox import cgroups
+from runner.sandbox.cgroups import CgroupTree, job_group_name, pid_namespace
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="cgroups need root")
 

@@ -1,6 +1,6 @@
 """The job's channels: tests compiled on the host, and the result channel read in batches.
 
-The host does not wake for every record (``runner.sandbox._collect``): these check that nothing
+The host does not wake for every record (``runner.sandbox.host._collect``): these check that nothing
 a job wrote is lost that way — not when a limit stops it, not when its process is killed, not
 when the learner keeps the channel open — and that the compiled tests are the ones that run.
 """
@@ -17,10 +17,11 @@ from typing import Any
 
 import pytest
 
-from runner import compiled, jobs
+from runner import jobs
 from runner.engine import Runner, _payload
 from runner.jobs import Limits
-from runner.sandbox import RawRun, _collect
+from runner.sandbox import compiled
+from runner.sandbox.host import RawRun, _collect
 from tests.runner.conftest import JudgeFn
 
 # The reference returns 0; the first call returns it, the second never finishes or ends the process.
@@ -153,7 +154,7 @@ def test_the_sandbox_runs_the_tests_the_host_compiled(runner: Runner, probe) -> 
 
 
 def test_the_job_files_are_the_sources_and_read_only(judge_probe: JudgeFn) -> None:
-    # The spare writes solution.py and tests.py (runner.zygote.write_read_only); the learner's code
+    # The spare writes solution.py and tests.py (runner.sandbox.zygote.write_read_only); the learner's code
     # can read its own file (inspect.getsource works) but change neither.
     src = (
         "import inspect, os, stat\n"

@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 from runner.engine import Runner
-from runner.problem import load_problem_dir
-from runner.validate import validate_problem
+from runner.format.problem import load_problem_dir
+from runner.format.validate import validate_problem
 from tests.runner.checks_support import CHECKS, failed_message, folder, judge, mutant, solution
 
 NAME = "stable-softmax"

@@ -7,8 +7,8 @@ import re
 import pytest
 
 from runner.engine import Runner
-from runner.problem import load_problem_dir
-from runner.validate import validate_problem
+from runner.format.problem import load_problem_dir
+from runner.format.validate import validate_problem
 from tests.runner.checks_support import failed_message, folder, judge, mutant, solution
 
 NAME = "swish-backward"
@@ -55,7 +55,7 @@ def test_a_forged_check_value_cannot_pass(runner: Runner) -> None:
     """The learner's process can return anything; a pass still needs the reference's gradients."""
     forged = (
         mutant(NAME, "sigmoid_only.py")
-        + "\nimport sys\nimport runner.checks.gradients as g\n"
+        + "\nimport sys\nimport runner.testing.checks.gradients as g\n"
         + "_real = g.check_gradients\n"
         + "def _forge(*a, **k):\n"
         + "    v = _real(*a, **k)\n"

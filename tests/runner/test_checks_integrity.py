@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from runner.engine import Runner
-from runner.problem import load_problem_dir
-from runner.validate import validate_problem
+from runner.format.problem import load_problem_dir
+from runner.format.validate import validate_problem
 from tests.runner.checks_support import failed_message, folder, judge, mutant, solution
 
 # Quoted in docs/authoring.md (tests/runner/test_checks_docs.py checks they are).

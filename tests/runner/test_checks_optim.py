@@ -6,8 +6,8 @@ import pytest
 
 from runner import jobs
 from runner.engine import Runner
+from runner.format.problem import ProblemFiles, load_problem_dir
 from runner.jobs import Expectations, JudgeResult
-from runner.problem import ProblemFiles, load_problem_dir
 from tests.runner.checks_support import failed_message
 from tests.runner.conftest import ALT_SOLUTIONS, BANK
 

@@ -1,4 +1,4 @@
-"""runner.custom: the generated tests.py carries arguments as data, and a custom job survives the wire."""
+"""runner.format.custom: the generated tests.py carries arguments as data; a custom job survives the wire."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from runner import custom
-from runner.custom import CASE_NAME, CustomInput
-from runner.input_text import read_arguments
-from runner.inputs import InputError
+from runner.format import custom
+from runner.format.custom import CASE_NAME, CustomInput
+from runner.format.input_text import read_arguments
+from runner.format.inputs import InputError
 from runner.jobs import Expectations, Job
 
 

@@ -1,4 +1,4 @@
-"""The zygote's fork loop (runner.zygote.fork_loop): the compiled one and the Python one it falls
+"""The zygote's fork loop (runner.sandbox.zygote.fork_loop): the compiled one and the Python one it falls
 back on speak the same protocol. Each test runs a loop in a forked "zygote" process, as the
 sandbox does, and talks to it over a SOCK_SEQPACKET pair like the host."""
 
@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from runner import zygote
+from runner.sandbox import zygote
 
 Loop = Callable[[int], "tuple[bytes, int] | None"]
 
 
 def _compiled() -> Loop:
-    from runner import _forkserver  # type: ignore[attr-defined]
+    from runner.sandbox import _forkserver  # type: ignore[attr-defined]
 
     loop: Loop = _forkserver.serve_forks
     return loop

@@ -1,4 +1,4 @@
-"""The zygote's hold on the C allocator's free chunks (runner/heap.py): what is read from
+"""The zygote's hold on the C allocator's free chunks (runner/sandbox/heap.py): what is read from
 ``malloc_info``, and that memory freed before the hold is not handed out again after it."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from runner import heap
+from runner.sandbox import heap
 
 INFO = """\
 <malloc version="1">
@@ -53,7 +53,7 @@ def test_a_request_fits_its_chunk_and_large_chunks_are_taken_in_pieces_the_heap_
 CHILD = textwrap.dedent(
     """
     import ctypes, json, sys
-    from runner import heap
+    from runner.sandbox import heap
     libc = ctypes.CDLL("libc.so.6")
     libc.malloc.restype = ctypes.c_void_p
     libc.malloc.argtypes = [ctypes.c_size_t]

@@ -1,4 +1,4 @@
-"""The zygote's huge pages (runner/hugepages.py): which memory is picked, and that collapsing works."""
+"""The zygote's huge pages (runner/sandbox/hugepages.py): which memory is picked; that collapsing works."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from runner import hugepages
 from runner.engine import Runner
-from runner.hugepages import HUGE, Mapping
+from runner.sandbox import hugepages
+from runner.sandbox.hugepages import HUGE, Mapping
 
 MAPS = """\
 55d0c8a00000-55d0c8a2b000 r--p 00000000 fd:01 1311 /usr/bin/python3.11

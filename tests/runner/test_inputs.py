@@ -1,12 +1,12 @@
-"""Arguments as data (runner/inputs.py): what the example input and custom input accept and refuse."""
+"""Arguments as data (runner/format/inputs.py): what the example input and custom input accept and refuse."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
-from runner.inputs import InputError, materialise, parse_arguments
-from runner.problem import ProblemFormatError, parse_metadata
+from runner.format.inputs import InputError, materialise, parse_arguments
+from runner.format.problem import ProblemFormatError, parse_metadata
 
 HEAD = 'title = "T"\ndifficulty = "easy"\ncategory = "C"\nentry_point = "f"\n'
 

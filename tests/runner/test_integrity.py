@@ -13,10 +13,11 @@ import textwrap
 
 import pytest
 
-from runner import jobs, observations
+from runner import jobs
 from runner.engine import Runner, _payload
+from runner.format.problem import ProblemFiles, load_problem_dir
 from runner.jobs import Expectations
-from runner.problem import ProblemFiles, load_problem_dir
+from runner.judging import observations
 from tests.runner.conftest import BANK, JudgeFn
 
 MODIFIED = "modifying or inspecting the judge is not allowed"
@@ -311,7 +312,7 @@ def test_fake_events_on_the_result_channel_are_refused(judge_probe: JudgeFn) -> 
 def test_the_jobs_key_is_nowhere_the_learners_code_can_reach(
     runner: Runner, probe: tuple[ProblemFiles, Expectations]
 ) -> None:
-    # The spare had the key before the job (runner.guard.PendingGuard); once the guard is in
+    # The spare had the key before the job (runner.testing.guard.PendingGuard); once the guard is in
     # force it must be in sealed constants only: not in any frame's locals up the stack, nor in
     # the attributes or items of what they hold. The decoy proves the search sees a local.
     src = textwrap.dedent("""

@@ -12,8 +12,8 @@ import pytest
 
 from runner import jobs
 from runner.engine import Runner
+from runner.format.problem import ProblemFiles, load_problem_dir
 from runner.jobs import Expectations
-from runner.problem import ProblemFiles, load_problem_dir
 from tests.runner.conftest import FIXTURES
 
 NO_LAYER_NORM = "Do not call F.layer_norm: compute the mean and the variance yourself."

@@ -1,5 +1,5 @@
-"""A job's guard: sealed once, by the zygote, around a key slot (runner.guard.KeySlotGuard) and
-keyed and put in force by each spare (runner.guard.PendingGuard); sealed at install outside the
+"""A job's guard: sealed once, by the zygote, around a key slot (runner.testing.guard.KeySlotGuard) and
+keyed and put in force by each spare (runner.testing.guard.PendingGuard); sealed at install outside the
 zygote.
 
 It must be the guard that comes into force when nothing changed in between, a guard sealed
@@ -15,7 +15,9 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from runner import forked, guard, observations, sealed
+from runner import forked
+from runner.judging import observations
+from runner.testing import guard, sealed
 
 
 def in_child(run: Callable[[int], dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:

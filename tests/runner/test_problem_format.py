@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.problem import ProblemFormatError, load_problem_dir, write_problem_dir
+from runner.format.problem import ProblemFormatError, load_problem_dir, write_problem_dir
 from tests.runner.conftest import BANK, FIXTURES
 
 

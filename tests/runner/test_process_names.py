@@ -1,4 +1,4 @@
-"""The sandbox's processes carry names of their own (runner.zygote), so ``top``, ``ps -o comm``
+"""The sandbox's processes carry names of their own (runner.sandbox.zygote), so ``top``, ``ps -o comm``
 and ``perf`` tell the zygote and its spares from each other and from the web process."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from runner import poolstats
 from runner.engine import Runner
-from runner.zygote import SPARE_NAME, ZYGOTE_NAME
+from runner.sandbox.zygote import SPARE_NAME, ZYGOTE_NAME
 from tests.runner.conftest import JudgeFn
 
 

@@ -1,5 +1,5 @@
-"""A spare's fresh random state (runner.zygote.reseed), numpy's global generator in particular,
-whose state a child now writes directly (runner.zygote.numpy_reseeder)."""
+"""A spare's fresh random state (runner.sandbox.zygote.reseed), numpy's global generator in particular,
+whose state a child now writes directly (runner.sandbox.zygote.numpy_reseeder)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy
 
-from runner import forked, zygote
+from runner import forked
+from runner.sandbox import zygote
 
 
 def _draws(reseed: bool) -> Any:

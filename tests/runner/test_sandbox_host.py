@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from runner import sandbox
 from runner.engine import Runner
+from runner.sandbox import host as sandbox
 
 
 def test_refuses_to_start_without_bubblewrap(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -24,7 +24,7 @@ def test_reports_the_real_runtime(runner: Runner) -> None:
 
 
 def test_zygote_death_is_survived(runner: Runner) -> None:
-    from runner.problem import load_problem_dir
+    from runner.format.problem import load_problem_dir
     from tests.runner.conftest import FIXTURES
 
     problem = load_problem_dir(FIXTURES / "add-one")
@@ -37,7 +37,7 @@ def test_zygote_death_is_survived(runner: Runner) -> None:
 
 
 def test_a_job_s_threads_and_its_forks_have_threading_s_real_after_fork_hook(judge_probe) -> None:  # type: ignore[no-untyped-def]
-    # The zygote skips threading's after-fork hook while it forks spares (runner.zygote
+    # The zygote skips threading's after-fork hook while it forks spares (runner.sandbox.zygote
     # ThreadingAfterFork); each spare gives it back before its job, so a job that starts a thread
     # and then forks gets a child whose threading state the real hook rebuilt.
     import ast
@@ -77,7 +77,7 @@ def test_a_job_s_threads_and_its_forks_have_threading_s_real_after_fork_hook(jud
 
 def _job_groups() -> set[str]:
     """This process's job groups, in every controller's hierarchy."""
-    from runner.cgroups import CgroupTree, job_group_name
+    from runner.sandbox.cgroups import CgroupTree, job_group_name
 
     prefix = job_group_name("")
     return {

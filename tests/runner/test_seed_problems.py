@@ -10,7 +10,7 @@ import pytest
 
 from runner import jobs
 from runner.engine import Runner
-from runner.problem import load_problem_dir
+from runner.format.problem import load_problem_dir
 from tests.runner.conftest import ALT_SOLUTIONS, BANK
 
 SEED_PROBLEMS = ["backward-hook-gradients", "forward-hook-activations", "modify-activations-hook"]

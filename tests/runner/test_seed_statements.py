@@ -12,7 +12,7 @@ import pytest
 
 from runner import jobs
 from runner.engine import Runner
-from runner.problem import load_problem_dir
+from runner.format.problem import load_problem_dir
 from tests.runner.conftest import BANK
 
 BACKWARD = """

@@ -6,8 +6,8 @@ import threading
 from pathlib import Path
 
 from runner.engine import Runner
-from runner.problem import load_problem_dir
-from runner.service import RunnerClient, _Server
+from runner.format.problem import load_problem_dir
+from runner.transport.service import RunnerClient, _Server
 from tests.runner.conftest import FIXTURES
 
 

@@ -1,6 +1,6 @@
 """The making of spares (the zygote's forks, each new spare's set-up until it joins its job's
 group) runs in the zygote's own CPU group, at idle priority while enough spares are ready
-(``runner.sandbox.Sandbox._spare_making_priority``, ``runner.cgroups.ZygoteCgroup``): against the
+(``runner.sandbox.host.Sandbox._spare_making_priority``, ``runner.sandbox.cgroups.ZygoteCgroup``): against the
 real sandbox."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from runner.cgroups import ZygoteCgroup, usable_cpus
+from runner.format.problem import load_problem_dir
 from runner.jobs import Limits
-from runner.problem import load_problem_dir
-from runner.sandbox import Sandbox
+from runner.sandbox.cgroups import ZygoteCgroup, usable_cpus
+from runner.sandbox.host import Sandbox
 from tests.runner.conftest import FIXTURES
 
 
@@ -60,7 +60,7 @@ def test_the_zygote_runs_in_a_cpu_group_of_its_own(sandboxes: list[Sandbox]) -> 
     sandboxes.append(sandbox)
     group = zygote_group(sandbox)
     commands = [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in group.pids()]
-    assert any(b"runner.zygote" in command for command in commands), commands
+    assert any(b"runner.sandbox.zygote" in command for command in commands), commands
     sandbox.close()
     assert not group.path.exists()  # removed with the sandbox
 

@@ -1,4 +1,4 @@
-"""The sandbox's seccomp filter, in the zygote's part and the spare's, compiled once (runner.syscalls)."""
+"""The sandbox's seccomp filter, the zygote's part and the spare's (runner.sandbox.syscalls)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import socket
 
 import pytest
 
-from runner import forked, syscalls
+from runner import forked
+from runner.sandbox import syscalls
 
 
 @pytest.mark.parametrize("part", ["zygote", "spare"])

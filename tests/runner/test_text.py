@@ -1,4 +1,4 @@
-"""The one rule for text out of the sandbox (runner/text.py), on any text hypothesis can make."""
+"""The one rule for text out of the sandbox (runner/records/text.py), on any text hypothesis can make."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from runner.text import TRUNCATED, clean, clean_value, is_clean
+from runner.records.text import TRUNCATED, clean, clean_value, is_clean
 
 any_text = st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=80)
 json_like = st.recursive(

@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from runner import values
+from runner.records import values
 
 
 def test_tensors_are_encoded_with_shape_and_dtype() -> None:

@@ -1,4 +1,4 @@
-"""runner.verdicts.build_result on hand-made raw runs (no sandbox), and error locations for real."""
+"""runner.judging.results.build_result on hand-made raw runs (no sandbox), and error locations for real."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from runner import values
 from runner.jobs import CaseExpectation, Expectations, Limits
-from runner.sandbox import RawRun, _parse_records
-from runner.verdicts import build_result
+from runner.judging.results import build_result
+from runner.records import values
+from runner.sandbox.host import RawRun, _parse_records
 
 EXPECT = Expectations(
     cases=(
@@ -134,7 +134,7 @@ def test_a_real_traceback_shows_only_the_learners_frames() -> None:
     from pathlib import Path
 
     from runner import get_runner
-    from runner.problem import load_problem_dir
+    from runner.format.problem import load_problem_dir
 
     runner = get_runner()
     problem = load_problem_dir(Path(__file__).parents[1] / "app" / "fixtures" / "bank" / "add-tensors")

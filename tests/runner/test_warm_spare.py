@@ -1,4 +1,4 @@
-"""A spare's warm-up (runner.zygote.warm_spare): it runs at idle priority (the process's and its
+"""A spare's warm-up (runner.sandbox.zygote.warm_spare): it runs at idle priority (the process's and its
 job group's), stops for a job, and always leaves both at the normal priority."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from runner import zygote
+from runner.sandbox import zygote
 
 
 @pytest.fixture

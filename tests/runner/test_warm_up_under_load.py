@@ -1,6 +1,6 @@
 """A spare asked for while jobs fill every CPU skips the speculative part of its warm-up, and the
-host says which spares it asked for the whole of it (``runner.sandbox.Sandbox._prepare``,
-``runner.zygote.warm_spare``): against the real sandbox."""
+host says which spares it asked for the whole of it (``runner.sandbox.host.Sandbox._prepare``,
+``runner.sandbox.zygote.warm_spare``): against the real sandbox."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from runner.engine import JobProfile, Runner
-from runner.problem import load_problem_dir
+from runner.format.problem import load_problem_dir
 from tests.runner.conftest import FIXTURES
 
 SLOW_S = 2.0  # within the fixture problem's 3 s limit

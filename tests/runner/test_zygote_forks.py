@@ -1,4 +1,4 @@
-"""What the zygote sets once so its forks start with less work (runner.zygote): the logging
+"""What the zygote sets once so its forks start with less work (runner.sandbox.zygote): the logging
 handler locks children need not re-create."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ import logging
 import threading
 from typing import Any
 
-from runner import forked, zygote
+from runner import forked
+from runner.sandbox import zygote
 
 LOGGER = "tests.zygote_forks"
 
@@ -59,7 +60,7 @@ def test_with_another_thread_running_nothing_changes() -> None:
 def test_threading_s_after_fork_hook_is_skipped_while_forking_and_given_back() -> None:
     import threading
 
-    from runner.zygote import ThreadingAfterFork
+    from runner.sandbox.zygote import ThreadingAfterFork
 
     original = threading._after_fork.__code__  # type: ignore[attr-defined]
 
@@ -100,7 +101,7 @@ def test_threading_s_after_fork_hook_is_skipped_while_forking_and_given_back() -
 def test_threading_s_hook_stays_with_another_thread_running() -> None:
     import threading
 
-    from runner.zygote import ThreadingAfterFork
+    from runner.sandbox.zygote import ThreadingAfterFork
 
     release = threading.Event()
     other = threading.Thread(target=release.wait)

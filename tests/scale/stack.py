@@ -183,7 +183,7 @@ class Stack:
             TORCHDRILL_WORKER_NAME=f"{name}@scale-test",
             **extra,
         )
-        proc = self._spawn(name, ["-m", "runner.celery_worker"], env)
+        proc = self._spawn(name, ["-m", "runner.transport.celery_worker"], env)
         proc.heartbeat = heartbeat
         if wait:
             self.wait_runner(proc)

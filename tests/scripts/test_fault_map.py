@@ -7,7 +7,7 @@ import importlib.util
 from pathlib import Path
 from types import ModuleType
 
-from runner.hugepages import parse_maps
+from runner.sandbox.hugepages import parse_maps
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "fault-map.py"
 MAPS = """\

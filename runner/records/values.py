@@ -1,0 +1,249 @@
+"""Encoding of case values to JSON, and their comparison outside the sandbox.
+
+Values leave the sandbox as JSON text only (never pickle: unpickling learner output
+would run learner code on the host). Tensors become ``{"__tensor__": {...}}`` and
+non-finite floats ``{"__float__": "nan"|"inf"|"-inf"}``; tuples become lists.
+
+``compare`` runs on the host with plain Python, so nothing the learner patched
+inside the sandbox (``torch.allclose``, ``float.__eq__`` ...) takes part in it.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from runner.records.check_value import TAG as CHECK_TAG
+from runner.records.check_value import CheckValue
+
+MAX_DEPTH = 64
+MAX_ITEMS = 1_000_000
+
+
+class UnsupportedValue(TypeError):
+    """A case returned something that is not JSON-like or a tensor."""
+
+
+def _encode_float(x: float) -> Any:
+    if math.isnan(x):
+        return {"__float__": "nan"}
+    if math.isinf(x):
+        return {"__float__": "inf" if x > 0 else "-inf"}
+    return x
+
+
+def encode(value: Any, _depth: int = 0) -> Any:
+    """Turn a case's return value into JSON-safe data. Runs inside the sandbox."""
+    if _depth > MAX_DEPTH:
+        raise UnsupportedValue("the returned value is nested too deeply")
+    if value is None or isinstance(value, bool | str):
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return _encode_float(value)
+    if isinstance(
+        value, CheckValue
+    ):  # built by runner.testing.checks: the one place the reserved tag is made
+        return {CHECK_TAG: encode(value.payload(), _depth + 1)}
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, str | int):
+                raise UnsupportedValue(f"dict keys must be strings or ints, not {type(key).__name__}")
+            if isinstance(key, str) and key.startswith("__") and key.endswith("__"):
+                raise UnsupportedValue(f"dict key {key!r} is reserved")
+            out[str(key)] = encode(item, _depth + 1)
+        return out
+    if isinstance(value, list | tuple):
+        return [encode(item, _depth + 1) for item in value]
+    type_name = type(value).__module__ + "." + type(value).__qualname__
+    if type_name.startswith("torch") and hasattr(value, "detach") and hasattr(value, "dtype"):
+        return _encode_tensor(value)
+    if type_name.startswith("numpy") and hasattr(value, "tolist"):
+        return encode(value.tolist(), _depth + 1)
+    raise UnsupportedValue(
+        f"cases must return JSON-like values (dict, list, number, bool, str, None) or tensors, "
+        f"not {type(value).__name__}"
+    )
+
+
+def _encode_tensor(tensor: Any) -> dict[str, Any]:
+    torch = sys.modules["torch"]  # a tensor exists, so torch is imported
+    t = tensor.detach().cpu()
+    if t.is_complex() or t.layout != torch.strided:
+        raise UnsupportedValue("complex or sparse tensors are not supported as case values")
+    if t.numel() > MAX_ITEMS:
+        raise UnsupportedValue(f"tensor with {t.numel()} elements is too large to compare")
+    data = t.reshape(-1).tolist()
+    if t.is_floating_point() and not _plain_finite_floats(data):
+        data = [_encode_float(float(x)) for x in data]
+    return {
+        "__tensor__": {"dtype": str(t.dtype).removeprefix("torch."), "shape": list(t.shape), "data": data}
+    }
+
+
+def _plain_finite_floats(data: Any) -> bool:
+    """True when ``data`` is a list of finite ``float``s exactly, so it is already encoded.
+
+    In C loops (``map``, ``set``, ``sum``) rather than one Python call per element: a NaN or an
+    infinity makes the sum NaN or infinite, and so does an overflow of finite values, which only
+    sends the data through the element-by-element encoding. Anything else a patched ``tolist``
+    may return (ints, bools, nested lists, a string) takes that path too and is judged or
+    refused there, as before.
+    """
+    if type(data) is not list:
+        return False
+    if not data:
+        return True
+    if set(map(type, data)) != {float}:
+        return False
+    return math.isfinite(sum(data))
+
+
+def _decode_float(x: Any) -> Any:
+    if isinstance(x, dict) and set(x) == {"__float__"}:
+        return {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}.get(x["__float__"], math.nan)
+    return x
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    path: str
+    reason: str
+
+
+def _path(parts: list[str]) -> str:
+    return "".join(parts) or "the value"
+
+
+def _close(a: float, b: float, rtol: float, atol: float) -> bool:
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    if math.isinf(a) or math.isinf(b):
+        return a == b
+    return abs(a - b) <= atol + rtol * abs(b)
+
+
+def _kind(v: Any) -> str:
+    if isinstance(v, dict) and "__tensor__" in v:
+        return "tensor"
+    if isinstance(v, dict) and "__float__" in v:
+        return "number"
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, int | float):
+        return "number"
+    if v is None:
+        return "None"
+    return _KIND_NAMES.get(type(v), type(v).__name__)
+
+
+_KIND_NAMES: dict[type, str] = {dict: "dict", list: "list", str: "str"}
+
+
+def compare(expected: Any, actual: Any, rtol: float, atol: float) -> Mismatch | None:
+    """First difference between two encoded values, or None when they match."""
+    return _compare(expected, actual, rtol, atol, [])
+
+
+def _compare(e: Any, a: Any, rtol: float, atol: float, path: list[str]) -> Mismatch | None:
+    ek, ak = _kind(e), _kind(a)
+    if ek != ak:
+        return Mismatch(_path(path), f"expected a {ek}, got a {ak}")
+    if ek == "tensor":
+        return _compare_tensor(e["__tensor__"], a["__tensor__"], rtol, atol, path)
+    if ek == "dict":
+        missing = [k for k in e if k not in a]
+        extra = [k for k in a if k not in e]
+        if missing:
+            return Mismatch(_path(path), f"missing key {missing[0]!r}")
+        if extra:
+            return Mismatch(_path(path), f"unexpected key {extra[0]!r}")
+        for key in e:
+            found = _compare(e[key], a[key], rtol, atol, [*path, f"[{key!r}]"])
+            if found:
+                return found
+        return None
+    if ek == "list":
+        if len(e) != len(a):
+            return Mismatch(_path(path), f"expected {len(e)} items, got {len(a)}")
+        for i, (x, y) in enumerate(zip(e, a, strict=True)):
+            found = _compare(x, y, rtol, atol, [*path, f"[{i}]"])
+            if found:
+                return found
+        return None
+    if ek == "number":
+        x, y = float(_decode_float(e)), float(_decode_float(a))
+        if not _close(y, x, rtol, atol):
+            return Mismatch(_path(path), f"expected {_fmt(x)}, got {_fmt(y)} (off by {_fmt(abs(x - y))})")
+        return None
+    if e != a:
+        return Mismatch(_path(path), f"expected {e!r}, got {a!r}")
+    return None
+
+
+def _compare_tensor(
+    e: dict[str, Any], a: dict[str, Any], rtol: float, atol: float, path: list[str]
+) -> Mismatch | None:
+    where = _path(path)
+    if e.get("shape") != a.get("shape"):
+        return Mismatch(
+            where, f"tensor shape differs: expected {tuple(e['shape'])}, got {tuple(a.get('shape', []))}"
+        )
+    if e.get("dtype") != a.get("dtype"):
+        return Mismatch(where, f"tensor dtype differs: expected {e['dtype']}, got {a.get('dtype')}")
+    ed, ad = e.get("data", []), a.get("data", [])
+    if not isinstance(ad, list) or len(ed) != len(ad):
+        return Mismatch(where, "tensor data is malformed")
+    worst, worst_i, bad = 0.0, -1, 0
+    for i, (x, y) in enumerate(zip(ed, ad, strict=True)):
+        fx, fy = _decode_float(x), _decode_float(y)
+        if isinstance(fx, bool) or isinstance(fy, bool):
+            ok = fx == fy
+            diff = 0.0 if ok else 1.0
+        elif not isinstance(fy, int | float):
+            return Mismatch(where, "tensor data is malformed")
+        else:
+            ok = _close(float(fy), float(fx), rtol, atol)
+            diff = abs(float(fx) - float(fy)) if not (math.isnan(fx) or math.isnan(fy)) else math.inf
+        if not ok:
+            bad += 1
+            if diff >= worst:
+                worst, worst_i = diff, i
+    if bad:
+        return Mismatch(
+            where,
+            f"{bad} of {len(ed)} tensor elements differ; max abs error {_fmt(worst)} "
+            f"at flat index {worst_i} (rtol={rtol:g}, atol={atol:g})",
+        )
+    return None
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def to_display(value: Any, limit: int = 2000) -> str:
+    """A readable, bounded rendering of an encoded value (tensors shown as tensor(...))."""
+    text = _display(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _display(v: Any) -> str:
+    if isinstance(v, dict) and "__tensor__" in v:
+        t = v["__tensor__"]
+        data = [_display(_decode_float(x)) for x in t.get("data", [])[:64]]
+        more = ", …" if len(t.get("data", [])) > 64 else ""
+        return f"tensor([{', '.join(data)}{more}], shape={tuple(t.get('shape', []))}, dtype={t.get('dtype')})"
+    if isinstance(v, dict) and set(v) == {"__float__"}:
+        return v["__float__"]
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k!r}: {_display(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ", ".join(_display(x) for x in v) + "]"
+    if isinstance(v, float):
+        return repr(v)
+    return repr(v)
