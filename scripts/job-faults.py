@@ -30,7 +30,7 @@ from typing import Any
 from runner import forked
 from runner.bench import DEFAULT_PROBLEM
 from runner.format.problem import load_problem_dir
-from runner.judging import observations
+from runner.records import events
 from runner.sandbox import harness, zygote
 from runner.testing import guard, hook_events, ops
 
@@ -66,7 +66,7 @@ def one_job(
 
     def job(records_w: int) -> Log:
         os.dup2(records_w, EVENTS_FD)
-        pending = guard.PendingGuard(observations.new_key(), EVENTS_FD, slotted) if slotted else None
+        pending = guard.PendingGuard(events.new_key(), EVENTS_FD, slotted) if slotted else None
         if warm:
             os.setsid()  # a session of its own, as a spare's: its warm-up lowers the session's priority
             ours, _theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)

@@ -32,8 +32,7 @@ from typing import Any
 from runner import forked
 from runner.bench import DEFAULT_PROBLEM
 from runner.format.problem import load_problem_dir
-from runner.judging import observations
-from runner.records import values
+from runner.records import events, values
 from runner.sandbox import harness, hugepages, zygote
 from runner.testing import guard
 
@@ -122,7 +121,7 @@ def run_job(
         os.close(records_r)
         os.close(report_r)
         os.dup2(records_w, EVENTS_FD)
-        pending = guard.PendingGuard(observations.new_key(), EVENTS_FD, slotted)
+        pending = guard.PendingGuard(events.new_key(), EVENTS_FD, slotted)
         if warm:
             os.setsid()  # as a spare: its warm-up lowers its session's priority
             ours, _theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)

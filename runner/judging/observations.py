@@ -12,13 +12,12 @@ decides any of this.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
-MODIFIED = "Modifying or inspecting the judge is not allowed"
+from runner.records.events import MODIFIED, event_mac
 
 
 @dataclass
@@ -34,25 +33,6 @@ class RunEvents:
     tampered: str = ""  # why the events of this run cannot be trusted ("" when they can)
     refused: list[str] = field(default_factory=list)  # refusals outside any case (e.g. at import)
     cases: dict[str, CaseEvents] = field(default_factory=dict)
-
-
-MAC_BYTES = 32  # the MAC's length (BLAKE2b's digest size): 64 hex digits on the wire
-
-
-def event_mac(key: bytes | bytearray, body: bytes) -> str:
-    """An event's MAC, as hex: keyed BLAKE2b (RFC 7693's keyed mode, a MAC by design, in the
-    interpreter's own C code) of its body under the job's key. The guard computes the same
-    (``runner.testing.guard``'s emitter holds ``_blake2.blake2b`` and :data:`MAC_BYTES` as constants).
-    Chosen over HMAC-SHA256 (OpenSSL's) for its cost in a fresh spare: a job's ~28 events took
-    ~61 µs of CPU against ~141 µs (forks of a warm zygote; docs/benchmarks.md, the seventeenth
-    pass)."""
-    return hashlib.blake2b(body, key=key, digest_size=MAC_BYTES).hexdigest()
-
-
-def new_key() -> bytes:
-    import secrets
-
-    return secrets.token_bytes(32)
 
 
 def verify(records: list[dict[str, Any]], key: bytes) -> RunEvents:

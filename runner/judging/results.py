@@ -12,6 +12,7 @@ from typing import Any
 from runner import jobs
 from runner.jobs import CaseExpectation, CaseResult, Expectations, JudgeResult, Limits
 from runner.judging import checks, observations
+from runner.records.events import MODIFIED
 from runner.records.text import clean
 from runner.sandbox.host import RawRun
 
@@ -152,7 +153,7 @@ def build_result(
     events = observations.verify(raw.records, key) if key is not None else observations.RunEvents()
     if events.tampered or events.refused:
         why = events.tampered or "; ".join(events.refused)
-        message = clean(f"{observations.MODIFIED} ({why}).", MESSAGE_LIMIT)
+        message = clean(f"{MODIFIED} ({why}).", MESSAGE_LIMIT)
         return result(jobs.RUNTIME_ERROR, all_cases(jobs.CASE_ERROR, message), message)
     import_error = raw.first("import_error")
     if import_error:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from runner.jobs import Limits
-from runner.judging import observations
+from runner.records import events
 from runner.records.text import clean, clean_value
 from runner.sandbox import compiled
 from runner.sandbox.cgroups import (
@@ -358,7 +358,7 @@ class Sandbox:
         # page faults from the job to the spare, at a price (it faults pages the job never
         # touches, ~8 ms of CPU a spare); worth it while a CPU is idle, not while jobs fill them
         # all, when the spare would take that CPU from them (docs/benchmarks.md, the fifth pass).
-        key = observations.new_key()
+        key = events.new_key()
         with self._in_flight_lock:
             warm = self._in_flight < self._cpus
         link.send(key + (WARM if warm else COLD))

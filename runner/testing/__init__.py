@@ -29,10 +29,10 @@ from typing import Any
 
 from runner.testing import guard
 
-# Checks of *how* the code works, judged on the host from events (runner/testing/ops.py).
-from runner.testing.ops import assert_vectorised as assert_vectorised
-from runner.testing.ops import forbid_ops as forbid_ops
-from runner.testing.ops import require_ops as require_ops
+# Checks of *how* the code works, judged on the host from events (runner/testing/op_checks.py).
+from runner.testing.op_checks import assert_vectorised as assert_vectorised
+from runner.testing.op_checks import forbid_ops as forbid_ops
+from runner.testing.op_checks import require_ops as require_ops
 
 DEFAULT_RTOL = 1e-4
 DEFAULT_ATOL = 1e-4

@@ -3,7 +3,7 @@
 Observations of *how* code ran (hooks registered and removed, operations called) are
 judged on the host from **events** sent the moment they happen, so nothing the learner
 does later can rewrite them. Each event line on the result channel carries a per-job
-sequence number and a MAC (keyed BLAKE2b: ``runner.judging.observations.event_mac``) under a key the
+sequence number and a MAC (keyed BLAKE2b: ``runner.records.events.event_mac``) under a key the
 host generated for this job (sent to the job's spare before the job, over the spare's own
 link: :class:`PendingGuard`): the learner's process can write lines to the channel, but not
 lines the host accepts. Once the guard is in force (before the learner's import) the key lives
@@ -38,12 +38,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from runner.judging import observations
+from runner.records import events
 
 # Imported at warm-up: a job's uid cannot read runner/.
 from runner.testing import hook_events, ops, sealed
 
-MESSAGE = "Modifying or inspecting the judge is not allowed"
+MESSAGE = events.MODIFIED
 DATA_CHARS = 300  # longer event strings are replaced (module names are the learner's to choose)
 _ALLOWED_PROC_FILES = frozenset(
     {
@@ -104,8 +104,7 @@ SEALED_GLOBALS: Any = None
 FunctionType: Any = None
 FrameType: Any = None
 PosixPath: Any = None
-TYPE_NAME: Any = None
-STR_COPY: Any = None
+SEALED_TYPES: Any = None  # sealed.SEALED_TYPES, frozen when the audit hook is sealed
 CASE_END_CHECKS: Any = None
 S_ISDIR: Any = None
 stat: Any = None
@@ -238,15 +237,6 @@ def _end_case_template(name: str) -> None:
     EMIT("case_end", name)
 
 
-def _type_name_template(obj: object) -> str:
-    return STR_COPY(TYPE_NAME(type(obj)))
-
-
-def type_name_function() -> Callable[[object], str]:
-    """A sealed ``type(obj).__name__`` as an exact ``str`` (no metaclass or str subclass code runs)."""
-    return sealed.seal(_type_name_template, TYPE_NAME=type.__dict__["__name__"].__get__, STR_COPY=str.__str__)
-
-
 def warm_up() -> None:
     """What the zygote prepares once for every job: ctypes and ``tp_flags``, the API names."""
     sealed.warm_up()
@@ -275,7 +265,7 @@ def seal(key: bytes, fd: int) -> Sealed:
 def _seal(key: bytes | bytearray, fd: int) -> Sealed:
     """:func:`seal` around ``key`` as it is: a ``bytearray`` is a slot whose bytes the emitter
     reads at every event (:class:`KeySlotGuard`)."""
-    type_name = type_name_function()
+    type_name = sealed.type_name_function()
     emit = sealed.seal(
         _emit_template,
         SEQ=[0],
@@ -284,7 +274,7 @@ def _seal(key: bytes | bytearray, fd: int) -> Sealed:
         int_repr=int.__repr__,
         encode=_json.encode_basestring_ascii,
         blake2b=_blake2.blake2b,  # an immutable type: its methods cannot be swapped
-        MAC_BYTES=observations.MAC_BYTES,
+        MAC_BYTES=events.MAC_BYTES,
         write=posix.write,
         str_len=str.__len__,
         repr_type_name=type_name,
@@ -297,7 +287,7 @@ def _seal(key: bytes | bytearray, fd: int) -> Sealed:
         EMIT=emit,
         RESOLVE=resolve,
         SEALED_GLOBALS=sealed.SEALED_GLOBALS,
-        SEALED_TYPES=frozenset(SEALED_TYPES),
+        SEALED_TYPES=frozenset(sealed.SEALED_TYPES),
         FunctionType=types.FunctionType,
         FrameType=types.FrameType,
         PosixPath=pathlib.PosixPath,
@@ -414,11 +404,8 @@ sealed.prepare(
     _is_directory_template,
     _begin_case_template,
     _end_case_template,
-    _type_name_template,
 )
 
-# Classes whose instances must keep their class (filled by the observers before install()).
-SEALED_TYPES: set[type] = set()
 # Read by the sealed templates above, but only through the constants seal() captured.
 REFUSED_EVENTS = _REFUSED_EVENTS
 ALLOWED_PROC_FILES = _ALLOWED_PROC_FILES

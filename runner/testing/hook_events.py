@@ -135,9 +135,7 @@ def targets() -> list[tuple[Any, str, Any]]:
 def prepare(emit: Callable[..., None]) -> tuple[HookObserver, list[sealed.Patch]]:
     """Seal wrappers of the registration methods and ``RemovableHandle.remove`` around what they
     are now; they replace them when the guard comes into force (``sealed.apply_patches``)."""
-    from runner.testing.guard import type_name_function
-
-    type_name = type_name_function()
+    type_name = sealed.type_name_function()
     records: list[tuple[str, Any, Any, Any]] = []
     common = {"EMIT": emit, "RECORDS": records, "int_repr": int.__repr__, "TYPE_NAME": type_name}
     attached = sealed.seal(_attached_template, dict_values=dict.values)

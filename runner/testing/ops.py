@@ -24,10 +24,9 @@ ends.
 
 from __future__ import annotations
 
-import contextlib
 import sys
 import types
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -278,8 +277,6 @@ def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]
     from torch.overrides import TorchFunctionMode
     from torch.utils._python_dispatch import TorchDispatchMode
 
-    from runner.testing import guard
-
     names = api_names()
     state: list[Any] = []
     count = [0]
@@ -321,7 +318,7 @@ def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]
             object_getattribute=object.__getattribute__,
         )
         sealed.make_immutable(cls)
-        guard.SEALED_TYPES.add(cls)
+        sealed.SEALED_TYPES.add(cls)
     function_mode, dispatch_mode = function_class(), dispatch_class()
     function_mode_box[0] = function_mode
     stack = {
@@ -358,68 +355,3 @@ def bypass_targets() -> list[tuple[Any, str, Any]]:
             continue
         found += [(module, name, original) for module in modules if getattr(module, name, None) is original]
     return found
-
-
-# --- the vocabulary (re-exported by runner.testing) ---------------------------------------------
-
-
-def _observer() -> OpsObserver | None:
-    from runner.testing import guard
-
-    active = guard.active()
-    return active.ops if active is not None else None
-
-
-@contextlib.contextmanager
-def forbid_ops(rules: Mapping[str, str]) -> Iterator[None]:
-    """Fail the case if the enclosed code calls one of ``rules`` (op name → the statement's
-    sentence). Names: a public API name (``torch.nn.functional.layer_norm``, ``torch.Tensor.sum``)
-    or an aten operator (``aten.native_layer_norm``), which every route to it reaches."""
-    with _watching(dict(rules), {}):
-        yield
-
-
-@contextlib.contextmanager
-def require_ops(rules: Mapping[str, str]) -> Iterator[None]:
-    """Fail the case unless the enclosed code calls each of ``rules`` (op name → the sentence)."""
-    with _watching({}, dict(rules)):
-        yield
-
-
-@contextlib.contextmanager
-def _watching(forbidden: dict[str, str], required: dict[str, str]) -> Iterator[None]:
-    for op in (*forbidden, *required):
-        if not (op.startswith(("torch.", "aten.")) and op.count(".") >= 1):
-            raise ValueError(f"{op!r}: name an operation as torch.<name>, torch.Tensor.<name> or aten.<name>")
-    observer = _observer()
-    if observer is None:  # outside the sandbox (no guard): nothing is observed
-        yield
-        return
-    observer.enter(forbidden, required)
-    try:
-        yield
-    finally:
-        observer.leave()
-
-
-def assert_vectorised(
-    fn: Callable[[Any], Any],
-    make_input: Callable[[int], Any],
-    *,
-    rule: str,
-    sizes: tuple[int, int] = DEFAULT_SIZES,
-) -> Any:
-    """Count the operations ``fn(make_input(n))`` dispatches at two sizes; the host fails the case
-    if the count grows with ``n`` (a Python loop over elements). Returns ``fn``'s result at the
-    larger size, so the case can also return it as a value."""
-    small, large = sizes
-    if not 0 < small < large:
-        raise ValueError("assert_vectorised: sizes must be two increasing positive sizes")
-    inputs = [make_input(small), make_input(large)]  # built outside the count
-    observer = _observer()
-    if observer is None:
-        fn(inputs[0])
-        return fn(inputs[1])
-    observer.declare_vectorised(rule, f"{small},{large}")
-    observer.count(fn, inputs[0], str(small))
-    return observer.count(fn, inputs[1], str(large))

@@ -199,3 +199,24 @@ def _tp_flags_offset() -> int:
         if ctypes.c_ulong.from_address(id(Probe) + offset).value == Probe.__flags__:
             return offset
     raise SealError("could not find tp_flags")
+
+
+# Classes whose instances must keep their class: the observers (``ops``) add theirs before the
+# guard is sealed, which refuses ``__class__`` assignments to them.
+SEALED_TYPES: set[type] = set()
+
+# The names the template below uses; seal() binds each to a constant. Never read at run time.
+TYPE_NAME: Any = None
+STR_COPY: Any = None
+
+
+def _type_name_template(obj: object) -> str:
+    return STR_COPY(TYPE_NAME(type(obj)))
+
+
+def type_name_function() -> Callable[[object], str]:
+    """A sealed ``type(obj).__name__`` as an exact ``str`` (no metaclass or str subclass code runs)."""
+    return seal(_type_name_template, TYPE_NAME=type.__dict__["__name__"].__get__, STR_COPY=str.__str__)
+
+
+prepare(_type_name_template)

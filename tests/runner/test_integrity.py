@@ -18,6 +18,7 @@ from runner.engine import Runner, _payload
 from runner.format.problem import ProblemFiles, load_problem_dir
 from runner.jobs import Expectations
 from runner.judging import observations
+from runner.records import events
 from tests.runner.conftest import BANK, JudgeFn
 
 MODIFIED = "modifying or inspecting the judge is not allowed"
@@ -410,18 +411,18 @@ def test_an_event_under_another_mac_or_key_is_tampering() -> None:
     import hashlib
     import hmac
 
-    key = observations.new_key()
+    key = events.new_key()
     line = _line(key, 0, "case_start", "a")
     assert observations.verify([line], key).tampered == ""
-    assert observations.verify([line], observations.new_key()).tampered  # another job's key
+    assert observations.verify([line], events.new_key()).tampered  # another job's key
     sha = hmac.new(key, line["body"].encode(), hashlib.sha256).hexdigest()  # right key, other MAC
     assert observations.verify([{**line, "mac": sha}], key).tampered
 
 
 def test_replayed_or_dropped_events_are_tampering() -> None:
-    key = observations.new_key()
+    key = events.new_key()
     good = [_line(key, 0, "case_start", "a"), _line(key, 1, "case_end", "a")]
     assert observations.verify(good, key).tampered == ""
     assert observations.verify([good[0], good[0], good[1]], key).tampered
     assert observations.verify([good[1]], key).tampered
-    assert observations.verify(good, observations.new_key()).tampered
+    assert observations.verify(good, events.new_key()).tampered
