@@ -14,17 +14,6 @@ from runner.verdict import Verdict
 
 Mode = Literal["run", "submit"]
 
-# Submission verdicts: the one type is runner.verdict.Verdict (labels, precedence, explanations);
-# these names stay for the modules that import them from here.
-ACCEPTED = Verdict.ACCEPTED
-WRONG_ANSWER = Verdict.WRONG_ANSWER
-RUNTIME_ERROR = Verdict.RUNTIME_ERROR
-TIME_LIMIT_EXCEEDED = Verdict.TIME_LIMIT_EXCEEDED
-MEMORY_LIMIT_EXCEEDED = Verdict.MEMORY_LIMIT_EXCEEDED
-OUTPUT_LIMIT_EXCEEDED = Verdict.OUTPUT_LIMIT_EXCEEDED
-COMPILE_ERROR = Verdict.COMPILE_ERROR
-INTERNAL_ERROR = Verdict.INTERNAL_ERROR
-
 # Per-case statuses.
 CASE_PASSED = "passed"
 CASE_FAILED = "failed"  # wrong value
@@ -179,7 +168,7 @@ class JudgeResult:
 
     @property
     def accepted(self) -> bool:
-        return self.verdict == ACCEPTED
+        return self.verdict == Verdict.ACCEPTED
 
     @classmethod
     def internal_error(cls, message: str, cause: str, total: int = 0) -> JudgeResult:
@@ -188,7 +177,9 @@ class JudgeResult:
         ``cause`` is a short word (``sandbox``, ``tests``, ``runner_exception``, ``stuck``, …) that
         is logged and counted in ``/metrics``; the submission can be re-judged by an operator.
         """
-        return cls(verdict=INTERNAL_ERROR, passed=0, total=total, cases=[], message=message, cause=cause)
+        return cls(
+            verdict=Verdict.INTERNAL_ERROR, passed=0, total=total, cases=[], message=message, cause=cause
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {

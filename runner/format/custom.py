@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from runner.format.inputs import parse_arguments
+from runner.verdict import Verdict
 
 if TYPE_CHECKING:
     from runner.jobs import JudgeResult
@@ -74,4 +75,4 @@ def reference_refused(detail: str) -> JudgeResult:
     reason = _REFERENCE_LOCATION.sub("", detail).strip()[:500] or "it failed"
     message = f"The reference solution cannot run on this input, so it does not fit the problem: {reason}"
     case = jobs.CaseResult(name=CASE_NAME, public=True, status=jobs.CASE_NOT_RUN, message=message)
-    return jobs.JudgeResult(verdict=jobs.RUNTIME_ERROR, passed=0, total=1, cases=[case], message=message)
+    return jobs.JudgeResult(verdict=Verdict.RUNTIME_ERROR, passed=0, total=1, cases=[case], message=message)

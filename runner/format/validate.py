@@ -22,6 +22,7 @@ from runner.format.tracks import unknown_category
 from runner.jobs import Expectations, Job, JudgeResult, Mode
 from runner.records import values
 from runner.records.check_value import reference_failure
+from runner.verdict import Verdict
 
 REQUIRED_STATEMENT_SECTIONS = ("Problem Statement", "Example", "Constraints")
 OUTPUT_BLOCK_RE = re.compile(r"(?ims)^#{2,4}\s*Output\s*$\s*```[a-z]*\n(.*?)```")
@@ -59,7 +60,7 @@ class MutantReport:
 
     @property
     def killed(self) -> bool:
-        return self.verdict != jobs.ACCEPTED
+        return self.verdict != Verdict.ACCEPTED
 
 
 @dataclass
@@ -290,7 +291,7 @@ def validate_problem(
 
     starter = runner.judge(runner.job_for(problem, expectations, problem.starter, "submit"))
     report.starter_verdict = starter.verdict
-    if starter.verdict == jobs.ACCEPTED:
+    if starter.verdict == Verdict.ACCEPTED:
         report.errors.append(
             Finding(
                 "starter.py",
@@ -299,7 +300,7 @@ def validate_problem(
                 "leave the body as a TODO that fails the tests",
             )
         )
-    elif starter.verdict in (jobs.COMPILE_ERROR, jobs.INTERNAL_ERROR):
+    elif starter.verdict in (Verdict.COMPILE_ERROR, Verdict.INTERNAL_ERROR):
         report.errors.append(Finding("starter.py", f"the starter does not run: {starter.message}"))
 
     reference = runner.judge(runner.job_for(problem, expectations, problem.solution, "submit"))

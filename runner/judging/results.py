@@ -15,6 +15,7 @@ from runner.judging import checks, observations
 from runner.records.events import MODIFIED
 from runner.records.text import clean
 from runner.sandbox.host import RawRun
+from runner.verdict import Verdict
 
 STDOUT_LIMIT = 4000
 MESSAGE_LIMIT = 2000
@@ -36,15 +37,15 @@ def _case_reports(raw: RawRun) -> dict[str, dict[str, Any]]:
 
 def _limit_message(raw: RawRun, limits: Limits) -> tuple[str, str] | None:
     if raw.output_exceeded:
-        return jobs.OUTPUT_LIMIT_EXCEEDED, (
+        return Verdict.OUTPUT_LIMIT_EXCEEDED, (
             f"Output limit exceeded: the program printed more than {limits.max_output_kb} KB."
         )
     if raw.oom_killed:
-        return jobs.MEMORY_LIMIT_EXCEEDED, (
+        return Verdict.MEMORY_LIMIT_EXCEEDED, (
             f"Memory limit exceeded: the program used more than {limits.memory_mb} MB of resident memory."
         )
     if raw.timed_out:
-        return jobs.TIME_LIMIT_EXCEEDED, (
+        return Verdict.TIME_LIMIT_EXCEEDED, (
             f"Time limit exceeded: the run took longer than the time limit of {limits.time_s:g} s "
             "for the whole run (wall time)."
         )
@@ -52,7 +53,7 @@ def _limit_message(raw: RawRun, limits: Limits) -> tuple[str, str] | None:
     cpu_signal = raw.exit_status in (-SIGXCPU, 128 + SIGXCPU)
     cpu_killed = raw.exit_status in (-SIGKILL, 128 + SIGKILL) and raw.cpu_ms >= cpu_limit_s * 1000 * 0.95
     if cpu_signal or cpu_killed:
-        return jobs.TIME_LIMIT_EXCEEDED, (
+        return Verdict.TIME_LIMIT_EXCEEDED, (
             f"Time limit exceeded: the program used more than {cpu_limit_s} s of CPU time (all its "
             f"threads together; the wall-time limit is {limits.time_s:g} s)."
         )
@@ -124,7 +125,7 @@ def build_result(
     if sandbox_error or (raw.first("start") is None and not (raw.timed_out or raw.oom_killed)):
         detail = sandbox_error.get("message", "") if sandbox_error else "the harness did not start"
         return result(
-            jobs.INTERNAL_ERROR,
+            Verdict.INTERNAL_ERROR,
             all_cases(jobs.CASE_NOT_RUN, "Not run."),
             f"The judge failed to run this submission (not your fault): {detail}",
             "sandbox",
@@ -132,7 +133,7 @@ def build_result(
     tests_error = raw.first("tests_error")
     if tests_error:
         return result(
-            jobs.INTERNAL_ERROR,
+            Verdict.INTERNAL_ERROR,
             all_cases(jobs.CASE_NOT_RUN, "Not run."),
             "The problem's tests failed to load (not your fault).",
             "tests",
@@ -141,24 +142,24 @@ def build_result(
     if compile_error:
         msg = clean(str(compile_error.get("message", "solution.py does not parse")), MESSAGE_LIMIT)
         return result(
-            jobs.COMPILE_ERROR,
+            Verdict.COMPILE_ERROR,
             all_cases(jobs.CASE_NOT_RUN, "Not run: solution.py does not parse.", _where(compile_error)),
             msg,
         )
     if raw.channel_corrupted:
         detail = clean(raw.channel_corrupted, 200)
         return result(
-            jobs.RUNTIME_ERROR, all_cases(jobs.CASE_NOT_RUN, "Not judged."), TAMPERED.format(detail=detail)
+            Verdict.RUNTIME_ERROR, all_cases(jobs.CASE_NOT_RUN, "Not judged."), TAMPERED.format(detail=detail)
         )
     events = observations.verify(raw.records, key) if key is not None else observations.RunEvents()
     if events.tampered or events.refused:
         why = events.tampered or "; ".join(events.refused)
         message = clean(f"{MODIFIED} ({why}).", MESSAGE_LIMIT)
-        return result(jobs.RUNTIME_ERROR, all_cases(jobs.CASE_ERROR, message), message)
+        return result(Verdict.RUNTIME_ERROR, all_cases(jobs.CASE_ERROR, message), message)
     import_error = raw.first("import_error")
     if import_error:
         msg = clean(str(import_error.get("message", "importing solution.py failed")), MESSAGE_LIMIT)
-        verdict = jobs.MEMORY_LIMIT_EXCEEDED if _is_memory_error(import_error) else jobs.RUNTIME_ERROR
+        verdict = Verdict.MEMORY_LIMIT_EXCEEDED if _is_memory_error(import_error) else Verdict.RUNTIME_ERROR
         return result(verdict, all_cases(jobs.CASE_ERROR, msg, _where(import_error)), msg)
 
     reports = _case_reports(raw)
@@ -204,20 +205,22 @@ def build_result(
     statuses = {c.status for c in cases}
     if memory_error:
         return result(
-            jobs.MEMORY_LIMIT_EXCEEDED,
+            Verdict.MEMORY_LIMIT_EXCEEDED,
             cases,
             f"Memory limit exceeded: an allocation failed under the {limits.memory_mb} MB limit.",
         )
     if jobs.CASE_ERROR in statuses:
         first = next(c for c in cases if c.status == jobs.CASE_ERROR)
-        return result(jobs.RUNTIME_ERROR, cases, first.message)
+        return result(Verdict.RUNTIME_ERROR, cases, first.message)
     if jobs.CASE_NOT_RUN in statuses:
         how = f" (exit status {raw.exit_status})" if raw.exit_status not in (None, 0) else ""
-        return result(jobs.RUNTIME_ERROR, cases, f"The program ended before all cases finished{how}.")
+        return result(Verdict.RUNTIME_ERROR, cases, f"The program ended before all cases finished{how}.")
     if jobs.CASE_FAILED in statuses:
         return result(
-            jobs.WRONG_ANSWER, cases, f"{sum(c.status == jobs.CASE_FAILED for c in cases)} case(s) failed."
+            Verdict.WRONG_ANSWER, cases, f"{sum(c.status == jobs.CASE_FAILED for c in cases)} case(s) failed."
         )
     if total == 0:
-        return result(jobs.INTERNAL_ERROR, cases, "The problem has no test cases for this mode.", "no_cases")
-    return result(jobs.ACCEPTED, cases, f"All {total} case(s) passed.")
+        return result(
+            Verdict.INTERNAL_ERROR, cases, "The problem has no test cases for this mode.", "no_cases"
+        )
+    return result(Verdict.ACCEPTED, cases, f"All {total} case(s) passed.")

@@ -22,6 +22,7 @@ from runner.engine import Runner, _payload
 from runner.jobs import Limits
 from runner.sandbox import compiled
 from runner.sandbox.host import RawRun, _collect
+from runner.verdict import Verdict
 from tests.runner.conftest import JudgeFn
 
 # The reference returns 0; the first call returns it, the second never finishes or ends the process.
@@ -33,13 +34,13 @@ FIRST_THEN = (
 
 def test_a_time_limit_keeps_the_cases_that_finished(judge_probe: JudgeFn) -> None:
     result = judge_probe(FIRST_THEN.format("        while True: pass"), mode="submit", time_s=1)
-    assert result.verdict == jobs.TIME_LIMIT_EXCEEDED
+    assert result.verdict == Verdict.TIME_LIMIT_EXCEEDED
     assert [c.status for c in result.cases] == [jobs.CASE_PASSED, jobs.CASE_NOT_RUN]
 
 
 def test_a_killed_job_keeps_the_cases_that_finished(judge_probe: JudgeFn) -> None:
     result = judge_probe(FIRST_THEN.format("        os.kill(os.getpid(), signal.SIGKILL)"), mode="submit")
-    assert result.verdict == jobs.RUNTIME_ERROR
+    assert result.verdict == Verdict.RUNTIME_ERROR
     assert [c.status for c in result.cases] == [jobs.CASE_PASSED, jobs.CASE_NOT_RUN]
 
 
@@ -48,13 +49,13 @@ def test_a_channel_held_open_by_the_learner_still_ends_the_run(judge_probe: Judg
     # keeps it open, so the host finds the end record by reading on its own.
     src = "import os\nkept = os.dup(3)\ndef probe():\n    return 0\n"
     result = judge_probe(src, mode="submit")
-    assert result.verdict == jobs.ACCEPTED, result.message
+    assert result.verdict == Verdict.ACCEPTED, result.message
 
 
 def test_a_large_record_is_judged(judge_probe: JudgeFn) -> None:
     src = "def probe():\n    return [0.5] * 100_000\n"  # a record of about 500 KB
     result = judge_probe(src, mode="run")
-    assert result.verdict == jobs.WRONG_ANSWER
+    assert result.verdict == Verdict.WRONG_ANSWER
     assert "expected a number, got a list" in result.cases[0].message
 
 
@@ -171,4 +172,4 @@ def test_the_job_files_are_the_sources_and_read_only(judge_probe: JudgeFn) -> No
         "# é, the end\n"
     )
     result = judge_probe(src, mode="run")
-    assert result.verdict == jobs.ACCEPTED, (result.message, result.cases[0].actual)
+    assert result.verdict == Verdict.ACCEPTED, (result.message, result.cases[0].actual)

@@ -8,6 +8,7 @@ from runner import jobs
 from runner.engine import Runner
 from runner.format.problem import ProblemFiles, load_problem_dir
 from runner.jobs import Expectations, JudgeResult
+from runner.verdict import Verdict
 from tests.runner.checks_support import failed_message
 from tests.runner.conftest import ALT_SOLUTIONS, BANK
 
@@ -37,7 +38,7 @@ def test_the_reference_and_other_correct_styles_pass(
 ) -> None:
     for code in [sgd[0].solution, *(p.read_text() for p in sorted((ALT_SOLUTIONS / SLUG).glob("*.py")))]:
         result = judge(runner, sgd, code)
-        assert result.verdict == jobs.ACCEPTED, [c.message for c in result.cases if c.message]
+        assert result.verdict == Verdict.ACCEPTED, [c.message for c in result.cases if c.message]
 
 
 def test_a_momentum_buffer_that_aliases_the_gradient_is_caught(

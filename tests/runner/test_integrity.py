@@ -19,6 +19,7 @@ from runner.format.problem import ProblemFiles, load_problem_dir
 from runner.jobs import Expectations
 from runner.judging import observations
 from runner.records import events
+from runner.verdict import Verdict
 from tests.runner.conftest import BANK, JudgeFn
 
 MODIFIED = "modifying or inspecting the judge is not allowed"
@@ -56,14 +57,14 @@ def test_the_reference_records_what_it_observed(hook_problem: tuple[ProblemFiles
 
 
 def test_the_reference_is_accepted(runner: Runner, hook_problem: tuple[ProblemFiles, Expectations]) -> None:
-    assert judge(runner, hook_problem, hook_problem[0].solution).verdict == jobs.ACCEPTED
+    assert judge(runner, hook_problem, hook_problem[0].solution).verdict == Verdict.ACCEPTED
 
 
 def test_a_hook_left_attached_fails_with_what_the_judge_saw(
     runner: Runner, hook_problem: tuple[ProblemFiles, Expectations]
 ) -> None:
     result = judge(runner, hook_problem, forged("", hook_problem[0]))
-    assert result.verdict == jobs.WRONG_ANSWER
+    assert result.verdict == Verdict.WRONG_ANSWER
     case = hook_case(result)
     assert case.status == jobs.CASE_FAILED
     assert "full_backward_hook on Linear (not removed)" in case.message
@@ -80,7 +81,7 @@ def test_patching_the_observer_classes_is_not_a_pass(
         t.HookLog.still_attached = lambda self: 0
     """
     result = judge(runner, hook_problem, forged(prefix, hook_problem[0]))
-    assert result.verdict == jobs.WRONG_ANSWER
+    assert result.verdict == Verdict.WRONG_ANSWER
     assert hook_case(result).status == jobs.CASE_FAILED
 
 
@@ -99,7 +100,7 @@ def test_replacing_observe_hooks_in_the_tests_globals_is_refused(
         sys.modules["torchdrill_tests"].observe_hooks = observe_hooks
     """
     result = judge(runner, hook_problem, forged(prefix, hook_problem[0]))
-    assert result.verdict == jobs.RUNTIME_ERROR
+    assert result.verdict == Verdict.RUNTIME_ERROR
     case = hook_case(result)
     assert case.status == jobs.CASE_ERROR
     assert MODIFIED in case.message.lower() and "hook observation" in case.message
@@ -121,7 +122,7 @@ def test_registering_behind_the_judges_back_is_not_a_pass(
         nn.Module.register_full_backward_hook = register
     """
     result = judge(runner, hook_problem, forged(prefix, hook_problem[0]))
-    assert result.verdict != jobs.ACCEPTED
+    assert result.verdict != Verdict.ACCEPTED
     assert "this case expects full_backward_hook on Linear (removed)" in hook_case(result).message
 
 
@@ -139,7 +140,7 @@ def test_a_decoy_hook_table_is_refused(
         nn.Module.__init__ = init
     """
     result = judge(runner, hook_problem, forged(prefix, hook_problem[0]))
-    assert result.verdict == jobs.RUNTIME_ERROR
+    assert result.verdict == Verdict.RUNTIME_ERROR
     assert MODIFIED in hook_case(result).message.lower()
 
 
@@ -154,7 +155,7 @@ def test_a_removal_that_does_not_remove_is_not_a_pass(
         + hook_problem[0].solution
     )  # the reference itself, with remove() stubbed
     result = judge(runner, hook_problem, source)
-    assert result.verdict == jobs.WRONG_ANSWER
+    assert result.verdict == Verdict.WRONG_ANSWER
     assert "(not removed)" in hook_case(result).message
 
 
@@ -169,7 +170,7 @@ def test_a_hook_put_back_after_remove_is_not_removed(
     )
     assert source != hook_problem[0].solution
     result = judge(runner, hook_problem, source)
-    assert result.verdict == jobs.WRONG_ANSWER
+    assert result.verdict == Verdict.WRONG_ANSWER
     assert "full_backward_hook on Linear (not removed)" in hook_case(result).message
 
 
@@ -277,7 +278,7 @@ REFUSED = {
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_introspection_of_the_judge_is_a_runtime_error(judge_probe: JudgeFn, name: str) -> None:
     result = judge_probe(textwrap.dedent(REFUSED[name]).lstrip(), mode="submit")
-    assert result.verdict == jobs.RUNTIME_ERROR, (name, result.message)
+    assert result.verdict == Verdict.RUNTIME_ERROR, (name, result.message)
     assert MODIFIED in result.message.lower() or any(MODIFIED in c.message.lower() for c in result.cases)
 
 
@@ -292,7 +293,7 @@ def test_the_judges_wrappers_hold_nothing_reachable(judge_probe: JudgeFn) -> Non
             return out
     """)
     result = judge_probe(src)
-    assert result.verdict == jobs.WRONG_ANSWER  # the probe's answer is 0: we only look at what it saw
+    assert result.verdict == Verdict.WRONG_ANSWER  # the probe's answer is 0: we only look at what it saw
     seen = result.cases[0].actual or ""
     assert seen.count("[None, None, None, ['__builtins__', '__name__']]") == 2, seen
 
@@ -306,7 +307,7 @@ def test_fake_events_on_the_result_channel_are_refused(judge_probe: JudgeFn) -> 
             return 0
     """)
     result = judge_probe(src, mode="submit")
-    assert result.verdict == jobs.RUNTIME_ERROR
+    assert result.verdict == Verdict.RUNTIME_ERROR
     assert "not written by the judge" in result.message
 
 
@@ -380,7 +381,7 @@ def test_ordinary_pytorch_code_is_not_refused(judge_probe: JudgeFn) -> None:
             return 0
     """)
     result = judge_probe(src, mode="submit")
-    assert result.verdict == jobs.ACCEPTED, result.message
+    assert result.verdict == Verdict.ACCEPTED, result.message
 
 
 def test_a_learners_error_through_the_judges_wrapper_still_has_its_traceback(judge_probe: JudgeFn) -> None:
@@ -390,7 +391,7 @@ def test_a_learners_error_through_the_judges_wrapper_still_has_its_traceback(jud
             return nn.Linear(2, 2).register_forward_hook()
     """).lstrip()
     result = judge_probe(src)
-    assert result.verdict == jobs.RUNTIME_ERROR
+    assert result.verdict == Verdict.RUNTIME_ERROR
     assert MODIFIED not in result.message.lower()
     assert 'File "solution.py", line 3, in probe' in (result.cases[0].traceback or "")
 

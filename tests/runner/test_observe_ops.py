@@ -14,6 +14,7 @@ from runner import jobs
 from runner.engine import Runner
 from runner.format.problem import ProblemFiles, load_problem_dir
 from runner.jobs import Expectations
+from runner.verdict import Verdict
 from tests.runner.conftest import FIXTURES
 
 NO_LAYER_NORM = "Do not call F.layer_norm: compute the mean and the variance yourself."
@@ -55,7 +56,7 @@ def test_the_reference_declares_its_checks(ops_problem: tuple[ProblemFiles, Expe
 
 def test_the_reference_is_accepted(runner: Runner, ops_problem: tuple[ProblemFiles, Expectations]) -> None:
     result = judge(runner, ops_problem, ops_problem[0].solution)
-    assert result.verdict == jobs.ACCEPTED, [c.message for c in result.cases]
+    assert result.verdict == Verdict.ACCEPTED, [c.message for c in result.cases]
 
 
 # --- forbid_ops ----------------------------------------------------------------------------------
@@ -74,7 +75,7 @@ def test_a_forbidden_call_fails_with_the_constraint_the_call_and_its_line(
     )
     line = code.splitlines().index("    return F.layer_norm(x, x.shape[-1:], eps=eps)") + 1
     result = judge(runner, ops_problem, code)
-    assert result.verdict == jobs.WRONG_ANSWER
+    assert result.verdict == Verdict.WRONG_ANSWER
     failed = case(result, "no_builtin_layer_norm")
     assert failed.status == jobs.CASE_FAILED
     assert failed.message == (
@@ -98,7 +99,7 @@ def test_other_routes_to_the_forbidden_operation_are_seen(
 ) -> None:
     code = replaced(ops_problem[0], "layer_norm", f"def layer_norm(x, eps=1e-5):\n    return {route}\n")
     result = judge(runner, ops_problem, code)
-    assert result.verdict == jobs.WRONG_ANSWER
+    assert result.verdict == Verdict.WRONG_ANSWER
     assert (
         "The judge saw your code call aten.native_layer_norm" in case(result, "no_builtin_layer_norm").message
     )
@@ -114,7 +115,7 @@ def test_disabling_torch_function_still_meets_the_aten_check(
                 return F.layer_norm(x, x.shape[-1:], eps=eps)
     """
     result = judge(runner, ops_problem, replaced(ops_problem[0], "layer_norm", body))
-    assert result.verdict != jobs.ACCEPTED
+    assert result.verdict != Verdict.ACCEPTED
     assert case(result, "no_builtin_layer_norm").status in (jobs.CASE_FAILED, jobs.CASE_ERROR)
 
 
@@ -129,7 +130,7 @@ def test_a_required_operation_not_used_fails_with_the_constraint(
             return torch.zeros(n, dtype=values.dtype).index_add_(0, index, values)
     """
     result = judge(runner, ops_problem, replaced(ops_problem[0], "segment_sum", body))
-    assert result.verdict == jobs.WRONG_ANSWER
+    assert result.verdict == Verdict.WRONG_ANSWER
     failed = case(result, "uses_scatter_add")
     assert failed.status == jobs.CASE_FAILED
     assert failed.message == f"{USE_SCATTER} The judge did not see your code call aten.scatter_add_."
@@ -147,7 +148,7 @@ def test_a_python_loop_over_the_points_fails_with_both_counts(
             return torch.stack(rows)
     """
     result = judge(runner, ops_problem, replaced(ops_problem[0], "pairwise_sq", body))
-    assert result.verdict == jobs.WRONG_ANSWER
+    assert result.verdict == Verdict.WRONG_ANSWER
     failed = case(result, "distances_vectorised")
     assert failed.status == jobs.CASE_FAILED
     assert failed.message.startswith(f"{NO_LOOP} The judge counted ")
@@ -225,7 +226,7 @@ def test_switching_the_interception_off_is_not_a_pass(
     runner: Runner, ops_problem: tuple[ProblemFiles, Expectations], name: str
 ) -> None:
     result = judge(runner, ops_problem, replaced(ops_problem[0], "layer_norm", ATTEMPTS[name]))
-    assert result.verdict != jobs.ACCEPTED
+    assert result.verdict != Verdict.ACCEPTED
     target = case(result, "no_builtin_layer_norm")
     assert target.status in (jobs.CASE_FAILED, jobs.CASE_ERROR)
     refused = (MODIFIED, "the judge saw your code call", "attribute of immutable type 'judgedispatchwatch'")
@@ -251,6 +252,6 @@ def test_replacing_the_check_in_the_tests_globals_is_refused(
         "def layer_norm(x, eps=1e-5):\n    return F.layer_norm(x, x.shape[-1:], eps=eps)\n",
     )
     result = judge(runner, ops_problem, code)
-    assert result.verdict == jobs.RUNTIME_ERROR
+    assert result.verdict == Verdict.RUNTIME_ERROR
     for name in ("no_builtin_layer_norm", "uses_scatter_add", "distances_vectorised"):
         assert MODIFIED in case(result, name).message.lower()

