@@ -20,8 +20,7 @@ from typing import Annotated, Any
 import httpx
 import typer
 
-from runner.format.input_text import read_arguments
-from runner.format.inputs import InputError
+from runner.format.inputs import InputError, read_arguments
 from runner.records.text import clean
 from runner.verdict import Verdict
 

@@ -20,6 +20,7 @@ from runner.engine import ExpectationError
 from runner.format.problem import ProblemFiles
 from runner.format.tracks import unknown_category
 from runner.jobs import Expectations, Job, JudgeResult, Mode
+from runner.judging import compare
 from runner.records import values
 from runner.records.check_value import reference_failure
 from runner.verdict import Verdict
@@ -212,7 +213,7 @@ def _check_statement(problem: ProblemFiles, expectations: Expectations, report: 
         reference = case.value
         if isinstance(reference, dict) and "__tensor__" in reference:
             reference = _tensor_as_nested_list(reference)
-        mismatch = values.compare(reference, encoded, case.rtol, case.atol)
+        mismatch = compare.compare(reference, encoded, case.rtol, case.atol)
         if mismatch:
             report.errors.append(
                 Finding(

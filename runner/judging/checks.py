@@ -18,6 +18,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from runner.judging import compare
 from runner.records import values
 from runner.records.check_value import unwrap
 from runner.records.text import clean
@@ -30,7 +31,7 @@ def failure(expected: Any, actual: Any, rtol: float, atol: float, public: bool) 
     """None when ``actual`` matches ``expected``; else the message the learner reads."""
     exp = unwrap(expected)
     if exp is None:
-        mismatch = values.compare(expected, actual, rtol, atol)
+        mismatch = compare.compare(expected, actual, rtol, atol)
         if mismatch is None:
             return None
         return f"At {mismatch.path}: {mismatch.reason}." if public else HIDDEN_WRONG
@@ -38,7 +39,7 @@ def failure(expected: Any, actual: Any, rtol: float, atol: float, public: bool) 
     kind = str(exp.get("kind", "check"))
     if act is None or act.get("kind") != kind:
         return f"{TITLES.get(kind, 'Check')}: the case did not produce the check's result."
-    mismatch = values.compare(exp.get("compared"), act.get("compared"), rtol, atol)
+    mismatch = compare.compare(exp.get("compared"), act.get("compared"), rtol, atol)
     if mismatch is None:
         return None
     seen = COMPOSERS.get(kind, _generic)(exp, act, rtol, atol, public)
@@ -90,7 +91,7 @@ def _detail(expected: Any, actual: Any, rtol: float, atol: float, public: bool) 
     """The value difference, only for public cases (a hidden case never shows its expected value)."""
     if not public:
         return ""
-    mismatch = values.compare(expected, actual, rtol, atol)
+    mismatch = compare.compare(expected, actual, rtol, atol)
     return f" (at {mismatch.path}: {_s(mismatch.reason)})" if mismatch else ""
 
 
@@ -101,7 +102,7 @@ Payload = dict[str, Any]
 
 def _gradients(exp: Payload, act: Payload, rtol: float, atol: float, public: bool) -> str:
     e, a = exp["compared"], act.get("compared")
-    if values.compare(_get(e, "output"), _get(a, "output"), rtol, atol):
+    if compare.compare(_get(e, "output"), _get(a, "output"), rtol, atol):
         detail = _detail(_get(e, "output"), _get(a, "output"), rtol, atol, public)
         return f"the output itself is wrong{detail}; gradients are checked once the forward pass is right"
     problems: list[str] = []
@@ -119,7 +120,7 @@ def _gradients(exp: Payload, act: Payload, rtol: float, atol: float, public: boo
                     else f"{wrt} is missing: your backward is not differentiable itself (it detaches "
                     "its inputs or runs under torch.no_grad())"
                 )
-            elif values.compare(expected_grad, actual_grad, rtol, atol):
+            elif compare.compare(expected_grad, actual_grad, rtol, atol):
                 fd = _get(act, "seen", "second_order" if order else "inputs", name)
                 error = _get(fd, "max_abs_error")
                 if isinstance(error, int | float) and not isinstance(error, bool):
@@ -197,7 +198,7 @@ def _family(exp: Payload, act: Payload, rtol: float, atol: float, public: bool) 
     failing = [
         i
         for i, (x, y) in enumerate(zip(expected_outputs, actual_outputs, strict=True))
-        if values.compare(x, y, rtol, atol)
+        if compare.compare(x, y, rtol, atol)
     ]
     if not failing:
         return "the outputs differ from the expected ones"

@@ -1,18 +1,17 @@
-"""Encoding of case values to JSON, and their comparison outside the sandbox.
+"""Encoding of case values to JSON, and their bounded display.
 
 Values leave the sandbox as JSON text only (never pickle: unpickling learner output
 would run learner code on the host). Tensors become ``{"__tensor__": {...}}`` and
 non-finite floats ``{"__float__": "nan"|"inf"|"-inf"}``; tuples become lists.
 
-``compare`` runs on the host with plain Python, so nothing the learner patched
-inside the sandbox (``torch.allclose``, ``float.__eq__`` ...) takes part in it.
+The comparison is the host's (``runner.judging.compare``), in plain Python, so nothing the learner
+patched inside the sandbox (``torch.allclose``, ``float.__eq__`` ...) takes part in it.
 """
 
 from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass
 from typing import Any
 
 from runner.records.check_value import TAG as CHECK_TAG
@@ -103,127 +102,11 @@ def _plain_finite_floats(data: Any) -> bool:
     return math.isfinite(sum(data))
 
 
-def _decode_float(x: Any) -> Any:
+def decode_float(x: Any) -> Any:
+    """A number as encoded (NaN and infinities are ``{"__float__": ...}``), back as a float."""
     if isinstance(x, dict) and set(x) == {"__float__"}:
         return {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}.get(x["__float__"], math.nan)
     return x
-
-
-@dataclass(frozen=True)
-class Mismatch:
-    path: str
-    reason: str
-
-
-def _path(parts: list[str]) -> str:
-    return "".join(parts) or "the value"
-
-
-def _close(a: float, b: float, rtol: float, atol: float) -> bool:
-    if math.isnan(a) or math.isnan(b):
-        return math.isnan(a) and math.isnan(b)
-    if math.isinf(a) or math.isinf(b):
-        return a == b
-    return abs(a - b) <= atol + rtol * abs(b)
-
-
-def _kind(v: Any) -> str:
-    if isinstance(v, dict) and "__tensor__" in v:
-        return "tensor"
-    if isinstance(v, dict) and "__float__" in v:
-        return "number"
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, int | float):
-        return "number"
-    if v is None:
-        return "None"
-    return _KIND_NAMES.get(type(v), type(v).__name__)
-
-
-_KIND_NAMES: dict[type, str] = {dict: "dict", list: "list", str: "str"}
-
-
-def compare(expected: Any, actual: Any, rtol: float, atol: float) -> Mismatch | None:
-    """First difference between two encoded values, or None when they match."""
-    return _compare(expected, actual, rtol, atol, [])
-
-
-def _compare(e: Any, a: Any, rtol: float, atol: float, path: list[str]) -> Mismatch | None:
-    ek, ak = _kind(e), _kind(a)
-    if ek != ak:
-        return Mismatch(_path(path), f"expected a {ek}, got a {ak}")
-    if ek == "tensor":
-        return _compare_tensor(e["__tensor__"], a["__tensor__"], rtol, atol, path)
-    if ek == "dict":
-        missing = [k for k in e if k not in a]
-        extra = [k for k in a if k not in e]
-        if missing:
-            return Mismatch(_path(path), f"missing key {missing[0]!r}")
-        if extra:
-            return Mismatch(_path(path), f"unexpected key {extra[0]!r}")
-        for key in e:
-            found = _compare(e[key], a[key], rtol, atol, [*path, f"[{key!r}]"])
-            if found:
-                return found
-        return None
-    if ek == "list":
-        if len(e) != len(a):
-            return Mismatch(_path(path), f"expected {len(e)} items, got {len(a)}")
-        for i, (x, y) in enumerate(zip(e, a, strict=True)):
-            found = _compare(x, y, rtol, atol, [*path, f"[{i}]"])
-            if found:
-                return found
-        return None
-    if ek == "number":
-        x, y = float(_decode_float(e)), float(_decode_float(a))
-        if not _close(y, x, rtol, atol):
-            return Mismatch(_path(path), f"expected {_fmt(x)}, got {_fmt(y)} (off by {_fmt(abs(x - y))})")
-        return None
-    if e != a:
-        return Mismatch(_path(path), f"expected {e!r}, got {a!r}")
-    return None
-
-
-def _compare_tensor(
-    e: dict[str, Any], a: dict[str, Any], rtol: float, atol: float, path: list[str]
-) -> Mismatch | None:
-    where = _path(path)
-    if e.get("shape") != a.get("shape"):
-        return Mismatch(
-            where, f"tensor shape differs: expected {tuple(e['shape'])}, got {tuple(a.get('shape', []))}"
-        )
-    if e.get("dtype") != a.get("dtype"):
-        return Mismatch(where, f"tensor dtype differs: expected {e['dtype']}, got {a.get('dtype')}")
-    ed, ad = e.get("data", []), a.get("data", [])
-    if not isinstance(ad, list) or len(ed) != len(ad):
-        return Mismatch(where, "tensor data is malformed")
-    worst, worst_i, bad = 0.0, -1, 0
-    for i, (x, y) in enumerate(zip(ed, ad, strict=True)):
-        fx, fy = _decode_float(x), _decode_float(y)
-        if isinstance(fx, bool) or isinstance(fy, bool):
-            ok = fx == fy
-            diff = 0.0 if ok else 1.0
-        elif not isinstance(fy, int | float):
-            return Mismatch(where, "tensor data is malformed")
-        else:
-            ok = _close(float(fy), float(fx), rtol, atol)
-            diff = abs(float(fx) - float(fy)) if not (math.isnan(fx) or math.isnan(fy)) else math.inf
-        if not ok:
-            bad += 1
-            if diff >= worst:
-                worst, worst_i = diff, i
-    if bad:
-        return Mismatch(
-            where,
-            f"{bad} of {len(ed)} tensor elements differ; max abs error {_fmt(worst)} "
-            f"at flat index {worst_i} (rtol={rtol:g}, atol={atol:g})",
-        )
-    return None
-
-
-def _fmt(x: float) -> str:
-    return f"{x:.6g}"
 
 
 def to_display(value: Any, limit: int = 2000) -> str:
@@ -235,7 +118,7 @@ def to_display(value: Any, limit: int = 2000) -> str:
 def _display(v: Any) -> str:
     if isinstance(v, dict) and "__tensor__" in v:
         t = v["__tensor__"]
-        data = [_display(_decode_float(x)) for x in t.get("data", [])[:64]]
+        data = [_display(decode_float(x)) for x in t.get("data", [])[:64]]
         more = ", …" if len(t.get("data", [])) > 64 else ""
         return f"tensor([{', '.join(data)}{more}], shape={tuple(t.get('shape', []))}, dtype={t.get('dtype')})"
     if isinstance(v, dict) and set(v) == {"__float__"}:

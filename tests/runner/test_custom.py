@@ -9,8 +9,7 @@ import pytest
 
 from runner.format import custom
 from runner.format.custom import CASE_NAME, CustomInput
-from runner.format.input_text import read_arguments
-from runner.format.inputs import InputError
+from runner.format.inputs import InputError, read_arguments
 from runner.jobs import Expectations, Job
 
 

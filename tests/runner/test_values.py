@@ -7,6 +7,7 @@ import math
 import pytest
 import torch
 
+from runner.judging import compare
 from runner.records import values
 
 
@@ -26,31 +27,31 @@ def test_unsupported_values_are_refused_with_a_clear_message() -> None:
 
 
 def test_numbers_within_tolerance_match() -> None:
-    assert values.compare(1.0, 1.00005, rtol=1e-4, atol=1e-4) is None
-    mismatch = values.compare({"a": [1.0, 2.0]}, {"a": [1.0, 2.1]}, rtol=1e-4, atol=1e-4)
+    assert compare.compare(1.0, 1.00005, rtol=1e-4, atol=1e-4) is None
+    mismatch = compare.compare({"a": [1.0, 2.0]}, {"a": [1.0, 2.1]}, rtol=1e-4, atol=1e-4)
     assert mismatch is not None and mismatch.path == "['a'][1]" and "expected 2" in mismatch.reason
 
 
 def test_nan_matches_only_nan_and_inf_only_itself() -> None:
     nan, inf = values.encode(math.nan), values.encode(math.inf)
-    assert values.compare(nan, nan, 0, 0) is None
-    assert values.compare(nan, 1.0, 1, 1) is not None
-    assert values.compare(inf, values.encode(-math.inf), 1, 1) is not None
+    assert compare.compare(nan, nan, 0, 0) is None
+    assert compare.compare(nan, 1.0, 1, 1) is not None
+    assert compare.compare(inf, values.encode(-math.inf), 1, 1) is not None
 
 
 def test_tensor_mismatches_say_what_differs() -> None:
     a = values.encode(torch.zeros(2, 3))
-    assert "shape" in values.compare(a, values.encode(torch.zeros(3, 2)), 0, 0).reason
-    assert "dtype" in values.compare(a, values.encode(torch.zeros(2, 3, dtype=torch.float64)), 0, 0).reason
+    assert "shape" in compare.compare(a, values.encode(torch.zeros(3, 2)), 0, 0).reason
+    assert "dtype" in compare.compare(a, values.encode(torch.zeros(2, 3, dtype=torch.float64)), 0, 0).reason
     off = values.encode(torch.tensor([[0.0, 0.0, 0.5], [0.0, 0.0, 0.0]]))
-    reason = values.compare(a, off, 1e-4, 1e-4).reason
+    reason = compare.compare(a, off, 1e-4, 1e-4).reason
     assert "1 of 6" in reason and "max abs error 0.5" in reason and "flat index 2" in reason
 
 
 def test_types_must_agree() -> None:
-    assert "expected a list, got a dict" in values.compare([1], {"a": 1}, 0, 0).reason
-    assert values.compare(True, 1, 0, 0) is not None  # a bool is not a number
-    assert "missing key 'b'" in values.compare({"a": 1, "b": 2}, {"a": 1}, 0, 0).reason
+    assert "expected a list, got a dict" in compare.compare([1], {"a": 1}, 0, 0).reason
+    assert compare.compare(True, 1, 0, 0) is not None  # a bool is not a number
+    assert "missing key 'b'" in compare.compare({"a": 1, "b": 2}, {"a": 1}, 0, 0).reason
 
 
 def test_display_is_readable_and_bounded() -> None:
