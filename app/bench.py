@@ -52,7 +52,7 @@ from app.kit.settings import Settings
 from app.main import create_app
 from app.problems.importer import import_bank
 from app.submissions.models import FINISHED, Submission
-from runner import cpustat, get_runner, speedprobe
+from runner import cpustat, get_runner, poolstats, speedprobe
 from runner.format.problem import load_problem_dir
 from runner.sandbox import cgroups
 
@@ -136,10 +136,17 @@ def scale_levels(
         for level in levels:
             total = max(per_level, 2 * level)
             before, _ = _count(db, user_ids)
-            cpu, sandbox_cpu, machine = time.process_time(), pool.pool_cpu_seconds(), cpustat.read()
+            cpu, sandbox_cpu, machine = (
+                time.process_time(),
+                poolstats.pool_cpu_seconds(pool.sandbox_pid()),
+                cpustat.read(),
+            )
             load = clients.submit(bench_load.run_load, port, learners, body, level, total).result()
             time.sleep(0.3)  # the last jobs' teardown, so their CPU is counted
-            cpu, sandbox_cpu = time.process_time() - cpu, pool.pool_cpu_seconds() - sandbox_cpu
+            cpu, sandbox_cpu = (
+                time.process_time() - cpu,
+                poolstats.pool_cpu_seconds(pool.sandbox_pid()) - sandbox_cpu,
+            )
             machine_s = (cpustat.read() - machine).busy_s
             after, unfinished = _count(db, user_ids)
             done = len(load.outcomes)
@@ -345,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print_scale(rows)
     print_budget(max(rows, key=lambda r: r.verdicts_per_s), TARGET_VERDICTS_PER_S)
-    memory = get_runner().pool_memory()
+    memory = poolstats.pool_memory(get_runner().sandbox_pid())
     print(memory.describe())
     print(speedprobe.describe(probe, speedprobe.probe_ms()))
     best = max(rows, key=lambda r: r.verdicts_per_s)

@@ -19,7 +19,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from runner import cpustat, speedprobe
+from runner import cpustat, poolstats, speedprobe
 from runner.engine import JobProfile, Runner
 from runner.format.problem import load_problem_dir
 from runner.jobs import Job
@@ -119,7 +119,11 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
         runner.judge(job())
     warm: list[float] = []
     learner_ms: list[float] = []
-    host_cpu, pool_cpu, machine = time.process_time(), runner.pool_cpu_seconds(), cpustat.read()
+    host_cpu, pool_cpu, machine = (
+        time.process_time(),
+        poolstats.pool_cpu_seconds(runner.sandbox_pid()),
+        cpustat.read(),
+    )
     for _ in range(jobs_count):
         result = runner.judge(job())
         assert result.accepted, result.message
@@ -127,9 +131,9 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
         learner_ms.append(sum(c.time_ms for c in result.cases))
     time.sleep(0.5)  # the last jobs' teardown, so their CPU is counted
     host_cpu_ms = (time.process_time() - host_cpu) * 1000 / jobs_count
-    pool_cpu_ms = (runner.pool_cpu_seconds() - pool_cpu) * 1000 / jobs_count
+    pool_cpu_ms = (poolstats.pool_cpu_seconds(runner.sandbox_pid()) - pool_cpu) * 1000 / jobs_count
     machine_ms = (cpustat.read() - machine).busy_s * 1000 / jobs_count
-    memory = runner.pool_memory()
+    memory = poolstats.pool_memory(runner.sandbox_pid())
 
     assert runner._sandbox is not None
     runner._sandbox.trace = True

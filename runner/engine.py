@@ -15,13 +15,12 @@ import types
 from dataclasses import dataclass, field
 from typing import Any
 
-from runner import jobs, poolstats
+from runner import jobs
 from runner.format import custom
 from runner.format.problem import ProblemFiles
 from runner.jobs import JUDGE_FORMAT, CaseExpectation, Expectations, Job, JudgeResult, Limits
 from runner.judging import observations
 from runner.judging.results import build_result
-from runner.poolstats import PoolMemory
 from runner.sandbox import compiled
 from runner.sandbox.host import RawRun, Sandbox
 
@@ -119,7 +118,7 @@ class Runner:
 
     def stats(self) -> dict[str, int]:
         """Pool figures for monitoring: job slots, busy slots, warm zygotes, ready spares."""
-        spares = len(self._sandbox._spares) if self._sandbox is not None else 0
+        spares = self._sandbox.spares_ready() if self._sandbox is not None else 0
         return {
             "slots": self.max_concurrent,
             "busy": self._busy,
@@ -127,19 +126,11 @@ class Runner:
             "spares": spares,
         }
 
-    def pool_memory(self) -> PoolMemory:
-        """Resident memory of the warm pool (zygote, spares, running jobs), for the benchmarks."""
+    def sandbox_pid(self) -> int | None:
+        """The pid at the root of the warm pool's processes (zygote, spares, running jobs), or None
+        before the sandbox starts: where ``/proc`` tells their memory and CPU."""
         sandbox = self._sandbox
-        if sandbox is None or sandbox.proc is None:
-            return PoolMemory(0, 0.0, 0.0)
-        return poolstats.memory(poolstats.descendants(sandbox.proc.pid))
-
-    def pool_cpu_seconds(self) -> float:
-        """CPU time the sandbox's processes used so far (finished jobs included), for the benchmarks."""
-        sandbox = self._sandbox
-        if sandbox is None or sandbox.proc is None:
-            return 0.0
-        return poolstats.tree_cpu_seconds(sandbox.proc.pid)
+        return sandbox.pid() if sandbox is not None else None
 
     def ready(self) -> bool:
         return self._sandbox is not None and self._sandbox.alive()

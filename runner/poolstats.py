@@ -85,3 +85,13 @@ def cpu_seconds(pid: int) -> float:
 def tree_cpu_seconds(root: int) -> float:
     """CPU time of a process tree so far: its live processes and every process they reaped."""
     return sum(cpu_seconds(pid) for pid in descendants(root))
+
+
+def pool_memory(pid: int | None) -> PoolMemory:
+    """Resident memory of a runner's warm pool (``Runner.sandbox_pid()``: zygote, spares, jobs)."""
+    return memory(descendants(pid)) if pid is not None else PoolMemory(0, 0.0, 0.0)
+
+
+def pool_cpu_seconds(pid: int | None) -> float:
+    """CPU time a runner's sandbox processes used so far (finished jobs included)."""
+    return tree_cpu_seconds(pid) if pid is not None else 0.0

@@ -271,6 +271,16 @@ class Sandbox:
             for _ in range(self.spare_count):
                 self._spares.append(self._prepare())
 
+    def spares_ready(self) -> int:
+        """How many spares are ready for a job now (for monitoring)."""
+        with self._spares_lock:
+            return len(self._spares)
+
+    def pid(self) -> int | None:
+        """The pid at the root of the sandbox's processes (bubblewrap's), or None before it starts:
+        what a tool reads the pool's memory and CPU from, in ``/proc``."""
+        return self.proc.pid if self.proc is not None else None
+
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from runner import poolstats
 from runner.engine import Runner
 from runner.sandbox import hugepages
 from runner.sandbox.hugepages import HUGE, Mapping
@@ -119,4 +120,4 @@ def test_a_populated_range_is_collapsed_with_its_contents_and_a_sparse_one_is_no
 @needs_thp
 def test_the_zygote_and_its_spares_map_their_warm_memory_with_huge_pages(runner: Runner) -> None:
     assert runner.ready()
-    assert runner.pool_memory().anon_huge_mb >= 64  # ~190 MB collapsed in the zygote
+    assert poolstats.pool_memory(runner.sandbox_pid()).anon_huge_mb >= 64  # ~190 MB collapsed in the zygote
