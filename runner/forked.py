@@ -14,8 +14,8 @@ from typing import Any
 
 from runner.engine import _payload
 from runner.format.problem import ProblemFiles
-from runner.sandbox import compiled, heap, hugepages, zygote
-from runner.sandbox.zygote import read_all
+from runner.sandbox import compiled, control, heap, hugepages, warmup
+from runner.sandbox.control import read_all
 from runner.testing import guard
 
 LIMIT = 1 << 26
@@ -54,8 +54,8 @@ def warm_like_zygote(
     torch warm, the job's guard sealed around a key slot whose events go to ``events_fd``
     (none where ``guarded`` is false), the garbage collector's objects frozen
     (``before_freeze`` runs just before) and the populated memory in huge pages."""
-    zygote.warm_up()
-    slotted = guard.KeySlotGuard(zygote.KEY_BYTES, events_fd) if guarded else None
+    warmup.warm_up()
+    slotted = guard.KeySlotGuard(control.KEY_BYTES, events_fd) if guarded else None
     gc.collect()
     before_freeze()
     gc.freeze()

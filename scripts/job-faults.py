@@ -1,8 +1,8 @@
 """Where a job's page faults and CPU go, phase by phase, in forks of a warm zygote-like process.
 
-No sandbox: this process warms up exactly as the zygote does (``runner.sandbox.zygote.warm_up``, frozen
+No sandbox: this process warms up exactly as the zygote does (``runner.sandbox.warmup.warm_up``, frozen
 GC, huge pages), then forks one child per job; each child optionally runs a spare's warm-up
-(``runner.sandbox.zygote.warm_spare``) and then the harness on the problem's reference solution, with
+(``runner.sandbox.warmup.warm_spare``) and then the harness on the problem's reference solution, with
 the guard, counting minor page faults (``getrusage``) and thread CPU around the guard's install
 (sealed once by this process around a key slot, as the zygote does: ``runner.testing.guard.KeySlotGuard``),
 the modules' loading and each case. A fault on this machine costs ~2.5-3 us (a copy-on-write of
@@ -31,7 +31,7 @@ from runner import forked
 from runner.bench import DEFAULT_PROBLEM
 from runner.format.problem import load_problem_dir
 from runner.records import events
-from runner.sandbox import harness, zygote
+from runner.sandbox import harness, warmup
 from runner.testing import guard, hook_events, ops
 
 Log = list[tuple[str, int, float]]
@@ -70,7 +70,7 @@ def one_job(
         if warm:
             os.setsid()  # a session of its own, as a spare's: its warm-up lowers the session's priority
             ours, _theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-            zygote.warm_spare(ours)
+            warmup.warm_spare(ours)
         log: Log = []
         counted(log, guard.PendingGuard, "install", "guard install (all)")
         counted(log, guard.KeySlotGuard, "put_in_force", "  of which keying the guard sealed ahead")

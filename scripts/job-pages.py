@@ -1,6 +1,6 @@
 """Which of the zygote's pages a job copies, phase by phase, in forks of a warm zygote-like process.
 
-No sandbox: this process warms up as the zygote does (``runner.sandbox.zygote.warm_up``, the guard sealed
+No sandbox: this process warms up as the zygote does (``runner.sandbox.warmup.warm_up``, the guard sealed
 around a key slot, frozen GC, huge pages), then forks one child per job, as ``scripts/job-faults.py``
 does. The child stops itself (``SIGSTOP``) after each phase of the harness (the tests loaded, the
 guard in force, the solution imported, each case run and encoded, the end); at each stop this
@@ -33,7 +33,7 @@ from runner import forked
 from runner.bench import DEFAULT_PROBLEM
 from runner.format.problem import load_problem_dir
 from runner.records import events, values
-from runner.sandbox import harness, hugepages, zygote
+from runner.sandbox import harness, hugepages, warmup
 from runner.testing import guard
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -125,7 +125,7 @@ def run_job(
         if warm:
             os.setsid()  # as a spare: its warm-up lowers its session's priority
             ours, _theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-            zygote.warm_spare(ours)
+            warmup.warm_spare(ours)
         os.write(report_w, b"from the fork to the job\n")
         os.kill(os.getpid(), signal.SIGSTOP)
         cases = iter(range(1, 1000))

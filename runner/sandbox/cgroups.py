@@ -9,7 +9,7 @@ group; it is unmounted before any learner code runs.
 Each job group is a CPU scheduling group of its own too (the ``cpu`` controller): its processes
 compete for the CPU as one, whatever sessions they start (with the kernel's autogroups, a process
 in no CPU group gets a share of its own for each session), and a spare still warming up runs with
-its group at idle priority (:meth:`JobCgroup.idle_setting`, ``runner.sandbox.zygote.warm_spare``).
+its group at idle priority (:meth:`JobCgroup.idle_setting`, ``runner.sandbox.warmup.warm_spare``).
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ class IdleSetting:
 
     def apply(self, group_dir: Path | str, idle: bool) -> None:
         """Write the idle or the normal value into ``group_dir`` (the host's side; the spare
-        writes through a file it opened, ``runner.sandbox.zygote.GroupPriority``)."""
+        writes through a file it opened, ``runner.sandbox.warmup.GroupPriority``)."""
         _write(f"{group_dir}/{self.file}", self.idle if idle else self.normal)
 
 
@@ -217,7 +217,7 @@ class JobCgroup:
         """(the idle file's path as the sandbox sees it, the setting), or None without a
         ``cpu`` controller. The spare opens that file while it can (the tree is unmounted before
         any job) and puts its own group at idle priority for the speculative part of its
-        warm-up (``runner.sandbox.zygote.warm_spare``)."""
+        warm-up (``runner.sandbox.warmup.warm_spare``)."""
         if self._idle is None:
             return None
         key, setting = self._idle

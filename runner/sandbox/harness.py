@@ -162,7 +162,7 @@ def run(
     ``runner.sandbox.zygote``), put in force once the problem's tests are loaded; without it the job
     runs unguarded (tests in-process).
     ``warm_up_steps``: how many steps of its warm-up the spare ran before the job came
-    (``runner.sandbox.zygote.warm_spare``), reported in the start record for the benchmarks."""
+    (``runner.sandbox.warmup.warm_spare``), reported in the start record for the benchmarks."""
     channel.send({"type": "start"} | ({} if warm_up_steps is None else {"warm_up": warm_up_steps}))
     solution_path = os.path.join(workdir, SOLUTION_FILE)
     tests_path = os.path.join(workdir, TESTS_FILE)

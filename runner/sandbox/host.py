@@ -39,7 +39,7 @@ from runner.sandbox.cgroups import (
     usable_cpus,
     zygote_group_name,
 )
-from runner.sandbox.zygote import COLD, WARM
+from runner.sandbox.control import COLD, WARM
 
 log = logging.getLogger("runner.sandbox.host")
 
@@ -155,7 +155,7 @@ def bwrap_command(
         "--cap-add",
         "CAP_SYS_RESOURCE",
         "--cap-add",
-        "CAP_SYS_NICE",  # a spare warms up at idle priority and returns to normal (zygote.warm_spare)
+        "CAP_SYS_NICE",  # a spare warms up at idle priority and returns to normal (warmup.warm_spare)
         "--ro-bind",
         "/usr",
         "/usr",
@@ -178,7 +178,7 @@ def bwrap_command(
         "--tmpfs",
         "/tmp",
         # A mount of its own, the job group binds under it: a spare detaches the whole tree with
-        # one unmount (runner.sandbox.zygote.prepare_spare), so one RCU grace period, not one a controller.
+        # one unmount (runner.sandbox.lockdown.prepare_spare), so one RCU grace period, not one a controller.
         "--tmpfs",
         "/cg",
     ]
@@ -190,7 +190,7 @@ def bwrap_command(
     for host, inside in cgroup_binds:
         cmd += ["--bind", host, inside]
     cmd += ["--remount-ro", "/", "--clearenv"]
-    from runner.sandbox.zygote import SAFE_ENV
+    from runner.sandbox.control import SAFE_ENV
 
     for key, value in SAFE_ENV.items():
         cmd += ["--setenv", key, value]
@@ -204,7 +204,7 @@ def bwrap_command(
 class Sandbox:
     """One warm zygote. Thread-safe: many jobs may run at once, each in its own child."""
 
-    # Spares kept ready. A spare warms up at idle priority (runner.sandbox.zygote.warm_spare), so with jobs
+    # Spares kept ready. A spare warms up at idle priority (runner.sandbox.warmup.warm_spare), so with jobs
     # back to back on two cores it needs about three jobs' time to finish: with 2, a job often came
     # to a spare still warming (page faults per job p95 ~1,500-1,900, and the job waited for the
     # step under way); with 4 every job found a warm one (p95 ~590). Each costs ~7 MB of PSS.
@@ -364,7 +364,7 @@ class Sandbox:
         link, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         # The job's integrity key, waiting for the spare before it exists: it keys the guard the
         # zygote sealed (runner.testing.guard.KeySlotGuard) at install. Never reused: a spare serves one job.
-        # Then whether to run the rest of the warm-up (runner.sandbox.zygote.warm_spare): it only moves
+        # Then whether to run the rest of the warm-up (runner.sandbox.warmup.warm_spare): it only moves
         # page faults from the job to the spare, at a price (it faults pages the job never
         # touches, ~8 ms of CPU a spare); worth it while a CPU is idle, not while jobs fill them
         # all, when the spare would take that CPU from them (docs/benchmarks.md, the fifth pass).
@@ -374,7 +374,7 @@ class Sandbox:
         link.send(key + (WARM if warm else COLD))
         try:
             with self._send_lock:
-                # "<id>\n<json>": the zygote's loop reads the id only (runner.sandbox.zygote.split_message).
+                # "<id>\n<json>": the zygote's loop reads the id only (runner.sandbox.control.split_message).
                 socket.send_fds(self.control, [f"{job_id}\n{json.dumps(msg)}".encode()], [theirs.fileno()])
         finally:
             theirs.close()
@@ -557,7 +557,7 @@ def _made(spare: dict[str, Any]) -> bool:
 
 
 def _normal_priority(spare: dict[str, Any]) -> bool:
-    """Give a spare that may still be warming up at idle priority (``runner.sandbox.zygote.warm_spare``)
+    """Give a spare that may still be warming up at idle priority (``runner.sandbox.warmup.warm_spare``)
     the normal one back, now that a job waits for it: its group's and the process's nice (its
     only process is the spare itself). The spare sets both back itself too, before the job
     runs, so nothing depends on this succeeding. False when the spare has not joined its group

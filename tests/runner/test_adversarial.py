@@ -364,9 +364,9 @@ def test_environment_secrets_and_other_processes_are_invisible(judge_probe: Judg
 
 
 def test_the_environment_is_exactly_the_safe_one(judge_probe: JudgeFn) -> None:
-    # Set once in the zygote (runner.sandbox.zygote.set_job_environment): not the judge's PYTHONPATH, and
+    # Set once in the zygote (runner.sandbox.lockdown.set_job_environment): not the judge's PYTHONPATH, and
     # nothing torch's import added.
-    from runner.sandbox.zygote import SAFE_ENV
+    from runner.sandbox.control import SAFE_ENV
 
     result = judge_probe(
         code("""
@@ -379,7 +379,7 @@ def test_the_environment_is_exactly_the_safe_one(judge_probe: JudgeFn) -> None:
 
 
 def test_every_job_starts_from_fresh_random_state(judge_probe: JudgeFn) -> None:
-    # runner.sandbox.zygote.reseed: none of it inherited from the zygote, so no job can predict another's.
+    # runner.sandbox.seeding.reseed: none of it inherited from the zygote, so no job can predict another's.
     src = code("""
         import random, numpy, torch
         def probe():
@@ -597,4 +597,4 @@ def test_no_namespaces_mounts_or_ptrace_for_learner_code(runner, probe) -> None:
     assert "'ok'" not in text, text
     assert "'caps': '0000000000000000'" in text
     assert "'bounding': '0000000000000000'" in text, text
-    assert "'nice': 0," in text, text  # never the spare's idle priority (runner.sandbox.zygote.warm_spare)
+    assert "'nice': 0," in text, text  # never the spare's idle priority (runner.sandbox.warmup.warm_spare)

@@ -155,7 +155,7 @@ def test_the_sandbox_runs_the_tests_the_host_compiled(runner: Runner, probe) -> 
 
 
 def test_the_job_files_are_the_sources_and_read_only(judge_probe: JudgeFn) -> None:
-    # The spare writes solution.py and tests.py (runner.sandbox.zygote.write_read_only); the learner's code
+    # The spare writes solution.py and tests.py (runner.sandbox.lockdown.write_read_only); the learner's code
     # can read its own file (inspect.getsource works) but change neither.
     src = (
         "import inspect, os, stat\n"

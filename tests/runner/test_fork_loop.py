@@ -1,4 +1,4 @@
-"""The zygote's fork loop (runner.sandbox.zygote.fork_loop): the compiled one and the Python one it falls
+"""The zygote's fork loop (runner.sandbox.forkloop.fork_loop): the compiled one and the Python one it falls
 back on speak the same protocol. Each test runs a loop in a forked "zygote" process, as the
 sandbox does, and talks to it over a SOCK_SEQPACKET pair like the host."""
 
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from runner.sandbox import zygote
+from runner.sandbox import control, forkloop
 
 Loop = Callable[[int], "tuple[bytes, int] | None"]
 
@@ -26,11 +26,11 @@ def _compiled() -> Loop:
     return loop
 
 
-LOOPS = {"compiled": _compiled, "python": lambda: zygote.serve_forks}
+LOOPS = {"compiled": _compiled, "python": lambda: forkloop.serve_forks}
 
 
 def test_setup_built_the_compiled_loop_and_the_zygote_uses_it() -> None:
-    assert zygote.fork_loop() is _compiled()
+    assert forkloop.fork_loop() is _compiled()
 
 
 @contextlib.contextmanager
@@ -147,4 +147,4 @@ def test_a_message_it_cannot_serve_is_refused_and_the_loop_goes_on(
     ],
 )
 def test_split_message(data: bytes, expected: tuple[str, bytes] | None) -> None:
-    assert zygote.split_message(data) == expected
+    assert control.split_message(data) == expected

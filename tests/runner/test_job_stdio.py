@@ -1,4 +1,4 @@
-"""The job's ``sys.stdout`` and ``sys.stderr``: made once by the zygote (``runner.sandbox.zygote.job_stdio``),
+"""The job's ``sys.stdout`` and ``sys.stderr``: made once by the zygote (``lockdown.job_stdio``),
 put in place by each spare once the job's pipes are its file descriptors 1 and 2. Run in the
 real sandbox: what a job writes reaches its own pipes, as the text it wrote, and nothing else
 does (no other job's output, nothing buffered before the job)."""
@@ -10,7 +10,7 @@ import io
 from runner.engine import Runner, _payload
 from runner.format.problem import ProblemFiles
 from runner.sandbox import compiled
-from runner.sandbox.zygote import job_stdio
+from runner.sandbox.lockdown import job_stdio
 
 # At import (outside the cases, whose stdout the harness captures) and in each case, the job
 # writes to the streams it was given; the case returns what they are.

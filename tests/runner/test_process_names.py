@@ -8,7 +8,7 @@ from pathlib import Path
 
 from runner import poolstats
 from runner.engine import Runner
-from runner.sandbox.zygote import SPARE_NAME, ZYGOTE_NAME
+from runner.sandbox.control import SPARE_NAME, ZYGOTE_NAME
 from tests.runner.conftest import JudgeFn
 
 

@@ -1,5 +1,5 @@
-"""A spare's fresh random state (runner.sandbox.zygote.reseed), numpy's global generator in particular,
-whose state a child now writes directly (runner.sandbox.zygote.numpy_reseeder)."""
+"""A spare's fresh random state (runner.sandbox.seeding.reseed), numpy's global generator in particular,
+whose state a child now writes directly (runner.sandbox.seeding.numpy_reseeder)."""
 
 from __future__ import annotations
 
@@ -8,32 +8,32 @@ from typing import Any
 import numpy
 
 from runner import forked
-from runner.sandbox import zygote
+from runner.sandbox import seeding
 
 
 def _draws(reseed: bool) -> Any:
     def child(_records: int) -> list[float]:
         if reseed:
-            zygote.reseed()
+            seeding.reseed()
         return [float(x) for x in numpy.random.rand(4)]
 
     return forked.in_fork(child)[0]
 
 
 def test_without_reseeding_every_child_would_draw_the_parents_numbers() -> None:
-    zygote.numpy_reseeder()  # decided as in the zygote, before any fork
+    seeding.numpy_reseeder()  # decided as in the zygote, before any fork
     assert _draws(reseed=False) == _draws(reseed=False)  # so the check below can fail
 
 
 def test_each_reseeded_child_draws_its_own_numbers_from_numpys_global_generator() -> None:
-    zygote.numpy_reseeder()
+    seeding.numpy_reseeder()
     draws = [_draws(reseed=True) for _ in range(3)]
     assert len({tuple(d) for d in draws}) == 3
     assert all(0.0 <= x < 1.0 for d in draws for x in d)
 
 
 def test_the_state_is_written_where_numpy_reads_it() -> None:
-    fresh = zygote.numpy_reseeder()
+    fresh = seeding.numpy_reseeder()
     assert fresh is not None
     generator = numpy.random.mtrand._rand._bit_generator
 
@@ -48,4 +48,4 @@ def test_the_state_is_written_where_numpy_reads_it() -> None:
         }
 
     seen = forked.in_fork(child)[0]
-    assert seen == {"key_changed": True, "pos": zygote.MT_WORDS, "gauss": [0, 0.0]}
+    assert seen == {"key_changed": True, "pos": seeding.MT_WORDS, "gauss": [0, 0.0]}

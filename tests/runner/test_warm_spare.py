@@ -1,4 +1,4 @@
-"""A spare's warm-up (runner.sandbox.zygote.warm_spare): it runs at idle priority (the process's and its
+"""A spare's warm-up (runner.sandbox.warmup.warm_spare): it runs at idle priority (the process's and its
 job group's), stops for a job, and always leaves both at the normal priority."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.sandbox import zygote
+from runner.sandbox import warmup
 
 
 @pytest.fixture
@@ -43,11 +43,11 @@ def in_child(run: Callable[[], int]) -> tuple[int, int]:
 
 
 @pytest.fixture
-def group_file(tmp_path: Path) -> Iterator[tuple[Path, zygote.GroupPriority]]:
+def group_file(tmp_path: Path) -> Iterator[tuple[Path, warmup.GroupPriority]]:
     """A stand-in for the job group's ``cpu.idle``, opened as the spare opens it (write-only)."""
     path = tmp_path / "cpu.idle"
     path.write_text("0")
-    priority = zygote.GroupPriority(os.open(path, os.O_WRONLY), "1", "0")
+    priority = warmup.GroupPriority(os.open(path, os.O_WRONLY), "1", "0")
     yield path, priority
     with contextlib.suppress(OSError):
         priority.close()
@@ -55,15 +55,15 @@ def group_file(tmp_path: Path) -> Iterator[tuple[Path, zygote.GroupPriority]]:
 
 def test_every_step_runs_while_no_job_waits(link: tuple[socket.socket, socket.socket]) -> None:
     ours, _ = link
-    steps, nice = in_child(lambda: zygote.warm_spare(ours))
-    assert steps == len(zygote.EXERCISE_STEPS) + 1  # the exercise, then prefault_job
+    steps, nice = in_child(lambda: warmup.warm_spare(ours))
+    assert steps == len(warmup.EXERCISE_STEPS) + 1  # the exercise, then prefault_job
     assert nice == 0
 
 
 def test_a_waiting_job_stops_the_warm_up(link: tuple[socket.socket, socket.socket]) -> None:
     ours, theirs = link
     theirs.send(b'{"op": "job"}')
-    steps, nice = in_child(lambda: zygote.warm_spare(ours))
+    steps, nice = in_child(lambda: warmup.warm_spare(ours))
     assert steps == 0
     assert nice == 0
 
@@ -71,7 +71,7 @@ def test_a_waiting_job_stops_the_warm_up(link: tuple[socket.socket, socket.socke
 def test_a_dropped_spare_stops_warming_too(link: tuple[socket.socket, socket.socket]) -> None:
     ours, theirs = link
     theirs.close()  # the host closed the link: no job will come
-    steps, _ = in_child(lambda: zygote.warm_spare(ours))
+    steps, _ = in_child(lambda: warmup.warm_spare(ours))
     assert steps == 0
 
 
@@ -80,20 +80,20 @@ def test_the_steps_run_at_idle_priority(
 ) -> None:
     ours, _ = link
     seen: list[int] = []
-    monkeypatch.setattr(zygote, "prefault_job", lambda: seen.append(os.getpriority(os.PRIO_PROCESS, 0)))
+    monkeypatch.setattr(warmup, "prefault_job", lambda: seen.append(os.getpriority(os.PRIO_PROCESS, 0)))
 
     def run() -> int:
-        zygote.warm_spare(ours)
+        warmup.warm_spare(ours)
         return seen[0]
 
     during, after = in_child(run)
-    assert during == zygote.IDLE_NICE
+    assert during == warmup.IDLE_NICE
     assert after == 0
 
 
 def test_the_steps_run_with_the_job_group_at_idle_priority(
     link: tuple[socket.socket, socket.socket],
-    group_file: tuple[Path, zygote.GroupPriority],
+    group_file: tuple[Path, warmup.GroupPriority],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # The kernel shares the CPU between groups first, whatever their processes' nice values:
@@ -101,10 +101,10 @@ def test_the_steps_run_with_the_job_group_at_idle_priority(
     ours, _ = link
     path, group = group_file
     seen: list[str] = []
-    monkeypatch.setattr(zygote, "prefault_job", lambda: seen.append(path.read_text()))
+    monkeypatch.setattr(warmup, "prefault_job", lambda: seen.append(path.read_text()))
 
     def run() -> int:
-        zygote.warm_spare(ours, group=group)
+        warmup.warm_spare(ours, group=group)
         return int(seen == ["1"])
 
     assert in_child(run) == (1, 0)
@@ -112,13 +112,13 @@ def test_the_steps_run_with_the_job_group_at_idle_priority(
 
 
 def test_a_group_that_cannot_be_set_back_fails_the_spare(
-    link: tuple[socket.socket, socket.socket], group_file: tuple[Path, zygote.GroupPriority]
+    link: tuple[socket.socket, socket.socket], group_file: tuple[Path, warmup.GroupPriority]
 ) -> None:
     # No job may run with its group at idle priority: the spare raises (and dies) instead.
     ours, _ = link
     path, group = group_file
 
-    class Stuck(zygote.GroupPriority):
+    class Stuck(warmup.GroupPriority):
         def normal(self) -> None:
             raise OSError("refused")
 
@@ -126,7 +126,7 @@ def test_a_group_that_cannot_be_set_back_fails_the_spare(
 
     def run() -> int:
         try:
-            zygote.warm_spare(ours, group=stuck)
+            warmup.warm_spare(ours, group=stuck)
         except OSError:
             return 1
         return 0
@@ -158,7 +158,7 @@ def test_the_warm_up_leaves_nothing_behind(link: tuple[socket.socket, socket.soc
 
     def run() -> int:
         before = state()
-        zygote.warm_spare(ours)
+        warmup.warm_spare(ours)
         return int(state() == before)
 
     unchanged, _ = in_child(run)
@@ -178,12 +178,12 @@ def test_the_warm_up_runs_only_when_asked(
     # It only moves page faults from the job to the spare: not while jobs fill every CPU.
     ours, _ = link
     order: list[str] = []
-    monkeypatch.setattr(zygote, "prefault_job", lambda: order.append("prefault"))
+    monkeypatch.setattr(warmup, "prefault_job", lambda: order.append("prefault"))
 
     def run() -> int:
-        steps = zygote.warm_spare(ours, speculative)
+        steps = warmup.warm_spare(ours, speculative)
         return steps if order == expected else -1
 
     steps, nice = in_child(run)
-    assert steps == (len(zygote.EXERCISE_STEPS) + 1 if speculative else 0)
+    assert steps == (len(warmup.EXERCISE_STEPS) + 1 if speculative else 0)
     assert nice == 0

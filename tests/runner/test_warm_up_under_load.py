@@ -1,6 +1,6 @@
 """A spare asked for while jobs fill every CPU skips the speculative part of its warm-up, and the
 host says which spares it asked for the whole of it (``runner.sandbox.host.Sandbox._prepare``,
-``runner.sandbox.zygote.warm_spare``): against the real sandbox."""
+``runner.sandbox.warmup.warm_spare``): against the real sandbox."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ import threading
 from typing import Any
 
 from runner import forked
-from runner.sandbox import zygote
+from runner.sandbox import forkhooks
 
 LOGGER = "tests.zygote_forks"
 
@@ -26,7 +26,7 @@ def test_with_one_thread_children_keep_logging_through_the_parent_s_handlers() -
         logger = logging.getLogger(LOGGER)
         logger.addHandler(handler)
         logger.propagate = False
-        cleared = zygote.skip_handler_lock_reinit()
+        cleared = forkhooks.skip_handler_lock_reinit()
 
         def child(_records: int) -> str:
             logger.warning("from the child")
@@ -48,7 +48,7 @@ def test_with_another_thread_running_nothing_changes() -> None:
     other = threading.Thread(target=release.wait)
     other.start()
     try:
-        assert not zygote.skip_handler_lock_reinit()
+        assert not forkhooks.skip_handler_lock_reinit()
         assert handler in _registry()
     finally:
         release.set()
@@ -60,7 +60,7 @@ def test_with_another_thread_running_nothing_changes() -> None:
 def test_threading_s_after_fork_hook_is_skipped_while_forking_and_given_back() -> None:
     import threading
 
-    from runner.sandbox.zygote import ThreadingAfterFork
+    from runner.sandbox.forkhooks import ThreadingAfterFork
 
     original = threading._after_fork.__code__  # type: ignore[attr-defined]
 
@@ -101,7 +101,7 @@ def test_threading_s_after_fork_hook_is_skipped_while_forking_and_given_back() -
 def test_threading_s_hook_stays_with_another_thread_running() -> None:
     import threading
 
-    from runner.sandbox.zygote import ThreadingAfterFork
+    from runner.sandbox.forkhooks import ThreadingAfterFork
 
     release = threading.Event()
     other = threading.Thread(target=release.wait)
