@@ -21,7 +21,7 @@ STATUS_MARK = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "not_run": 
 
 def _runner() -> Runner:
     from runner.engine import Runner
-    from runner.sandbox.host import SandboxUnavailable
+    from runner.sandbox.bwrap import SandboxUnavailable
 
     try:
         return Runner()

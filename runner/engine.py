@@ -22,7 +22,8 @@ from runner.jobs import JUDGE_FORMAT, CaseExpectation, Expectations, Job, JudgeR
 from runner.judging import observations
 from runner.judging.results import build_result
 from runner.sandbox import compiled
-from runner.sandbox.host import RawRun, Sandbox
+from runner.sandbox.channel import RawRun
+from runner.sandbox.host import Sandbox
 
 log = logging.getLogger("runner")
 

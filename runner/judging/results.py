@@ -14,7 +14,7 @@ from runner.jobs import CaseExpectation, CaseResult, Expectations, JudgeResult, 
 from runner.judging import checks, observations
 from runner.records.events import MODIFIED
 from runner.records.text import clean
-from runner.sandbox.host import RawRun
+from runner.sandbox.channel import RawRun
 from runner.verdict import Verdict
 
 STDOUT_LIMIT = 4000

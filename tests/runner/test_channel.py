@@ -21,7 +21,7 @@ from runner import jobs
 from runner.engine import Runner, _payload
 from runner.jobs import Limits
 from runner.sandbox import compiled
-from runner.sandbox.host import RawRun, _collect
+from runner.sandbox.channel import RawRun, _collect
 from runner.verdict import Verdict
 from tests.runner.conftest import JudgeFn
 

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from runner.engine import Runner
-from runner.sandbox import host as sandbox
+from runner.sandbox.bwrap import SandboxUnavailable
 
 
 def test_refuses_to_start_without_bubblewrap(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
-    with pytest.raises(sandbox.SandboxUnavailable, match="apt-get install bubblewrap"):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(SandboxUnavailable, match="apt-get install bubblewrap"):
         Runner()
 
 

@@ -9,7 +9,7 @@ import pytest
 from runner.jobs import CaseExpectation, Expectations, Limits
 from runner.judging.results import build_result
 from runner.records import values
-from runner.sandbox.host import RawRun, _parse_records
+from runner.sandbox.channel import RawRun, _parse_records
 
 EXPECT = Expectations(
     cases=(
