@@ -26,8 +26,8 @@ from runner.jobs import Limits
 from runner.records import events
 from runner.sandbox import compiled
 from runner.sandbox.bwrap import SandboxUnavailable, bwrap_command, check_host
+from runner.sandbox.cgroup_tree import CgroupTree
 from runner.sandbox.cgroups import (
-    CgroupTree,
     JobCgroup,
     ZygoteCgroup,
     job_group_name,

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from runner.sandbox import cgroups
-from runner.sandbox.cgroups import CgroupTree, job_group_name, pid_namespace
+from runner.sandbox.cgroup_tree import CgroupTree
+from runner.sandbox.cgroups import job_group_name, pid_namespace
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="cgroups need root")
 

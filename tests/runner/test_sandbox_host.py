@@ -79,7 +79,8 @@ def test_a_job_s_threads_and_its_forks_have_threading_s_real_after_fork_hook(jud
 
 def _job_groups() -> set[str]:
     """This process's job groups, in every controller's hierarchy."""
-    from runner.sandbox.cgroups import CgroupTree, job_group_name
+    from runner.sandbox.cgroup_tree import CgroupTree
+    from runner.sandbox.cgroups import job_group_name
 
     prefix = job_group_name("")
     return {
