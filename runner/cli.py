@@ -136,20 +136,6 @@ def serve(
     serve_forever(socket, _runner())
 
 
-@app.command()
-def bench(
-    jobs_count: Annotated[int, typer.Option("--jobs", help="warm jobs per measurement")] = 60,
-    cold: Annotated[int, typer.Option(help="cold starts to measure")] = 3,
-) -> None:
-    """Cold and warm judging figures, side by side, and where a warm job's time goes.
-
-    Exit code 1 when a target is missed.
-    """
-    from runner.bench import main as bench_main
-
-    raise typer.Exit(bench_main(jobs_count, cold))
-
-
 def main() -> None:
     app()
 

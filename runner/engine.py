@@ -151,7 +151,7 @@ class Runner:
         """Judge a learner's code. Never raises for anything the learner did.
 
         ``profile``, if given, receives the run's stages and the job's CPU time, for the per-stage
-        breakdown of ``python -m runner bench``.
+        breakdown of ``python -m bench.judge``.
         """
         started = time.perf_counter()
         selected = [c.name for c in job.expectations.select(job.mode)]

@@ -40,7 +40,7 @@ class RawRun:
     peak_memory_mb: float = 0.0
     # Host-side timeline of the run, in ms since the job arrived: when each stage ended and when
     # each kind of record reached the host (``start``, ``cases``, ``case``..., ``done``). It is
-    # what ``python -m runner bench`` breaks a verdict's time down with.
+    # what ``python -m bench.judge`` breaks a verdict's time down with.
     marks: list[tuple[str, float]] = field(default_factory=list, repr=False)
     started: float = 0.0  # time.perf_counter() when the sandbox took the job
     # CPU of the job's cgroup from the hand-over (its counter read just after it, while the spare

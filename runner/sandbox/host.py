@@ -56,7 +56,7 @@ class Sandbox:
     def __init__(self, spares: int = 4, trace: bool = False) -> None:
         self.spare_count = spares
         # Read every record the moment it is written (a wake-up each), for the exact timeline of
-        # ``python -m runner bench``'s breakdown; judging reads them in batches (see _collect).
+        # ``python -m bench.judge``'s breakdown; judging reads them in batches (see _collect).
         self.trace = trace
         self.bwrap = check_host()
         self.cgroups = CgroupTree()

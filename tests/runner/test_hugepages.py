@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from runner import poolstats
+from bench import poolstats
 from runner.engine import Runner
 from runner.sandbox import hugepages
 from runner.sandbox.hugepages import HUGE, Mapping

@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from runner import forked
+from bench import forked
 from runner.judging import observations
 from runner.testing import guard, sealed
 

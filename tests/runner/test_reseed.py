@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy
 
-from runner import forked
+from bench import forked
 from runner.sandbox import seeding
 
 

@@ -9,7 +9,7 @@ import socket
 
 import pytest
 
-from runner import forked
+from bench import forked
 from runner.sandbox import syscalls
 
 

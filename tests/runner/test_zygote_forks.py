@@ -8,7 +8,7 @@ import logging
 import threading
 from typing import Any
 
-from runner import forked
+from bench import forked
 from runner.sandbox import forkhooks
 
 LOGGER = "tests.zygote_forks"

@@ -1,4 +1,4 @@
-"""``python -m runner bench``: cold and warm judging figures, and where a warm job's time goes.
+"""``python -m bench.judge``: cold and warm judging figures, and where a warm job's time goes.
 
 Cold: a brand-new sandbox (bubblewrap + Python + ``import torch``) per verdict, which is
 what a judge without a zygote pays. Warm: the zygote forks a fresh child per job.
@@ -6,7 +6,7 @@ what a judge without a zygote pays. Warm: the zygote forks a fresh child per job
 The per-stage breakdown comes from the timeline the sandbox keeps for every job
 (``RawRun.marks``: host-side stages, and the moment each result record reached the host),
 so the in-sandbox stages are measured from outside, without trusting the sandbox. Judging
-reads the records in batches (``runner.sandbox.host._collect``), so the breakdown comes from a
+reads the records in batches (``runner.sandbox.channel``), so the breakdown comes from a
 second series of jobs in trace mode, where the host reads each record as it is written (a
 wake-up per record and event, which judging does not pay). The target is checked on the
 first series, never in a timed unit test: exit status 1 when it is missed.
@@ -14,12 +14,13 @@ first series, never in a timed unit test: exit status 1 when it is missed.
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from runner import cpustat, poolstats, speedprobe
+from bench import cpustat, poolstats, speedprobe
 from runner.engine import JobProfile, Runner
 from runner.format.problem import load_problem_dir
 from runner.jobs import Job
@@ -220,5 +221,14 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
     return 0 if all(checks.values()) else 1
 
 
+def cli(argv: list[str] | None = None) -> int:
+    """``python -m bench.judge [--jobs N] [--cold N]``; exit status 1 when a target is missed."""
+    parser = argparse.ArgumentParser(prog="python -m bench.judge", description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=60, help="warm jobs per measurement")
+    parser.add_argument("--cold", type=int, default=3, help="cold starts to measure")
+    args = parser.parse_args(argv)
+    return main(args.jobs, args.cold)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(cli())

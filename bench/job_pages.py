@@ -1,7 +1,7 @@
 """Which of the zygote's pages a job copies, phase by phase, in forks of a warm zygote-like process.
 
 No sandbox: this process warms up as the zygote does (``runner.sandbox.warmup.warm_up``, the guard sealed
-around a key slot, frozen GC, huge pages), then forks one child per job, as ``scripts/job-faults.py``
+around a key slot, frozen GC, huge pages), then forks one child per job, as ``bench/job_faults.py``
 does. The child stops itself (``SIGSTOP``) after each phase of the harness (the tests loaded, the
 guard in force, the solution imported, each case run and encoded, the end); at each stop this
 process reads the child's page map (``/proc/<pid>/pagemap``, root only) and counts the pages of
@@ -10,8 +10,8 @@ pages the child wrote since the fork, each a copy-on-write fault (~3 us on this 
 type names are those of the garbage collector's objects (taken before the fork) that lie on the
 copied pages: what the imports put next to what the job touched.
 
-    .venv/bin/python scripts/job-pages.py          # as root; a spare without the warm-up (as under load)
-    .venv/bin/python scripts/job-pages.py --warm   # after the spare's warm-up
+    .venv/bin/python -m bench.job_pages          # as root; a spare without the warm-up (as under load)
+    .venv/bin/python -m bench.job_pages --warm   # after the spare's warm-up
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from runner import forked
-from runner.bench import DEFAULT_PROBLEM
+from bench import forked
+from bench.judge import DEFAULT_PROBLEM
 from runner.format.problem import load_problem_dir
 from runner.records import events, values
 from runner.sandbox import harness, hugepages, warmup

@@ -1,4 +1,4 @@
-"""``python -m app.bench_history`` (``make bench``): listings against a growing history.
+"""``python -m bench.history`` (``make bench``): listings against a growing history.
 
 For each database backend (SQLite, and PostgreSQL when ``--postgres-url`` is given), on a
 throw-away database built by the migrations with the real problem bank imported:
@@ -40,7 +40,6 @@ from sqlalchemy.engine import make_url
 
 from app.accounts import tokens
 from app.accounts.models import User
-from app.bench import free_port, pct, start_server
 from app.kit.db import Database, upgrade_database, utcnow
 from app.kit.runner import default_runner
 from app.kit.security import hash_password
@@ -50,6 +49,7 @@ from app.problems.importer import import_bank
 from app.problems.models import Problem
 from app.submissions import progress_rebuild
 from app.submissions.models import Submission
+from bench.web import free_port, pct, start_server
 
 ROOT = Path(__file__).resolve().parents[1]
 PASSWORD = "bench password 1234"
@@ -220,7 +220,7 @@ def run_backend(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m app.bench_history", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.history", description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000,1000000", help="history sizes, comma-separated")
     parser.add_argument("--samples", type=int, default=30, help="requests per measurement")
     parser.add_argument("--learners", type=int, default=1000)

@@ -52,6 +52,6 @@ def describe(start: float, end: float) -> str:
     started anything, and at the end, after its last measurement (different readings: the
     machine changed speed during the run)."""
     return (
-        f"machine speed probe (runner/speedprobe.py, lower is faster): {start:.2f} ms at the start, "
+        f"machine speed probe (bench/speedprobe.py, lower is faster): {start:.2f} ms at the start, "
         f"{end:.2f} ms at the end"
     )

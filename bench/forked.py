@@ -1,5 +1,5 @@
 """Run a piece of judge code in a forked child, as a spare runs its job, for the tools that
-measure or test that code without the sandbox (``scripts/job-faults.py``, ``scripts/job-pages.py``,
+measure or test that code without the sandbox (``bench/job_faults.py``, ``bench/job_pages.py``,
 the guard's tests)."""
 
 from __future__ import annotations

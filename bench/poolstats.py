@@ -1,6 +1,6 @@
 """What the warm pool costs the host, read from ``/proc``: its processes, their memory and CPU.
 
-Used by the benchmarks (``python -m runner bench``, ``python -m app.bench``), never on the
+Used by the benchmarks (``python -m bench.judge``, ``python -m bench.web``), never on the
 judging path. The pool is the bubblewrap process of a :class:`runner.sandbox.host.Sandbox` and its
 descendants: bubblewrap's init, the zygote, the spares waiting for a job and the jobs running.
 """

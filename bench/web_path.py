@@ -1,4 +1,4 @@
-"""The web path alone: ``app.bench``'s scale table with the sandbox taken out.
+"""The web path alone: ``bench.web``'s scale table with the sandbox taken out.
 
 The first job is judged for real (the sandbox, the verdict's checks); every later job gets a copy
 of that verdict at once. Everything else runs as in production: HTTP, the token, the submission's
@@ -8,8 +8,8 @@ the web process's CPU per verdict printed here is what the web path costs withou
 measured on one busy CPU instead of two shared with the spares: a figure for comparing changes
 to the web path, steadier than the full benchmark's (docs/benchmarks.md, the fifteenth pass).
 
-    .venv/bin/python scripts/web-path-bench.py                    # 4 learners, 3,000 verdicts
-    .venv/bin/python scripts/web-path-bench.py --levels 1,4,16 --per-level 2000
+    .venv/bin/python -m bench.web_path                    # 4 learners, 3,000 verdicts
+    .venv/bin/python -m bench.web_path --levels 1,4,16 --per-level 2000
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ import shutil
 import threading
 from pathlib import Path
 
-from app.bench import free_port, prepare_site, print_scale, scale_levels, start_server
 from app.kit.runner import JudgeRunner, default_runner
 from app.main import create_app
-from runner import speedprobe
-from runner.bench import DEFAULT_PROBLEM
+from bench import speedprobe
+from bench.judge import DEFAULT_PROBLEM
+from bench.web import free_port, prepare_site, print_scale, scale_levels, start_server
 from runner.format.problem import ProblemFiles, load_problem_dir
 from runner.jobs import Expectations, Job, JudgeResult, Mode
 

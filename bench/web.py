@@ -1,4 +1,4 @@
-"""``python -m app.bench`` (``make bench``): end-to-end submission latency, and cost as work grows.
+"""``python -m bench.web`` (``make bench``): end-to-end submission latency, and cost as work grows.
 
 In one run, on a throw-away SQLite database with one seed problem imported:
 
@@ -42,7 +42,6 @@ import httpx
 import uvicorn
 from sqlalchemy import func, select
 
-from app import bench_load
 from app.__main__ import server_config
 from app.accounts import service as accounts
 from app.accounts import tokens
@@ -52,7 +51,9 @@ from app.kit.settings import Settings
 from app.main import create_app
 from app.problems.importer import import_bank
 from app.submissions.models import FINISHED, Submission
-from runner import cpustat, get_runner, poolstats, speedprobe
+from bench import cpustat, poolstats, speedprobe
+from bench import load as bench_load
+from runner import get_runner
 from runner.format.problem import load_problem_dir
 from runner.sandbox import cgroups
 
@@ -103,7 +104,7 @@ class Level:
     web_cpu_ms: float  # this process's CPU per verdict: HTTP, queries, the embedded judge's host side
     sandbox_cpu_ms: float  # the sandboxed processes' CPU per verdict (fork, warm-up, job, exit)
     learners_cpu_ms: float  # the learners' process (the load), per verdict
-    machine_cpu_ms: float  # every process and the kernel's threads (runner.cpustat), per verdict
+    machine_cpu_ms: float  # every process and the kernel's threads (bench.cpustat), per verdict
     ok: bool
     problems: str
 
@@ -246,7 +247,7 @@ def prepare_site(problem_dir: Path, slug: str, learners: int, runner: JudgeRunne
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m app.bench", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.web", description=__doc__.splitlines()[0])
     parser.add_argument("--problem", type=Path, default=DEFAULT_PROBLEM, help="a free problem folder")
     parser.add_argument("--sequential", type=int, default=40, help="latency samples per measurement")
     parser.add_argument("--concurrent", type=int, default=200, help="submissions in the concurrency check")

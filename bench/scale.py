@@ -1,6 +1,6 @@
 """Scale-out benchmark: the embedded judge versus runner workers behind Celery, in one run.
 
-    .venv/bin/python scripts/scale-bench.py [--submissions 300] [--clients 8] [--problem SLUG]
+    .venv/bin/python -m bench.scale [--submissions 300] [--clients 8] [--problem SLUG]
 
 Every configuration runs the same workload against a web process on PostgreSQL: ``clients``
 learners, each submitting and then waiting for the verdict (``?wait=true``) in a loop, until

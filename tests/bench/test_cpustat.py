@@ -1,4 +1,4 @@
-"""The machine's CPU counters (``runner.cpustat``), read as the benchmarks read them."""
+"""The machine's CPU counters (``bench.cpustat``), read as the benchmarks read them."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from runner import cpustat
+from bench import cpustat
 
 # A 2-CPU machine's /proc/stat (ticks of 1/100 s): user nice system idle iowait irq softirq steal ...
 SAMPLE = """cpu  1000 50 400 9000 100 10 40 7 0 0

@@ -7,7 +7,7 @@ or all but the ranges its children write. It then forks children that each write
 the child's CPU (its writes, the splits of huge pages and the exit): how much a job's splits cost
 against the page tables a fork copies without them (docs/benchmarks.md, the fifteenth pass).
 
-    .venv/bin/python scripts/huge-page-splits.py --written 73 --pages 4
+    .venv/bin/python -m bench.huge_page_splits --written 73 --pages 4
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Learners for ``python -m app.bench``: concurrent ``POST …?wait=true`` loops in their own process.
+"""Learners for ``python -m bench.web``: concurrent ``POST …?wait=true`` loops in their own process.
 
 They run in a separate (spawned) process so that the bench process is the web process alone and
 its CPU time is the web path's (request handling, the embedded judge's host side), not the

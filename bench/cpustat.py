@@ -6,7 +6,7 @@ for them (freeing a job's memory cgroup, RCU), and anything else that runs. A ra
 bound by it: ``cpus`` CPUs busy all the time give at most ``cpus * 1000 / ms`` verdicts/s when a
 verdict costs the machine ``ms`` of CPU (:func:`ceiling_per_s`).
 
-Used by ``python -m runner bench`` and ``python -m app.bench``, never on the judging path.
+Used by ``python -m bench.judge`` and ``python -m bench.web``, never on the judging path.
 """
 
 from __future__ import annotations

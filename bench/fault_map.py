@@ -9,8 +9,8 @@ which under a steady load is per job (a spare serves one job).
 
 Run a load first, in another shell (as root: the sandbox and ``perf`` need it), then this::
 
-    .venv/bin/python -m app.bench --levels 4 --per-level 3000 &
-    sleep 20; .venv/bin/python scripts/fault-map.py --seconds 4
+    .venv/bin/python -m bench.web --levels 4 --per-level 3000 &
+    sleep 20; .venv/bin/python -m bench.fault_map --seconds 4
 
 docs/benchmarks.md (the sixteenth pass) has what it found.
 """

@@ -1,4 +1,4 @@
-"""``scripts/fault-map.py``'s sorting of page faults by the zygote's mappings (the recording
+"""``bench/fault_map.py``'s sorting of page faults by the zygote's mappings (the recording
 itself needs ``perf`` and a running load: docs/benchmarks.md, the sixteenth pass)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from types import ModuleType
 
 from runner.sandbox.hugepages import parse_maps
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "fault-map.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "fault_map.py"
 MAPS = """\
 55d0a0000000-55d0a0400000 rw-p 00000000 00:00 0                          [heap]
 7f0000000000-7f0000200000 rw-p 00000000 00:00 0

@@ -8,9 +8,9 @@ the guard, counting minor page faults (``getrusage``) and thread CPU around the 
 the modules' loading and each case. A fault on this machine costs ~2.5-3 us (a copy-on-write of
 a page shared with the zygote), so the counts say what the warm-up saves a job:
 
-    .venv/bin/python scripts/job-faults.py                 # spares warm (as in production)
-    .venv/bin/python scripts/job-faults.py --cold          # no spare warm-up
-    .venv/bin/python scripts/job-faults.py --no-guard      # no integrity key: what the guard costs
+    .venv/bin/python -m bench.job_faults                 # spares warm (as in production)
+    .venv/bin/python -m bench.job_faults --cold          # no spare warm-up
+    .venv/bin/python -m bench.job_faults --no-guard      # no integrity key: what the guard costs
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from runner import forked
-from runner.bench import DEFAULT_PROBLEM
+from bench import forked
+from bench.judge import DEFAULT_PROBLEM
 from runner.format.problem import load_problem_dir
 from runner.records import events
 from runner.sandbox import harness, warmup
