@@ -12,7 +12,7 @@ case "$cmd" in
   web)
     exec python -m app "$@" ;;
   recorder)
-    exec python -m app.submissions.recorder "$@" ;;
+    exec python -m app.scaleout.recorder "$@" ;;
   runner)
     exec python -m runner.transport.celery_worker "$@" ;;
   migrate)
@@ -23,7 +23,7 @@ case "$cmd" in
   healthcheck-runner)
     exec python -m runner.transport.celery_worker healthcheck ;;
   healthcheck-recorder)
-    exec python -m app.submissions.recorder healthcheck ;;
+    exec python -m app.scaleout.recorder healthcheck ;;
   *)
     exec "$cmd" "$@" ;;
 esac

@@ -3,7 +3,7 @@
 A runner container holds the broker URL and nothing else: no database credentials, no app
 secret. A ``judge`` message carries everything a job needs (code, tests, expectations, limits)
 and an opaque token; the verdict goes back as a ``record`` message that the trusted recorder
-(``app.submissions.recorder``) checks and stores exactly once.
+(``app.scaleout.recorder``) checks and stores exactly once.
 
 Delivery guarantees, and where each one lives:
 

@@ -1,6 +1,6 @@
 """The trusted end of scaled-out judging: store what runner workers report, and sweep.
 
-``python -m app.submissions.recorder`` is a Celery worker on the ``results`` queue. It holds the
+``python -m app.scaleout.recorder`` is a Celery worker on the ``results`` queue. It holds the
 database credentials and the app secret that runner workers do not have:
 
 * ``started`` marks a submission running (a runner began it);
@@ -37,12 +37,12 @@ from app.kit.db import Database, utcnow
 from app.kit.logging import configure_logging, submission_context
 from app.kit.metrics import RedisStats, Stats
 from app.kit.settings import Settings, get_settings
+from app.scaleout.celery_dispatch import Publisher, make_celery, token_ok
+from app.scaleout.finished import announce_finished
+from app.scaleout.remote_runner import queue_depth
 from app.submissions import repository
-from app.submissions.celery_dispatch import Publisher, make_celery, token_ok
-from app.submissions.finished import announce_finished
 from app.submissions.judging import record_verdict
 from app.submissions.models import RUNNING
-from app.submissions.remote_runner import queue_depth
 from runner.jobs import JudgeResult
 from runner.transport.wire import (
     JUDGE_QUEUE,
@@ -56,7 +56,7 @@ from runner.transport.wire import (
 log = logging.getLogger(__name__)
 
 SWEEP_LOCK = KEY_PREFIX + "sweeper"
-# Touched by the sweeper thread every round; ``python -m app.submissions.recorder healthcheck`` reads it.
+# Touched by the sweeper thread every round; ``python -m app.scaleout.recorder healthcheck`` reads it.
 HEARTBEAT_FILE = Path(
     os.environ.get("TORCHDRILL_RECORDER_HEARTBEAT_FILE", "/tmp/torchdrill-recorder.heartbeat")
 )

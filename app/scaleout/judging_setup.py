@@ -11,9 +11,10 @@ from app.kit.logging import submission_context
 from app.kit.metrics import LocalStats, RedisStats, Sources, Stats
 from app.kit.runner import JudgeRunner, default_runner
 from app.kit.settings import Settings
+from app.scaleout.sources import BrokerSources
 from app.submissions.dispatch import Dispatcher, InProcessDispatcher, ResultWaiter
 from app.submissions.judging import judge
-from app.submissions.metrics import BrokerSources, EmbeddedSources
+from app.submissions.metrics import EmbeddedSources
 from app.submissions.models import Submission
 
 log = logging.getLogger(__name__)
@@ -39,8 +40,8 @@ def setup_judging(
 ) -> Judging:
     """Runner workers behind Celery when ``broker_url`` is set, else the embedded judge threads."""
     if settings.broker_url and dispatcher is None:
-        from app.submissions.celery_dispatch import CeleryDispatcher
-        from app.submissions.remote_runner import RemoteRunner
+        from app.scaleout.celery_dispatch import CeleryDispatcher
+        from app.scaleout.remote_runner import RemoteRunner
 
         remote = CeleryDispatcher(db, settings, waiter)
         return Judging(

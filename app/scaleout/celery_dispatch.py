@@ -10,7 +10,7 @@
 The runner never sees the database: the job carries everything it needs. The token is an HMAC of
 the submission id under the app's secret, so a runner can answer only the jobs it was given.
 Lost messages (a Redis that restarted without its data, a crash between commit and publish) are
-found by the recorder's sweeper (:mod:`app.submissions.recorder`), which publishes them again or,
+found by the recorder's sweeper (:mod:`app.scaleout.recorder`), which publishes them again or,
 after ``stuck_after_s``, ends them as ``internal_error``.
 """
 
@@ -31,8 +31,8 @@ from app.kit.broker import make_redis
 from app.kit.db import Database
 from app.kit.logging import submission_context
 from app.kit.settings import Settings
+from app.scaleout.finished import FinishedListener, announce_finished
 from app.submissions.dispatch import ResultWaiter
-from app.submissions.finished import FinishedListener, announce_finished
 from app.submissions.judging import load_job, record_result
 from runner.jobs import Job, JudgeResult
 from runner.transport.wire import (
