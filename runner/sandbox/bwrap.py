@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from runner.testing import sealed
+
 RUNNER_DIR = Path(__file__).resolve().parents[1]  # the whole runner package, mounted read-only
 SANDBOX_LIB = "/opt/torchdrill"
 
@@ -41,6 +43,10 @@ def check_host() -> str:
         raise SandboxUnavailable(f"bubblewrap cannot create namespaces here: {probe.stderr.strip()}")
     if os.geteuid() != 0:
         raise SandboxUnavailable("the runner must run as root to set per-job cgroups and uids")
+    try:  # the zygote runs this interpreter (sys.executable), so its guard can run only if this can
+        sealed.require_supported()
+    except sealed.UnsupportedInterpreter as exc:
+        raise SandboxUnavailable(str(exc)) from None
     return bwrap
 
 

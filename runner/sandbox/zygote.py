@@ -55,16 +55,17 @@ from runner.sandbox.warmup import warm_up
 
 
 def serve(control: socket.socket) -> None:
+    from runner.testing import guard, sealed
+
+    sealed.require_supported()  # no spare without its guard: the host sees the zygote die
     filters = syscalls.compile_seccomp_filters()
     # Empty for every process this one forks: the bounding set limits only what an execve can
     # grant, so the capabilities the spares use to build each job's cell are untouched.
     syscalls.drop_capability_bounding_set()
     info = warm_up()
     set_job_environment()
-    from runner.testing import guard, sealed
-
     # Every job's guard, sealed once here around a key slot; each spare keys its own copy.
-    slotted = guard.KeySlotGuard(KEY_BYTES, RESULTS_FD) if sealed.supported() else None
+    slotted = guard.KeySlotGuard(KEY_BYTES, RESULTS_FD)
     skip_handler_lock_reinit()
     threading_after_fork = ThreadingAfterFork()
     threading_after_fork.skip()  # the spares restore it (prepare_spare)

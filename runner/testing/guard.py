@@ -388,11 +388,13 @@ class PendingGuard:
         self._key, self._slotted = b"", None
 
     def install(self) -> Guard | None:
-        """This job's guard, in force; None where sealing is not supported (no guard at all)."""
+        """This job's guard, in force; None where the host asked for none (no key). Raises
+        ``sealed.UnsupportedInterpreter`` on an interpreter the guard was not built for."""
         key, slotted = self._key, self._slotted
         self.forget()
-        if not key or not sealed.supported():
+        if not key:
             return None
+        sealed.require_supported()
         guard = slotted.put_in_force(key) if slotted is not None else None
         return guard if guard is not None else install(key, self._fd)
 

@@ -62,8 +62,38 @@ class SealError(RuntimeError):
     """A template cannot be sealed (it would look something up at call time)."""
 
 
+class UnsupportedInterpreter(SealError):
+    """The interpreter is not the one sealing (and so the integrity guard) was built for."""
+
+
+# The interpreter whose bytecode _plan rewrites: its implementation and (major, minor) version.
+# Another one is refused at start-up (require_supported), never run without the guard.
+BUILT_FOR = ("cpython", (3, 11))
+
+
+def interpreter() -> tuple[str, tuple[int, int]]:
+    """This process's interpreter, as :data:`BUILT_FOR` names one."""
+    return sys.implementation.name, (sys.version_info.major, sys.version_info.minor)
+
+
 def supported() -> bool:
-    return sys.version_info[:2] == (3, 11)
+    return interpreter() == BUILT_FOR
+
+
+def require_supported() -> None:
+    """Raise :class:`UnsupportedInterpreter`, saying which interpreter is needed, unless this is it."""
+    if not supported():
+        name, version = interpreter()
+        want_name, want_version = BUILT_FOR
+        raise UnsupportedInterpreter(
+            f"the judge's integrity guard is built for {_describe(want_name, want_version)}; "
+            f"this is {_describe(name, version)} (sys.executable: {sys.executable}). "
+            "Run the judge on the interpreter it was built for: it never judges without its guard."
+        )
+
+
+def _describe(name: str, version: tuple[int, int]) -> str:
+    return f"{'CPython' if name == 'cpython' else name} {version[0]}.{version[1]}"
 
 
 _PLANS: dict[types.CodeType, tuple[bytes, tuple[str, ...]]] = {}
@@ -114,8 +144,7 @@ def prepare(*templates: Callable[..., Any]) -> None:
 def seal(template: Callable[..., Any], **values: Any) -> types.FunctionType:
     """A copy of ``template`` whose globals are constants: ``values`` first, then the
     template's module globals and builtins *as they are now*."""
-    if not supported():
-        raise SealError(f"sealing needs CPython 3.11, not {sys.version.split()[0]}")
+    require_supported()
     code = template.__code__
     raw, names = _plan(code)
     module_globals: dict[str, Any] = template.__globals__
