@@ -13,7 +13,7 @@ each measured ``--samples`` times (p50 of wall and CPU time):
   /api/v1/courses/{id}`` before) vs the first and a deep page of 50;
 - history: the problem page's old first 20 (created_at order) vs the first and a deep page.
 
-    .venv/bin/python scripts/bench-lists.py [--url postgresql+psycopg://...] [--samples 15]
+    .venv/bin/python -m bench.lists [--url postgresql+psycopg://...] [--samples 15]
 """
 
 from __future__ import annotations
