@@ -1,7 +1,8 @@
 """What a fork and exit cost when children write into memory held in huge pages, or in 4 KB pages.
 
 A process maps 96 ranges of 2 MB of anonymous memory, touches every page, and either collapses
-them all into huge pages (``MADV_COLLAPSE``, as ``runner/sandbox/hugepages.py`` does in the zygote), none,
+them all into huge pages (``MADV_COLLAPSE``, as ``runner/sandbox/hugepages.py`` does in the zygote),
+none,
 or all but the ranges its children write. It then forks children that each write into
 ``--written`` ranges (``--pages`` pages in each) and exit, and prints the parent's CPU a fork and
 the child's CPU (its writes, the splits of huge pages and the exit): how much a job's splits cost
