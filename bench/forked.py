@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from runner.engine import _payload
+from runner.engine import job_payload as engine_payload
 from runner.format.problem import ProblemFiles
 from runner.sandbox import compiled, control, heap, hugepages, warmup
 from runner.sandbox.control import read_all
@@ -72,4 +72,4 @@ def job_payload(problem: ProblemFiles) -> tuple[str, dict[str, Any]]:
     for name, text in (("solution.py", problem.solution), ("tests.py", problem.tests)):
         Path(workdir, name).write_text(text)
     tests_code = compiled.compiled_tests(problem.tests, str(Path(workdir, "tests.py")))
-    return workdir, _payload(problem.solution, problem.tests, problem.entry_point, None, tests_code)
+    return workdir, engine_payload(problem.solution, problem.tests, problem.entry_point, None, tests_code)

@@ -48,14 +48,16 @@ class ExpectationError(ValueError):
     """The reference solution or the tests failed while computing expected values."""
 
 
-def _payload(
+def job_payload(
     job_code: str,
     tests_source: str,
     entry_point: str,
     cases: list[str] | None,
     tests_code: types.CodeType | None = None,
 ) -> dict[str, Any]:
-    # No integrity key: the spare has its own from the host (RawRun.integrity_key).
+    """What the sandbox's harness gets for one job: the code, ``tests.py`` (and its code object,
+    compiled once on the host) and which cases to run. No integrity key: the spare has its own
+    from the host (``RawRun.integrity_key``)."""
     return {
         "code": job_code,
         "tests_source": tests_source,
@@ -136,7 +138,8 @@ class Runner:
     def ready(self) -> bool:
         return self._sandbox is not None and self._sandbox.alive()
 
-    def _run(self, payload: dict[str, Any], limits: Limits) -> RawRun:
+    def run_payload(self, payload: dict[str, Any], limits: Limits) -> RawRun:
+        """Run one :func:`job_payload` in the sandbox, in a job slot: what came out, not judged."""
         with self._slots:
             self.start()
             sandbox = self._sandbox
@@ -160,10 +163,10 @@ class Runner:
                 selected = [custom.CASE_NAME]
                 result = self._judge_custom(job, job.custom)
             else:
-                payload = _payload(
+                payload = job_payload(
                     job.code, job.tests_source, job.entry_point, selected, _compiled(job.tests_source)
                 )
-                raw = self._run(payload, job.limits)
+                raw = self.run_payload(payload, job.limits)
                 result = build_result(raw, job.expectations, job.mode, job.limits, raw.integrity_key)
                 if profile is not None:
                     offset = (raw.started - started) * 1000
@@ -199,7 +202,7 @@ class Runner:
                     total=1,
                 )
             return custom.reference_refused(str(exc))
-        raw = self._run(_payload(job.code, tests, job.entry_point, [custom.CASE_NAME]), job.limits)
+        raw = self.run_payload(job_payload(job.code, tests, job.entry_point, [custom.CASE_NAME]), job.limits)
         return build_result(raw, expectations, "run", job.limits, raw.integrity_key)
 
     def compute_expectations(self, problem: ProblemFiles) -> Expectations:
@@ -214,7 +217,7 @@ class Runner:
         # Custom runs' generated tests (runner.format.custom) are compiled in the sandbox: they are not
         # problem versions, and caching them would only hold learners' inputs in memory.
         tests_code = _compiled(tests) if compile_tests else None
-        raw = self._run(_payload(solution, tests, entry_point, None, tests_code), limits)
+        raw = self.run_payload(job_payload(solution, tests, entry_point, None, tests_code), limits)
         for kind in ("sandbox_error", "tests_error", "compile_error", "import_error"):
             record = next((r for r in raw.records if r.get("type") == kind), None)
             if record:

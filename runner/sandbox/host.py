@@ -34,7 +34,7 @@ from runner.sandbox.cgroups import (
     usable_cpus,
     zygote_group_name,
 )
-from runner.sandbox.channel import RawRun, _collect
+from runner.sandbox.channel import RawRun, collect
 from runner.sandbox.control import COLD, WARM
 
 log = logging.getLogger("runner.sandbox.host")
@@ -56,7 +56,7 @@ class Sandbox:
     def __init__(self, spares: int = 4, trace: bool = False) -> None:
         self.spare_count = spares
         # Read every record the moment it is written (a wake-up each), for the exact timeline of
-        # ``python -m bench.judge``'s breakdown; judging reads them in batches (see _collect).
+        # ``python -m bench.judge``'s breakdown; judging reads them in batches (see collect).
         self.trace = trace
         self.bwrap = check_host()
         self.cgroups = CgroupTree()
@@ -321,7 +321,7 @@ class Sandbox:
             self._feed(pipes[0][1], rest)
             raw.mark("spare woken", started)
             self._spare_maker.submit(self._replenish)  # after the job has all it needs
-            finished_cleanly = _collect(
+            finished_cleanly = collect(
                 raw, pipes[1][0], pipes[2][0], pipes[3][0], limits, started, waiter["event"], self.trace
             )
             raw.mark("output read", started)

@@ -163,7 +163,7 @@ def run_harness(
         sys.stdout.flush()
         sys.stderr.flush()
         with contextlib.suppress(OSError):  # the learner's code may have closed it already
-            os.close(RESULTS_FD)  # the host reads the channel when it closes (runner.sandbox.host._collect)
+            os.close(RESULTS_FD)  # the host reads the channel when it closes (runner.sandbox.channel.collect)
     except BaseException:
         os._exit(1)
     os._exit(0)

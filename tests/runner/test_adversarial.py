@@ -592,7 +592,7 @@ def test_no_namespaces_mounts_or_ptrace_for_learner_code(runner, probe) -> None:
         "cases": None,
         "guard": False,
     }
-    raw = runner._run(payload, problem.limits)
+    raw = runner.run_payload(payload, problem.limits)
     text = str(next(r for r in raw.records if r.get("name") == "example").get("value"))
     assert "'ok'" not in text, text
     assert "'caps': '0000000000000000'" in text

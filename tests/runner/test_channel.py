@@ -1,6 +1,6 @@
 """The job's channels: tests compiled on the host, and the result channel read in batches.
 
-The host does not wake for every record (``runner.sandbox.host._collect``): these check that nothing
+The host does not wake for every record (``runner.sandbox.host.collect``): these check that nothing
 a job wrote is lost that way — not when a limit stops it, not when its process is killed, not
 when the learner keeps the channel open — and that the compiled tests are the ones that run.
 """
@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from runner import jobs
-from runner.engine import Runner, _payload
+from runner.engine import Runner, job_payload
 from runner.jobs import Limits
 from runner.sandbox import compiled
-from runner.sandbox.channel import RawRun, _collect
+from runner.sandbox.channel import RawRun, collect
 from runner.verdict import Verdict
 from tests.runner.conftest import JudgeFn
 
@@ -72,7 +72,7 @@ def test_records_written_before_a_limit_are_read_after_it() -> None:
     try:
         started = time.perf_counter() - 2  # the time limit (1 s) is already over
         ends = (pipes[0][0], pipes[1][0], pipes[2][0])
-        done = _collect(raw, *ends, Limits(time_s=1), started, threading.Event())
+        done = collect(raw, *ends, Limits(time_s=1), started, threading.Event())
     finally:
         for r, w in pipes:
             os.close(r)
@@ -142,14 +142,14 @@ def test_the_sandbox_runs_the_tests_the_host_compiled(runner: Runner, probe) -> 
     problem, _ = probe
     other = problem.tests.replace("return solution.probe()", "return solution.probe() + 41")
     assert other != problem.tests
-    payload = _payload(
+    payload = job_payload(
         "def probe():\n    return 1\n",
         problem.tests,
         problem.entry_point,
         None,
         compiled.compiled_tests(other),
     )
-    raw = runner._run(payload, problem.limits)
+    raw = runner.run_payload(payload, problem.limits)
     values = [r.get("value") for r in raw.records if r.get("type") == "case"]
     assert values == [42, 42]
 

@@ -14,7 +14,7 @@ import textwrap
 import pytest
 
 from runner import jobs
-from runner.engine import Runner, _payload
+from runner.engine import Runner, job_payload
 from runner.format.problem import ProblemFiles, load_problem_dir
 from runner.jobs import Expectations
 from runner.judging import observations
@@ -343,7 +343,7 @@ def test_the_jobs_key_is_nowhere_the_learners_code_can_reach(
             return keys
     """)
     problem, _ = probe
-    raw = runner._run(_payload(src, problem.tests, problem.entry_point, None), problem.limits)
+    raw = runner.run_payload(job_payload(src, problem.tests, problem.entry_point, None), problem.limits)
     found = next(r for r in raw.records if r.get("name") == "example")["value"]
     assert bytes(range(100, 132)).hex() in str(found)
     assert len(raw.integrity_key) == 32

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import io
 
-from runner.engine import Runner, _payload
+from runner.engine import Runner, job_payload
 from runner.format.problem import ProblemFiles
 from runner.sandbox import compiled
 from runner.sandbox.lockdown import job_stdio
@@ -24,8 +24,10 @@ WRITER = (
 
 
 def _run(runner: Runner, problem: ProblemFiles, code: str) -> tuple[list[object], str]:
-    payload = _payload(code, problem.tests, problem.entry_point, None, compiled.compiled_tests(problem.tests))
-    raw = runner._run(payload, problem.limits)
+    payload = job_payload(
+        code, problem.tests, problem.entry_point, None, compiled.compiled_tests(problem.tests)
+    )
+    raw = runner.run_payload(payload, problem.limits)
     assert raw.first("done") is not None, raw.stderr
     return [r.get("value") for r in raw.records if r.get("type") == "case"], raw.stderr
 

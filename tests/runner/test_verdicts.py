@@ -9,7 +9,7 @@ import pytest
 from runner.jobs import CaseExpectation, Expectations, Limits
 from runner.judging.results import build_result
 from runner.records import values
-from runner.sandbox.channel import RawRun, _parse_records
+from runner.sandbox.channel import RawRun, parse_records
 
 EXPECT = Expectations(
     cases=(
@@ -22,7 +22,7 @@ LIMITS = Limits(time_s=2)
 
 def raw_of(*records: dict[str, Any], **fields: Any) -> RawRun:
     raw = RawRun(**fields)
-    _parse_records(raw, b"".join(values_json(r) for r in records))
+    parse_records(raw, b"".join(values_json(r) for r in records))
     return raw
 
 
@@ -87,7 +87,7 @@ def test_records_out_of_the_harness_order_are_the_learners_runtime_error(records
 def test_malformed_and_deeply_nested_lines_are_tampering() -> None:
     for garbage in (b"{nope\n", b"[" * 100_000 + b"\n", b"[1, 2]\n"):
         raw = RawRun()
-        _parse_records(raw, values_json(START) + garbage)
+        parse_records(raw, values_json(START) + garbage)
         result = build_result(raw, EXPECT, "submit", LIMITS)
         assert result.verdict == "runtime_error" and "result channel" in result.message
 
