@@ -6,7 +6,7 @@ has to work. A problem shipped in the bank must also teach the same way as every
 set of statement and learn sections, at least one hint, a real track, and at least three mutants so
 that the strength of its tests is measured. ``torchdrill problems validate`` applies these rules to
 folders that belong to a bank with a ``tracks.toml`` (as ``make validate`` does), and
-``tests/runner/test_bank_quality.py`` applies them to the whole bank without running anything.
+``tests/runner/format/test_bank_quality.py`` applies them to the whole bank without running anything.
 """
 
 from __future__ import annotations

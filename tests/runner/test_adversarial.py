@@ -564,7 +564,7 @@ def test_killing_its_own_harness_fails(judge_probe: JudgeFn) -> None:
 
 
 def test_no_namespaces_mounts_or_ptrace_for_learner_code(runner, probe) -> None:  # type: ignore[no-untyped-def]
-    # The guard refuses ctypes to learner code (tests/runner/test_integrity.py); this checks the
+    # The guard refuses ctypes to learner code (tests/runner/testing/test_integrity.py); this checks the
     # layer below it, the sandbox itself, with a job sent without a guard (``"guard": False``).
     problem, _ = probe
     src = code("""

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.runner.test_checks_integrity import DTYPE_MESSAGE, IN_PLACE_MESSAGE
-from tests.runner.test_checks_optim import ALIAS_MESSAGE
+from tests.runner.testing.test_checks_integrity import DTYPE_MESSAGE, IN_PLACE_MESSAGE
+from tests.runner.testing.test_checks_optim import ALIAS_MESSAGE
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 DOC = REPO / "docs" / "authoring.md"
 SECTION = "## Checking how: gradients, inputs, random families"
 MARK = re.compile(r"<!-- (example|excerpt): ([\w./-]+) -->\n```python\n(.*?)^```$", re.S | re.M)

@@ -13,7 +13,7 @@ from tests.runner.checks_support import failed_message
 from tests.runner.conftest import ALT_SOLUTIONS, BANK
 
 SLUG = "custom-sgd-optimizer"
-# Quoted in docs/authoring.md (tests/runner/test_checks_docs.py checks it is).
+# Quoted in docs/authoring.md (tests/runner/testing/test_checks_docs.py checks it is).
 ALIAS_MESSAGE = (
     "Optimizer check: step() modified the gradient of `weight`, the gradient of `bias` in place "
     "(first at step 2); step() may change only the parameters and the optimizer's state. The statement "

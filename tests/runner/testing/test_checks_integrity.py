@@ -9,7 +9,7 @@ from runner.format.problem import load_problem_dir
 from runner.format.validate import validate_problem
 from tests.runner.checks_support import failed_message, folder, judge, mutant, solution
 
-# Quoted in docs/authoring.md (tests/runner/test_checks_docs.py checks they are).
+# Quoted in docs/authoring.md (tests/runner/testing/test_checks_docs.py checks they are).
 IN_PLACE_MESSAGE = (
     "Input and output check: your function modified input `x` in place: first change at index [0, 0] "
     "(0.0 became -3.5); the output shares storage with `x` (a view); it should be a new tensor. "

@@ -137,7 +137,7 @@ def test_a_real_traceback_shows_only_the_learners_frames() -> None:
     from runner.format.problem import load_problem_dir
 
     runner = get_runner()
-    problem = load_problem_dir(Path(__file__).parents[1] / "app" / "fixtures" / "bank" / "add-tensors")
+    problem = load_problem_dir(Path(__file__).parents[2] / "app" / "fixtures" / "bank" / "add-tensors")
     expectations = runner.compute_expectations(problem)
     code = "def add(a, b):\n    return helper(a)\n\n\ndef helper(x):\n    raise ValueError('bad')\n"
     result = runner.judge(runner.job_for(problem, expectations, code, "run"))

@@ -83,7 +83,7 @@ def run_child(mode: str) -> dict[str, int]:
         text=True,
         timeout=60,
         check=True,
-        cwd=Path(__file__).resolve().parents[2],  # where ``runner`` is importable from
+        cwd=Path(__file__).resolve().parents[3],  # where ``runner`` is importable from
     )
     result: dict[str, int] = json.loads(done.stdout)
     return result
