@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy
+import pytest
 
 from bench import forked
 from runner.sandbox import seeding
@@ -49,3 +50,18 @@ def test_the_state_is_written_where_numpy_reads_it() -> None:
 
     seen = forked.in_fork(child)[0]
     assert seen == {"key_changed": True, "pos": seeding.MT_WORDS, "gauss": [0, 0.0]}
+
+
+def test_the_direct_write_is_what_runs_not_a_silent_fallback_to_numpy_random_seed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The test above passes on the fallback too (numpy.random.seed also gives fresh state): this
+    # one fails if the layout check refused the direct write, or if it ever calls numpy's seed.
+    fresh = seeding.numpy_reseeder()
+    assert fresh is not None
+
+    def fallback(*_args: object) -> None:
+        raise AssertionError("numpy.random.seed was called: the direct write fell back")
+
+    monkeypatch.setattr(numpy.random, "seed", fallback)
+    fresh()
