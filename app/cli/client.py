@@ -20,9 +20,8 @@ from typing import Annotated, Any
 import httpx
 import typer
 
-from runner.input_text import read_arguments
-from runner.inputs import InputError
-from runner.text import clean
+from runner.format.inputs import InputError, read_arguments
+from runner.records.text import clean
 from runner.verdict import Verdict
 
 EXIT_NOT_ACCEPTED = 1

@@ -18,7 +18,7 @@ import typer
 from app.kit.runner import JudgeRunner
 
 if TYPE_CHECKING:
-    from runner.tracks import TrackSpec
+    from runner.format.tracks import TrackSpec
 
 app = typer.Typer(help="Problems: list (API), validate, import, export.", invoke_without_command=True)
 
@@ -38,7 +38,7 @@ def problems(ctx: typer.Context) -> None:
 
 def _folders(dirs: list[Path]) -> list[Path]:
     """Each DIR is a problem folder (has problem.toml) or a bank of them."""
-    from runner.problem import discover_problems
+    from runner.format.problem import discover_problems
 
     folders: list[Path] = []
     for d in dirs:
@@ -55,8 +55,8 @@ def _folders(dirs: list[Path]) -> list[Path]:
 
 def _bank_tracks(bank: Path) -> list[TrackSpec] | None:
     """The bank's tracks.toml, or exit 2 with its format error (every problem depends on it)."""
-    from runner.problem import ProblemFormatError
-    from runner.tracks import load_tracks
+    from runner.format.problem import ProblemFormatError
+    from runner.format.tracks import load_tracks
 
     try:
         return load_tracks(bank)
@@ -88,11 +88,11 @@ def validate(
     """Validate problem folders by running them in the sandbox. Exit code 1 if any fails.
 
     A folder in a bank with a tracks.toml must name one of its tracks and meet the bank's bar
-    (runner.quality: every section, hints, at least three mutants).
+    (runner.format.quality: every section, hints, at least three mutants).
     """
     from app.authoring.validation import format_report, validate_files
-    from runner.problem import ProblemFormatError, load_problem_dir
-    from runner.quality import bank_findings, bank_titles
+    from runner.format.problem import ProblemFormatError, load_problem_dir
+    from runner.format.quality import bank_findings, bank_titles
 
     folders = _folders(dirs or [Path("problems")])
     runner = _runner()
@@ -139,8 +139,8 @@ def import_(
     from app.kit.settings import get_settings
     from app.problems import repository
     from app.problems.importer import ImportReport, import_problem, not_the_banks, sync_tracks
-    from runner.problem import ProblemFormatError, load_problem_dir
-    from runner.quality import bank_titles
+    from runner.format.problem import ProblemFormatError, load_problem_dir
+    from runner.format.quality import bank_titles
 
     folders = _folders(dirs or [Path("problems")])
     runner = _runner()
@@ -233,7 +233,7 @@ def export(
     from app.kit.db import Database
     from app.kit.errors import NotFound
     from app.kit.settings import get_settings
-    from runner.problem import ProblemFormatError, build_problem, write_problem_dir
+    from runner.format.problem import ProblemFormatError, build_problem, write_problem_dir
 
     if source not in ("live", "draft"):
         typer.echo("error: --source must be 'live' or 'draft'", err=True)

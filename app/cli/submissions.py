@@ -31,8 +31,8 @@ def rejudge(ids: Annotated[list[int], typer.Argument(help="submission ids")]) ->
     publish: Callable[[int], bool] | None = None
     if settings.broker_url:
         from app.kit.broker import make_redis
-        from app.submissions.celery_dispatch import Publisher, make_celery
-        from runner.wire import deliveries_key, done_key
+        from app.scaleout.celery_dispatch import Publisher, make_celery
+        from runner.transport.wire import deliveries_key, done_key
 
         publisher = Publisher(db, settings, make_celery(settings), make_redis(settings))
 

@@ -23,7 +23,7 @@ RUNNING = "running"
 FINISHED = "finished"
 STATUSES = (QUEUED, RUNNING, FINISHED)
 CUSTOM = "custom"
-MODES = ("run", "submit", CUSTOM)  # custom: the learner's own input (runner.custom)
+MODES = ("run", "submit", CUSTOM)  # custom: the learner's own input (runner.format.custom)
 # Re-judged copies that course regrades make carry an idempotency key with this prefix: they are
 # grading records, not practice, so progress and acceptance counts leave them out.
 COPY_KEY_PREFIX = "regrade-"
@@ -65,7 +65,7 @@ class Submission(Base):
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     idempotency_key: Mapped[str | None] = mapped_column(String(100))
-    # Custom runs only: the arguments the learner gave, as data (runner.inputs format).
+    # Custom runs only: the arguments the learner gave, as data (runner.format.inputs format).
     custom_input: Mapped[dict[str, Any] | None] = mapped_column(JSON)
 
     @property

@@ -29,8 +29,7 @@ from app.submissions import repository
 from app.submissions.dispatch import Dispatcher
 from app.submissions.models import CUSTOM, MODES, Submission
 from app.submissions.views import SubmissionSummary, SubmissionView
-from runner.input_text import check_arguments, read_arguments
-from runner.inputs import InputError
+from runner.format.inputs import InputError, check_arguments, read_arguments
 
 
 def create_submission(
