@@ -18,6 +18,7 @@ from app.kit.errors import Forbidden, FormErrors, InvalidInput, NotFound, TooMan
 from app.kit.paging import Page, decode_cursor, page_of
 from app.kit.security import hash_password, needs_rehash, verify_password
 from app.kit.settings import Settings
+from runner.fields import forbidden_character
 
 EMAIL_RE = re.compile(r"^[^@\s\x00-\x1f]{1,64}@[^@\s\x00-\x1f]+\.[^@\s.\x00-\x1f]{2,}$")
 MIN_PASSWORD = 8
@@ -56,7 +57,12 @@ def sign_up(session: Session, email: str, password: str, role: str = "student") 
     errors: dict[str, str] = {}
     if not email:
         errors["email"] = "Enter your email address."
-    elif len(email) > 254 or not EMAIL_RE.match(email) or not is_plain_text(email):
+    elif (
+        len(email) > 254
+        or not EMAIL_RE.match(email)
+        or not is_plain_text(email)
+        or forbidden_character(email) is not None  # one line, no bidi or invisible characters
+    ):
         errors["email"] = "Enter a valid email address, like ada@example.com."
     problem = password_problem(password)
     if problem:

@@ -10,7 +10,6 @@ submit, custom input). SQLite and PostgreSQL, like every app test.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -28,7 +27,8 @@ from app.main import create_app
 from app.submissions.models import Submission
 from tests.app.api_v1.conftest import create_account
 from tests.app.cli.conftest import serve_in_thread
-from tests.app.conftest import PASSWORD, settings_for, wait_idle
+from tests.app.conftest import settings_for, wait_idle
+from tests.app.http_clients import api_client, page_client
 
 LIMIT = 4
 BURST = 16
@@ -63,22 +63,10 @@ class Learner:
     url: str
 
     def page_client(self) -> httpx.Client:
-        """A client holding a logged-in session cookie, with the page's CSRF token as a header."""
-        client = httpx.Client(base_url=self.url, timeout=60)
-        csrf = _csrf(client, "/login")
-        answer = client.post("/login", data={"email": self.email, "password": PASSWORD, "csrf_token": csrf})
-        assert answer.status_code == 303, answer.text
-        client.headers["X-CSRF-Token"] = _csrf(client, "/problems")
-        return client
+        return page_client(self.url, self.email)
 
     def api_client(self) -> httpx.Client:
-        return httpx.Client(base_url=self.url, timeout=60, headers={"Authorization": f"Bearer {self.token}"})
-
-
-def _csrf(client: httpx.Client, page: str) -> str:
-    found = re.search(r'<meta name="csrf-token" content="([^"]+)"', client.get(page).text)
-    assert found, f"{page} has no CSRF token"
-    return found.group(1)
+        return api_client(self.url, self.token)
 
 
 def _page_body(code: str, mode: str) -> dict[str, Any]:
