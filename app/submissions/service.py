@@ -126,25 +126,25 @@ def create_or_replay(
 
     A ``custom`` run carries the learner's arguments (``custom_input`` decoded, or ``custom_text``
     as typed: JSON or Python literals); it is judged against the reference on those arguments.
-    A new submission (not a replay) is first held to ``per_minute`` (:func:`limit.hold_to_rate`,
-    atomic: call this in the transaction that commits the submission, before any other write).
+    A new submission (not a replay) is held to ``per_minute`` before it is inserted
+    (:func:`limit.hold_to_rate`, atomic: call this in the transaction that commits the submission).
     """
     # The key is looked up only where a replay would be answered differently from a new
     # submission (over the rate, no access any more) or where the insert finds it taken: a new
     # submission costs no lookup.
-    existing: Submission | None = None
+    if mode not in MODES:
+        raise InvalidInput(f"mode must be 'run', 'submit' or 'custom', not {mode!r}.")
+    _check_code(code, max_code_bytes)
+    problem = problems.get_published(session, slug, tags=False)
+    arguments = custom_arguments(session, problem, mode, custom_input, custom_text)
+    # The limit's gate is the transaction's first write (held to the commit): taken once the
+    # request is known to be well-formed, so a bad one never waits behind it, nor it behind them.
     try:
         limit.hold_to_rate(session, user.id, per_minute, now)
     except TooManyRequests:
         existing = _earlier(session, user, idempotency_key)
         if existing is None:
             raise
-    if mode not in MODES:
-        raise InvalidInput(f"mode must be 'run', 'submit' or 'custom', not {mode!r}.")
-    _check_code(code, max_code_bytes)
-    problem = problems.get_published(session, slug, tags=False)
-    arguments = custom_arguments(session, problem, mode, custom_input, custom_text)
-    if existing is not None:
         return _replay(existing, problem, code, mode, arguments)
     try:
         problems.require_access(problem, user, now)
