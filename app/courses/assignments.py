@@ -39,6 +39,8 @@ def create_assignment(
     if not title or len(title) > 200:
         raise InvalidInput("title is required (at most 200 characters).")
     check_one_line(title, "title")
+    if lti_line_item_id is not None:
+        check_one_line(lti_line_item_id, "lti_line_item_id")
     if not problem_slugs or len(problem_slugs) > MAX_PROBLEMS:
         raise InvalidInput(f"problems must list 1 to {MAX_PROBLEMS} problem slugs.")
     if len(set(problem_slugs)) != len(problem_slugs):

@@ -97,6 +97,13 @@ def test_course_and_assignment_fields_refuse_controls_on_page_and_api(
         "csrf_token": page.headers["X-CSRF-Token"],
     }
     _refused(page.post(f"/courses/{course['id']}/assignments", data=form), "title")
+    _refused(
+        api.post(
+            f"/api/v1/courses/{course['id']}/assignments",
+            json={"title": "Fine", "problems": ["add-tensors"], "lti_line_item_id": bad, **when},
+        ),
+        "lti_line_item_id",
+    )
     assert api.get(f"/api/v1/courses/{course['id']}").json()["assignments"] == []
 
 
@@ -119,7 +126,7 @@ def test_a_roster_line_with_a_control_in_its_section_is_skipped_with_the_reason(
 
 
 @pytest.mark.parametrize("name", ["escape-sequence", "right-to-left-override", "zero-width-space", "tab"])
-def test_token_names_and_sign_up_emails_refuse_controls(
+def test_token_names_code_labels_and_sign_up_emails_refuse_controls(
     name: str, make_account: Callable[..., ApiAccount], live_server: str
 ) -> None:
     learner = make_account()
@@ -128,6 +135,18 @@ def test_token_names_and_sign_up_emails_refuse_controls(
         "/account/tokens", data={"name": _with(CONTROLS[name]), "csrf_token": page.headers["X-CSRF-Token"]}
     )
     assert made.status_code == 422 and "one line of plain text" in made.text, made.text[:300]
+
+    staff = page_client(live_server, make_account("instructor").email)
+    code = staff.post(
+        "/account/codes",
+        data={
+            "uses": "5",
+            "days": "30",
+            "label": _with(CONTROLS[name]),
+            "csrf_token": staff.headers["X-CSRF-Token"],
+        },
+    )
+    assert code.status_code == 400 and "class name must be one line of plain text" in code.text
 
     visitor = httpx.Client(base_url=live_server)
     email = f"ada{CONTROLS[name]}@example.com"
