@@ -131,7 +131,7 @@ def assert_exactly_limit(answers: list[httpx.Response], db: Database, email: str
 
 
 @pytest.fixture
-def learner(server: Server) -> Learner:
+def account(server: Server) -> Learner:
     email, token = create_account(server.db)
     return Learner(email, token, server.url)
 
@@ -141,66 +141,66 @@ MODES = ("run", "submit", "custom")
 
 @pytest.mark.parametrize("mode", MODES)
 def test_a_burst_on_the_page_passes_exactly_the_limit(
-    server: Server, learner: Learner, code_of: Callable[..., str], mode: str
+    server: Server, account: Learner, code_of: Callable[..., str], mode: str
 ) -> None:
-    client = learner.page_client()
+    client = account.page_client()
     answers = burst([page_attempt(client, code_of("add-tensors"), mode)] * BURST)
-    assert_exactly_limit(answers, server.db, learner.email)
+    assert_exactly_limit(answers, server.db, account.email)
 
 
 @pytest.mark.parametrize("mode", MODES)
 def test_a_burst_on_the_api_passes_exactly_the_limit(
-    server: Server, learner: Learner, code_of: Callable[..., str], mode: str
+    server: Server, account: Learner, code_of: Callable[..., str], mode: str
 ) -> None:
-    client = learner.api_client()
+    client = account.api_client()
     answers = burst([api_attempt(client, code_of("add-tensors"), mode)] * BURST)
-    assert_exactly_limit(answers, server.db, learner.email)
+    assert_exactly_limit(answers, server.db, account.email)
 
 
 def test_a_burst_across_routes_and_modes_shares_one_limit(
-    server: Server, learner: Learner, code_of: Callable[..., str]
+    server: Server, account: Learner, code_of: Callable[..., str]
 ) -> None:
     """Page and API, run, submit and custom, each on several connections, all at once."""
     code = code_of("add-tensors")
     attempts: list[Attempt] = []
     for _ in range(2):
-        page, api = learner.page_client(), learner.api_client()
+        page, api = account.page_client(), account.api_client()
         for mode in MODES:
             attempts += [page_attempt(page, code, mode), api_attempt(api, code, mode)]
     answers = burst(attempts * 2)
-    assert_exactly_limit(answers, server.db, learner.email)
+    assert_exactly_limit(answers, server.db, account.email)
 
 
 def test_the_page_cannot_go_past_a_limit_the_api_used_up(
-    server: Server, learner: Learner, code_of: Callable[..., str]
+    server: Server, account: Learner, code_of: Callable[..., str]
 ) -> None:
     code = code_of("add-tensors")
-    api, page = learner.api_client(), learner.page_client()
+    api, page = account.api_client(), account.page_client()
     assert [api_attempt(api, code, "run")().status_code for _ in range(LIMIT)] == [202] * LIMIT
     for mode in MODES:
         refused = page_attempt(page, code, mode)()
         assert refused.status_code == 429, (mode, refused.text)
     assert api_attempt(api, code, "submit")().status_code == 429
-    assert stored(server.db, learner.email) == LIMIT
+    assert stored(server.db, account.email) == LIMIT
 
 
 def test_the_api_cannot_go_past_a_limit_the_page_used_up(
-    server: Server, learner: Learner, code_of: Callable[..., str]
+    server: Server, account: Learner, code_of: Callable[..., str]
 ) -> None:
     code = code_of("add-tensors")
-    api, page = learner.api_client(), learner.page_client()
+    api, page = account.api_client(), account.page_client()
     assert [page_attempt(page, code, "submit")().status_code for _ in range(LIMIT)] == [202] * LIMIT
     for mode in MODES:
         assert api_attempt(api, code, mode)().status_code == 429, mode
-    assert stored(server.db, learner.email) == LIMIT
+    assert stored(server.db, account.email) == LIMIT
 
 
 def test_refused_attempts_do_not_count_and_bad_ones_take_nothing(
-    server: Server, learner: Learner, code_of: Callable[..., str]
+    server: Server, account: Learner, code_of: Callable[..., str]
 ) -> None:
     """A refused request (429, or a 4xx for bad input) stores nothing and uses none of the limit."""
     code = code_of("add-tensors")
-    api, page = learner.api_client(), learner.page_client()
+    api, page = account.api_client(), account.page_client()
     bad = [
         page.post("/api/problems/add-tensors/submissions", json={"code": "", "mode": "run"}),
         page.post("/api/problems/no-such-problem/submissions", json={"code": code, "mode": "run"}),
@@ -211,9 +211,9 @@ def test_refused_attempts_do_not_count_and_bad_ones_take_nothing(
         ),
     ]
     assert all(400 <= b.status_code < 500 and b.status_code != 429 for b in bad), [b.text for b in bad]
-    assert stored(server.db, learner.email) == 0
+    assert stored(server.db, account.email) == 0
     answers = burst([api_attempt(api, code, "run")] * (LIMIT + 3))
-    assert_exactly_limit(answers, server.db, learner.email)
+    assert_exactly_limit(answers, server.db, account.email)
 
 
 def test_each_learner_has_a_limit_of_their_own(server: Server, code_of: Callable[..., str]) -> None:
@@ -228,10 +228,10 @@ def test_each_learner_has_a_limit_of_their_own(server: Server, code_of: Callable
 
 
 def test_an_idempotent_retry_is_still_answered_past_the_limit(
-    server: Server, learner: Learner, code_of: Callable[..., str]
+    server: Server, account: Learner, code_of: Callable[..., str]
 ) -> None:
     code = code_of("add-tensors")
-    api = learner.api_client()
+    api = account.api_client()
     made = [
         api.post("/api/v1/submissions", json=_api_body(code, "run"), headers={"Idempotency-Key": f"k{n}"})
         for n in range(LIMIT)
@@ -246,4 +246,4 @@ def test_an_idempotent_retry_is_still_answered_past_the_limit(
         * 4
     )
     assert {r.json()["id"] for r in retries} == {made[0].json()["id"]}
-    assert stored(server.db, learner.email) == LIMIT
+    assert stored(server.db, account.email) == LIMIT
