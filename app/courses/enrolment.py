@@ -29,7 +29,9 @@ from app.courses.models import (
     CourseMember,
 )
 from app.kit.errors import Conflict, Forbidden, InvalidInput, NotFound
+from app.kit.fields import check_one_line
 from app.kit.paging import Page, decode_cursor, page_of
+from runner.format.fields import forbidden_character, one_line_error
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 MAX_ROSTER_ROWS = 5000
@@ -49,7 +51,7 @@ def _text(value: str, name: str, limit: int, required: bool = False) -> str:
         raise InvalidInput(f"{name} is required.")
     if len(value) > limit or "\x00" in value:
         raise InvalidInput(f"{name} is limited to {limit} characters of plain text.")
-    return value
+    return check_one_line(value, name)
 
 
 def create_course(
@@ -231,8 +233,11 @@ def import_roster(session: Session, course: Course, text: str) -> RosterReport:
     """Enrol the known emails of a CSV roster; unknown ones get an invitation code to hand out."""
     report = RosterReport()
     for line, email, section in _roster_rows(text):
-        if "@" not in email or len(email) > 254 or "\x00" in email:
+        if "@" not in email or len(email) > 254 or forbidden_character(email) is not None:
             report.skipped.append((line, f"not an email address: {email[:60]!r}"))
+            continue
+        if (error := one_line_error("section", section)) is not None:
+            report.skipped.append((line, error))
             continue
         user = repository.get_user_by_email(session, email)
         if user is not None:
