@@ -421,3 +421,54 @@ def test_a_regrade_copies_only_the_courses_work(
     assert ready["judged"] == 1
     assert [c["email"] for c in ready["changes"]] == [learner.email]  # wrong_answer -> accepted
     assert_sees(teacher, cid, learner, [inside], [0.0])  # a dry run changes nothing yet
+
+
+# --- leaving and blocking on the pages ------------------------------------------------------------
+
+
+def test_a_student_leaves_on_the_course_page_and_the_instructor_cannot_bring_them_back(
+    people, db: Database
+) -> None:
+    teacher, learner = people("instructor"), people()
+    course = _course(teacher)
+    cid = course["id"]
+    _assignment(teacher, cid, utcnow() - timedelta(days=1), utcnow() + timedelta(days=1))
+    assert learner.form("/courses/join", {"code": course["join_code"]}).status_code == 303
+    page = learner.web.get(f"/courses/{cid}").text
+    assert 'id="leave-course"' in page and "stays in the course's record" in page
+    assert 'id="leave-course"' not in teacher.web.get(f"/courses/{cid}").text
+    assert learner.web.post(f"/courses/{cid}/leave", data={"csrf_token": "forged"}).status_code == 403
+    assert learner.api.get(f"/api/v1/courses/{cid}").status_code == 200  # a forged form changed nothing
+    left = learner.form(f"/courses/{cid}/leave", page=f"/courses/{cid}")
+    assert left.status_code == 303 and left.headers["location"] == "/courses"
+    assert learner.web.get(f"/courses/{cid}").status_code == 404
+    assert learner.form(f"/courses/{cid}/leave").status_code == 404  # not in it any more
+    stored(db, learner, "add-tensors")
+    assert drill_down_api(teacher, cid, learner.id)[1] == []
+    roster = teacher.web.get(f"/courses/{cid}").text
+    assert f'data-student="{learner.id}"' in roster and "<td>left</td>" in roster
+    forced = teacher.form(
+        f"/courses/{cid}/students/{learner.id}/status", {"status": "active"}, f"/courses/{cid}"
+    )
+    assert forced.status_code == 409 and "Only the student can rejoin" in forced.text
+    assert learner.api.get(f"/api/v1/courses/{cid}").status_code == 404
+    # an instructor leaving their own course is not a thing
+    assert teacher.api.post(f"/api/v1/courses/{cid}/leave").status_code == 409
+
+
+def test_blocking_ends_visibility_and_unblocking_only_lets_the_student_rejoin(people, db: Database) -> None:
+    teacher, learner = people("instructor"), people()
+    course = _course(teacher)
+    cid = course["id"]
+    _assignment(teacher, cid, utcnow() - timedelta(days=1), utcnow() + timedelta(days=1))
+    _join(learner, course["join_code"])
+    during, _ = stored(db, learner, "add-tensors")
+    url = f"/courses/{cid}/students/{learner.id}/status"
+    assert teacher.form(url, {"status": "blocked"}, f"/courses/{cid}").status_code == 303
+    blocked_work, _ = stored(db, learner, "add-tensors")
+    assert learner.api.post("/api/v1/courses/join", json={"code": course["join_code"]}).status_code == 403
+    assert teacher.form(url, {"status": "removed"}, f"/courses/{cid}").status_code == 303  # unblock
+    assert learner.api.get(f"/api/v1/courses/{cid}").status_code == 404  # unblocked is not enrolled
+    _join(learner, course["join_code"])
+    assert drill_down_api(teacher, cid, learner.id)[1] == [during]
+    assert blocked_work not in drill_down_api(teacher, cid, learner.id)[1]
