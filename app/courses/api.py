@@ -41,6 +41,7 @@ class CourseIn(BaseModel):
     timezone: str = Field(default="UTC", max_length=64, description="IANA name, e.g. Europe/Paris")
     ends_at: datetime | None = Field(default=None, description="When course access to Premium problems ends")
     join_code_expires_at: datetime | None = None
+    invitation_only: bool = Field(default=False, description="Only invited students may join")
 
 
 class JoinIn(BaseModel):
@@ -48,6 +49,10 @@ class JoinIn(BaseModel):
         max_length=40,
         description="The course's join code, or an invitation code (only its email's account can use it)",
     )
+
+
+class EnrolmentIn(BaseModel):
+    invitation_only: bool = Field(description="Only invited students may join; the join code enrols nobody")
 
 
 class RotateIn(BaseModel):
@@ -114,6 +119,7 @@ def create_course(body: CourseIn, session: SessionDep, user: CourseWriter) -> di
         timezone=body.timezone,
         ends_at=body.ends_at,
         join_code_expires_at=body.join_code_expires_at,
+        invitation_only=body.invitation_only,
     )
     return course_view(course, "instructor")
 
@@ -218,6 +224,14 @@ def list_assignments(
 def rotate(course_id: CourseId, body: RotateIn, session: SessionDep, user: CourseWriter) -> dict[str, Any]:
     course = enrolment.course_for_instructor(session, course_id, user)
     return course_view(enrolment.rotate_join_code(session, course, body.expires_at), "instructor")
+
+
+@router.put("/{course_id}/enrolment", responses=ERRORS, summary="Invitation only, or the join code too")
+def enrolment_mode(
+    course_id: CourseId, body: EnrolmentIn, session: SessionDep, user: CourseWriter
+) -> dict[str, Any]:
+    course = enrolment.course_for_instructor(session, course_id, user)
+    return course_view(enrolment.set_invitation_only(session, course, body.invitation_only), "instructor")
 
 
 @router.post("/{course_id}/roster", responses=ERRORS, summary="Invite a roster CSV of emails")

@@ -72,6 +72,7 @@ def create_course(
     timezone: str = "UTC",
     ends_at: datetime | None = None,
     join_code_expires_at: datetime | None = None,
+    invitation_only: bool = False,
 ) -> Course:
     """Instructors and admins create courses (students get 403); the creator is the owner."""
     require_role(owner, "instructor", "admin")
@@ -89,6 +90,7 @@ def create_course(
             owner_id=owner.id,
             join_code=new_code(),
             join_code_expires_at=join_code_expires_at,
+            invitation_only=invitation_only,
             ends_at=ends_at,
         ),
     )
@@ -135,6 +137,13 @@ def course_for_instructor(session: Session, course_id: int, user: User) -> Cours
     return course
 
 
+def set_invitation_only(session: Session, course: Course, invitation_only: bool) -> Course:
+    """Invitation only: the join code enrols nobody (students already in stay in)."""
+    course.invitation_only = invitation_only
+    session.flush()
+    return course
+
+
 def rotate_join_code(session: Session, course: Course, expires_at: datetime | None = None) -> Course:
     """A new code (the old one stops working at once), optionally expiring."""
     course.join_code = new_code()
@@ -178,10 +187,13 @@ def join(session: Session, user: User, code: str, now: datetime) -> Course:
         raise InvalidInput("Enter the join code your instructor gave you.")
     course = repository.course_by_code(session, code)
     if course is not None:
+        if is_instructor(session, course, user):
+            return course
+        if course.invitation_only:
+            raise Forbidden("This course takes invited students only. Ask your instructor for an invitation.")
         if course.join_code_expires_at is not None and course.join_code_expires_at <= now:
             raise InvalidInput("This join code has expired. Ask your instructor for a new one.")
-        if not is_instructor(session, course, user):
-            _enrol(session, course, user, now)
+        _enrol(session, course, user, now)
         return course
     invitation = repository.invitation_by_code(session, code)
     if invitation is None:

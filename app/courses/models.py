@@ -43,6 +43,8 @@ class Course(Base):
     owner_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     join_code: Mapped[str] = mapped_column(String(20), unique=True)
     join_code_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # Only invited students may join: the join code enrols nobody (migration 0019).
+    invitation_only: Mapped[bool] = mapped_column(Boolean, default=False)
     ends_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     lti_context_id: Mapped[str | None] = mapped_column(String(255))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

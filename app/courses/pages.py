@@ -164,6 +164,22 @@ def rotate(request: Request, course_id: CourseId, session: SessionDep, user: Cur
     return _notice(request, f"/courses/{course.id}", "New join code: the old one no longer works.")
 
 
+@router.post("/{course_id}/enrolment", dependencies=[CsrfProtected])
+def enrolment_mode(
+    request: Request,
+    course_id: CourseId,
+    session: SessionDep,
+    user: CurrentUser,
+    invitation_only: Annotated[bool, Form()] = False,
+) -> Any:
+    course = _instructs(session, course_id, user)
+    enrolment.set_invitation_only(session, course, invitation_only)
+    note = "The join code works."
+    if invitation_only:
+        note = "Invited students only: the join code enrols nobody."
+    return _notice(request, f"/courses/{course.id}", note)
+
+
 @router.post("/{course_id}/roster", dependencies=[CsrfProtected])
 async def roster(
     request: Request,

@@ -7,6 +7,7 @@
   now for removed or blocked ones (when they were removed was not recorded).
 * ``course_members.status`` may be ``left`` (the student left the course themselves).
 * ``course_invitations.declined_at``: the invitee declined; a later roster import skips them.
+* ``courses.invitation_only``: the join code enrols nobody; only invited students may join.
 
 Revision ID: 0019
 Revises: 0015
@@ -58,6 +59,10 @@ def upgrade() -> None:
         )
     with op.batch_alter_table("course_invitations", schema=None) as batch_op:
         batch_op.add_column(sa.Column("declined_at", sa.DateTime(timezone=True), nullable=True))
+    with op.batch_alter_table("courses", schema=None) as batch_op:
+        batch_op.add_column(
+            sa.Column("invitation_only", sa.Boolean(), nullable=False, server_default=sa.false())
+        )
 
     members = sa.table(
         "course_members",
@@ -98,6 +103,8 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.execute("UPDATE course_members SET status = 'removed' WHERE status = 'left'")
+    with op.batch_alter_table("courses", schema=None) as batch_op:
+        batch_op.drop_column("invitation_only")
     with op.batch_alter_table("course_invitations", schema=None) as batch_op:
         batch_op.drop_column("declined_at")
     with op.batch_alter_table("course_members", schema=None) as batch_op:

@@ -472,3 +472,43 @@ def test_blocking_ends_visibility_and_unblocking_only_lets_the_student_rejoin(pe
     _join(learner, course["join_code"])
     assert drill_down_api(teacher, cid, learner.id)[1] == [during]
     assert blocked_work not in drill_down_api(teacher, cid, learner.id)[1]
+
+
+# --- invitation-only courses ----------------------------------------------------------------------
+
+
+def test_a_join_code_enrols_nobody_in_an_invitation_only_course(people) -> None:
+    teacher, invited, stranger = people("instructor"), people(), people()
+    made = teacher.api.post("/api/v1/courses", json={"title": "Closed", "invitation_only": True}).json()
+    assert made["invitation_only"] is True
+    cid, code = made["id"], made["join_code"]
+    rotated = teacher.api.post(f"/api/v1/courses/{cid}/join-code", json={}).json()["join_code"]
+    assert stranger.api.post("/api/v1/courses/join", json={"code": code}).status_code == 404  # rotated away
+    for attempt in (rotated, rotated.lower(), f" {rotated[:4]} {rotated[4:]} "):
+        refused = stranger.api.post("/api/v1/courses/join", json={"code": attempt})
+        assert refused.status_code == 403 and refused.json()["error"] == "forbidden"
+    posted = stranger.form("/courses/join", {"code": rotated})
+    assert posted.status_code == 403 and "invited students only" in posted.text
+    assert stranger.api.get(f"/api/v1/courses/{cid}").status_code == 404
+    # students cannot open it up themselves
+    assert (
+        stranger.api.put(f"/api/v1/courses/{cid}/enrolment", json={"invitation_only": False}).status_code
+        == 404
+    )
+    assert stranger.form(f"/courses/{cid}/enrolment", {}).status_code == 404
+    # an invitation still works, for its own account
+    teacher.api.post(f"/api/v1/courses/{cid}/roster", json={"csv": invited.email})
+    _join(invited, invited.api.get("/api/v1/courses/invitations").json()["items"][0]["code"])
+    # the instructor's page switch: off lets the code work, on closes it again
+    assert teacher.form(f"/courses/{cid}/enrolment", {}, f"/courses/{cid}").status_code == 303
+    assert 'id="make-invitation-only"' in teacher.web.get(f"/courses/{cid}").text
+    _join(stranger, rotated)
+    assert (
+        teacher.form(f"/courses/{cid}/enrolment", {"invitation_only": "true"}, f"/courses/{cid}").status_code
+        == 303
+    )
+    assert 'id="invitation-only"' in teacher.web.get(f"/courses/{cid}").text
+    late = people()
+    assert late.api.post("/api/v1/courses/join", json={"code": rotated}).status_code == 403
+    students = {s["email"] for s in teacher.api.get(f"/api/v1/courses/{cid}/gradebook").json()["students"]}
+    assert students == {invited.email, stranger.email}
