@@ -174,12 +174,6 @@ def _enrol(session: Session, course: Course, user: User, now: datetime, section:
     return member
 
 
-def _end_period(session: Session, course: Course, user_id: int, now: datetime) -> None:
-    period = repository.open_period(session, course.id, user_id)
-    if period is not None:
-        period.left_at = max(now, period.joined_at)
-
-
 def join(session: Session, user: User, code: str, now: datetime) -> Course:
     """Join with the course's join code, or accept a personal invitation (its email's account only)."""
     code = normalise_code(code)
@@ -247,7 +241,7 @@ def leave(session: Session, course: Course, user: User, now: datetime) -> Course
     if member.role != STUDENT:
         raise Conflict("Instructors do not leave a course this way (ask another instructor to remove you).")
     member.status = LEFT
-    _end_period(session, course, user.id, now)
+    repository.close_periods(session, course.id, user.id, now)
     session.flush()
     return member
 
@@ -293,7 +287,7 @@ def set_student_status(
     if member.status == LEFT and status == REMOVED:
         return member  # already out; "left" says more
     member.status = status
-    _end_period(session, course, user_id, now)
+    repository.close_periods(session, course.id, user_id, now)
     session.flush()
     return member
 

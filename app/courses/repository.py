@@ -93,6 +93,19 @@ def open_period(session: Session, course_id: int, user_id: int) -> EnrolmentPeri
     return session.scalars(stmt).first()
 
 
+def close_periods(session: Session, course_id: int, user_id: int, at: datetime) -> None:
+    """End every open enrolment period of the student in the course at ``at`` (never before it
+    began): all of them, so even two periods opened by a race both end."""
+    stmt = select(EnrolmentPeriod).where(
+        EnrolmentPeriod.course_id == course_id,
+        EnrolmentPeriod.user_id == user_id,
+        EnrolmentPeriod.left_at.is_(None),
+    )
+    for period in session.scalars(stmt):
+        period.left_at = max(at, period.joined_at)
+    session.flush()
+
+
 def enrolment_periods(session: Session, course_id: int, user_ids: Sequence[int]) -> Sequence[EnrolmentPeriod]:
     """Every enrolment period of these students in the course (ix_course_enrolment_periods_course_user)."""
     if not user_ids:

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import select
 
 from app.courses import assignments, enrolment, repository, visibility
+from app.courses.models import EnrolmentPeriod
 from app.kit.db import Database
 from app.submissions.models import Submission
 from tests.app.courses.helpers import stored_submit, user
@@ -64,3 +65,28 @@ def test_python_and_sql_forms_agree_at_every_boundary(db: Database) -> None:
         alone = visibility.course_work(session, listed, [student.id])  # only the students asked for
         assert set(session.scalars(select(Submission.id).where(alone.where(other.id)))) == set()
         assert list(work.problems) == [a.id]
+
+
+def test_leaving_ends_every_open_period_even_two_a_race_opened(db: Database) -> None:
+    joined, left = RELEASE + timedelta(days=1), RELEASE + timedelta(days=2)
+    with db.transaction() as session:
+        teacher, student = user(session, "instructor"), user(session)
+        course = enrolment.create_course(session, teacher, "Race")
+        assignments.create_assignment(
+            session,
+            course,
+            title="A",
+            problem_slugs=["add-tensors"],
+            release_at=RELEASE.isoformat(),
+            due_at=DUE.isoformat(),
+        )
+        enrolment.join(session, student, course.join_code, joined)
+        # a double-clicked Join that both requests got through: a second open period
+        repository.add(session, EnrolmentPeriod(course_id=course.id, user_id=student.id, joined_at=joined))
+        enrolment.leave(session, course, student, left)
+        assert repository.open_period(session, course.id, student.id) is None
+        after = stored_submit(session, student, "add-tensors", left + SECOND)
+        listed = repository.assignments(session, course.id)
+        work = visibility.course_work(session, listed, [student.id])
+        assert not work.includes(after)
+        assert list(session.scalars(select(Submission.id).where(work.where(student.id)))) == []
