@@ -185,6 +185,7 @@ def test_a_roster_invites_and_only_the_invited_account_accepts(visits: Visits, s
     learner.login(invited, "/courses")
     invitation = learner.page.locator("#my-invitations li")
     expect(invitation).to_contain_text(title)
+    both_themes(learner, "my-courses-invitation")
     invitation.get_by_role("button", name="Accept").click()
     expect(learner.page.get_by_role("heading", level=1)).to_have_text(title)
     both_themes(learner, "course-joined-by-invitation")
