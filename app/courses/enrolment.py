@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
@@ -156,15 +157,20 @@ def _enrol(session: Session, course: Course, user: User, now: datetime, section:
     """The user's own acceptance: a student member, active from ``now`` (a new enrolment period)."""
     member = repository.membership(session, course.id, user.id)
     if member is None:
-        member = repository.add(
-            session, CourseMember(course_id=course.id, user_id=user.id, role=STUDENT, section=section)
-        )
-    elif member.status == BLOCKED:
+        try:
+            with session.begin_nested():
+                member = repository.add(
+                    session, CourseMember(course_id=course.id, user_id=user.id, role=STUDENT, section=section)
+                )
+        except IntegrityError:  # the same join, twice at once: the other request made the member
+            member = repository.membership(session, course.id, user.id)
+            assert member is not None
+    if member.status == BLOCKED:
         raise Forbidden("Your instructor has blocked you from this course.")
-    else:
+    if member.status != ACTIVE:
         member.status = ACTIVE
-        if section:
-            member.section = section
+    if section:
+        member.section = section
     if repository.open_period(session, course.id, user.id) is None:
         repository.add(session, EnrolmentPeriod(course_id=course.id, user_id=user.id, joined_at=now))
     pending = repository.invitation_for(session, course.id, user.email.lower())
