@@ -52,17 +52,18 @@ def upgrade() -> None:
         "ix_course_enrolment_periods_course_user", "course_enrolment_periods", ["course_id", "user_id"]
     )
     op.create_index(op.f("ix_course_enrolment_periods_user_id"), "course_enrolment_periods", ["user_id"])
+    # A batch copy of course_members is safe: no table refers to it.
     with op.batch_alter_table("course_members", schema=None) as batch_op:
         batch_op.drop_constraint(op.f("ck_course_members_status"), type_="check")
         batch_op.create_check_constraint(
             op.f("ck_course_members_status"), "status IN ('active', 'removed', 'blocked', 'left')"
         )
-    with op.batch_alter_table("course_invitations", schema=None) as batch_op:
-        batch_op.add_column(sa.Column("declined_at", sa.DateTime(timezone=True), nullable=True))
-    with op.batch_alter_table("courses", schema=None) as batch_op:
-        batch_op.add_column(
-            sa.Column("invitation_only", sa.Boolean(), nullable=False, server_default=sa.false())
-        )
+    # Plain ALTER TABLE ADD COLUMN, never a batch copy: on SQLite (foreign keys on) recreating
+    # ``courses`` would drop it, and the drop would cascade to every member, assignment and invitation.
+    op.add_column("course_invitations", sa.Column("declined_at", sa.DateTime(timezone=True), nullable=True))
+    op.add_column(
+        "courses", sa.Column("invitation_only", sa.Boolean(), nullable=False, server_default=sa.false())
+    )
 
     members = sa.table(
         "course_members",
@@ -103,10 +104,8 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.execute("UPDATE course_members SET status = 'removed' WHERE status = 'left'")
-    with op.batch_alter_table("courses", schema=None) as batch_op:
-        batch_op.drop_column("invitation_only")
-    with op.batch_alter_table("course_invitations", schema=None) as batch_op:
-        batch_op.drop_column("declined_at")
+    op.drop_column("courses", "invitation_only")  # plain ALTER TABLE DROP COLUMN (see upgrade)
+    op.drop_column("course_invitations", "declined_at")
     with op.batch_alter_table("course_members", schema=None) as batch_op:
         batch_op.drop_constraint(op.f("ck_course_members_status"), type_="check")
         batch_op.create_check_constraint(
