@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.courses import dates as dates_mod
-from app.courses import enrolment, repository, scoring
+from app.courses import enrolment, repository, scoring, visibility
 from app.courses.models import AFTER_LAST, Assignment, AssignmentProblem, Course, Extension
 from app.kit.errors import InvalidInput, NotFound
 from app.kit.fields import check_one_line
@@ -171,10 +171,16 @@ class StudentAssignment:
 
 
 def student_view(session: Session, assignment: Assignment, user: User) -> StudentAssignment:
-    """The assignment as one student sees it: their dates, score and per-problem status."""
+    """The assignment as one student sees it: their dates, score and per-problem status, from the
+    same work their instructors see (attempts before joining or outside the dates do not count)."""
     score = scoring.compute(session, [assignment], [user.id])[(user.id, assignment.id)]
     linked = assignment_problems(session, assignment)
-    attempted = {s.problem_id for s in repository.attempts(session, user.id, [p.id for p in linked])}
+    work = visibility.course_work(session, [assignment], [user.id])
+    attempted = {
+        s.problem_id
+        for s in repository.attempts(session, user.id, [p.id for p in linked])
+        if work.includes(s)
+    }
     rows = []
     for problem in linked:
         credit = score.problems.get(problem.id, 0.0)

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.courses import assignments as assignments_mod
-from app.courses import repository, scoring
+from app.courses import repository, scoring, visibility
 from app.courses.models import Assignment, Course, CourseMember
 from app.kit import spreadsheets
 from app.kit.errors import InvalidInput, NotFound
@@ -193,8 +193,9 @@ def drill_down(
     session: Session, course: Course, student_id: int, *, after: str | None = None, limit: int
 ) -> StudentDrillDown:
     """A student's credit per assignment problem (every one: a course's worth), and ``limit`` of
-    their attempts on those problems, newest first, after the cursor ``after`` (code and per-case
-    results included: the part that grows, so the part that pages)."""
+    their attempts that are the course's (:mod:`app.courses.visibility`), newest first, after the
+    cursor ``after`` (code and per-case results included: the part that grows, so the part that
+    pages). Any student member (also one who left or was removed): only work done while enrolled."""
     key = decode_cursor(after, ATTEMPT_KEY) if after else None
     member = repository.membership(session, course.id, student_id)
     student = repository.get_user(session, student_id)
@@ -212,7 +213,8 @@ def drill_down(
         titles |= {p.slug: p.title for p in linked}
         credits = [ProblemCredit(p.slug, p.title, score.problems.get(p.id, 0.0)) for p in linked]
         parts.append((assignment, score.percent, credits))
-    found = repository.attempts_page(session, student_id, list(slugs), after=key, limit=limit + 1)
+    work = visibility.course_work(session, listed, [student_id])
+    found = repository.attempts_page(session, work.where(student_id), after=key, limit=limit + 1)
     page = page_of(found, limit, repository.attempt_key)
     attempts = [submission_view(s, slugs[s.problem_id]) for s in page.items]
     return StudentDrillDown(
