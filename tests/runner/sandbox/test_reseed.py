@@ -8,8 +8,8 @@ from typing import Any
 import numpy
 import pytest
 
-from bench import forked
 from runner.sandbox import seeding
+from tests.runner.processes import in_fork
 
 
 def _draws(reseed: bool) -> Any:
@@ -18,7 +18,7 @@ def _draws(reseed: bool) -> Any:
             seeding.reseed()
         return [float(x) for x in numpy.random.rand(4)]
 
-    return forked.in_fork(child)[0]
+    return in_fork(child)[0]
 
 
 def test_without_reseeding_every_child_would_draw_the_parents_numbers() -> None:
@@ -48,7 +48,7 @@ def test_the_state_is_written_where_numpy_reads_it() -> None:
             "gauss": list(numpy.random.mtrand._rand.get_state()[3:]),
         }
 
-    seen = forked.in_fork(child)[0]
+    seen = in_fork(child)[0]
     assert seen == {"key_changed": True, "pos": seeding.MT_WORDS, "gauss": [0, 0.0]}
 
 

@@ -8,8 +8,8 @@ import logging
 import threading
 from typing import Any
 
-from bench import forked
 from runner.sandbox import forkhooks
+from tests.runner.processes import in_fork
 
 LOGGER = "tests.zygote_forks"
 
@@ -32,10 +32,10 @@ def test_with_one_thread_children_keep_logging_through_the_parent_s_handlers() -
             logger.warning("from the child")
             return stream.getvalue()
 
-        text, _ = forked.in_fork(child)
+        text, _ = in_fork(child)
         return {"cleared": cleared, "registered": handler in _registry(), "text": text}
 
-    outcome, _ = forked.in_fork(zygote_like)
+    outcome, _ = in_fork(zygote_like)
     assert outcome == {"cleared": True, "registered": False, "text": "from the child\n"}
 
 
@@ -83,10 +83,10 @@ def test_threading_s_after_fork_hook_is_skipped_while_forking_and_given_back() -
                 "threads": threading.active_count(),
             }
 
-        outcome, _ = forked.in_fork(spare)
+        outcome, _ = in_fork(spare)
         return {"skipped": skipped, **outcome}
 
-    outcome, _ = forked.in_fork(zygote_like)
+    outcome, _ = in_fork(zygote_like)
     assert outcome == {
         "skipped": True,
         "in_force": "_no_after_fork",
