@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from runner.sandbox.seeding import numpy_reseeder, torch_seeder
+from runner.sandbox.seeding import numpy_seeder, torch_seeder
 
 
 def warm_up() -> dict[str, str]:
@@ -33,7 +33,7 @@ def warm_up() -> dict[str, str]:
     runner.testing.guard.warm_up()
     skip_absent_accelerators()
     torch_seeder()
-    numpy_reseeder()
+    numpy_seeder()
     exercise()
     return {"python": sys.version.split()[0], "torch": torch.__version__.split("+")[0]}
 
