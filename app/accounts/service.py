@@ -140,7 +140,16 @@ def log_in(
         raise
 
 
-def change_password(session: Session, user: User, current: str, new: str) -> None:
+def end_access(session: Session, user_id: int, now: datetime) -> None:
+    """What a password change or reset does besides the password: every session of the account
+    ends (its copied cookies with them) and every API token is revoked."""
+    repository.end_sessions(session, user_id, now)
+    repository.revoke_tokens(session, user_id, now)
+
+
+def change_password(session: Session, user: User, current: str, new: str, now: datetime) -> None:
+    """Set a new password (the current one must be given); ends every session and revokes every
+    token (:func:`end_access`): the page then signs this browser in again with a new session."""
     errors: dict[str, str] = {}
     if not verify_password(user.password_hash, current):
         errors["current_password"] = "Your current password is not correct."
@@ -150,6 +159,7 @@ def change_password(session: Session, user: User, current: str, new: str) -> Non
     if errors:
         raise FormErrors(errors)
     user.password_hash = hash_password(new)
+    end_access(session, user.id, now)
     session.flush()
 
 

@@ -14,7 +14,16 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.courses import assignments, enrolment, gradebook, regrades
-from app.courses.deps import AssignmentId, CourseId, CourseReader, CourseWriter, RegradeId, UserId
+from app.courses.deps import (
+    AssignmentId,
+    CourseId,
+    CourseJoiner,
+    CourseReader,
+    CourseTeacher,
+    CourseWriter,
+    RegradeId,
+    UserId,
+)
 from app.courses.views import assignment_view, course_view
 from app.kit.db import utcnow
 from app.kit.paging import next_url
@@ -26,7 +35,7 @@ router = APIRouter(prefix=ROOT, tags=["courses"])
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"description": "Not logged in / no valid token"},
-    403: {"description": "Not allowed (e.g. a student creating a course)"},
+    403: {"description": "Not allowed (a student creating a course; a token without the scope)"},
     404: {"description": "No such course, or you are not in it"},
     422: {"description": "Invalid fields (`invalid_input`)"},
 }
@@ -141,7 +150,7 @@ def my_courses(
 
 
 @router.post("/join", responses=ERRORS, summary="Join a course with a code")
-def join(body: JoinIn, session: SessionDep, user: CourseWriter) -> dict[str, Any]:
+def join(body: JoinIn, session: SessionDep, user: CourseJoiner) -> dict[str, Any]:
     course = enrolment.join(session, user, body.code, utcnow())
     return course_view(course, _role(session, course, user))
 
@@ -221,7 +230,7 @@ def student_attempts(
     course_id: CourseId,
     user_id: UserId,
     session: SessionDep,
-    user: CourseReader,
+    user: CourseTeacher,
     settings: SettingsDep,
     limit: PageLimit = None,
     after: PageAfter = None,
@@ -321,7 +330,7 @@ Filter = Annotated[str | None, Query(max_length=100)]
 def get_gradebook(
     course_id: CourseId,
     session: SessionDep,
-    user: CourseReader,
+    user: CourseTeacher,
     settings: SettingsDep,
     section: Filter = None,
     q: Filter = None,
@@ -351,12 +360,12 @@ def _download(course_id: int, session: SessionDep, user: Any, fmt: str) -> Respo
     responses=ERRORS | {200: {"content": {"text/csv": {}}, "description": "UTF-8 CSV with a BOM"}},
     summary="The gradebook as CSV",
 )
-def gradebook_csv(course_id: CourseId, session: SessionDep, user: CourseReader) -> Response:
+def gradebook_csv(course_id: CourseId, session: SessionDep, user: CourseTeacher) -> Response:
     return _download(course_id, session, user, "csv")
 
 
 @router.get("/{course_id}/gradebook.xlsx", responses=ERRORS, summary="The gradebook as XLSX")
-def gradebook_xlsx(course_id: CourseId, session: SessionDep, user: CourseReader) -> Response:
+def gradebook_xlsx(course_id: CourseId, session: SessionDep, user: CourseTeacher) -> Response:
     return _download(course_id, session, user, "xlsx")
 
 
@@ -409,7 +418,7 @@ def get_regrade(
     assignment_id: AssignmentId,
     regrade_id: RegradeId,
     session: SessionDep,
-    user: CourseReader,
+    user: CourseTeacher,
 ) -> dict[str, Any]:
     course = enrolment.course_for_instructor(session, course_id, user)
     assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
