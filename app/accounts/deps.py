@@ -143,8 +143,12 @@ class ApiCaller:
     scopes: frozenset[str]
 
     def require(self, scope: str) -> User:
-        """The token's owner, or 403 ``insufficient_scope`` when the token lacks ``scope``."""
-        if scope not in self.scopes:
+        """The token's owner, or 403 ``insufficient_scope`` when the token lacks ``scope``.
+
+        A student's token never holds a staff scope (``teach``): on those routes it gets the
+        answer the route gives any student (403 ``forbidden``, or 404 for a course's instructor
+        routes), not a hint to make a token that could not be made."""
+        if scope not in self.scopes and (scope not in tokens.STAFF_SCOPES or self.user.is_staff):
             raise InsufficientScope(scope)
         return self.user
 

@@ -153,10 +153,12 @@ def test_a_read_token_reads_but_cannot_submit_and_a_submit_token_cannot_read(
     own = f"/api/v1/submissions/{made.json()['id']}"
     assert http.get(own, headers=bearer(submitter)).json()["error"] == "insufficient_scope"
     assert http.get(own, headers=bearer(reader)).status_code in (200, 202)
-    # A student's token cannot reach the instructor API with any scope it can hold.
+    # A student's token cannot reach the instructor API with any scope it can hold: it gets the
+    # answer any student gets (the role), not an invitation to make a teach token.
     for token in (reader, submitter):
         answer = http.get("/api/v1/authoring/problems", headers=bearer(token))
-        assert answer.status_code == 403 and answer.json()["error"] == "insufficient_scope"
+        assert answer.status_code == 403 and answer.json()["error"] == "forbidden"
+        assert http.get("/api/v1/courses/1/gradebook", headers=bearer(token)).status_code == 404
 
 
 def test_token_endpoint_takes_name_scopes_and_expiry(http: httpx.Client, db: Database) -> None:
