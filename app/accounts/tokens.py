@@ -134,12 +134,6 @@ def owner_and_scopes(session: Session, plain: str, now: datetime) -> tuple[User,
     return user, token.scope_set
 
 
-def user_for_token(session: Session, plain: str, now: datetime) -> User | None:
-    """The owner of a live token, or None (:func:`owner_and_scopes` without the scopes)."""
-    found = owner_and_scopes(session, plain, now)
-    return found[0] if found is not None else None
-
-
 def page_of_tokens(session: Session, user: User, after: str | None, limit: int) -> Page[ApiToken]:
     """One page of the user's unrevoked tokens (expired ones too, marked by their expiry),
     newest first, after the cursor ``after``."""
