@@ -45,9 +45,10 @@ def default_scopes(user: User) -> frozenset[str]:
 
 
 def parse_scopes(user: User, requested: str | Iterable[str] | None) -> frozenset[str]:
-    """The scopes asked for (space- or comma-separated text, or a list); the role's default when
-    none are given. 422 for an unknown scope, or ``teach`` asked for by a student."""
-    words = requested.replace(",", " ").split() if isinstance(requested, str) else list(requested or [])
+    """The scopes asked for (space- or comma-separated text, or a list of such); the role's
+    default when none are given. 422 for an unknown scope, or ``teach`` asked for by a student."""
+    items = [requested] if isinstance(requested, str) else list(requested or [])
+    words = [word for item in items for word in item.replace(",", " ").split()]
     if not words:
         return default_scopes(user)
     unknown = sorted({w for w in words if w not in SCOPES})

@@ -83,6 +83,7 @@ def token(
     (429 with Retry-After); an unknown scope, `teach` for a student or a bad expiry is a 422.
     """
     now = utcnow()
+    expires_at = tokens.expiry_after(tokens.parse_days(expires_in_days), now)  # 422 before the password
     try:
         user = accounts.log_in(
             session, get_database(request), settings, form.username, form.password, client_address(request),
@@ -90,7 +91,6 @@ def token(
         )  # fmt: skip
     except FormErrors:
         raise InvalidCredentials() from None
-    expires_at = tokens.expiry_after(tokens.parse_days(expires_in_days), now)
     row, plain = tokens.create_token(session, user, name, now, scopes=form.scopes, expires_at=expires_at)
     info = token_info(row)
     return TokenOut(

@@ -105,6 +105,8 @@ def test_tokens_create_takes_scopes_and_expiry(run, live_server, db) -> None:  #
     items = my_tokens(live_server, default.output.strip())
     newest = items[0]
     assert newest["scopes"] == ["read", "submit"] and timedelta(days=89) < days_left(newest)
+    listed = run("tokens", "create", email, "--scope", "submit,read")  # a list in one option too
+    assert my_tokens(live_server, listed.output.strip())[0]["scopes"] == ["read", "submit"]
     forever = run("tokens", "create", email, "--expires-in-days", "never")
     assert my_tokens(live_server, forever.output.strip())[0]["expires_at"] is None
     for bad in (["--scope", "teach"], ["--scope", "root"], ["--expires-in-days", "0"]):
