@@ -40,10 +40,11 @@ def start_session(request: Request, session: Session, user: User) -> None:
     """A user has proven who they are: sign this browser in with a new session.
 
     The one step that sign-up, log-in and a password change end with. Nothing set before it
-    carries over (no fixation): the cookie's contents are replaced, with a new random session id
-    and a new CSRF token, whatever the browser sent.
+    carries over (no fixation): a session the cookie still named ends, and the cookie's contents
+    are replaced, with a new random session id and a new CSRF token, whatever the browser sent.
     """
     settings: Settings = request.app.state.settings
+    end_session(request, session)
     _row, session_id = sessions.start(
         session,
         user,
