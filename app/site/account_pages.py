@@ -88,13 +88,15 @@ def create_token(
     scope: Annotated[list[str] | None, Form(max_length=len(tokens.SCOPES))] = None,
     expires_in_days: Annotated[str, Form(max_length=20)] = "",
 ) -> Any:
-    """A new token with the scopes ticked (none ticked: the role's default) and a life in days."""
+    """A new token with the scopes ticked (at least one) and a life in days."""
     now = utcnow()
     values = {"name": name, "expires_in_days": expires_in_days}
     try:
+        if not scope:  # unticking everything must not mean "the default": every scope
+            raise InvalidInput("Tick at least one scope.")
         expires_at = tokens.expiry_after(tokens.parse_days(expires_in_days), now)
         _token, plain = tokens.create_token(
-            session, user, name or "web", now, scopes=scope or None, expires_at=expires_at
+            session, user, name or "web", now, scopes=scope, expires_at=expires_at
         )
     except InvalidInput as exc:
         errors = {"token": exc.detail}

@@ -299,7 +299,7 @@ def test_the_account_page_makes_lists_and_revokes_tokens(http: httpx.Client, db:
     assert http.get("/api/v1/auth/me", headers=bearer(plain.group(1))).status_code == 200
     listed = http.get("/account").text
     assert re.search(r"last used|<time", listed)
-    for bad in ({"scope": ["teach"]}, {"scope": ["everything"]}, {"expires_in_days": "99999"}):
+    for bad in ({"scope": ["teach"]}, {"scope": ["everything"]}, {"expires_in_days": "99999"}, {}):
         refused = http.post(
             "/account/tokens", data={"name": "x", **bad, "csrf_token": _csrf(http, "/account")}
         )
