@@ -79,7 +79,7 @@ class Visitor:
         return self.http.post(path, data={**data, "csrf_token": self.csrf(page)})
 
     def signup(self) -> Visitor:
-        self.email = f"victim-{uuid.uuid4().hex[:8]}@example.com"
+        self.email = f"user-{uuid.uuid4().hex[:8]}@example.com"
         answer = self.form("/signup", {"email": self.email, "password": PASSWORD}, "/signup")
         assert answer.status_code == 303, answer.text
         return self
