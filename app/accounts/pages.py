@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse
 
-from app.accounts import service
+from app.accounts import service, two_factor_login
 from app.accounts.deps import OptionalUser, client_address, end_session, start_session
 from app.kit.db import utcnow
 from app.kit.errors import FormErrors, TooManyRequests
@@ -92,6 +92,9 @@ def login(
         response = _form_page(request, "accounts/login.html", values, {"form": exc.detail}, 429)
         response.headers.update(exc.headers)
         return response
+    if user.two_factor_on:  # the session starts after the code (two_factor_pages.second_step)
+        end_session(request, session)  # nobody is signed in in this browser while it is pending
+        return two_factor_login.begin(request, user, safe_next(next), settings, utcnow())
     start_session(request, session, user)
     return RedirectResponse(safe_next(next), status_code=303)
 

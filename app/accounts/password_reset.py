@@ -109,7 +109,7 @@ def reset_password(session: Session, token: str, new_password: str, now: datetim
     if user is None:
         raise FormErrors({"form": INVALID_LINK})
     user.password_hash = hash_password(new_password)
-    end_access(session, user.id, now)
+    end_access(session, user, now)
     repository.close_resets(session, user.id, now)
     session.flush()
     return user

@@ -81,12 +81,17 @@ class Api:
         self.server = server.rstrip("/")
         self.http = httpx.Client(base_url=self.server, headers=headers, timeout=60.0, transport=transport)
 
-    def request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+    def request(
+        self, method: str, url: str, *, passing: tuple[str, ...] = (), **kwargs: Any
+    ) -> httpx.Response:
+        """The response; an error answer fails the command, unless its code is in ``passing``."""
         try:
             response = self.http.request(method, url, **kwargs)
         except httpx.HTTPError as exc:
             raise fail(f"cannot reach {self.server}: {exc}") from None
         if response.status_code >= 400:
+            if passing and error_code(response) in passing:
+                return response
             try:
                 body = response.json()
                 message = (
@@ -96,6 +101,15 @@ class Api:
                 message = f"the server answered {response.status_code}"
             raise fail(message)
         return response
+
+
+def error_code(response: httpx.Response) -> str | None:
+    """The ``error`` of an error answer, if it has the API's error shape."""
+    try:
+        body = response.json()
+    except ValueError:
+        return None
+    return str(body.get("error")) if isinstance(body, dict) and body.get("error") else None
 
 
 def client_from_config() -> Api:
@@ -128,6 +142,12 @@ def login(
     name: Annotated[
         str | None, typer.Option("--name", help="the new token's name (default: cli@<host>)")
     ] = None,
+    otp: Annotated[
+        str | None,
+        typer.Option(
+            "--otp", help="with two-factor sign-in: the app's code or a recovery code (else asked for)"
+        ),
+    ] = None,
 ) -> None:
     """Log in to a server and remember a new token (expiring; 90 days by default) in the config file
     (0600)."""
@@ -145,8 +165,13 @@ def login(
             "name": name or f"cli@{socket.gethostname()}"[:100],
             "expires_in_days": expiry,
             "scope": " ".join(scope or []),
-        }
-        body = Api(server).request("POST", "/api/v1/auth/token", data=form).json()
+        } | ({"otp": otp} if otp else {})
+        api = Api(server)
+        response = api.request("POST", "/api/v1/auth/token", data=form, passing=("otp_required",))
+        if error_code(response) == "otp_required":  # two-factor sign-in is on: ask, once
+            form["otp"] = typer.prompt("Two-factor code (or a recovery code)")
+            response = api.request("POST", "/api/v1/auth/token", data=form)
+        body = response.json()
         token = str(body["access_token"])
         expires = f"expires {body['expires_at'][:10]}" if body.get("expires_at") else "never expires"
         typer.echo(f"new token {clean(str(body.get('name', '')))} ({body.get('scope', '')}; {expires})")

@@ -2,13 +2,14 @@
 
 * ``user_sessions``: one row per signed-in browser (the cookie carries a random id, the row its
   SHA-256), so logging out, a password change or reset and "sign out everywhere" end a session on
-  the server; ``users.session_epoch``, which only a reset bumped, goes.
+  the server (``users.session_epoch`` stays: a password change or reset bumps it, which voids a
+  two-factor sign-in pending since before).
 * ``api_tokens.scopes`` (a space-separated subset of ``read submit teach``) and ``expires_at``.
   Existing tokens keep what they could do: ``read submit``, plus ``teach`` for instructors and
   admins; they do not expire (their owners can revoke them on the account page).
 
 Revision ID: 0016
-Revises: 0015
+Revises: 0017 (two-factor sign-in, merged first; 0016 was written beside it on 0015)
 Create Date: 2026-12-05
 """
 
@@ -18,7 +19,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0016"
-down_revision: str | Sequence[str] | None = "0015"
+down_revision: str | Sequence[str] | None = "0017"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
@@ -60,13 +61,9 @@ def upgrade() -> None:
         "UPDATE api_tokens SET scopes = 'read submit teach' "
         "WHERE user_id IN (SELECT id FROM users WHERE role IN ('instructor', 'admin'))"
     )
-    # A plain DROP COLUMN (SQLite >= 3.35 too): a batch copy of ``users`` would cascade-delete every
-    # row that references a user on SQLite with foreign keys on (as in 0013's downgrade).
-    op.drop_column("users", "session_epoch")
 
 
 def downgrade() -> None:
-    op.add_column("users", sa.Column("session_epoch", sa.Integer(), nullable=False, server_default="0"))
     with op.batch_alter_table("api_tokens") as batch:
         batch.drop_column("expires_at")
         batch.drop_column("scopes")
