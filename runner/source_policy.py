@@ -161,6 +161,8 @@ DENIED_ATTRIBUTES = {
     "redispatch": "it calls a kernel below the dispatcher, where the judge cannot see it",
     "format_map": "it reads attributes by names written in a string",
     "get_type_hints": "it evaluates strings as code",
+    "make_dataclass": "it generates and runs code",
+    "from_file": "it reads files",
     "ForwardRef": "it evaluates strings as code",
     **dict.fromkeys(
         (
@@ -223,6 +225,11 @@ TORCH_INTERNAL_NAMES = frozenset(
         "_get_name",
         "_named_members",
     }
+)
+# Modules that are never reached through another module's attribute (``torch.sys``).
+MODULE_ESCAPES = frozenset(
+    {"sys", "os", "builtins", "ctypes", "gc", "inspect", "importlib", "threading", "multiprocessing"}
+    | {"subprocess", "pickle", "marshal", "codecs", "io", "types", "weakref", "signal", "socket", "runner"}
 )
 NEVER_ALLOWED = ("runner",)  # the judge's own package: a problem cannot allow it
 
@@ -406,6 +413,10 @@ class _Checker:
             if _under(path, denied):
                 yield self._refuse(node, "torch-internals", f"`{denied}` is not allowed here: {why}.")
                 return
+        escape = next((p for p in path.split(".")[1:] if p in MODULE_ESCAPES), None)
+        if escape is not None:
+            yield self._refuse(node, "module", f"`{path}` is not allowed: it reaches the `{escape}` module.")
+            return
         leaf = path.split(".")[-1]
         if leaf in DENIED_ATTRIBUTES:
             yield self._refuse(node, "attribute", f"`{leaf}` is not allowed: {DENIED_ATTRIBUTES[leaf]}.")
@@ -512,7 +523,7 @@ class _Checker:
             )
         elif name == "format" and isinstance(base, ast.Constant) and isinstance(base.value, str):
             yield from self._format_fields(node, base.value)
-        elif name in ("sys", "os", "builtins", "ctypes", "gc", "inspect", "importlib", "threading"):
+        elif name in MODULE_ESCAPES:
             yield self._refuse(node, "module", f"`.{name}` is not allowed: it reaches the `{name}` module.")
 
     def _format_fields(self, node: ast.AST, text: str) -> Iterator[Refusal]:
