@@ -232,6 +232,7 @@ MODULE_ESCAPES = frozenset(
     | {"subprocess", "pickle", "marshal", "codecs", "io", "types", "weakref", "signal", "socket", "runner"}
 )
 NEVER_ALLOWED = ("runner",)  # the judge's own package: a problem cannot allow it
+KILLED_BY_POLICY = "source policy"  # what validation's kill matrix says killed a refused mutant
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from runner import jobs, observations
+from runner import host_compare, jobs, observations
 from runner.checks import judge
 from runner.jobs import CaseExpectation, CaseResult, Expectations, JudgeResult, Limits
 from runner.sandbox import RawRun
@@ -185,14 +185,14 @@ def build_result(
             where = _where(report)
             case.line, case.traceback = where["line"], where["traceback"]
         elif report.get("status") == "ok" and "value" in report:
-            failure = judge.failure(exp.value, report["value"], exp.rtol, exp.atol, exp.public)
+            failure = host_compare.failure(exp.value, report["value"], exp.rtol, exp.atol, exp.public)
             if exp.public:
-                case.actual = clean(judge.display(report["value"]))
+                case.actual = clean(host_compare.display(report["value"]))
             if failure is None:
                 case.status = jobs.CASE_PASSED
-            else:
-                case.status = jobs.CASE_FAILED
-                case.message = clean(failure, MESSAGE_LIMIT)
+            else:  # a value that cannot be compared is the learner's error, never the platform's
+                case.status = jobs.CASE_ERROR if failure[1] else jobs.CASE_FAILED
+                case.message = clean(failure[0], MESSAGE_LIMIT)
         else:
             case.message = "The case produced no usable value."
         cases.append(case)
