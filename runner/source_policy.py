@@ -284,9 +284,11 @@ def check(source: str, allow: Collection[str] = ()) -> Refusal | None:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     try:
-        return next(_Checker(tree, frozenset(allow)).refusals(), None)
+        found = list(_Checker(tree, frozenset(allow)).refusals())
     except RecursionError:
         return Refusal(1, 1, "depth", "the code is nested too deeply to be checked.")
+    # The first in the file (a walk finds an outer expression before the part of it that is refused).
+    return min(found, key=lambda r: (r.line, r.column), default=None)
 
 
 def _norm(name: str) -> str:
