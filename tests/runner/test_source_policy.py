@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (the attempts table keeps one attempt per line, source and all)
 """The source policy, attacked through the real judging entry point (``Runner.judge``, as every
 route reaches it) with the sandbox behind it: each bypass attempt must end in ``compile_error``
 whose message names the line and the rule, and nothing of it may run. Then what it must not
