@@ -54,6 +54,7 @@ ALLOWED_MODULES = frozenset(
         "numbers",
         "random",
         "statistics",
+        "time",
         "typing",
     }
 )
