@@ -29,7 +29,7 @@ import ast
 import string
 import unicodedata
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from runner.jobs import CASE_NOT_RUN, COMPILE_ERROR, CaseExpectation, CaseResult, JudgeResult
 
@@ -80,6 +80,13 @@ DENIED_TORCH = {
     "torch.autograd.profiler": "it hooks into the dispatcher",
     "torch.classes": "it loads native classes",
     "torch.futures": "it runs work on other threads",
+    "torch.utils.benchmark": "it runs statements given as strings",
+    "torch.export": "it compiles code outside the Python the judge observes",
+    "torch.onnx": "it compiles code outside the Python the judge observes",
+    "torch.utils.tensorboard": "it writes files and starts threads",
+    "torch.utils.bundled_inputs": "it builds TorchScript code",
+    "torch.utils.mobile_optimizer": "it builds TorchScript code",
+    "torch.utils.jit": "it builds TorchScript code",
 }
 # Builtins that run code from strings, reach frames and namespaces, or open files.
 DENIED_BUILTINS = {
@@ -124,7 +131,7 @@ ALLOWED_DUNDER_ATTRIBUTES = frozenset(
     }
 )
 # Dunder names that may be used as plain names.
-ALLOWED_DUNDER_NAMES = frozenset({"__name__", "__doc__", "__file__"})
+ALLOWED_DUNDER_NAMES = frozenset({"__name__", "__doc__", "__file__", "__all__", "__slots__"})
 # Special methods a solution may not define: they hook into torch's dispatch, the interpreter's
 # class machinery or object lifetime, where code runs outside the case that called it.
 DENIED_SPECIAL_METHODS = frozenset(
@@ -244,6 +251,9 @@ class Refusal:
     column: int
     rule: str
     message: str
+    # Where the refused expression ends: of two refusals at one place, the inner one is reported
+    # (`a.__self__.__dict__` names `__self__`, the first step that is refused).
+    end: tuple[int, int] = field(default=(0, 0), repr=False, compare=False)
 
     def __str__(self) -> str:
         return f"Line {self.line}: {self.message}"
@@ -288,8 +298,8 @@ def check(source: str, allow: Collection[str] = ()) -> Refusal | None:
         found = list(_Checker(tree, frozenset(allow)).refusals())
     except RecursionError:
         return Refusal(1, 1, "depth", "the code is nested too deeply to be checked.")
-    # The first in the file (a walk finds an outer expression before the part of it that is refused).
-    return min(found, key=lambda r: (r.line, r.column), default=None)
+    # The first in the file (a walk meets an outer expression before the part of it that is refused).
+    return min(found, key=lambda r: (r.line, r.column, r.end), default=None)
 
 
 def _norm(name: str) -> str:
@@ -349,7 +359,8 @@ class _Checker:
             yield from self._node(node)
 
     def _refuse(self, node: ast.AST, rule: str, message: str) -> Refusal:
-        return Refusal(getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1, rule, message)
+        end = (getattr(node, "end_lineno", 0) or 0, getattr(node, "end_col_offset", 0) or 0)
+        return Refusal(getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1, rule, message, end)
 
     def _import(self, node: ast.Import | ast.ImportFrom) -> Iterator[Refusal]:
         if isinstance(node, ast.ImportFrom):
@@ -426,11 +437,12 @@ class _Checker:
             yield self._refuse(node, "attribute", f"`{leaf}` is not allowed: {DENIED_ATTRIBUTES[leaf]}.")
 
     def _dunder(self, node: ast.AST, name: str) -> Refusal:
+        instead = " (`type(x)` gives an object's class)" if name == "__class__" else ""
         return self._refuse(
             node,
             "dunder",
             f"`{name}` is not allowed: it reaches Python's internals (classes, namespaces, code). "
-            "Solutions use objects through their public methods.",
+            f"Solutions use objects through their public methods{instead}.",
         )
 
     def _node(self, node: ast.AST) -> Iterator[Refusal]:
@@ -530,20 +542,23 @@ class _Checker:
         elif name in MODULE_ESCAPES:
             yield self._refuse(node, "module", f"`.{name}` is not allowed: it reaches the `{name}` module.")
 
-    def _format_fields(self, node: ast.AST, text: str) -> Iterator[Refusal]:
+    def _format_fields(self, node: ast.AST, text: str, depth: int = 0) -> Iterator[Refusal]:
+        """A literal's replacement fields, nested ones in format specs (``{0:{1.x}}``) included."""
         try:
-            fields = [f for _, f, _, _ in string.Formatter().parse(text) if f]
+            parsed = list(string.Formatter().parse(text))
         except ValueError:
             return
-        for field in fields:
-            if "." in field or "[" in field:
+        for _, name, spec, _ in parsed:
+            if name and ("." in name or "[" in name):
                 yield self._refuse(
                     node,
                     "format",
-                    f"the format field `{{{field}}}` reads attributes or items by name: "
+                    f"the format field `{{{name}}}` reads attributes or items by name: "
                     "pass the value itself.",
                 )
                 return
+            if spec and depth < 2:
+                yield from self._format_fields(node, spec, depth + 1)
 
     def _name(self, node: ast.Name) -> Iterator[Refusal]:
         name = node.id

@@ -188,7 +188,7 @@ ATTEMPTS = [
         "frames through a traceback",
         "def probe():\n    try:\n        1 / 0\n    except ZeroDivisionError as e:\n        return len(e.__traceback__.tb_frame.f_globals) * 0\n",
         5,
-        "frames",
+        "`__traceback__`",
     ),
     (
         "frames through a generator",
@@ -208,10 +208,21 @@ ATTEMPTS = [
         2,
         "`__class__`",
     ),
-    ("f-string expression", "def probe():\n    return len(f'{().__class__.__mro__}') * 0\n", 2, "`__mro__`"),
+    (
+        "f-string expression",
+        "def probe():\n    return len(f'{().__class__.__mro__}') * 0\n",
+        2,
+        "`__class__`",
+    ),
     (
         "format string reads attributes",
         "def probe():\n    return len('{0.__class__}'.format(1)) * 0\n",
+        2,
+        "reads attributes",
+    ),
+    (
+        "format field nested in a spec",
+        "def probe():\n    return len('{0:{1.__class__}}'.format(1, 2)) * 0\n",
         2,
         "reads attributes",
     ),
@@ -327,6 +338,43 @@ ATTEMPTS = [
         3,
         "compiles and forks",
     ),
+    (
+        "deleting a torch function",
+        "import torch.nn.functional as F\ndel F.softmax\ndef probe():\n    return 0\n",
+        2,
+        "changing `torch.nn.functional.softmax`",
+    ),
+    (
+        "augmented assignment to torch",
+        "import torch\ntorch.pi += 1\ndef probe():\n    return 0\n",
+        2,
+        "changing `torch.pi`",
+    ),
+    (
+        "getattr with unpacked arguments",
+        "import torch\ndef probe():\n    return getattr(*[torch.nn, '_C'])\n",
+        3,
+        "needs an object and a name",
+    ),
+    (
+        "statements as strings (benchmark Timer)",
+        "from torch.utils.benchmark import Timer\ndef probe():\n    return Timer('0').timeit(1) and 0\n",
+        1,
+        "statements given as strings",
+    ),
+    (
+        "a fake class's module name",
+        "class Fake:\n    __module__ = 'torch.fake'\ndef probe():\n    return 0\n",
+        2,
+        "`__module__`",
+    ),
+    (
+        "a method reached through its object",
+        "def probe():\n    return len(print.__self__.__dict__) * 0\n",
+        2,
+        "`__self__`",
+    ),
+    ("the class hierarchy by method", "def probe():\n    return len(int.mro()) * 0\n", 2, "class hierarchy"),
     ("global __builtins__", "def probe():\n    global __builtins__\n    return 0\n", 2, "`__builtins__`"),
 ]
 
