@@ -8,6 +8,7 @@ refuse (public PyTorch, a learner's own private attributes) and what a problem m
 from __future__ import annotations
 
 import dataclasses
+import re
 import textwrap
 
 import pytest
@@ -502,3 +503,27 @@ def test_a_custom_run_is_checked_before_the_reference_runs(
     result = checked_runner.judge(job)
     assert result.verdict == jobs.COMPILE_ERROR and result.message.startswith("Line 1: ")
     assert [c.name for c in result.cases] == [CASE_NAME]
+
+
+def test_validation_reports_policy_kills_and_refuses_a_refused_reference(
+    checked_runner: Runner, probe_problem: tuple[ProblemFiles, Expectations]
+) -> None:
+    from runner.validate import validate_problem
+
+    problem, _ = probe_problem
+    cheat = "import torch\ndef probe():\n    return int(torch._C is None)\n"
+    honest_mistake = "def probe():\n    return 1\n"
+    with_mutants = dataclasses.replace(problem, mutants={"cheat.py": cheat, "off_by_one.py": honest_mistake})
+    report = validate_problem(with_mutants, checked_runner)
+    by_name = {m.name: m for m in report.mutants}
+    assert by_name["cheat.py"].killed and by_name["cheat.py"].caught_by == [source_policy.KILLED_BY_POLICY]
+    assert by_name["off_by_one.py"].killed and by_name["off_by_one.py"].caught_by == ["example", "hidden"]
+    assert any(w.file == "mutants/cheat.py" and "source policy" in w.message for w in report.warnings)
+    assert re.search(r"cheat\.py +\. \.  killed by the source policy", report.render(matrix=True))
+
+    refused_reference = dataclasses.replace(problem, solution="import os\ndef probe():\n    return 0\n")
+    report = validate_problem(refused_reference, checked_runner)
+    assert any(
+        f.file == "solution.py" and "not accepted when judged: Line 1: importing `os`" in f.message
+        for f in report.errors
+    ), [str(f) for f in report.errors]
