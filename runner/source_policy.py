@@ -310,6 +310,12 @@ def _is_dunder(name: str) -> bool:
     return len(name) > 4 and name.startswith("__") and name.endswith("__")
 
 
+def _static_or_class(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(
+        isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in func.decorator_list
+    )
+
+
 def _under(path: str, prefix: str) -> bool:
     return path == prefix or path.startswith(prefix + ".")
 
@@ -330,6 +336,16 @@ class _Checker:
                 self.parents[child] = parent
             own.update(self._defined_private(parent))
         self.own_private = frozenset(n for n in own if n.startswith("_") and not _is_dunder(n))
+        # The solution's classes and the methods that take an instance: such a method reached
+        # through its class could be handed any object as `self` (`A.method(torch.nn)`).
+        self.classes = {n.name for n in self.nodes if isinstance(n, ast.ClassDef)}
+        self.instance_methods = {
+            item.name
+            for n in self.nodes
+            if isinstance(n, ast.ClassDef)
+            for item in n.body
+            if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and not _static_or_class(item)
+        }
 
     def _allowed(self, path: str) -> bool:
         return any(_under(path, a) for a in self.allow)
@@ -494,7 +510,61 @@ class _Checker:
             return ".".join([self.modules[node.id], *reversed(parts)])
         return None
 
+    def _own_instance(self, name: ast.Name) -> bool:
+        """Whether ``name`` is the first parameter (``self``/``cls``) of one of the solution's
+        methods, never rebound: then it is an instance (or the class) of the solution's own."""
+        node: ast.AST = name
+        while (node := self.parents.get(node)) is not None:  # type: ignore[assignment]
+            if isinstance(node, ast.ClassDef):
+                return False  # a class body binds no parameter
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                continue
+            params = [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]
+            if node.args.vararg or node.args.kwarg:
+                params += [a.arg for a in (node.args.vararg, node.args.kwarg) if a is not None]
+            if name.id not in params:
+                continue  # a closure: the name is bound further out
+            positional = [*node.args.posonlyargs, *node.args.args]
+            first = positional[0] if positional else None
+            return (
+                name.id in ("self", "cls")
+                and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+                and isinstance(self.parents.get(node), ast.ClassDef)
+                and first is not None
+                and first.arg == name.id
+                and not any(
+                    isinstance(n, ast.Name) and n.id == name.id and not isinstance(n.ctx, ast.Load)
+                    for n in ast.walk(node)
+                )
+            )
+        return False
+
+    def _unbound_method(self, node: ast.Attribute) -> Iterator[Refusal]:
+        """``A.method`` of the solution's own class, unless called on ``self`` (``Base.f(self)``)."""
+        if not (
+            isinstance(node.value, ast.Name)
+            and node.value.id in self.classes
+            and node.attr in self.instance_methods
+        ):
+            return
+        call = self.parents.get(node)
+        if (
+            isinstance(call, ast.Call)
+            and call.func is node
+            and call.args
+            and isinstance(call.args[0], ast.Name)
+            and self._own_instance(call.args[0])
+        ):
+            return
+        yield self._refuse(
+            node,
+            "unbound-method",
+            f"`{node.value.id}.{node.attr}` is only called on an instance (`obj.{node.attr}(...)`) "
+            "or on `self`: through the class it could be handed any object as `self`.",
+        )
+
     def _attribute(self, node: ast.Attribute) -> Iterator[Refusal]:
+        yield from self._unbound_method(node)
         path = self._dotted(node)
         if path is not None:
             yield from self._path(node, path)
@@ -517,7 +587,7 @@ class _Checker:
                 yield self._dunder(node, name)
             return
         if name.startswith("_"):
-            on_self = isinstance(base, ast.Name) and base.id in ("self", "cls")
+            on_self = isinstance(base, ast.Name) and self._own_instance(base)
             if on_self and name in self.own_private and name not in TORCH_INTERNAL_NAMES:
                 return
             yield self._refuse(

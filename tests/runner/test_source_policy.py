@@ -222,6 +222,33 @@ ATTEMPTS = [
         "reads attributes",
     ),
     (
+        "own method handed a torch module as self",
+        "from torch import nn\nclass A:\n    def g(self):\n        self._global_forward_hooks = self._global_forward_hooks\n"
+        "        return self._global_forward_hooks\ndef probe():\n    return len(A.g(nn.modules.module)) * 0\n",
+        7,
+        "only called on an instance",
+    ),
+    (
+        "own method taken as a value",
+        "import functools\nfrom torch import nn\nclass A:\n    def g(self):\n        return 0\n"
+        "def probe():\n    return functools.partial(A.g, nn)()\n",
+        7,
+        "only called on an instance",
+    ),
+    (
+        "a function whose parameter is called self",
+        "from torch import nn\ndef g(self):\n    self._x = 1\n    return self._x\ndef probe():\n    return 0\n",
+        3,
+        "private",
+    ),
+    (
+        "self rebound",
+        "from torch import nn\nclass A:\n    def g(self):\n        self = nn\n        self._x = 1\n        return 0\n"
+        "def probe():\n    return A().g()\n",
+        5,
+        "private",
+    ),
+    (
         "format field nested in a spec",
         "def probe():\n    return len('{0:{1.__class__}}'.format(1, 2)) * 0\n",
         2,
@@ -439,8 +466,17 @@ PUBLIC = code("""
             return getattr(self, "_calls", 0)
 
 
+    class Twice(Counter):
+        def __init__(self):
+            Counter.__init__(self)  # the old spelling of super().__init__()
+
+        @classmethod
+        def make(cls):
+            return cls()
+
+
     def probe():
-        m = Counter()
+        m = Twice.make()
         handle = m.register_forward_hook(lambda mod, args, out: None)
         m(torch.ones(1, 2))
         handle.remove()
