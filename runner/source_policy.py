@@ -18,8 +18,8 @@ not known without importing torch, which the host does not do). A name used thro
 attribute names are all read as the attribute they name. Python normalises identifiers (NFKC)
 while parsing, so ``ｅｘｅｃ`` is ``exec`` here too.
 
-:func:`check` parses and walks the source once (0.4 ms for the seed problem's reference) and returns the first
-:class:`Refusal` (line, column, rule, a message for the learner) or None. A problem may allow what
+:func:`check` parses and walks the source once (0.4 ms for the seed problem's reference) and
+returns the first :class:`Refusal` (line, column, rule, a message for the learner) or None. A problem may allow what
 it needs (``[source_policy] allow`` in ``problem.toml``, with a reason; see docs/authoring.md).
 """
 
