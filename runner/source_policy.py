@@ -48,6 +48,8 @@ from runner.source_rules import (
 )
 from runner.source_rules import KILLED_BY_POLICY as KILLED_BY_POLICY  # validation's word for it
 
+TOO_DEEP = "the code is nested too deeply to be checked: write the expression in simpler steps."
+
 
 @dataclass(frozen=True)
 class Refusal:
@@ -94,16 +96,19 @@ def parse_allow(table: object) -> tuple[str, ...]:
 
 
 def check(source: str, allow: Collection[str] = ()) -> Refusal | None:
-    """The first rule ``source`` breaks, or None. A source that does not parse is left to the
-    sandbox, which reports the syntax error where the learner expects it."""
+    """The first rule ``source`` breaks, or None. A source with a syntax error is left to the
+    sandbox, which reports it where the learner expects it; one the host cannot even parse for its
+    size or depth is refused (what cannot be read cannot be let through unread)."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    except (SyntaxError, ValueError):
         return None
+    except (RecursionError, MemoryError):
+        return Refusal(1, 1, "depth", TOO_DEEP)
     try:
         found = list(_Checker(tree, frozenset(allow)).refusals())
-    except RecursionError:
-        return Refusal(1, 1, "depth", "the code is nested too deeply to be checked.")
+    except (RecursionError, MemoryError):
+        return Refusal(1, 1, "depth", TOO_DEEP)
     # The first in the file (a walk meets an outer expression before the part of it that is refused).
     return min(found, key=lambda r: (r.line, r.column, r.end), default=None)
 

@@ -563,3 +563,25 @@ def test_validation_reports_policy_kills_and_refuses_a_refused_reference(
         f.file == "solution.py" and "not accepted when judged: Line 1: importing `os`" in f.message
         for f in report.errors
     ), [str(f) for f in report.errors]
+
+
+def test_code_too_deep_to_check_is_refused_not_let_through(
+    checked_runner: Runner, probe_problem: tuple[ProblemFiles, Expectations]
+) -> None:
+    """A parser that gives up on the host must not mean "unchecked": the rest would run unread."""
+    problem, expectations = probe_problem
+    source = "import os\nx = " + "-" * 100_000 + "1\ndef probe():\n    return 0\n"
+    result = checked_runner.judge(problem.job(expectations, source, "submit"))
+    assert result.verdict == jobs.COMPILE_ERROR and "nested too deeply" in result.message, result.message
+
+
+def test_the_check_and_the_sandbox_read_the_same_text(
+    checked_runner: Runner, probe_problem: tuple[ProblemFiles, Expectations]
+) -> None:
+    """A coding cookie cannot make the sandbox run text the host did not check: both read the
+    same decoded string, in which the escaped line below stays a comment."""
+    problem, expectations = probe_problem
+    source = "# coding: unicode_escape\ndef probe():\n    return 0\n#\\x0aprobe = lambda: 1\n"
+    assert source_policy.check(source) is None
+    result = checked_runner.judge(problem.job(expectations, source, "submit"))
+    assert result.verdict == jobs.ACCEPTED, result.message
