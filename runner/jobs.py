@@ -121,19 +121,16 @@ class Job:
     source_allow: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return (
-            {
-                "entry_point": self.entry_point,
-                "tests_source": self.tests_source,
-                "code": self.code,
-                "mode": self.mode,
-                "expectations": self.expectations.to_dict(),
-                "limits": self.limits.to_dict(),
-                "job_id": self.job_id,
-            }
-            | ({"custom": self.custom.to_dict()} if self.custom is not None else {})
-            | ({"source_allow": list(self.source_allow)} if self.source_allow else {})
-        )
+        data = {
+            "entry_point": self.entry_point,
+            "tests_source": self.tests_source,
+            "code": self.code,
+            "mode": self.mode,
+            "expectations": self.expectations.to_dict(),
+            "limits": self.limits.to_dict(),
+            "job_id": self.job_id,
+        } | ({"custom": self.custom.to_dict()} if self.custom is not None else {})
+        return data | ({"source_allow": list(self.source_allow)} if self.source_allow else {})
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Job:
