@@ -99,3 +99,13 @@ def display(value: Any) -> str:
         return judge.display(value)
     except (ArithmeticError, ValueError, TypeError, LookupError, RecursionError):
         return "(a value the judge cannot show)"
+
+
+def milliseconds(value: Any) -> float:
+    """A case's reported time: the harness measures it in the learner's process, where the clock can
+    be replaced, so anything but a plain, finite, non-negative number a float can hold reads as 0."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0.0
+    if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
+        return 0.0
+    return round(float(value), 3) if math.isfinite(value) and value >= 0 else 0.0

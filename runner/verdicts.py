@@ -173,8 +173,7 @@ def build_result(
             case.message = limit[1] if limit else "Not run: the program ended before this case finished."
             cases.append(case)
             continue
-        time_ms = report.get("time_ms")
-        case.time_ms = round(float(time_ms), 3) if isinstance(time_ms, int | float) else 0.0
+        case.time_ms = host_compare.milliseconds(report.get("time_ms"))
         if exp.public and isinstance(report.get("stdout"), str):
             case.stdout = clean(report["stdout"], STDOUT_LIMIT)
         if report.get("status") == "error":

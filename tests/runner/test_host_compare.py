@@ -116,6 +116,22 @@ def test_a_replaced_encoder_cannot_crash_the_host(judge_probe: JudgeFn) -> None:
     assert "cannot compare" in result.message and "does not match its shape" in result.message
 
 
+def test_a_replaced_clock_cannot_crash_the_host(judge_probe: JudgeFn) -> None:
+    """The case's time is measured in the learner's process too: a clock that jumps by 10**400
+    makes a time no float holds, which the host reads as 0 instead of failing."""
+    src = code("""
+        import itertools
+        import time
+        calls = itertools.count()
+        def probe():
+            time.perf_counter = lambda: 10**400 * next(calls)
+            return 0
+    """)
+    result = judge_probe(src, mode="submit")
+    assert result.verdict == jobs.ACCEPTED and not result.cause, result.message
+    assert [c.time_ms for c in result.cases] == [0.0, 0.0]  # a negative time, then a huge one
+
+
 FORGED = [
     ("huge int", 10**400, "too large"),
     ("huge tensor element", {"__tensor__": {"dtype": "int64", "shape": [1], "data": [10**400]}}, "too large"),
