@@ -14,7 +14,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
 
-from app.accounts import admin_pages, reset_pages
+from app.accounts import admin_pages, reset_pages, two_factor_pages
 from app.accounts import pages as auth_pages
 from app.api_v1.router import router as api_v1_router
 from app.authoring import api as authoring_api
@@ -65,6 +65,8 @@ def error_response(
     if code == "login_required":
         target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         return RedirectResponse(f"/login?next={quote(target)}", status_code=303)
+    if code == "two_factor_required":  # staff the site wants enrolled: to the set-up page
+        return RedirectResponse("/account/two-factor", status_code=303)
     response = render(
         request, "errors/error.html", {"status": status, "code": code, "detail": detail}, status
     )
@@ -194,6 +196,7 @@ def create_app(
         submission_pages.router,
         auth_pages.router,
         reset_pages.router,
+        two_factor_pages.router,
         account_pages.router,
         admin_pages.router,
         authoring_pages.router,

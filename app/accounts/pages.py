@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse
 
-from app.accounts import service
+from app.accounts import service, two_factor_login
 from app.accounts.deps import SESSION_EPOCH_KEY, SESSION_USER_KEY, OptionalUser, client_address
 from app.accounts.models import User
 from app.kit.db import utcnow
@@ -101,6 +101,8 @@ def login(
         response = _form_page(request, "accounts/login.html", values, {"form": exc.detail}, 429)
         response.headers.update(exc.headers)
         return response
+    if user.two_factor_on:  # the session starts after the code (two_factor_pages.second_step)
+        return two_factor_login.begin(request, user, safe_next(next), settings, utcnow())
     _start_session(request, user)
     return RedirectResponse(safe_next(next), status_code=303)
 

@@ -9,7 +9,16 @@ from typing import Any
 from sqlalchemy import CursorResult, bindparam, delete, func, select, tuple_, update
 from sqlalchemy.orm import Session, joinedload
 
-from app.accounts.models import ApiToken, LoginFailure, PasswordReset, PremiumCode, PremiumGrant, User
+from app.accounts.models import (
+    ApiToken,
+    LoginFailure,
+    PasswordReset,
+    PremiumCode,
+    PremiumGrant,
+    RecoveryCode,
+    TwoFactorAttempt,
+    User,
+)
 
 
 def get_user(session: Session, user_id: int) -> User | None:
@@ -27,7 +36,10 @@ def add_user(session: Session, user: User) -> User:
     return user
 
 
-def add(session: Session, obj: ApiToken | PremiumGrant | PremiumCode | LoginFailure | PasswordReset) -> None:
+def add(
+    session: Session,
+    obj: ApiToken | PremiumGrant | PremiumCode | LoginFailure | PasswordReset | TwoFactorAttempt,
+) -> None:
     session.add(obj)
     session.flush()
 
@@ -184,3 +196,72 @@ def close_resets(session: Session, user_id: int, now: datetime) -> None:
 
 def purge_resets(session: Session, before: datetime) -> None:
     session.execute(delete(PasswordReset).where(PasswordReset.expires_at < before))
+
+
+# --- two-factor sign-in ---------------------------------------------------------------------------
+
+
+def lock_user(session: Session, user_id: int) -> None:
+    """Hold the user's row until the transaction ends (PostgreSQL; SQLite has one writer anyway)."""
+    session.execute(select(User.id).where(User.id == user_id).with_for_update())
+
+
+def attempts_since(session: Session, user_id: int, since: datetime) -> tuple[int, datetime | None]:
+    """How many second-factor attempts the user made since ``since``, and the oldest of them."""
+    stmt = select(func.count(TwoFactorAttempt.id), func.min(TwoFactorAttempt.at)).where(
+        TwoFactorAttempt.user_id == user_id, TwoFactorAttempt.at >= since
+    )
+    count, oldest = session.execute(stmt).one()
+    return int(count or 0), oldest
+
+
+def clear_attempts(session: Session, user_id: int) -> None:
+    session.execute(delete(TwoFactorAttempt).where(TwoFactorAttempt.user_id == user_id))
+
+
+def purge_attempts(session: Session, before: datetime) -> None:
+    session.execute(delete(TwoFactorAttempt).where(TwoFactorAttempt.at < before))
+
+
+def advance_totp_step(session: Session, user_id: int, step: int) -> bool:
+    """Record ``step`` as the last accepted one, only if it is newer: False when another request
+    already accepted this step or a later one (the same code twice, even at the same moment)."""
+    result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+        update(User)
+        .where(User.id == user_id, (User.totp_last_step.is_(None)) | (User.totp_last_step < step))
+        .values(totp_last_step=step)
+        .execution_options(synchronize_session=False)
+    )
+    return result.rowcount == 1
+
+
+def use_recovery_code(session: Session, user_id: int, code_hash: str, now: datetime) -> bool:
+    """Mark an unused recovery code used; False if there is none (wrong, or used already)."""
+    result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+        update(RecoveryCode)
+        .where(
+            RecoveryCode.user_id == user_id,
+            RecoveryCode.code_hash == code_hash,
+            RecoveryCode.used_at.is_(None),
+        )
+        .values(used_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    return result.rowcount == 1
+
+
+def replace_recovery_codes(session: Session, user_id: int, hashes: Sequence[str], now: datetime) -> None:
+    delete_recovery_codes(session, user_id)
+    session.add_all(RecoveryCode(user_id=user_id, code_hash=h, created_at=now) for h in hashes)
+    session.flush()
+
+
+def delete_recovery_codes(session: Session, user_id: int) -> None:
+    session.execute(delete(RecoveryCode).where(RecoveryCode.user_id == user_id))
+
+
+def recovery_codes_left(session: Session, user_id: int) -> int:
+    stmt = select(func.count(RecoveryCode.id)).where(
+        RecoveryCode.user_id == user_id, RecoveryCode.used_at.is_(None)
+    )
+    return int(session.scalar(stmt) or 0)

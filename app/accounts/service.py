@@ -6,6 +6,7 @@ API tokens are in ``accounts.tokens``; the premium entitlement and codes in ``ac
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from sqlalchemy.exc import IntegrityError
@@ -117,10 +118,14 @@ def record_login_failure(db: Database, email: str, client: str, now: datetime) -
         repository.add(session, LoginFailure(email=normalise_email(email)[:254], client=client[:100], at=now))
 
 
-def authenticate(session: Session, email: str, password: str) -> User:
+def authenticate(
+    session: Session, email: str, password: str, second_factor: Callable[[User], None] | None = None
+) -> User:
     user = repository.get_user_by_email(session, normalise_email(email))
     if user is None or not verify_password(user.password_hash, password):
         raise FormErrors({"form": "Email or password is incorrect."})
+    if second_factor is not None:  # before this session writes: the check keeps its own records
+        second_factor(user)
     if needs_rehash(user.password_hash):
         user.password_hash = hash_password(password)
         session.flush()
@@ -129,12 +134,20 @@ def authenticate(session: Session, email: str, password: str) -> User:
 
 
 def log_in(
-    session: Session, db: Database, settings: Settings, email: str, password: str, client: str, now: datetime
+    session: Session,
+    db: Database,
+    settings: Settings,
+    email: str,
+    password: str,
+    client: str,
+    now: datetime,
+    second_factor: Callable[[User], None] | None = None,
 ) -> User:
-    """Throttled authentication shared by the log-in page and the token endpoint."""
+    """Throttled authentication shared by the log-in page and the token endpoint; the token
+    endpoint's ``second_factor`` (``two_factor.token_check``) runs once the password is right."""
     check_login_allowed(session, settings, email, client, now)
     try:
-        return authenticate(session, email, password)
+        return authenticate(session, email, password, second_factor)
     except FormErrors:
         record_login_failure(db, email, client, now)
         raise

@@ -79,12 +79,17 @@ class Api:
         self.server = server.rstrip("/")
         self.http = httpx.Client(base_url=self.server, headers=headers, timeout=60.0, transport=transport)
 
-    def request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+    def request(
+        self, method: str, url: str, *, passing: tuple[str, ...] = (), **kwargs: Any
+    ) -> httpx.Response:
+        """The response; an error answer fails the command, unless its code is in ``passing``."""
         try:
             response = self.http.request(method, url, **kwargs)
         except httpx.HTTPError as exc:
             raise fail(f"cannot reach {self.server}: {exc}") from None
         if response.status_code >= 400:
+            if passing and error_code(response) in passing:
+                return response
             try:
                 body = response.json()
                 message = (
@@ -94,6 +99,15 @@ class Api:
                 message = f"the server answered {response.status_code}"
             raise fail(message)
         return response
+
+
+def error_code(response: httpx.Response) -> str | None:
+    """The ``error`` of an error answer, if it has the API's error shape."""
+    try:
+        body = response.json()
+    except ValueError:
+        return None
+    return str(body.get("error")) if isinstance(body, dict) and body.get("error") else None
 
 
 def client_from_config() -> Api:
@@ -110,6 +124,12 @@ def login(
         str | None, typer.Option("--password", help="asked for (hidden) when missing")
     ] = None,
     token: Annotated[str | None, typer.Option("--token", help="use an existing API token instead")] = None,
+    otp: Annotated[
+        str | None,
+        typer.Option(
+            "--otp", help="with two-factor sign-in: the app's code or a recovery code (else asked for)"
+        ),
+    ] = None,
 ) -> None:
     """Log in to a server and remember a token in the config file (0600)."""
     if not server.startswith(("http://", "https://")):
@@ -117,9 +137,12 @@ def login(
     if token is None:
         email = email or typer.prompt("Email")
         password = password or typer.prompt("Password", hide_input=True)
-        response = Api(server).request(
-            "POST", "/api/v1/auth/token", data={"username": email, "password": password}
-        )
+        form = {"username": email, "password": password} | ({"otp": otp} if otp else {})
+        api = Api(server)
+        response = api.request("POST", "/api/v1/auth/token", data=form, passing=("otp_required",))
+        if error_code(response) == "otp_required":  # two-factor sign-in is on: ask, once
+            form["otp"] = typer.prompt("Two-factor code (or a recovery code)")
+            response = api.request("POST", "/api/v1/auth/token", data=form)
         token = str(response.json()["access_token"])
     me = Api(server, token).request("GET", "/api/v1/auth/me").json()
     path = save_config({"server": server.rstrip("/"), "token": token, "email": me["email"]})

@@ -1,7 +1,8 @@
-"""``torchdrill users``: create accounts and manage Premium on the platform's database (operators)."""
+"""``torchdrill users``: accounts, Premium and two-factor resets on the platform's database (operators)."""
 
 from __future__ import annotations
 
+import getpass
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Annotated
@@ -10,10 +11,11 @@ import typer
 from sqlalchemy.exc import OperationalError, ProgrammingError
 from sqlalchemy.orm import Session
 
-from app.accounts import premium, service
+from app.accounts import premium, service, two_factor
 from app.accounts.models import ROLES
 from app.kit.db import Database, utcnow
 from app.kit.errors import AppError, FormErrors
+from app.kit.mail import Mailer
 from app.kit.settings import Settings
 
 app = typer.Typer(
@@ -103,3 +105,17 @@ def revoke_premium(email: Annotated[str, typer.Argument(help="the account's emai
 
 def register(root: typer.Typer) -> None:
     root.add_typer(app, name="users")
+
+
+@app.command("reset-2fa")
+def reset_two_factor(email: Annotated[str, typer.Argument(help="the account's email")]) -> None:
+    """Turn off two-factor sign-in for someone who lost their phone and recovery codes (logged)."""
+    with database_session() as session:
+        user = service.get_user_by_email(session, email)
+        if not user.two_factor_on and user.totp_secret is None:
+            raise fail(f"{user.email} does not use two-factor sign-in")
+        two_factor.reset(session, user, by=f"{getpass.getuser()} with `torchdrill users reset-2fa`")
+        address = user.email
+    # After the commit, and in this process (a background thread would die with the command).
+    Mailer(Settings()).send(address, two_factor.NOTICE_SUBJECT, two_factor.notice("reset"))
+    typer.echo(f"two-factor sign-in of {address} was reset: their password alone signs in now")

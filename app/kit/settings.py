@@ -63,6 +63,14 @@ class Settings(BaseSettings):
     password_reset_ttl_s: int = Field(default=3600, ge=60, le=7 * 24 * 3600)
     password_reset_per_email_hour: int = Field(default=3, ge=1, le=1000)
     password_reset_per_client_hour: int = Field(default=20, ge=1, le=100000)
+    # Two-factor sign-in (docs/security.md): with this on, instructors and admins must turn it on
+    # before they can use the site (pages send them to /account/two-factor; the API answers 403).
+    require_2fa_for_staff: bool = False
+    # Wrong second factors allowed per account within the window, then wait (the password is known).
+    two_factor_max_attempts: int = Field(default=5, ge=1, le=1000)
+    two_factor_window_s: int = Field(default=15 * 60, ge=1, le=24 * 3600)
+    # How long the sign-in page waits for the code once the password was right.
+    two_factor_pending_s: int = Field(default=5 * 60, ge=30, le=3600)
 
     @model_validator(mode="after")
     def _refuse_default_secret(self) -> Settings:
