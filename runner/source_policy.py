@@ -509,7 +509,7 @@ def refused_result(refusal: Refusal, selected: Collection[CaseExpectation]) -> J
             name=c.name,
             public=c.public,
             status=CASE_NOT_RUN,
-            message="Not run: solution.py breaks the source rules.",
+            message=f"Not run: {message}",  # also the editor's note on the line
             line=refusal.line,
             column=refusal.column,
         )
