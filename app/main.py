@@ -29,8 +29,10 @@ from app.kit.db import Database, request_slots
 from app.kit.db_slots import DatabaseSlots, keep_threads_beyond
 from app.kit.errors import AppError
 from app.kit.headers import SecurityHeadersMiddleware
+from app.kit.hosts import AllowedHostsMiddleware, allowed_hosts
 from app.kit.logging import SubmissionLogMiddleware
 from app.kit.runner import JudgeRunner, runtime_info
+from app.kit.security import prepare_password_checks
 from app.kit.settings import Settings, get_settings
 from app.kit.web import ROOT, DatabaseSlot, render
 from app.problems import api as problem_api
@@ -115,6 +117,7 @@ def create_app(
     dispatcher: Dispatcher | None = None,
 ) -> FastAPI:
     settings = settings or get_settings()
+    prepare_password_checks()  # log-in costs the same for unknown emails from the first one on
     course_access.install()  # course assignments open Premium problems to their students
     db = database or Database(settings.database_url, settings.db_pool_size)
     slots = DatabaseSlots(request_slots(db.pool_size, settings.judge_workers))
@@ -152,6 +155,7 @@ def create_app(
     )
 
     app.add_middleware(SecurityHeadersMiddleware)
+    app.add_middleware(AllowedHostsMiddleware, hosts=allowed_hosts(settings))  # 400 for a forged Host
     app.add_middleware(SubmissionLogMiddleware)  # outermost: it sees the access-log line
     install_error_handlers(app)
     app.mount("/static", StaticFiles(directory=str(ROOT / "app" / "static")), name="static")

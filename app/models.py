@@ -7,7 +7,7 @@ from app.courses.models import Assignment, Course, CourseMember, Regrade
 from app.drafts.models import CodeDraft
 from app.hints.models import HintReveal
 from app.kit.db import Base
-from app.problems.models import Problem, ProblemTag, ProblemVersion, Track
+from app.problems.models import Problem, ProblemOwner, ProblemTag, ProblemVersion, Track
 from app.progress.models import LearnerProblem, ProblemStats
 from app.submissions.models import Submission
 
@@ -22,6 +22,7 @@ __all__ = [
     "LearnerProblem",
     "Problem",
     "ProblemDraft",
+    "ProblemOwner",
     "ProblemStats",
     "ProblemTag",
     "ProblemVersion",

@@ -69,7 +69,8 @@ StaffUser = Annotated[User, Depends(staff_user)]
 
 
 def client_address(request: Request) -> str:
-    """The peer address used for log-in throttling (proxy headers are not trusted)."""
+    """The client's address, for per-client limits: the TCP peer, or what a trusted proxy
+    (``TORCHDRILL_FORWARDED_ALLOW_IPS``) forwarded in X-Forwarded-For (``app.kit.hosts``)."""
     return request.client.host if request.client else "unknown"
 
 

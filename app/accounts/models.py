@@ -124,7 +124,9 @@ class ApiToken(Base):
 
 
 class LoginFailure(Base):
-    """A failed log-in, kept for the throttling window (per email and per client address)."""
+    """A failed log-in, kept for the throttling window: counted per (email, client), per client, and
+    per email: from browsers that never logged in to that account together (``browser`` NULL), from
+    each browser that did by its id (``accounts.browsers``)."""
 
     __tablename__ = "login_failures"
     __table_args__ = (
@@ -134,6 +136,20 @@ class LoginFailure(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     email: Mapped[str] = mapped_column(String(254))
+    client: Mapped[str] = mapped_column(String(100))
+    at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    browser: Mapped[str | None] = mapped_column(String(32))
+
+
+class ClientAttempt(Base):
+    """One attempt of a limited action by a client address (a sign-up), kept for the limit's hour,
+    so every process counts the same attempts."""
+
+    __tablename__ = "client_attempts"
+    __table_args__ = (Index("ix_client_attempts_action_client_at", "action", "client", "at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    action: Mapped[str] = mapped_column(String(20))
     client: Mapped[str] = mapped_column(String(100))
     at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 

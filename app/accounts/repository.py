@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from sqlalchemy import CursorResult, bindparam, delete, func, select, tuple_, update
 from sqlalchemy.orm import Session, joinedload
 
 from app.accounts.models import (
     ApiToken,
+    ClientAttempt,
     LoginFailure,
     PasswordReset,
     PremiumCode,
@@ -38,7 +39,13 @@ def add_user(session: Session, user: User) -> User:
 
 def add(
     session: Session,
-    obj: ApiToken | PremiumGrant | PremiumCode | LoginFailure | PasswordReset | TwoFactorAttempt,
+    obj: ApiToken
+    | PremiumGrant
+    | PremiumCode
+    | LoginFailure
+    | PasswordReset
+    | TwoFactorAttempt
+    | ClientAttempt,
 ) -> None:
     session.add(obj)
     session.flush()
@@ -149,24 +156,55 @@ def has_redeemed(session: Session, code_id: int, user_id: int) -> bool:
 
 
 def failures_since(
-    session: Session, since: datetime, *, email: str | None = None, client: str | None = None
+    session: Session,
+    since: datetime,
+    *,
+    email: str | None = None,
+    client: str | None = None,
+    browser: str | Literal["unknown"] | None = None,
 ) -> tuple[int, datetime | None]:
-    """How many failures match since ``since``, and the oldest of them."""
+    """How many failures match since ``since``, and the oldest of them; ``browser``: a known
+    browser's id, "unknown" for those of browsers that were not known, None for any."""
     stmt = select(func.count(LoginFailure.id), func.min(LoginFailure.at)).where(LoginFailure.at >= since)
     if email is not None:
         stmt = stmt.where(LoginFailure.email == email)
     if client is not None:
         stmt = stmt.where(LoginFailure.client == client)
+    if browser == "unknown":
+        stmt = stmt.where(LoginFailure.browser.is_(None))
+    elif browser is not None:
+        stmt = stmt.where(LoginFailure.browser == browser)
     count, oldest = session.execute(stmt).one()
     return int(count or 0), oldest
 
 
-def clear_failures(session: Session, email: str) -> None:
-    session.execute(delete(LoginFailure).where(LoginFailure.email == email))
+def clear_failures(session: Session, email: str, client: str) -> None:
+    """Forget the failed log-ins of ``email`` from ``client`` (after it logged in): the failures from
+    elsewhere stay counted, so an account under attack stays guarded after its owner logs in."""
+    session.execute(delete(LoginFailure).where(LoginFailure.email == email, LoginFailure.client == client))
 
 
 def purge_failures(session: Session, before: datetime) -> None:
     session.execute(delete(LoginFailure).where(LoginFailure.at < before))
+
+
+def client_attempts_since(
+    session: Session, action: str, client: str, since: datetime
+) -> tuple[int, datetime | None]:
+    """A client's attempts of ``action`` since ``since``, and the oldest of them."""
+    stmt = select(func.count(ClientAttempt.id), func.min(ClientAttempt.at)).where(
+        ClientAttempt.action == action, ClientAttempt.client == client, ClientAttempt.at >= since
+    )
+    count, oldest = session.execute(stmt).one()
+    return int(count or 0), oldest
+
+
+def delete_attempt(session: Session, attempt_id: int) -> None:
+    session.execute(delete(ClientAttempt).where(ClientAttempt.id == attempt_id))
+
+
+def purge_client_attempts(session: Session, before: datetime) -> None:
+    session.execute(delete(ClientAttempt).where(ClientAttempt.at < before))
 
 
 def resets_since(

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse
 
-from app.accounts import two_factor, two_factor_login
+from app.accounts import browsers, two_factor, two_factor_login
 from app.accounts.deps import CurrentUser
 from app.accounts.models import User
 from app.accounts.pages import _start_session
@@ -72,8 +72,11 @@ def second_step(request: Request, session: SessionDep, settings: SettingsDep, co
             f"You signed in with a recovery code; it cannot be used again. {left} "
             f"recovery code{'s' if left != 1 else ''} left: make new ones if you are running out."
         )
-        return RedirectResponse(two_factor.SETTINGS_PAGE, status_code=303)
-    return RedirectResponse(waiting.next, status_code=303)
+        response = RedirectResponse(two_factor.SETTINGS_PAGE, status_code=303)
+    else:
+        response = RedirectResponse(waiting.next, status_code=303)
+    browsers.remember(request, response, settings, user.id)  # signed in: this browser is known now
+    return response
 
 
 # --- the settings ---------------------------------------------------------------------------------

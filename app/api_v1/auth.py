@@ -38,9 +38,13 @@ def user_out(user: User) -> UserOut:
                    premium=status.active, premium_expires_at=status.expires_at)  # fmt: skip
 
 
-@router.post("/register", status_code=201, response_model=UserOut, responses=error_responses(409, 422))
-def register(body: RegisterIn, session: SessionDep) -> UserOut:
-    """Create a student account. Log in with `POST /api/v1/auth/token` afterwards."""
+@router.post("/register", status_code=201, response_model=UserOut, responses=error_responses(409, 422, 429))
+def register(request: Request, body: RegisterIn, session: SessionDep, settings: SettingsDep) -> UserOut:
+    """Create a student account. Log in with `POST /api/v1/auth/token` afterwards.
+
+    Sign-ups are limited per client address an hour (429 with Retry-After), like the page's.
+    """
+    accounts.check_signup_allowed(get_database(request), settings, client_address(request), utcnow())
     try:
         user = accounts.sign_up(session, body.email, body.password)
     except FormErrors as exc:
@@ -60,7 +64,8 @@ def token(
 ) -> TokenOut:
     """OAuth2 password flow: `username` is the email. Creates a personal access token, shown once.
 
-    Failed attempts are throttled per email and per client address (429 with Retry-After).
+    Failed attempts are throttled per email and client address, per client address, and per email
+    from anywhere (429 with Retry-After; docs/security.md).
     An account with two-factor sign-in on also needs `otp` (401 `otp_required` without it,
     `invalid_otp` when wrong; a few wrong codes, then 429). Where the site requires two-factor
     sign-in of staff, an instructor or admin without it gets 403 `two_factor_required`.

@@ -130,14 +130,15 @@ def import_(
 ) -> None:
     """Import problem folders (idempotent: an unchanged folder creates no new version).
 
-    A new problem is published unless --unpublished; a changed one gets version N+1.
+    A new problem is published unless --unpublished; a changed one gets version N+1. A problem
+    authored on the site (with owners, or course-only) is never overwritten: its authors own it.
     """
     from app.authoring.validation import validate_files
     from app.kit.db import Database
     from app.kit.runner import expectation_error_types
     from app.kit.settings import get_settings
     from app.problems import repository
-    from app.problems.importer import ImportReport, import_problem, sync_tracks
+    from app.problems.importer import ImportReport, import_problem, not_the_banks, sync_tracks
     from runner.problem import ProblemFormatError, load_problem_dir
     from runner.quality import bank_titles
 
@@ -153,6 +154,10 @@ def import_(
                     sync_tracks(session, specs)
             for folder in folders:
                 slug = folder.name
+                refusal = not_the_banks(session, slug)
+                if refusal is not None:
+                    report.errors[slug] = refusal
+                    continue
                 try:
                     problem = load_problem_dir(folder)
                     if validate_first:
@@ -237,7 +242,7 @@ def export(
     db = Database(get_settings().database_url)
     try:
         with db.transaction() as session:
-            files = service.export_files(session, slug, which)
+            files = service.export_files_as_operator(session, slug, which)
     except NotFound as exc:
         typer.echo(f"error: {exc.detail}", err=True)
         raise typer.Exit(1) from None

@@ -51,7 +51,7 @@ def create_assignment(
     found: list[Problem] = []
     for slug in problem_slugs:
         try:
-            found.append(problems.get_published(session, str(slug)))
+            found.append(problems.get_for_course(session, str(slug), course.id))
         except NotFound:
             raise InvalidInput(f"There is no published problem called {str(slug)[:80]!r}.") from None
     assignment = repository.add(

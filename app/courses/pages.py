@@ -21,6 +21,7 @@ from app.courses.deps import AssignmentId, CourseId, RegradeId, UserId
 from app.courses.models import Course
 from app.kit.db import utcnow
 from app.kit.errors import AppError, InvalidInput, PayloadTooLarge
+from app.kit.links import absolute_url
 from app.kit.paging import next_url
 from app.kit.web import CsrfProtected, SessionDep, render
 from app.submissions.deps import DispatcherDep
@@ -131,7 +132,7 @@ def _course_page(
     if instructor:
         context["members"] = enrolment.members(session, course)
         context["invitations"] = enrolment.invitations(session, course)
-        context["join_url"] = str(request.base_url).rstrip("/") + f"/courses/join?code={course.join_code}"
+        context["join_url"] = absolute_url(request.app.state.settings, "/courses/join", code=course.join_code)
     return _page(request, "course.html", context, status_code=status)
 
 

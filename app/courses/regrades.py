@@ -57,7 +57,7 @@ def judge_account(session: Session) -> User:
 
 def _problem_in(session: Session, assignment: Assignment, slug: str) -> Problem:
     try:
-        problem = problems.get_published(session, slug)
+        problem = problems.get_for_course(session, slug, assignment.course_id)
     except NotFound:
         raise InvalidInput(f"There is no published problem called {slug[:80]!r}.") from None
     if problem.id not in {link.problem_id for link in assignment.problems}:

@@ -67,7 +67,7 @@ def list_submissions(
     limit: Annotated[int, Query(ge=1, le=100)] = service.HISTORY_PAGE,
 ) -> dict[str, Any]:
     """The learner's submissions on the problem, newest first; ``next`` loads older ones."""
-    problem = problems.get_published(session, slug)
+    problem = problems.get_published(session, slug, user)
     page = service.history(session, user, problem, before_id=before, limit=limit)
     return {
         "submissions": [service.summary_view(s, slug) for s in page.items],

@@ -141,7 +141,7 @@ def create_or_replay(
     if mode not in MODES:
         raise InvalidInput(f"mode must be 'run', 'submit' or 'custom', not {mode!r}.")
     _check_code(code, max_code_bytes)
-    problem = problems.get_published(session, slug, tags=False)
+    problem = problems.get_published(session, slug, user, now, tags=False)
     arguments = custom_arguments(session, problem, mode, custom_input, custom_text)
     if existing is not None:
         return _replay(existing, problem, code, mode, arguments)
