@@ -24,7 +24,7 @@ RUN TORCH_VERSION="$(sed -n 's/^torch==//p' /tmp/requirements.txt)" \
         "torch==${TORCH_VERSION}" \
  && pip install -r /tmp/requirements.txt \
  && python -c "import torch; assert torch.version.cuda is None, 'not the CPU build of torch'; print('torch', torch.__version__)"
-# The zygote's fork loop, compiled (runner/_forkserver.c; without it the zygote runs the same loop
+# The zygote's fork loop, compiled (runner/sandbox/_forkserver.c; without it the zygote runs the same loop
 # in Python, slower: docs/benchmarks.md, the twelfth pass). The runtime stage takes the .so only.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends gcc libc6-dev \
@@ -32,9 +32,9 @@ RUN apt-get update \
      || apt-get install -y --no-install-recommends python3-dev) \
  && rm -rf /var/lib/apt/lists/*
 COPY setup.py /tmp/forkserver/setup.py
-COPY runner/_forkserver.c /tmp/forkserver/runner/_forkserver.c
+COPY runner/sandbox/_forkserver.c /tmp/forkserver/runner/sandbox/_forkserver.c
 RUN cd /tmp/forkserver && python setup.py build_ext --inplace \
- && python -c "import sys; sys.path.insert(0, '.'); import runner._forkserver"
+ && python -c "import sys; sys.path.insert(0, '.'); import runner.sandbox._forkserver"
 
 # --- runtime -----------------------------------------------------------------------------------------
 FROM ${PYTHON_IMAGE} AS runtime
@@ -49,7 +49,7 @@ WORKDIR /srv/torchdrill
 COPY alembic.ini pyproject.toml ./
 COPY app ./app
 COPY runner ./runner
-COPY --from=build /tmp/forkserver/runner/_forkserver.*.so ./runner/
+COPY --from=build /tmp/forkserver/runner/sandbox/_forkserver.*.so ./runner/sandbox/
 COPY migrations ./migrations
 COPY templates ./templates
 COPY problems ./problems

@@ -20,8 +20,8 @@ system-deps:
 	@bash scripts/system-deps.sh
 
 # Every Python dependency, transitive ones included, from the lock file with its hashes.
-# setup.py builds the zygote's fork loop (runner/_forkserver.c) in place.
-$(STAMP): $(LOCK) pyproject.toml setup.py runner/_forkserver.c
+# setup.py builds the zygote's fork loop (runner/sandbox/_forkserver.c) in place.
+$(STAMP): $(LOCK) pyproject.toml setup.py runner/sandbox/_forkserver.c
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q --require-hashes -r $(LOCK)
@@ -56,10 +56,10 @@ pytest:
 # still runs, and `make bench` fails at the end if any part did.
 bench: setup
 	@rm -f var/bench.failed && mkdir -p var
-	$(PY) -m runner bench || touch var/bench.failed
-	$(PY) -m app.bench || touch var/bench.failed
-	$(PY) scripts/scale-bench.py --submissions 300 --clients 8
-	$(PY) -m app.bench_history --postgres-url $(PG_TEST_URL) || touch var/bench.failed
+	$(PY) -m bench.judge || touch var/bench.failed
+	$(PY) -m bench.web || touch var/bench.failed
+	$(PY) -m bench.scale --submissions 300 --clients 8
+	$(PY) -m bench.history --postgres-url $(PG_TEST_URL) || touch var/bench.failed
 	@if test -e var/bench.failed; then echo "make bench: a target was missed (see [FAIL] above)"; exit 1; fi
 
 # After changing a pin in requirements.txt or requirements-dev.txt: regenerate the lock (hashes).

@@ -21,7 +21,7 @@ SERVER_OPTIONS: dict[str, Any] = {"http": "httptools", "loop": "uvloop"}
 
 
 def server_config(app: Any, host: str, port: int, **options: Any) -> uvicorn.Config:
-    """The uvicorn configuration Torchdrill is served with (``python -m app`` and ``app.bench``)."""
+    """The uvicorn configuration Torchdrill is served with (``python -m app`` and ``bench.web``)."""
     return uvicorn.Config(app, host=host, port=port, **(SERVER_OPTIONS | options))
 
 

@@ -36,12 +36,12 @@ from app.kit.security import prepare_password_checks
 from app.kit.settings import Settings, get_settings
 from app.kit.web import ROOT, DatabaseSlot, render
 from app.problems import api as problem_api
+from app.scaleout.judging_setup import setup_judging
 from app.site import account_pages, problem_pages, track_pages
 from app.submissions import api as submission_api
 from app.submissions import pages as submission_pages
 from app.submissions.dispatch import Dispatcher, ResultWaiter
 from app.submissions.judging import recover_unfinished
-from app.submissions.judging_setup import setup_judging
 from app.submissions.metrics import install_metrics
 
 log = logging.getLogger("torchdrill")

@@ -9,7 +9,7 @@ from app.hints.models import HintReveal
 from app.kit.db import Base
 from app.problems.models import Problem, ProblemOwner, ProblemTag, ProblemVersion, Track
 from app.progress.models import LearnerProblem, ProblemStats
-from app.submissions.models import Submission
+from app.submissions.models import Submission, SubmissionGate
 
 __all__ = [
     "Assignment",
@@ -28,6 +28,7 @@ __all__ = [
     "ProblemVersion",
     "Regrade",
     "Submission",
+    "SubmissionGate",
     "Track",
     "User",
 ]

@@ -9,9 +9,9 @@ It never imports the web app. Its public API::
 """
 
 from runner.engine import ExpectationError, Runner, get_runner
+from runner.format.problem import ProblemFiles, ProblemFormatError, build_problem, load_problem_dir
 from runner.jobs import CaseExpectation, CaseResult, Expectations, Job, JudgeResult, Limits
-from runner.problem import ProblemFiles, ProblemFormatError, build_problem, load_problem_dir
-from runner.sandbox import SandboxUnavailable
+from runner.sandbox.bwrap import SandboxUnavailable
 
 __all__ = [
     "CaseExpectation",

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from runner import jobs
-from runner.problem import ProblemFormatError, discover_problems, load_problem_dir
+from runner.format.problem import ProblemFormatError, discover_problems, load_problem_dir
 
 if TYPE_CHECKING:
     from runner.engine import Runner
@@ -21,7 +21,7 @@ STATUS_MARK = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "not_run": 
 
 def _runner() -> Runner:
     from runner.engine import Runner
-    from runner.sandbox import SandboxUnavailable
+    from runner.sandbox.bwrap import SandboxUnavailable
 
     try:
         return Runner()
@@ -93,8 +93,8 @@ def validate(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Validate problems by running them. Exit code 1 if any fails."""
-    from runner.quality import bank_findings, bank_titles
-    from runner.validate import validate_problem
+    from runner.format.quality import bank_findings, bank_titles
+    from runner.format.validate import validate_problem
 
     folders: list[Path] = []
     for d in dirs or [Path("problems")]:
@@ -131,23 +131,9 @@ def serve(
     socket: Annotated[str, typer.Option(help="unix socket path")] = "/run/torchdrill/runner.sock",
 ) -> None:
     """Run the runner as its own service process."""
-    from runner.service import serve as serve_forever
+    from runner.transport.service import serve as serve_forever
 
     serve_forever(socket, _runner())
-
-
-@app.command()
-def bench(
-    jobs_count: Annotated[int, typer.Option("--jobs", help="warm jobs per measurement")] = 60,
-    cold: Annotated[int, typer.Option(help="cold starts to measure")] = 3,
-) -> None:
-    """Cold and warm judging figures, side by side, and where a warm job's time goes.
-
-    Exit code 1 when a target is missed.
-    """
-    from runner.bench import main as bench_main
-
-    raise typer.Exit(bench_main(jobs_count, cold))
 
 
 def main() -> None:

@@ -15,12 +15,15 @@ import types
 from dataclasses import dataclass, field
 from typing import Any
 
-from runner import compiled, custom, jobs, observations, poolstats, source_policy
+from runner import jobs
+from runner.format import custom
+from runner.format.problem import ProblemFiles
 from runner.jobs import JUDGE_FORMAT, CaseExpectation, Expectations, Job, JudgeResult, Limits
-from runner.poolstats import PoolMemory
-from runner.problem import ProblemFiles
-from runner.sandbox import RawRun, Sandbox
-from runner.verdicts import build_result
+from runner.judging import observations, source_policy
+from runner.judging.results import build_result
+from runner.sandbox import compiled
+from runner.sandbox.channel import RawRun
+from runner.sandbox.host import Sandbox
 
 log = logging.getLogger("runner")
 
@@ -45,14 +48,16 @@ class ExpectationError(ValueError):
     """The reference solution or the tests failed while computing expected values."""
 
 
-def _payload(
+def job_payload(
     job_code: str,
     tests_source: str,
     entry_point: str,
     cases: list[str] | None,
     tests_code: types.CodeType | None = None,
 ) -> dict[str, Any]:
-    # No integrity key: the spare has its own from the host (RawRun.integrity_key).
+    """What the sandbox's harness gets for one job: the code, ``tests.py`` (and its code object,
+    compiled once on the host) and which cases to run. No integrity key: the spare has its own
+    from the host (``RawRun.integrity_key``)."""
     return {
         "code": job_code,
         "tests_source": tests_source,
@@ -63,7 +68,7 @@ def _payload(
 
 def _compiled(tests_source: str) -> types.CodeType | None:
     """A problem's ``tests.py`` compiled once per version, here instead of in every job
-    (``runner.compiled``); None when it does not compile: the sandbox then reports the error."""
+    (``runner.sandbox.compiled``); None when it does not compile: the sandbox then reports the error."""
     try:
         return compiled.compiled_tests(tests_source)
     except Exception:  # SyntaxError, ValueError, RecursionError ...: the instructor's file is broken
@@ -92,7 +97,7 @@ class Runner:
         """``source_policy=False`` judges code the policy would refuse: only for the suite's
         attacks on the layers below it (the sandbox, the guard), never for a learner's code."""
         self.source_policy = source_policy
-        self.trace = trace  # runner.sandbox.Sandbox's: every record read as it comes (benchmarks)
+        self.trace = trace  # runner.sandbox.host.Sandbox's: every record read as it comes (benchmarks)
         self.max_concurrent = max_concurrent or default_slots()
         self._slots = threading.BoundedSemaphore(self.max_concurrent)
         self._lock = threading.Lock()
@@ -121,7 +126,7 @@ class Runner:
 
     def stats(self) -> dict[str, int]:
         """Pool figures for monitoring: job slots, busy slots, warm zygotes, ready spares."""
-        spares = len(self._sandbox._spares) if self._sandbox is not None else 0
+        spares = self._sandbox.spares_ready() if self._sandbox is not None else 0
         return {
             "slots": self.max_concurrent,
             "busy": self._busy,
@@ -129,24 +134,17 @@ class Runner:
             "spares": spares,
         }
 
-    def pool_memory(self) -> PoolMemory:
-        """Resident memory of the warm pool (zygote, spares, running jobs), for the benchmarks."""
+    def sandbox_pid(self) -> int | None:
+        """The pid at the root of the warm pool's processes (zygote, spares, running jobs), or None
+        before the sandbox starts: where ``/proc`` tells their memory and CPU."""
         sandbox = self._sandbox
-        if sandbox is None or sandbox.proc is None:
-            return PoolMemory(0, 0.0, 0.0)
-        return poolstats.memory(poolstats.descendants(sandbox.proc.pid))
-
-    def pool_cpu_seconds(self) -> float:
-        """CPU time the sandbox's processes used so far (finished jobs included), for the benchmarks."""
-        sandbox = self._sandbox
-        if sandbox is None or sandbox.proc is None:
-            return 0.0
-        return poolstats.tree_cpu_seconds(sandbox.proc.pid)
+        return sandbox.pid() if sandbox is not None else None
 
     def ready(self) -> bool:
         return self._sandbox is not None and self._sandbox.alive()
 
-    def _run(self, payload: dict[str, Any], limits: Limits) -> RawRun:
+    def run_payload(self, payload: dict[str, Any], limits: Limits) -> RawRun:
+        """Run one :func:`job_payload` in the sandbox, in a job slot: what came out, not judged."""
         with self._slots:
             self.start()
             sandbox = self._sandbox
@@ -161,12 +159,12 @@ class Runner:
         """Judge a learner's code. Never raises for anything the learner did.
 
         ``profile``, if given, receives the run's stages and the job's CPU time, for the per-stage
-        breakdown of ``python -m runner bench``.
+        breakdown of ``python -m bench.judge``.
         """
         started = time.perf_counter()
         selected = [c.name for c in job.expectations.select(job.mode)]
         try:
-            # Checked before anything runs, on every route (runner.source_policy).
+            # Checked before anything runs, on every route (runner.judging.source_policy).
             refusal = source_policy.check(job.code, job.source_allow) if self.source_policy else None
             if refusal is not None:
                 result = source_policy.refused_result(refusal, _judged_cases(job))
@@ -174,10 +172,10 @@ class Runner:
                 selected = [custom.CASE_NAME]
                 result = self._judge_custom(job, job.custom)
             else:
-                payload = _payload(
+                payload = job_payload(
                     job.code, job.tests_source, job.entry_point, selected, _compiled(job.tests_source)
                 )
-                raw = self._run(payload, job.limits)
+                raw = self.run_payload(payload, job.limits)
                 result = build_result(raw, job.expectations, job.mode, job.limits, raw.integrity_key)
                 if profile is not None:
                     offset = (raw.started - started) * 1000
@@ -213,7 +211,7 @@ class Runner:
                     total=1,
                 )
             return custom.reference_refused(str(exc))
-        raw = self._run(_payload(job.code, tests, job.entry_point, [custom.CASE_NAME]), job.limits)
+        raw = self.run_payload(job_payload(job.code, tests, job.entry_point, [custom.CASE_NAME]), job.limits)
         return build_result(raw, expectations, "run", job.limits, raw.integrity_key)
 
     def compute_expectations(self, problem: ProblemFiles) -> Expectations:
@@ -225,10 +223,10 @@ class Runner:
     def _expectations(
         self, solution: str, tests: str, entry_point: str, limits: Limits, compile_tests: bool = False
     ) -> Expectations:
-        # Custom runs' generated tests (runner.custom) are compiled in the sandbox: they are not
+        # Custom runs' generated tests (runner.format.custom) are compiled in the sandbox: they are not
         # problem versions, and caching them would only hold learners' inputs in memory.
         tests_code = _compiled(tests) if compile_tests else None
-        raw = self._run(_payload(solution, tests, entry_point, None, tests_code), limits)
+        raw = self.run_payload(job_payload(solution, tests, entry_point, None, tests_code), limits)
         for kind in ("sandbox_error", "tests_error", "compile_error", "import_error"):
             record = next((r for r in raw.records if r.get("type") == kind), None)
             if record:

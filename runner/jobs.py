@@ -9,21 +9,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from runner.custom import CustomInput
+from runner.format.custom import CustomInput
 from runner.verdict import Verdict
 
 Mode = Literal["run", "submit"]
-
-# Submission verdicts: the one type is runner.verdict.Verdict (labels, precedence, explanations);
-# these names stay for the modules that import them from here.
-ACCEPTED = Verdict.ACCEPTED
-WRONG_ANSWER = Verdict.WRONG_ANSWER
-RUNTIME_ERROR = Verdict.RUNTIME_ERROR
-TIME_LIMIT_EXCEEDED = Verdict.TIME_LIMIT_EXCEEDED
-MEMORY_LIMIT_EXCEEDED = Verdict.MEMORY_LIMIT_EXCEEDED
-OUTPUT_LIMIT_EXCEEDED = Verdict.OUTPUT_LIMIT_EXCEEDED
-COMPILE_ERROR = Verdict.COMPILE_ERROR
-INTERNAL_ERROR = Verdict.INTERNAL_ERROR
 
 # Per-case statuses.
 CASE_PASSED = "passed"
@@ -54,7 +43,7 @@ class Limits:
 
 
 # What computed expectations record; raise it when the reference's run records something new
-# (2: behaviour observations, runner.observations), so stored problems get recomputed on import.
+# (2: behaviour observations, runner.judging.observations), so stored problems get recomputed on import.
 JUDGE_FORMAT = 2
 
 
@@ -66,8 +55,8 @@ class CaseExpectation:
     public: bool
     rtol: float
     atol: float
-    value: Any  # encoded with runner.values.encode
-    # What the reference's run observed (runner.observations.summary): hooks, operation checks.
+    value: Any  # encoded with runner.records.values.encode
+    # What the reference's run observed (runner.judging.observations.summary): hooks, operation checks.
     observed: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -115,9 +104,9 @@ class Job:
     limits: Limits = field(default_factory=Limits)
     job_id: str = ""
     # "Run with my input": the reference runs the learner's arguments first, in its own sandbox job
-    # (runner.custom); ``tests_source`` and ``expectations`` are then ignored.
+    # (runner.format.custom); ``tests_source`` and ``expectations`` are then ignored.
     custom: CustomInput | None = None
-    # What the problem allows beyond the source policy (runner.source_policy), from problem.toml.
+    # What the problem allows beyond the source policy (runner.judging.source_policy), from problem.toml.
     source_allow: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
@@ -183,7 +172,7 @@ class JudgeResult:
 
     @property
     def accepted(self) -> bool:
-        return self.verdict == ACCEPTED
+        return self.verdict == Verdict.ACCEPTED
 
     @classmethod
     def internal_error(cls, message: str, cause: str, total: int = 0) -> JudgeResult:
@@ -192,7 +181,9 @@ class JudgeResult:
         ``cause`` is a short word (``sandbox``, ``tests``, ``runner_exception``, ``stuck``, …) that
         is logged and counted in ``/metrics``; the submission can be re-judged by an operator.
         """
-        return cls(verdict=INTERNAL_ERROR, passed=0, total=total, cases=[], message=message, cause=cause)
+        return cls(
+            verdict=Verdict.INTERNAL_ERROR, passed=0, total=total, cases=[], message=message, cause=cause
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {

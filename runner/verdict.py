@@ -35,7 +35,7 @@ class Verdict(StrEnum):
         """Which verdict a run gets when several things went wrong: the lowest number wins.
 
         A limit ends the whole run (its cases may not even have run); then a compile error, an
-        error raised by a case, and only then wrong values. ``runner.verdicts.build_result``
+        error raised by a case, and only then wrong values. ``runner.judging.results.build_result``
         applies this order.
         """
         return _PRECEDENCE.index(self)

@@ -29,7 +29,7 @@
 # that podman-compose enforces depends_on (it cannot here, see below: the script does, in the
 # same order); health-check *scheduling* (podman runs health checks from systemd timers; without
 # systemd this script runs `podman healthcheck run` itself every $HEALTH_EVERY seconds);
-# restart policies; anything under load (scripts/scale-bench.py).
+# restart policies; anything under load (python -m bench.scale).
 #
 # Machine quirks, none of which touch docker-compose.yml:
 #   - containers.conf (via CONTAINERS_CONF, a copy of the system one plus): runtime runc (crun 1.8

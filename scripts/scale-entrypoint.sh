@@ -12,18 +12,18 @@ case "$cmd" in
   web)
     exec python -m app "$@" ;;
   recorder)
-    exec python -m app.submissions.recorder "$@" ;;
+    exec python -m app.scaleout.recorder "$@" ;;
   runner)
-    exec python -m runner.celery_worker "$@" ;;
+    exec python -m runner.transport.celery_worker "$@" ;;
   migrate)
     alembic upgrade head
     exec python -m app.problems.importer "${TORCHDRILL_PROBLEMS_DIR:-problems}" ;;
   healthcheck-web)
     exec python -c "import sys, urllib.request as u; sys.exit(0 if u.urlopen('http://127.0.0.1:${TORCHDRILL_PORT:-8000}/healthz', timeout=5).status == 200 else 1)" ;;
   healthcheck-runner)
-    exec python -m runner.celery_worker healthcheck ;;
+    exec python -m runner.transport.celery_worker healthcheck ;;
   healthcheck-recorder)
-    exec python -m app.submissions.recorder healthcheck ;;
+    exec python -m app.scaleout.recorder healthcheck ;;
   *)
     exec "$cmd" "$@" ;;
 esac

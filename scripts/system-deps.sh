@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # System packages the platform needs: bubblewrap for the sandbox; a C compiler for the zygote's
-# fork loop (runner/_forkserver.c, which `pip install -e .` builds); Chromium for the browser
+# fork loop (runner/sandbox/_forkserver.c, which `pip install -e .` builds); Chromium for the browser
 # tests; docker-compose (the client) to validate docker-compose.yml. Installs only what is
 # missing, and only as root on Debian/Ubuntu; elsewhere it says what to install.
 set -euo pipefail

@@ -20,6 +20,7 @@ from app.kit.errors import Forbidden, FormErrors, InvalidInput, NotFound, TooMan
 from app.kit.paging import Page, decode_cursor, page_of
 from app.kit.security import hash_password, needs_rehash, verify_password
 from app.kit.settings import Settings
+from runner.format.fields import forbidden_character
 
 if TYPE_CHECKING:
     from app.accounts.browsers import KnownBrowser
@@ -61,7 +62,12 @@ def sign_up(session: Session, email: str, password: str, role: str = "student") 
     errors: dict[str, str] = {}
     if not email:
         errors["email"] = "Enter your email address."
-    elif len(email) > 254 or not EMAIL_RE.match(email) or not is_plain_text(email):
+    elif (
+        len(email) > 254
+        or not EMAIL_RE.match(email)
+        or not is_plain_text(email)
+        or forbidden_character(email) is not None  # one line, no bidi or invisible characters
+    ):
         errors["email"] = "Enter a valid email address, like ada@example.com."
     problem = password_problem(password)
     if problem:

@@ -16,7 +16,7 @@ import zipfile
 import zlib
 
 from app.kit.errors import InvalidInput, PayloadTooLarge
-from runner.problem import MAX_FILE_BYTES, REQUIRED_FILES, SLUG_RE
+from runner.format.problem import MAX_FILE_BYTES, REQUIRED_FILES, SLUG_RE
 
 MAX_ZIP_BYTES = 2 * 1024 * 1024
 MAX_ENTRIES = 64

@@ -17,7 +17,7 @@ from app.accounts.models import User
 from app.accounts.service import require_role
 from app.kit.errors import LoginRequired
 from app.kit.web import require_csrf
-from runner.problem import SLUG_RE
+from runner.format.problem import SLUG_RE
 
 AUTHOR_ROLES = ("instructor", "admin")
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.authoring.service import InvalidProblem
+from runner.format.problem import MAX_HINTS, ProblemFormatError, parse_metadata, toml_value
 from runner.jobs import Limits
-from runner.problem import MAX_HINTS, ProblemFormatError, parse_metadata, toml_value
 
 DEFAULT_LIMITS = Limits()
 

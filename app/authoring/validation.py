@@ -1,6 +1,6 @@
 """Validation as the app runs it: the runner's one implementation plus the app-side checks.
 
-``runner.validate.validate_problem`` does everything that needs the sandbox (reference passes,
+``runner.format.validate.validate_problem`` does everything that needs the sandbox (reference passes,
 expectations, starter refused, mutants rejected, statement examples). The runner never imports
 the app, so the two checks that need the app's Markdown renderer are added here: every formula
 renders, and no raw HTML the sanitizer would silently drop. The web editor, the API, the
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 
 from app.kit.markdown import render_markdown
 from app.kit.runner import JudgeRunner
-from runner.problem import ProblemFiles, ProblemFormatError, build_problem
-from runner.validate import Finding, ValidationReport, validate_problem
+from runner.format.problem import ProblemFiles, ProblemFormatError, build_problem
+from runner.format.validate import Finding, ValidationReport, validate_problem
 
 MARKDOWN_FILES = (("statement.md", "statement"), ("learn.md", "learn"))
 MATH_ERROR_RE = re.compile(r'<code class="math-error"[^>]*>(.*?)</code>', re.S)

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts import premium, service, two_factor
 from app.accounts.models import ROLES
+from app.cli.output import echo
 from app.kit.db import Database, utcnow
 from app.kit.errors import AppError, FormErrors
 from app.kit.mail import Mailer
@@ -24,7 +25,7 @@ app = typer.Typer(
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
+    echo(f"error: {message}", err=True)
     return typer.Exit(code)
 
 
@@ -75,7 +76,7 @@ def create(
         if premium_days is not None:
             grant = premium.grant_premium(session, user, premium_days, utcnow())
             message += f", Premium until {grant.expires_at:%Y-%m-%d %H:%M} UTC"
-    typer.echo(message)
+    echo(message)
 
 
 @app.command("grant-premium")
@@ -88,7 +89,7 @@ def grant_premium(
         user = service.get_user_by_email(session, email)
         grant = premium.grant_premium(session, user, days, utcnow())
         until = grant.expires_at
-    typer.echo(f"{user.email} has Premium until {until:%Y-%m-%d %H:%M} UTC")
+    echo(f"{user.email} has Premium until {until:%Y-%m-%d %H:%M} UTC")
 
 
 @app.command("revoke-premium")
@@ -98,9 +99,9 @@ def revoke_premium(email: Annotated[str, typer.Argument(help="the account's emai
         user = service.get_user_by_email(session, email)
         count = premium.revoke_premium(session, user, utcnow())
     if count == 0:
-        typer.echo(f"{user.email} had no active Premium grant")
+        echo(f"{user.email} had no active Premium grant")
     else:
-        typer.echo(f"revoked Premium of {user.email}")
+        echo(f"revoked Premium of {user.email}")
 
 
 def register(root: typer.Typer) -> None:

@@ -1,15 +1,15 @@
 """What the app needs from the judge (``runner/``), as a protocol so it can be swapped.
 
 The real implementation is ``runner.get_runner()``: the app never reaches inside the runner
-package beyond this surface and ``runner.jobs`` / ``runner.problem`` data types.
+package beyond this surface and ``runner.jobs`` / ``runner.format.problem`` data types.
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
+from runner.format.problem import ProblemFiles
 from runner.jobs import Expectations, Job, JudgeResult, Mode
-from runner.problem import ProblemFiles
 
 
 class JudgeRunner(Protocol):
@@ -43,7 +43,7 @@ def expectation_error_types() -> tuple[type[BaseException], ...]:
 
 def display_value(encoded: Any) -> str:
     """Readable text of an expected/actual value as the runner encoded it."""
-    from runner.values import to_display
+    from runner.records.values import to_display
 
     return str(to_display(encoded))
 

@@ -4,7 +4,7 @@ SQLite lets one connection write at a time. Another connection that starts writi
 ``SQLITE_BUSY``, and its busy handler (``busy_timeout``) sleeps and tries again: after 1, 2, 5,
 10, 15, 20, 25 … ms, however soon the writer commits. Under concurrent judging every verdict
 writes three times (the request's submission, the judge's claim, the judge's verdict) from
-different threads, so writers meet often: through ``app.bench`` with 16 learners the web process
+different threads, so writers meet often: through ``bench.web`` with 16 learners the web process
 slept on the lock 274 times in 10 s (about one verdict in three; 1.2 ms median, up to 15 ms,
 0.56 s in all) for a lock held well under a millisecond (docs/benchmarks.md, the fourteenth pass).
 

@@ -26,8 +26,8 @@ from app.kit.runner import JudgeRunner, default_runner, expectation_error_types
 from app.problems import repository
 from app.problems.models import Problem, ProblemTag, ProblemVersion, Track
 from runner.jobs import JUDGE_FORMAT
-from runner.problem import ProblemFiles, ProblemFormatError, discover_problems, load_problem_dir
-from runner.tracks import TrackSpec, load_tracks, unknown_category
+from runner.format.problem import ProblemFiles, ProblemFormatError, discover_problems, load_problem_dir
+from runner.format.tracks import TrackSpec, load_tracks, unknown_category
 
 
 def content_hash(files: dict[str, str]) -> str:

@@ -19,7 +19,7 @@ from app.kit.runner import display_value
 from app.problems import repository, visibility
 from app.problems.models import Problem, ProblemVersion
 from runner.jobs import Limits
-from runner.problem import DIFFICULTIES, ProblemFiles, build_problem
+from runner.format.problem import DIFFICULTIES, ProblemFiles, build_problem
 
 MAX_SEARCH = 100
 

@@ -20,10 +20,11 @@ from app.problems import repository as problems_repository
 from app.progress import repository as progress
 from app.submissions import repository
 from app.submissions.models import CUSTOM, FINISHED, Submission
-from runner.custom import CustomInput
-from runner.jobs import INTERNAL_ERROR, Expectations, Job, JudgeResult
-from runner.problem import ProblemFiles, build_problem
-from runner.text import clean, clean_value
+from runner.format.custom import CustomInput
+from runner.format.problem import ProblemFiles, build_problem
+from runner.jobs import Expectations, Job, JudgeResult
+from runner.records.text import clean, clean_value
+from runner.verdict import Verdict
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +104,7 @@ def record_verdict(session: Session, submission_id: int, result: JudgeResult) ->
     An internal_error keeps its cause in ``runtime["internal_error"]`` (counted in ``/metrics``)
     and is logged: it is the platform's failure, and ``torchdrill submissions rejudge`` can retry it.
     """
-    if result.verdict == INTERNAL_ERROR:
+    if result.verdict == Verdict.INTERNAL_ERROR:
         log.error("internal error on submission %s (cause: %s): %s", submission_id, result.cause or "?",
                   result.message[:500])  # fmt: skip
     finished = repository.finish(

@@ -1,6 +1,7 @@
-"""``/metrics`` of a web process: where its figures come from (embedded judge or runner workers).
+"""``/metrics`` of a web process, and its figures when the judge is embedded.
 
-Which judge a process uses is chosen in ``submissions.judging_setup``; this module only observes.
+Which judge a process uses is chosen in ``scaleout.judging_setup``; the runner workers' figures
+are ``scaleout.sources``'; this module only observes.
 """
 
 from __future__ import annotations
@@ -8,7 +9,6 @@ from __future__ import annotations
 import hmac
 from collections.abc import Callable, Mapping
 
-import redis
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import Response
 
@@ -47,25 +47,6 @@ class EmbeddedSources:
             "busy": int(raw.get("busy", 0)),
             "warm": int(raw.get("warm_zygotes", 0)),
         }
-
-
-class BrokerSources:
-    def __init__(self, db: Database, client: redis.Redis) -> None:
-        self.db = db
-        self.client = client
-
-    def queue_depth(self) -> Mapping[str, int]:
-        from app.submissions.remote_runner import queue_depth
-
-        return queue_depth(self.client)
-
-    def submissions_by_status(self) -> Mapping[str, int]:
-        return unfinished_counts(self.db)
-
-    def sandbox_pool(self) -> Mapping[str, int]:
-        from app.submissions.remote_runner import runner_pool
-
-        return runner_pool(self.client)
 
 
 def install_metrics(app: FastAPI, stats: Stats, sources: Sources) -> None:

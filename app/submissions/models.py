@@ -23,7 +23,7 @@ RUNNING = "running"
 FINISHED = "finished"
 STATUSES = (QUEUED, RUNNING, FINISHED)
 CUSTOM = "custom"
-MODES = ("run", "submit", CUSTOM)  # custom: the learner's own input (runner.custom)
+MODES = ("run", "submit", CUSTOM)  # custom: the learner's own input (runner.format.custom)
 # Re-judged copies that course regrades make carry an idempotency key with this prefix: they are
 # grading records, not practice, so progress and acceptance counts leave them out.
 COPY_KEY_PREFIX = "regrade-"
@@ -65,10 +65,24 @@ class Submission(Base):
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     idempotency_key: Mapped[str | None] = mapped_column(String(100))
-    # Custom runs only: the arguments the learner gave, as data (runner.inputs format).
+    # Custom runs only: the arguments the learner gave, as data (runner.format.inputs format).
     custom_input: Mapped[dict[str, Any] | None] = mapped_column(JSON)
 
     @property
     def is_copy(self) -> bool:
         """A course regrade's re-judged copy (see :data:`COPY_KEY_PREFIX`), not the learner's practice."""
         return (self.idempotency_key or "").startswith(COPY_KEY_PREFIX)
+
+
+class SubmissionGate(Base):
+    """One row per user that every new submission of theirs locks first (``app.submissions.limit``).
+
+    The row itself holds no count: taking it (an upsert, in the submission's own transaction)
+    makes a user's concurrent submissions queue one behind the other, so each counts the ones
+    committed before it and the per-minute limit cannot be overrun by a burst.
+    """
+
+    __tablename__ = "submission_gates"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    last_at: Mapped[datetime] = mapped_column(UTCDateTime())

@@ -5,7 +5,7 @@ as it is by the page's JSON API (``/api``, where the per-case list is ``cases``)
 (``/api/v1``, the response model, where it is ``tests`` by its serialisation alias), the
 submission page and the page script. :class:`SubmissionSummary` is the one history-row view.
 
-Stored text is cleaned again on the way out (``runner.text``): rows written before the output
+Stored text is cleaned again on the way out (``runner.records.text``): rows written before the output
 rule existed may hold NUL, lone surrogates or terminal escapes, and a view must never fail.
 """
 
@@ -18,7 +18,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from app.kit.runner import display_value
 from app.submissions.models import Submission
-from runner.text import clean_value
+from runner.records.text import clean_value
 from runner.verdict import Verdict
 
 Status = Literal["queued", "running", "finished"]

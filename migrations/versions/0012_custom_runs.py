@@ -1,7 +1,7 @@
 """Custom runs ("Run with my input"): a ``custom`` submission mode and the learner's arguments.
 
 Custom runs are stored like runs so the one submission view, the history and the rate limits
-apply; ``custom_input`` holds the arguments as data (``runner.inputs`` format).
+apply; ``custom_input`` holds the arguments as data (``runner.format.inputs`` format).
 
 Revision ID: 0012
 Revises: 0011 (the head of this branch; the coordinator chains it)

@@ -6,8 +6,8 @@ import functools
 from pathlib import Path
 
 from runner.engine import Runner
+from runner.format.problem import ProblemFiles, load_problem_dir
 from runner.jobs import Expectations, JudgeResult
-from runner.problem import ProblemFiles, load_problem_dir
 from tests.runner.conftest import FIXTURES
 
 CHECKS = FIXTURES / "checks"

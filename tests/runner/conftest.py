@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from runner.engine import Runner
+from runner.format.problem import ProblemFiles, load_problem_dir
 from runner.jobs import Expectations, JudgeResult, Limits
-from runner.problem import ProblemFiles, load_problem_dir
 
 FIXTURES = Path(__file__).parent / "fixtures"
 BANK = Path(__file__).resolve().parents[2] / "problems"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 
-from runner.sandbox import UID_BASE, UID_SPAN
+from runner.sandbox.host import UID_BASE, UID_SPAN
 
 
 def sandbox_processes() -> list[int]:

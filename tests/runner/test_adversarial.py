@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from runner import jobs
+from runner.verdict import Verdict
 from tests.runner.conftest import JudgeFn
 from tests.runner.hostcheck import wait_no_sandbox_processes
 
@@ -41,13 +42,13 @@ def host_is_clean_after() -> None:
 
 def test_infinite_loop_is_time_limit_exceeded(judge_probe: JudgeFn) -> None:
     result = judge_probe(code("def probe():\n    while True:\n        pass\n"), time_s=1.5)
-    assert result.verdict == jobs.TIME_LIMIT_EXCEEDED
+    assert result.verdict == Verdict.TIME_LIMIT_EXCEEDED
     assert "1.5 s" in result.message
 
 
 def test_sleep_is_time_limit_exceeded(judge_probe: JudgeFn) -> None:
     result = judge_probe(code("import time\ndef probe():\n    time.sleep(60)\n"), time_s=1.0)
-    assert result.verdict == jobs.TIME_LIMIT_EXCEEDED
+    assert result.verdict == Verdict.TIME_LIMIT_EXCEEDED
 
 
 # --- memory ---------------------------------------------------------------------------------
@@ -56,14 +57,14 @@ def test_sleep_is_time_limit_exceeded(judge_probe: JudgeFn) -> None:
 def test_python_memory_bomb_is_memory_limit_exceeded(judge_probe: JudgeFn) -> None:
     src = "def probe():\n    hog = []\n    while True:\n        hog.append(bytearray(16 * 2**20))\n"
     result = judge_probe(src, memory_mb=300, time_s=8)
-    assert result.verdict == jobs.MEMORY_LIMIT_EXCEEDED
+    assert result.verdict == Verdict.MEMORY_LIMIT_EXCEEDED
     assert "300 MB" in result.message
 
 
 def test_torch_memory_bomb_is_memory_limit_exceeded(judge_probe: JudgeFn) -> None:
     src = "import torch\ndef probe():\n    x = torch.ones(2**30)\n    return float(x.sum())\n"
     result = judge_probe(src, memory_mb=300, time_s=8)
-    assert result.verdict == jobs.MEMORY_LIMIT_EXCEEDED
+    assert result.verdict == Verdict.MEMORY_LIMIT_EXCEEDED
 
 
 def test_import_torch_works_under_the_memory_limit(judge_probe: JudgeFn) -> None:
@@ -73,7 +74,7 @@ def test_import_torch_works_under_the_memory_limit(judge_probe: JudgeFn) -> None
         def probe():
             return int(nn.Linear(2, 2)(torch.ones(1, 2)).numel()) - 2
     """)
-    assert judge_probe(src, memory_mb=256).verdict == jobs.ACCEPTED
+    assert judge_probe(src, memory_mb=256).verdict == Verdict.ACCEPTED
 
 
 # --- processes -------------------------------------------------------------------------------
@@ -96,7 +97,7 @@ def test_fork_bomb_is_contained(judge_probe: JudgeFn) -> None:
             return pids
     """)
     result = judge_probe(src, time_s=5)
-    assert result.verdict != jobs.ACCEPTED
+    assert result.verdict != Verdict.ACCEPTED
     assert "stopped after" in observed(result)
 
 
@@ -114,7 +115,7 @@ def test_thread_bomb_is_contained(judge_probe: JudgeFn) -> None:
             return n
     """)
     result = judge_probe(src, time_s=5)
-    assert result.verdict != jobs.ACCEPTED
+    assert result.verdict != Verdict.ACCEPTED
     assert "stopped after" in observed(result)
 
 
@@ -130,14 +131,14 @@ def test_daemon_does_not_outlive_the_run(judge_probe: JudgeFn) -> None:
             return 0
     """)
     result = judge_probe(src)
-    assert result.verdict == jobs.ACCEPTED  # the run itself is fine ...
+    assert result.verdict == Verdict.ACCEPTED  # the run itself is fine ...
     # ... and the autouse fixture checks that the grandchild is gone from the host.
 
 
 def test_a_job_s_processes_share_one_cpu_group_whatever_sessions_they_start(judge_probe: JudgeFn) -> None:
     # With the kernel's autogroups, a process in no CPU group gets a share of the CPU of its own
     # for each session it starts: a job could take more than its share by starting sessions.
-    # Each job is one CPU group (runner.cgroups), which also holds its priority.
+    # Each job is one CPU group (runner.sandbox.cgroups), which also holds its priority.
     src = code("""
         import os
         def cpu_group():
@@ -198,8 +199,8 @@ def test_killing_parent_and_process_group_fails_and_runner_survives(judge_probe:
     result = judge_probe(src)
     # kill(-1) only reaches the job's own uid, so the probe survives to return; either way
     # the zygote and the rest of the platform are still there for the next job.
-    assert result.verdict in (jobs.ACCEPTED, jobs.RUNTIME_ERROR)
-    assert judge_probe("def probe():\n    return 0\n").verdict == jobs.ACCEPTED
+    assert result.verdict in (Verdict.ACCEPTED, Verdict.RUNTIME_ERROR)
+    assert judge_probe("def probe():\n    return 0\n").verdict == Verdict.ACCEPTED
 
 
 # --- network ---------------------------------------------------------------------------------
@@ -243,7 +244,7 @@ def test_no_network_not_even_to_the_hosts_loopback(judge_probe: JudgeFn) -> None
         stop.set()
         thread.join()
         server.close()
-    assert result.verdict == jobs.WRONG_ANSWER
+    assert result.verdict == Verdict.WRONG_ANSWER
     assert "connected" not in observed(result)
     assert accepted == []
 
@@ -265,7 +266,7 @@ def test_no_dns_and_no_interfaces(judge_probe: JudgeFn) -> None:
             return facts
     """)
     result = judge_probe(src)
-    assert result.verdict == jobs.WRONG_ANSWER
+    assert result.verdict == Verdict.WRONG_ANSWER
     text = observed(result)
     assert "'resolv.conf': False" in text
     assert "'udp': 'PermissionError'" in text
@@ -329,7 +330,7 @@ def test_expected_values_never_enter_the_sandbox(runner, probe) -> None:  # type
             return hits
     """)
     result = runner.judge(runner.job_for(problem, secret, src, "submit"))
-    assert result.verdict == jobs.WRONG_ANSWER
+    assert result.verdict == Verdict.WRONG_ANSWER
     assert result.cases[0].actual == "[]"
 
 
@@ -363,9 +364,9 @@ def test_environment_secrets_and_other_processes_are_invisible(judge_probe: Judg
 
 
 def test_the_environment_is_exactly_the_safe_one(judge_probe: JudgeFn) -> None:
-    # Set once in the zygote (runner.zygote.set_job_environment): not the judge's PYTHONPATH, and
+    # Set once in the zygote (runner.sandbox.lockdown.set_job_environment): not the judge's PYTHONPATH, and
     # nothing torch's import added.
-    from runner.zygote import SAFE_ENV
+    from runner.sandbox.control import SAFE_ENV
 
     result = judge_probe(
         code("""
@@ -378,7 +379,7 @@ def test_the_environment_is_exactly_the_safe_one(judge_probe: JudgeFn) -> None:
 
 
 def test_every_job_starts_from_fresh_random_state(judge_probe: JudgeFn) -> None:
-    # runner.zygote.reseed: none of it inherited from the zygote, so no job can predict another's.
+    # runner.sandbox.seeding.reseed: none of it inherited from the zygote, so no job can predict another's.
     src = code("""
         import random, numpy, torch
         def probe():
@@ -425,7 +426,7 @@ def test_filling_the_disk_stays_in_the_sandbox(judge_probe: JudgeFn) -> None:
                 return f"stopped at {written} MB: {exc.strerror}"
     """)
     result = judge_probe(src, time_s=10)
-    assert result.verdict != jobs.ACCEPTED
+    assert result.verdict != Verdict.ACCEPTED
     after = os.statvfs("/").f_bavail
     assert abs(after - before) * os.statvfs("/").f_frsize < 50 * 2**20
 
@@ -433,7 +434,7 @@ def test_filling_the_disk_stays_in_the_sandbox(judge_probe: JudgeFn) -> None:
 def test_output_flood_is_output_limit_exceeded(judge_probe: JudgeFn) -> None:
     src = "import os\ndef probe():\n    while True:\n        os.write(1, b'x' * 65536)\n"
     result = judge_probe(src, time_s=5)
-    assert result.verdict == jobs.OUTPUT_LIMIT_EXCEEDED
+    assert result.verdict == Verdict.OUTPUT_LIMIT_EXCEEDED
 
 
 def test_a_file_left_in_tmp_is_not_seen_by_the_next_submission(judge_probe: JudgeFn) -> None:
@@ -459,7 +460,7 @@ def test_symlink_to_host_file_in_tmp_reads_nothing(judge_probe: JudgeFn) -> None
 def test_deep_recursion_is_a_runtime_error(judge_probe: JudgeFn) -> None:
     src = "import sys\nsys.setrecursionlimit(10**7)\ndef probe(n=0):\n    return probe(n + 1)\n"
     result = judge_probe(src, time_s=5)
-    assert result.verdict in (jobs.RUNTIME_ERROR, jobs.MEMORY_LIMIT_EXCEEDED)
+    assert result.verdict in (Verdict.RUNTIME_ERROR, Verdict.MEMORY_LIMIT_EXCEEDED)
 
 
 # --- source oddities -----------------------------------------------------------------------------
@@ -467,24 +468,24 @@ def test_deep_recursion_is_a_runtime_error(judge_probe: JudgeFn) -> None:
 
 def test_null_bytes_are_a_compile_error(judge_probe: JudgeFn) -> None:
     result = judge_probe("def probe():\n    return 0\x00\n")
-    assert result.verdict == jobs.COMPILE_ERROR
+    assert result.verdict == Verdict.COMPILE_ERROR
 
 
 def test_non_utf8_source_is_a_compile_error(judge_probe: JudgeFn) -> None:
     source = b"def probe():\n    return '\xff\xfe'\n".decode("utf-8", errors="surrogateescape")
     result = judge_probe(source)
-    assert result.verdict == jobs.COMPILE_ERROR
+    assert result.verdict == Verdict.COMPILE_ERROR
 
 
 def test_ten_megabyte_source_is_judged(judge_probe: JudgeFn) -> None:
     source = "# padding\n" * (10 * 2**20 // 10) + "def probe():\n    return 0\n"
     result = judge_probe(source, time_s=20)
-    assert result.verdict == jobs.ACCEPTED
+    assert result.verdict == Verdict.ACCEPTED
 
 
 def test_missing_entry_point_says_so(judge_probe: JudgeFn) -> None:
     result = judge_probe("def other():\n    return 0\n")
-    assert result.verdict == jobs.RUNTIME_ERROR
+    assert result.verdict == Verdict.RUNTIME_ERROR
     assert "solution.py does not define probe()" in result.message
 
 
@@ -493,18 +494,18 @@ def test_missing_entry_point_says_so(judge_probe: JudgeFn) -> None:
 
 def test_exit_at_import_fails(judge_probe: JudgeFn) -> None:
     result = judge_probe("import sys\nsys.exit(0)\n", mode="submit")
-    assert result.verdict == jobs.RUNTIME_ERROR
+    assert result.verdict == Verdict.RUNTIME_ERROR
 
 
 def test_os_exit_inside_a_case_fails(judge_probe: JudgeFn) -> None:
     result = judge_probe("import os\ndef probe():\n    os._exit(0)\n", mode="submit")
-    assert result.verdict == jobs.RUNTIME_ERROR
+    assert result.verdict == Verdict.RUNTIME_ERROR
     assert all(c.status == jobs.CASE_NOT_RUN for c in result.cases)
 
 
 def test_system_exit_inside_a_case_fails(judge_probe: JudgeFn) -> None:
     result = judge_probe("def probe():\n    raise SystemExit(0)\n", mode="submit")
-    assert result.verdict == jobs.RUNTIME_ERROR
+    assert result.verdict == Verdict.RUNTIME_ERROR
 
 
 def test_fake_records_on_the_result_channel_fail(judge_probe: JudgeFn) -> None:
@@ -519,12 +520,12 @@ def test_fake_records_on_the_result_channel_fail(judge_probe: JudgeFn) -> None:
             os._exit(0)
     """)
     result = judge_probe(src, mode="submit")
-    assert result.verdict != jobs.ACCEPTED
+    assert result.verdict != Verdict.ACCEPTED
 
 
 def test_garbage_on_the_result_channel_fails(judge_probe: JudgeFn) -> None:
     src = "import os\ndef probe():\n    os.write(3, b'\\xff\\x00 not json\\n')\n    os._exit(0)\n"
-    assert judge_probe(src, mode="submit").verdict != jobs.ACCEPTED
+    assert judge_probe(src, mode="submit").verdict != Verdict.ACCEPTED
 
 
 def test_monkeypatching_comparison_helpers_changes_nothing(judge_probe: JudgeFn) -> None:
@@ -536,13 +537,13 @@ def test_monkeypatching_comparison_helpers_changes_nothing(judge_probe: JudgeFn)
         def probe():
             return 1
     """)
-    assert judge_probe(src, mode="submit").verdict == jobs.WRONG_ANSWER
+    assert judge_probe(src, mode="submit").verdict == Verdict.WRONG_ANSWER
 
 
 def test_patching_the_harness_cannot_forge_a_pass(judge_probe: JudgeFn) -> None:
     src = code("""
         import sys
-        harness = sys.modules["runner.harness"]
+        harness = sys.modules["runner.sandbox.harness"]
         real = harness.ResultChannel.send
         def send(self, record):
             if record.get("type") == "case":
@@ -553,17 +554,17 @@ def test_patching_the_harness_cannot_forge_a_pass(judge_probe: JudgeFn) -> None:
         def probe():
             raise RuntimeError("not solved")
     """)
-    assert judge_probe(src, mode="submit").verdict == jobs.WRONG_ANSWER
+    assert judge_probe(src, mode="submit").verdict == Verdict.WRONG_ANSWER
 
 
 def test_killing_its_own_harness_fails(judge_probe: JudgeFn) -> None:
     src = "import os, signal\ndef probe():\n    os.kill(os.getpid(), signal.SIGKILL)\n"
     result = judge_probe(src, mode="submit")
-    assert result.verdict == jobs.RUNTIME_ERROR
+    assert result.verdict == Verdict.RUNTIME_ERROR
 
 
 def test_no_namespaces_mounts_or_ptrace_for_learner_code(runner, probe) -> None:  # type: ignore[no-untyped-def]
-    # The guard refuses ctypes to learner code (tests/runner/test_integrity.py); this checks the
+    # The guard refuses ctypes to learner code (tests/runner/testing/test_integrity.py); this checks the
     # layer below it, the sandbox itself, with a job sent without a guard (``"guard": False``).
     problem, _ = probe
     src = code("""
@@ -591,9 +592,9 @@ def test_no_namespaces_mounts_or_ptrace_for_learner_code(runner, probe) -> None:
         "cases": None,
         "guard": False,
     }
-    raw = runner._run(payload, problem.limits)
+    raw = runner.run_payload(payload, problem.limits)
     text = str(next(r for r in raw.records if r.get("name") == "example").get("value"))
     assert "'ok'" not in text, text
     assert "'caps': '0000000000000000'" in text
     assert "'bounding': '0000000000000000'" in text, text
-    assert "'nice': 0," in text, text  # never the spare's idle priority (runner.zygote.warm_spare)
+    assert "'nice': 0," in text, text  # never the spare's idle priority (runner.sandbox.warmup.warm_spare)

@@ -13,7 +13,8 @@ import textwrap
 
 import pytest
 
-from runner import host_compare, jobs
+from runner.judging import host_compare
+from runner.verdict import Verdict
 from tests.runner.conftest import JudgeFn
 
 
@@ -23,73 +24,73 @@ def code(src: str) -> str:
 
 # (name, the probe's body, the verdict, words of the message). The reference returns 0.
 RETURNS = [
-    ("huge int", "return 10**400", jobs.RUNTIME_ERROR, "too large to compare"),
-    ("huge negative int in a list", "return [-(10**400)]", jobs.RUNTIME_ERROR, "too large to compare"),
-    ("huge int in a dict", "return {'a': 10**5000}", jobs.RUNTIME_ERROR, "too large to compare"),
-    ("nan", "return float('nan')", jobs.WRONG_ANSWER, "expected 0, got nan"),
-    ("inf", "return float('inf')", jobs.WRONG_ANSWER, "expected 0, got inf"),
+    ("huge int", "return 10**400", Verdict.RUNTIME_ERROR, "too large to compare"),
+    ("huge negative int in a list", "return [-(10**400)]", Verdict.RUNTIME_ERROR, "too large to compare"),
+    ("huge int in a dict", "return {'a': 10**5000}", Verdict.RUNTIME_ERROR, "too large to compare"),
+    ("nan", "return float('nan')", Verdict.WRONG_ANSWER, "expected 0, got nan"),
+    ("inf", "return float('inf')", Verdict.WRONG_ANSWER, "expected 0, got inf"),
     (
         "nan with a payload, in a tensor",
         "import torch\n    return torch.tensor([0x7FC00001], dtype=torch.int32).view(torch.float32)",
-        jobs.WRONG_ANSWER,
+        Verdict.WRONG_ANSWER,
         "expected a number, got a tensor",
     ),
     (
         "fake class from a torch module",
         "class Fake:\n        dtype = 'float32'\n        def detach(self):\n            return self\n"
         "    Fake.__module__ = 'torch.fake'\n    return Fake()",
-        jobs.RUNTIME_ERROR,
+        Verdict.RUNTIME_ERROR,
         "not a tensor or plain data",
     ),
     (
         "tensor subclass",
         "import torch\n    class T(torch.Tensor):\n        pass\n    return torch.zeros(()).as_subclass(T)",
-        jobs.RUNTIME_ERROR,
+        Verdict.RUNTIME_ERROR,
         "tensor subclass",
     ),
     (
         "int whose __eq__ lies",
         "class I(int):\n        def __eq__(self, other):\n            return True\n    return I(5)",
-        jobs.WRONG_ANSWER,
+        Verdict.WRONG_ANSWER,
         "expected 0, got 5",
     ),
     (
         "float whose __float__ lies",
         "class F(float):\n        def __float__(self):\n            return 0.0\n    return F(3.0)",
-        jobs.WRONG_ANSWER,
+        Verdict.WRONG_ANSWER,
         "expected 0, got 3",
     ),
     (
         "list whose __iter__ and __len__ lie",
         "class L(list):\n        def __iter__(self):\n            return iter([])\n"
         "        def __len__(self):\n            return 0\n    return L([1, 2])",
-        jobs.WRONG_ANSWER,
+        Verdict.WRONG_ANSWER,
         "expected a number, got a list",
     ),
     (
         "dict whose items lie",
         "class D(dict):\n        def items(self):\n            return []\n    return D(a=1)",
-        jobs.WRONG_ANSWER,
+        Verdict.WRONG_ANSWER,
         "expected a number, got a dict",
     ),
     (
         "str subclass",
         "class S(str):\n        def __eq__(self, other):\n            return True\n    return S('0')",
-        jobs.WRONG_ANSWER,
+        Verdict.WRONG_ANSWER,
         "expected a number, got a str",
     ),
-    ("a cycle", "x = []\n    x.append(x)\n    return x", jobs.RUNTIME_ERROR, "nested too deeply"),
+    ("a cycle", "x = []\n    x.append(x)\n    return x", Verdict.RUNTIME_ERROR, "nested too deeply"),
     (
         "deep nesting",
         "x = 0\n    for _ in range(10000):\n        x = [x]\n    return x",
-        jobs.RUNTIME_ERROR,
+        Verdict.RUNTIME_ERROR,
         "nested too deeply",
     ),
-    ("enormous list", "return [0] * 2_000_001", jobs.RUNTIME_ERROR, "too large"),
-    ("bytes", "return b'0'", jobs.RUNTIME_ERROR, "bytes are not compared"),
-    ("set", "return {0}", jobs.RUNTIME_ERROR, "sets have no order"),
-    ("complex", "return 0j", jobs.RUNTIME_ERROR, "complex numbers are not compared"),
-    ("an object", "return object()", jobs.RUNTIME_ERROR, "JSON-like values"),
+    ("enormous list", "return [0] * 2_000_001", Verdict.RUNTIME_ERROR, "too large"),
+    ("bytes", "return b'0'", Verdict.RUNTIME_ERROR, "bytes are not compared"),
+    ("set", "return {0}", Verdict.RUNTIME_ERROR, "sets have no order"),
+    ("complex", "return 0j", Verdict.RUNTIME_ERROR, "complex numbers are not compared"),
+    ("an object", "return object()", Verdict.RUNTIME_ERROR, "JSON-like values"),
 ]
 
 
@@ -100,7 +101,7 @@ def test_every_returned_value_is_compared_or_refused(
     result = judge_probe(f"def probe():\n    {body}\n", mode="submit")
     assert result.verdict == verdict, (name, result.verdict, result.message)
     assert words in result.cases[0].message, (name, result.cases[0].message)
-    assert result.verdict != jobs.INTERNAL_ERROR and not result.cause
+    assert result.verdict != Verdict.INTERNAL_ERROR and not result.cause
 
 
 def test_a_replaced_encoder_cannot_crash_the_host(judge_probe: JudgeFn) -> None:
@@ -112,7 +113,7 @@ def test_a_replaced_encoder_cannot_crash_the_host(judge_probe: JudgeFn) -> None:
             return 0
     """)
     result = judge_probe(src, mode="submit")
-    assert result.verdict == jobs.RUNTIME_ERROR, result.message
+    assert result.verdict == Verdict.RUNTIME_ERROR, result.message
     assert "cannot compare" in result.message and "does not match its shape" in result.message
 
 
@@ -128,7 +129,7 @@ def test_a_replaced_clock_cannot_crash_the_host(judge_probe: JudgeFn) -> None:
             return 0
     """)
     result = judge_probe(src, mode="submit")
-    assert result.verdict == jobs.ACCEPTED and not result.cause, result.message
+    assert result.verdict == Verdict.ACCEPTED and not result.cause, result.message
     assert [c.time_ms for c in result.cases] == [0.0, 0.0]  # a negative time, then a huge one
 
 

@@ -10,7 +10,8 @@ import pytest
 
 from runner import jobs
 from runner.engine import Runner
-from runner.problem import load_problem_dir
+from runner.format.problem import load_problem_dir
+from runner.verdict import Verdict
 from tests.runner.conftest import ALT_SOLUTIONS, BANK
 
 SEED_PROBLEMS = ["backward-hook-gradients", "forward-hook-activations", "modify-activations-hook"]
@@ -29,7 +30,11 @@ def test_reference_and_other_styles_are_accepted(runner: Runner, expectations, s
     assert len(alternatives) >= 2
     for path in [BANK / slug / "solution.py", *alternatives]:
         result = runner.judge(runner.job_for(problem, expectations[slug], path.read_text(), "submit"))
-        assert result.verdict == jobs.ACCEPTED, (path.name, result.message, [c.message for c in result.cases])
+        assert result.verdict == Verdict.ACCEPTED, (
+            path.name,
+            result.message,
+            [c.message for c in result.cases],
+        )
 
 
 @pytest.mark.parametrize("slug", SEED_PROBLEMS)
@@ -37,14 +42,14 @@ def test_every_mutant_and_the_starter_are_rejected(runner: Runner, expectations,
     problem = load_problem_dir(BANK / slug)
     for name, source in {**problem.mutants, "starter": problem.starter}.items():
         result = runner.judge(runner.job_for(problem, expectations[slug], source, "submit"))
-        assert result.verdict != jobs.ACCEPTED, name
+        assert result.verdict != Verdict.ACCEPTED, name
 
 
 def test_run_mode_executes_only_public_cases(runner: Runner, expectations) -> None:  # type: ignore[no-untyped-def]
     slug = "forward-hook-activations"
     problem = load_problem_dir(BANK / slug)
     result = runner.judge(runner.job_for(problem, expectations[slug], problem.solution, "run"))
-    assert result.verdict == jobs.ACCEPTED
+    assert result.verdict == Verdict.ACCEPTED
     assert [c.public for c in result.cases] == [True] * len(result.cases) and result.total >= 1
 
 

@@ -12,7 +12,8 @@ import pytest
 
 from runner import jobs
 from runner.engine import Runner
-from runner.problem import load_problem_dir
+from runner.format.problem import load_problem_dir
+from runner.verdict import Verdict
 from tests.runner.conftest import BANK
 
 BACKWARD = """
@@ -149,7 +150,7 @@ def judged(runner: Runner):  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("slug", sorted(STATEMENT_SOLUTIONS))
 def test_a_solution_written_to_the_statement_is_accepted(judged, slug: str) -> None:  # type: ignore[no-untyped-def]
     result = judged(slug, STATEMENT_SOLUTIONS[slug])
-    assert result.verdict == jobs.ACCEPTED, (result.message, [(c.name, c.message) for c in result.cases])
+    assert result.verdict == Verdict.ACCEPTED, (result.message, [(c.name, c.message) for c in result.cases])
 
 
 @pytest.mark.parametrize("name", sorted(WRONG))
@@ -157,7 +158,7 @@ def test_known_wrong_variants_are_rejected(judged, name: str) -> None:  # type: 
     slug, code = WRONG[name]
     assert code != STATEMENT_SOLUTIONS[slug], "the variant must differ from the plain solution"
     result = judged(slug, code)
-    assert result.verdict != jobs.ACCEPTED, (name, result.message)
+    assert result.verdict != Verdict.ACCEPTED, (name, result.message)
 
 
 @pytest.mark.parametrize(

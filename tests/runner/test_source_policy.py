@@ -13,10 +13,12 @@ import textwrap
 
 import pytest
 
-from runner import jobs, source_policy
+from runner import jobs
 from runner.engine import Runner
+from runner.format.problem import ProblemFiles, ProblemFormatError, parse_metadata
 from runner.jobs import Expectations
-from runner.problem import ProblemFiles, ProblemFormatError, parse_metadata
+from runner.judging import source_policy
+from runner.verdict import Verdict
 
 
 def code(src: str) -> str:
@@ -427,7 +429,7 @@ def test_bypass_attempt_is_refused_before_it_runs(
     # Precondition: the source is valid Python, so a compile_error can only be the policy's.
     compile(source, "solution.py", "exec")
     result = checked_runner.judge(problem.job(expectations, source, "submit"))
-    assert result.verdict == jobs.COMPILE_ERROR, (name, result.verdict, result.message)
+    assert result.verdict == Verdict.COMPILE_ERROR, (name, result.verdict, result.message)
     assert result.message.startswith(f"Line {line}: "), (name, result.message)
     assert words in result.message, (name, result.message)
     assert all(c.status == jobs.CASE_NOT_RUN and c.line == line for c in result.cases)
@@ -440,7 +442,7 @@ def test_refused_code_never_reaches_the_sandbox(
     """A refused job has no sandbox run: its result carries no stage of one (no case time)."""
     problem, expectations = probe_problem
     result = checked_runner.judge(problem.job(expectations, "import os\ndef probe():\n    return 0\n", "run"))
-    assert result.verdict == jobs.COMPILE_ERROR
+    assert result.verdict == Verdict.COMPILE_ERROR
     assert all(c.time_ms == 0.0 and c.stdout is None for c in result.cases)
 
 
@@ -492,7 +494,7 @@ def test_public_pytorch_and_own_private_attributes_are_accepted(
     problem, expectations = probe_problem
     assert source_policy.check(PUBLIC) is None
     result = checked_runner.judge(problem.job(expectations, PUBLIC, "submit"))
-    assert result.verdict == jobs.ACCEPTED, result.message
+    assert result.verdict == Verdict.ACCEPTED, result.message
 
 
 def test_a_problem_can_allow_what_it_needs(
@@ -501,9 +503,9 @@ def test_a_problem_can_allow_what_it_needs(
     problem, expectations = probe_problem
     source = "import operator\ndef probe():\n    return operator.sub(1, 1)\n"
     refused = checked_runner.judge(problem.job(expectations, source, "submit"))
-    assert refused.verdict == jobs.COMPILE_ERROR and "`operator`" in refused.message
+    assert refused.verdict == Verdict.COMPILE_ERROR and "`operator`" in refused.message
     allowing = dataclasses.replace(problem, source_allow=("operator",))
-    assert checked_runner.judge(allowing.job(expectations, source, "submit")).verdict == jobs.ACCEPTED
+    assert checked_runner.judge(allowing.job(expectations, source, "submit")).verdict == Verdict.ACCEPTED
     # What is allowed travels with the job (a runner worker behind a broker sees the same job).
     job = allowing.job(expectations, source, "submit")
     assert jobs.Job.from_dict(job.to_dict()).source_allow == ("operator",)
@@ -529,7 +531,7 @@ def test_problem_toml_source_policy_is_validated() -> None:
 def test_a_custom_run_is_checked_before_the_reference_runs(
     checked_runner: Runner, probe_problem: tuple[ProblemFiles, Expectations]
 ) -> None:
-    from runner.custom import CASE_NAME, CustomInput
+    from runner.format.custom import CASE_NAME, CustomInput
 
     problem, expectations = probe_problem
     job = dataclasses.replace(
@@ -537,14 +539,14 @@ def test_a_custom_run_is_checked_before_the_reference_runs(
         custom=CustomInput(arguments={}, reference=problem.solution),
     )
     result = checked_runner.judge(job)
-    assert result.verdict == jobs.COMPILE_ERROR and result.message.startswith("Line 1: ")
+    assert result.verdict == Verdict.COMPILE_ERROR and result.message.startswith("Line 1: ")
     assert [c.name for c in result.cases] == [CASE_NAME]
 
 
 def test_validation_reports_policy_kills_and_refuses_a_refused_reference(
     checked_runner: Runner, probe_problem: tuple[ProblemFiles, Expectations]
 ) -> None:
-    from runner.validate import validate_problem
+    from runner.format.validate import validate_problem
 
     problem, _ = probe_problem
     cheat = "import torch\ndef probe():\n    return int(torch._C is None)\n"
@@ -572,7 +574,7 @@ def test_code_too_deep_to_check_is_refused_not_let_through(
     problem, expectations = probe_problem
     source = "import os\nx = " + "-" * 100_000 + "1\ndef probe():\n    return 0\n"
     result = checked_runner.judge(problem.job(expectations, source, "submit"))
-    assert result.verdict == jobs.COMPILE_ERROR and "nested too deeply" in result.message, result.message
+    assert result.verdict == Verdict.COMPILE_ERROR and "nested too deeply" in result.message, result.message
 
 
 def test_the_check_and_the_sandbox_read_the_same_text(
@@ -584,4 +586,4 @@ def test_the_check_and_the_sandbox_read_the_same_text(
     source = "# coding: unicode_escape\ndef probe():\n    return 0\n#\\x0aprobe = lambda: 1\n"
     assert source_policy.check(source) is None
     result = checked_runner.judge(problem.job(expectations, source, "submit"))
-    assert result.verdict == jobs.ACCEPTED, result.message
+    assert result.verdict == Verdict.ACCEPTED, result.message

@@ -183,7 +183,7 @@ class Stack:
             TORCHDRILL_WORKER_NAME=f"{name}@scale-test",
             **extra,
         )
-        proc = self._spawn(name, ["-m", "runner.celery_worker"], env)
+        proc = self._spawn(name, ["-m", "runner.transport.celery_worker"], env)
         proc.heartbeat = heartbeat
         if wait:
             self.wait_runner(proc)
@@ -198,7 +198,7 @@ class Stack:
 
     def start_recorder(self, **extra: str) -> Proc:
         env = self._base_env() | self.settings_env | extra
-        proc = self._spawn("recorder", ["-m", "app.submissions.recorder"], env)
+        proc = self._spawn("recorder", ["-m", "app.scaleout.recorder"], env)
         wait_for(lambda: "recorder ready" in proc.output() or not proc.alive(), 60, "the recorder")
         assert proc.alive(), proc.output()[-3000:]
         return proc

@@ -7,7 +7,7 @@ import ssl
 from celery import Celery
 from kombu import Connection
 
-from runner.wire import RedisTransport, celery_config
+from runner.transport.wire import RedisTransport, celery_config
 
 
 def connection_for(url: str) -> Connection:

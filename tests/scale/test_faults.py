@@ -16,8 +16,8 @@ import pytest
 
 from app.kit.broker import make_redis
 from app.kit.db import Database
-from app.submissions.celery_dispatch import Publisher, dispatched_key, make_celery
-from runner.wire import deliveries_key
+from app.scaleout.celery_dispatch import Publisher, dispatched_key, make_celery
+from runner.transport.wire import deliveries_key
 from tests.scale.stack import (
     Stack,
     code_of,

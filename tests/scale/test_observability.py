@@ -135,7 +135,8 @@ def test_json_log_lines_carry_the_submission_id() -> None:
 
 def test_runner_worker_writes_the_same_shape() -> None:
     """The runner worker formats with the one shared formatter (runner.logs), as the web does."""
-    from runner import celery_worker, logs
+    from runner import logs
+    from runner.transport import celery_worker
 
     record = logging.makeLogRecord({"name": "runner.worker", "msg": "judged", "levelname": "INFO"})
     with logs.submission_context(7):

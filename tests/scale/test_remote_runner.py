@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from app.kit.broker import make_redis
-from app.submissions.celery_dispatch import make_celery
-from app.submissions.remote_runner import RemoteRunner
+from app.scaleout.celery_dispatch import make_celery
+from app.scaleout.remote_runner import RemoteRunner
 from runner.engine import ExpectationError
-from runner.problem import build_problem, load_problem_dir
-from runner.validate import validate_problem
+from runner.format.problem import build_problem, load_problem_dir
+from runner.format.validate import validate_problem
 from tests.scale.stack import BANK, Stack
 
 pytestmark = [pytest.mark.celery, pytest.mark.slow]

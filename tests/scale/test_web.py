@@ -153,7 +153,8 @@ def test_runner_process_has_no_database_url_or_secret_and_never_imports_app(stac
     assert not names & {"TORCHDRILL_DATABASE_URL", "TORCHDRILL_SECRET_KEY", "DATABASE_URL"}
     assert stack.db_url not in "\n".join(environ)
     probe = (
-        "import sys, runner.celery_worker; print(sorted(m for m in sys.modules if m.split('.')[0] == 'app'))"
+        "import sys, runner.transport.celery_worker; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'app'))"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe], env=stack.runner_env(), capture_output=True, text=True, check=True

@@ -10,7 +10,7 @@ import pytest
 
 from app.accounts.service import sign_up
 from app.kit.db import Database
-from runner.problem import read_problem_files
+from runner.format.problem import read_problem_files
 from tests.app.authoring.helpers import AUTHORING_FIXTURES, PASSWORD, WALKTHROUGH
 
 

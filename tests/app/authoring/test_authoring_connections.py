@@ -13,8 +13,8 @@ from typing import Any
 from app.accounts.service import sign_up
 from app.kit.db import Database
 from app.kit.runner import JudgeRunner
+from runner.format.problem import ProblemFiles
 from runner.jobs import Expectations
-from runner.problem import ProblemFiles
 from tests.app.authoring.helpers import PASSWORD, WALKTHROUGH, call
 from tests.app.conftest import Browser
 

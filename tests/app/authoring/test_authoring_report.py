@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from app.kit.web import templates
+from runner.format.validate import MutantReport, ValidationReport
 from runner.jobs import CaseExpectation, Expectations
-from runner.validate import MutantReport, ValidationReport
 
 
 def test_the_report_card_shows_the_kill_matrix() -> None:

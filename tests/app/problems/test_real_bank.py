@@ -8,7 +8,7 @@ import pytest
 
 from app.kit.db import Database
 from app.problems.importer import import_bank
-from runner.problem import discover_problems, load_problem_dir
+from runner.format.problem import discover_problems, load_problem_dir
 
 BANK = Path(__file__).resolve().parents[3] / "problems"
 SLUGS = [p.name for p in discover_problems(BANK)] if BANK.is_dir() else []

@@ -17,7 +17,8 @@ from app.submissions.dispatch import ResultWaiter
 from app.submissions.judging import judge_submission, record_result
 from app.submissions.models import Submission
 from app.submissions.waiting import wait_for
-from runner.jobs import ACCEPTED, WRONG_ANSWER, CaseResult, JudgeResult
+from runner.jobs import CaseResult, JudgeResult
+from runner.verdict import Verdict
 
 
 class RecordingDispatcher:
@@ -51,25 +52,25 @@ def _store(db: Database, email: str, code: str, status: str = "queued") -> int:
 
 
 def _result(verdict: str) -> JudgeResult:
-    return JudgeResult(verdict=verdict, passed=1 if verdict == ACCEPTED else 0, total=1,
+    return JudgeResult(verdict=verdict, passed=1 if verdict == Verdict.ACCEPTED else 0, total=1,
                        cases=[CaseResult(name="example", public=True, status="passed")])  # fmt: skip
 
 
 def test_a_result_is_recorded_once(db: Database, learner) -> None:
     sid = _store(db, learner.email, "x = 1")
     with db.transaction() as session:
-        assert record_result(session, sid, _result(ACCEPTED)) is True
+        assert record_result(session, sid, _result(Verdict.ACCEPTED)) is True
     with db.transaction() as session:
-        assert record_result(session, sid, _result(WRONG_ANSWER)) is False
+        assert record_result(session, sid, _result(Verdict.WRONG_ANSWER)) is False
     body = learner.get(f"/api/submissions/{sid}").json()
-    assert body["status"] == "finished" and body["verdict"] == ACCEPTED
+    assert body["status"] == "finished" and body["verdict"] == Verdict.ACCEPTED
 
 
 def test_judging_a_finished_submission_changes_nothing(db: Database, learner, runner, code_of) -> None:
     sid = _store(db, learner.email, code_of("add-tensors"))
     assert judge_submission(db, runner, sid) is True
     first = learner.get(f"/api/submissions/{sid}").json()
-    assert first["verdict"] == ACCEPTED
+    assert first["verdict"] == Verdict.ACCEPTED
     assert judge_submission(db, runner, sid) is False
     assert learner.get(f"/api/submissions/{sid}").json() == first
 
@@ -100,8 +101,8 @@ def test_restart_finishes_what_was_in_flight(
             ):
                 break
             time.sleep(0.05)
-    assert learner.get(f"/api/submissions/{queued}").json()["verdict"] == ACCEPTED
-    assert learner.get(f"/api/submissions/{running}").json()["verdict"] == WRONG_ANSWER
+    assert learner.get(f"/api/submissions/{queued}").json()["verdict"] == Verdict.ACCEPTED
+    assert learner.get(f"/api/submissions/{running}").json()["verdict"] == Verdict.WRONG_ANSWER
 
 
 def test_waiter_is_woken_by_the_result() -> None:
@@ -178,7 +179,7 @@ def test_a_notification_after_the_mark_is_heard_with_its_row() -> None:
     waiter = ResultWaiter()
     before = waiter.mark()
     assert waiter.heard(7, before) == (False, None)
-    row = Submission(id=7, status="finished", verdict=ACCEPTED)
+    row = Submission(id=7, status="finished", verdict=Verdict.ACCEPTED)
     waiter.notify(7, row)
     assert waiter.heard(7, before) == (True, row)
     assert waiter.heard(7, waiter.mark()) == (False, None)  # older than a later mark: not news
@@ -208,7 +209,7 @@ def test_async_wait_since_a_mark_answers_from_the_notified_row_without_reading()
 
     def judge() -> None:
         time.sleep(0.05)
-        waiter.notify(7, Submission(id=7, status="finished", verdict=ACCEPTED))
+        waiter.notify(7, Submission(id=7, status="finished", verdict=Verdict.ACCEPTED))
 
     async def request() -> str:
         threading.Thread(target=judge).start()

@@ -1,0 +1,78 @@
+"""Custom input ("Run with my input"): the learner's own arguments, judged against the reference.
+
+The host generates a tiny ``tests.py`` whose one public case calls the entry point with the
+learner's arguments. The arguments travel as data: a JSON document embedded as a string literal
+and ``json.loads``-ed in the sandbox, then turned into tensors by :func:`runner.format.inputs.materialise`,
+so nothing the learner typed is ever executed as code. The reference runs that file in one sandbox
+job (its value becomes the expected one, as at import) and the learner's code in another; the two
+outputs are compared on the host like any public case. The reference's source reaches only its own
+sandbox; the learner sees its output for their own input, never its code or traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from runner.format.inputs import parse_arguments
+from runner.verdict import Verdict
+
+if TYPE_CHECKING:
+    from runner.jobs import JudgeResult
+
+CASE_NAME = "your_input"
+
+
+@dataclass(frozen=True)
+class CustomInput:
+    """What a custom job carries besides the learner's code: the arguments and the reference source."""
+
+    arguments: dict[str, Any]
+    reference: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"arguments": self.arguments, "reference": self.reference}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CustomInput:
+        # Checked again where the job is run: a job from a broker is data like any other.
+        return cls(arguments=parse_arguments(data["arguments"]), reference=str(data["reference"]))
+
+
+def tests_source(entry_point: str, arguments: dict[str, Any]) -> str:
+    """The generated ``tests.py``: one public case calling ``entry_point(**arguments)``."""
+    if not entry_point.isidentifier():
+        raise ValueError(f"entry point {entry_point!r} is not a Python identifier")
+    document = json.dumps(parse_arguments(arguments), ensure_ascii=True)
+    # A JSON string (ASCII, every quote and backslash escaped) is a valid Python string literal.
+    literal = json.dumps(document, ensure_ascii=True)
+    return (
+        "import json\n\n"
+        "from runner.format.inputs import materialise\n"
+        "from runner.testing import case\n\n"
+        f"ARGS = json.loads({literal})\n\n\n"
+        f"@case(public=True, name={CASE_NAME!r})\n"
+        f"def {CASE_NAME}(solution):\n"
+        f"    return solution.{entry_point}(**materialise(ARGS))\n"
+    )
+
+
+_REFERENCE_LOCATION = re.compile(
+    r"\s*\(solution\.py, line \d+\)|solution\.py:\s*|the reference fails case \w+:\s*"
+)
+
+
+def reference_refused(detail: str) -> JudgeResult:
+    """The reference cannot run on these arguments: the input does not fit the problem.
+
+    Only the error's text is shown (where in the reference it happened is left out); the learner's
+    code is not run, since there is nothing to compare it with.
+    """
+    from runner import jobs
+
+    reason = _REFERENCE_LOCATION.sub("", detail).strip()[:500] or "it failed"
+    message = f"The reference solution cannot run on this input, so it does not fit the problem: {reason}"
+    case = jobs.CaseResult(name=CASE_NAME, public=True, status=jobs.CASE_NOT_RUN, message=message)
+    return jobs.JudgeResult(verdict=Verdict.RUNTIME_ERROR, passed=0, total=1, cases=[case], message=message)

@@ -1,0 +1,271 @@
+"""On the host: one case's expected and actual values to a pass, or a failure message that teaches.
+
+Plain values keep the rule they always had (the first difference, shown for public cases only).
+A check value (:mod:`runner.records.check_value`) is compared on its ``compared`` part, with the case's
+tolerances; when that differs, the message is composed here, from the kind of check, the quoted
+sentence of the statement the reference's value declares, and what the learner's run measured
+(``seen``). A hidden case's message never contains its expected value: it says what was checked and
+what the learner's code did (a modified index, a finite-difference error, their own output on the
+smallest failing input — whose description comes from the reference's run, not from the learner's).
+
+Everything read from the learner's value is untrusted: read defensively and cleaned
+(:func:`runner.records.text.clean`) before it becomes part of a message.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from runner.judging import compare
+from runner.records import values
+from runner.records.check_value import unwrap
+from runner.records.text import clean
+
+HIDDEN_WRONG = "Wrong answer on a hidden case (its expected value is not shown)."
+PIECE_CHARS = 300
+
+
+def failure(expected: Any, actual: Any, rtol: float, atol: float, public: bool) -> str | None:
+    """None when ``actual`` matches ``expected``; else the message the learner reads."""
+    exp = unwrap(expected)
+    if exp is None:
+        mismatch = compare.compare(expected, actual, rtol, atol)
+        if mismatch is None:
+            return None
+        return f"At {mismatch.path}: {mismatch.reason}." if public else HIDDEN_WRONG
+    act = unwrap(actual)
+    kind = str(exp.get("kind", "check"))
+    if act is None or act.get("kind") != kind:
+        return f"{TITLES.get(kind, 'Check')}: the case did not produce the check's result."
+    mismatch = compare.compare(exp.get("compared"), act.get("compared"), rtol, atol)
+    if mismatch is None:
+        return None
+    seen = COMPOSERS.get(kind, _generic)(exp, act, rtol, atol, public)
+    message = f"{TITLES.get(kind, 'Check')}: {seen.rstrip().rstrip('.')}."
+    constraint = exp.get("constraint")
+    if isinstance(constraint, str) and constraint:
+        message += f" The statement says: “{constraint}”"
+    return message
+
+
+def display(value: Any) -> str:
+    """How a value is shown for a public case: a check shows what it compares, not its measurements."""
+    payload = unwrap(value)
+    return values.to_display(payload.get("compared") if payload is not None else value)
+
+
+# Reading untrusted measurements -------------------------------------------------------------------
+
+
+def _s(value: Any, limit: int = PIECE_CHARS) -> str:
+    text = value if isinstance(value, str) else values.to_display(value, limit)
+    return clean(text, limit)
+
+
+def _num(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return "?"
+    return "nan" if math.isnan(value) else f"{value:.3g}"
+
+
+def _index(value: Any) -> str:
+    if isinstance(value, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in value):
+        return "[" + ", ".join(str(i) for i in value[:8]) + "]"
+    return "?"
+
+
+def _get(data: Any, *keys: str | int) -> Any:
+    for key in keys:
+        if isinstance(data, dict) and isinstance(key, str):
+            data = data.get(key)
+        elif isinstance(data, list) and isinstance(key, int) and 0 <= key < len(data):
+            data = data[key]
+        else:
+            return None
+    return data
+
+
+def _detail(expected: Any, actual: Any, rtol: float, atol: float, public: bool) -> str:
+    """The value difference, only for public cases (a hidden case never shows its expected value)."""
+    if not public:
+        return ""
+    mismatch = compare.compare(expected, actual, rtol, atol)
+    return f" (at {mismatch.path}: {_s(mismatch.reason)})" if mismatch else ""
+
+
+# One composer per kind: what the learner's code did, in words ------------------------------------
+
+Payload = dict[str, Any]
+
+
+def _gradients(exp: Payload, act: Payload, rtol: float, atol: float, public: bool) -> str:
+    e, a = exp["compared"], act.get("compared")
+    if compare.compare(_get(e, "output"), _get(a, "output"), rtol, atol):
+        detail = _detail(_get(e, "output"), _get(a, "output"), rtol, atol, public)
+        return f"the output itself is wrong{detail}; gradients are checked once the forward pass is right"
+    problems: list[str] = []
+    for order, key in (("", "gradients"), ("second ", "second_order")):
+        if order and problems:
+            break  # second derivatives of a wrong first derivative say nothing more
+        for name, expected_grad in (_get(e, key) or {}).items():
+            actual_grad = _get(a, key, name)
+            wrt = f"d(output)/d({_s(name, 60)})" if not order else f"d²(output)/d({_s(name, 60)})²"
+            if expected_grad is not None and actual_grad is None:
+                problems.append(
+                    f"{wrt} is missing: no gradient reaches {_s(name, 60)} (is the graph cut by "
+                    ".detach(), .item(), .data or torch.no_grad()?)"
+                    if not order
+                    else f"{wrt} is missing: your backward is not differentiable itself (it detaches "
+                    "its inputs or runs under torch.no_grad())"
+                )
+            elif compare.compare(expected_grad, actual_grad, rtol, atol):
+                fd = _get(act, "seen", "second_order" if order else "inputs", name)
+                error = _get(fd, "max_abs_error")
+                if isinstance(error, int | float) and not isinstance(error, bool):
+                    problems.append(
+                        f"{wrt} differs from finite differences: max abs error {_num(error)} "
+                        f"at index {_index(_get(fd, 'index'))}"
+                    )
+                else:
+                    detail = _detail(expected_grad, actual_grad, rtol, atol, public)
+                    problems.append(f"{wrt} differs from the expected gradient{detail}")
+    if not problems and _get(a, "holds") is not True:
+        problems.append("torch.autograd.gradcheck fails on your function in float64")
+    return "; ".join(problems[:4]) or "the gradients differ from the expected ones"
+
+
+_PROPERTY_WORDS: dict[str, Callable[[str, Any, Any], str]] = {
+    "shape": lambda label, e, a: f"{label} has shape {_shape(a)}; it should have shape {_shape(e)}",
+    "dtype": lambda label, e, a: f"{label} has dtype {_s(a, 40)}; it should be {_s(e, 40)}",
+    "device": lambda label, e, a: f"{label} is on device {_s(a, 40)}; it should be on {_s(e, 40)}",
+    "requires_grad": lambda label, e, a: f"{label}.requires_grad is {a is True}; it should be {e is True}",
+    "contiguous": lambda label, e, a: (
+        f"{label} is {'' if a is True else 'not '}contiguous; it should {'' if e is True else 'not '}be"
+    ),
+}
+
+
+def _shape(value: Any) -> str:
+    return _s(tuple(value) if isinstance(value, list) else value, 60)
+
+
+def _integrity(exp: Payload, act: Payload, rtol: float, atol: float, public: bool) -> str:
+    e, a = exp["compared"], act.get("compared")
+    problems: list[str] = []
+    for name, expected_index in (_get(e, "inputs_changed") or {}).items():
+        actual_index = _get(a, "inputs_changed", name)
+        arg = f"`{_s(name, 60)}`"
+        if expected_index is None and actual_index is not None:
+            change = _get(act, "seen", "changes", name) or {}
+            was = _get(change, "before")
+            now = _get(change, "after")
+            problems.append(
+                f"your function modified input {arg} in place: first change at index {_index(actual_index)} "
+                f"({_s(was, 40)} became {_s(now, 40)})"
+            )
+        elif expected_index is not None and actual_index is None:
+            problems.append(f"input {arg} should be updated in place, but it was left unchanged")
+        elif expected_index != actual_index:
+            problems.append(
+                f"input {arg} was changed in the wrong place (first change at {_index(actual_index)})"
+            )
+    for name, expected_shared in (_get(e, "shares_storage") or {}).items():
+        actual_shared = _get(a, "shares_storage", name)
+        arg = f"`{_s(name, 60)}`"
+        if expected_shared is True and actual_shared is not True:
+            problems.append(f"the output should be a view of {arg} (share its storage), but it is a copy")
+        elif expected_shared is False and actual_shared is not False:
+            problems.append(f"the output shares storage with {arg} (a view); it should be a new tensor")
+    for label, props in (_get(e, "properties") or {}).items():
+        for prop, expected_prop in (props or {}).items():
+            actual_prop = _get(a, "properties", label, prop)
+            if actual_prop != expected_prop and prop in _PROPERTY_WORDS:
+                problems.append(_PROPERTY_WORDS[prop](_s(label, 60), expected_prop, actual_prop))
+    if not problems and "output" in e:
+        detail = _detail(e["output"], _get(a, "output"), rtol, atol, public)
+        problems.append(f"the output's values are wrong{detail}")
+    return "; ".join(problems[:4]) or "the result differs from the expected one"
+
+
+def _family(exp: Payload, act: Payload, rtol: float, atol: float, public: bool) -> str:
+    expected_outputs = _get(exp, "compared", "outputs") or []
+    actual_outputs = _get(act, "compared", "outputs")
+    samples = _get(exp, "seen", "samples") or []  # the reference's run describes the inputs
+    if not isinstance(actual_outputs, list) or len(actual_outputs) != len(expected_outputs):
+        return "the generated inputs did not all produce an output"
+    failing = [
+        i
+        for i, (x, y) in enumerate(zip(expected_outputs, actual_outputs, strict=True))
+        if compare.compare(x, y, rtol, atol)
+    ]
+    if not failing:
+        return "the outputs differ from the expected ones"
+    sizes = [_get(samples, i, "size") for i in range(len(expected_outputs))]
+    smallest = min(failing, key=lambda i: (sizes[i] if isinstance(sizes[i], int) else 1 << 62, i))
+    sample = _get(samples, smallest) or {}
+    inputs = ", ".join(_s(d, 200) for d in (_get(sample, "inputs") or []))
+    mine = actual_outputs[smallest]
+    raised = _get(mine, "raised")
+    yours = f"your code raised {_s(raised, 300)}" if isinstance(raised, str) else f"your output: {_s(mine)}"
+    detail = _detail(expected_outputs[smallest], mine, rtol, atol, public)
+    return (
+        f"wrong on {len(failing)} of {len(expected_outputs)} generated inputs; the smallest failing one "
+        f"({_s(_get(sample, 'label') or 'input', 60)}) is {inputs or '?'}, and {yours}{detail}"
+    )
+
+
+def _optimizer(exp: Payload, act: Payload, rtol: float, atol: float, public: bool) -> str:
+    e, a = exp["compared"], act.get("compared")
+    problems: list[str] = []
+    for name, expected_index in (_get(e, "without_grad") or {}).items():
+        actual_index = _get(a, "without_grad", name)
+        if expected_index is None and actual_index is not None:
+            problems.append(
+                f"parameter `{_s(name, 60)}` has no gradient (its .grad is None) but step() changed it "
+                f"at index {_index(actual_index)}; a parameter without a gradient must be left untouched"
+            )
+    expected_mutated = _get(e, "mutated") or []
+    unexpected = [item for item in (_get(a, "mutated") or [])[:50] if item not in expected_mutated]
+    if unexpected:
+        things = list(dict.fromkeys(_s(_get(item, "what"), 80) for item in unexpected))
+        more = f" and {len(things) - 3} more" if len(things) > 3 else ""
+        problems.append(
+            f"step() modified {', '.join(things[:3])}{more} in place (first at step "
+            f"{_num(_get(unexpected[0], 'step'))}); step() may change only the parameters and the "
+            "optimizer's state"
+        )
+    if not problems:
+        deviation = _get(act, "seen", "deviation")
+        against = _s(_get(exp, "seen", "against") or "the reference update", 120)
+        if isinstance(deviation, dict):
+            problems.append(
+                f"after step {_num(_get(deviation, 'step'))}, parameter `{_s(_get(deviation, 'param'), 60)}` "
+                f"differs from {against}: max abs error {_num(_get(deviation, 'max_abs_error'))} "
+                f"at index {_index(_get(deviation, 'index'))}"
+            )
+        else:
+            detail = _detail(_get(e, "trajectory"), _get(a, "trajectory"), rtol, atol, public)
+            problems.append(f"the parameters after each step differ from {against}{detail}")
+    return "; ".join(problems[:4])
+
+
+def _generic(exp: Payload, act: Payload, rtol: float, atol: float, public: bool) -> str:
+    return "the result differs from the expected one" + _detail(
+        exp.get("compared"), act.get("compared"), rtol, atol, public
+    )
+
+
+COMPOSERS: dict[str, Callable[[Payload, Payload, float, float, bool], str]] = {
+    "gradients": _gradients,
+    "integrity": _integrity,
+    "family": _family,
+    "optimizer": _optimizer,
+}
+TITLES = {
+    "gradients": "Gradient check",
+    "integrity": "Input and output check",
+    "family": "Random inputs",
+    "optimizer": "Optimizer check",
+}

@@ -1,0 +1,231 @@
+"""Host side of the guard: verify the events of a run and judge each case's observations.
+
+Events (``runner.testing.guard``) arrive on the result channel with a per-job sequence number and a
+MAC (:func:`event_mac`) under the key the host gave the job's spare (``RawRun.integrity_key``).
+Here they are verified — every MAC valid, the sequence numbers exactly 0, 1, 2, … — and cut
+into cases at the ``case_start``/``case_end`` events the harness sends. A summary of what each
+case observed (hooks registered and removed, checks on operations declared) is built here, on
+the host, from those events: for the reference it is stored with the expected values
+(``CaseExpectation.observed``), for the learner it is compared with it. Nothing in the sandbox
+decides any of this.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from runner.records.events import MODIFIED, event_mac
+
+
+@dataclass
+class CaseEvents:
+    """The verified events of one case, each ``[kind, data...]``, in order."""
+
+    events: list[list[str]] = field(default_factory=list)
+    complete: bool = False  # its case_end arrived
+
+
+@dataclass
+class RunEvents:
+    tampered: str = ""  # why the events of this run cannot be trusted ("" when they can)
+    refused: list[str] = field(default_factory=list)  # refusals outside any case (e.g. at import)
+    cases: dict[str, CaseEvents] = field(default_factory=dict)
+
+
+def verify(records: list[dict[str, Any]], key: bytes) -> RunEvents:
+    """The run's events, verified and cut into cases."""
+    run = RunEvents()
+    expected_seq = 0
+    current: CaseEvents | None = None
+    current_name = ""
+    for record in records:
+        if record.get("type") != "event":
+            continue
+        body, mac = record.get("body"), record.get("mac")
+        if not isinstance(body, str) or not isinstance(mac, str):
+            run.tampered = "an event record is malformed"
+            break
+        good = event_mac(key, body.encode("ascii", "replace"))
+        if not hmac.compare_digest(good, mac):
+            run.tampered = "an event record was not written by the judge"
+            break
+        try:
+            parsed = json.loads(body)
+        except ValueError:
+            run.tampered = "an event record is malformed"
+            break
+        if not (isinstance(parsed, list) and len(parsed) >= 2 and isinstance(parsed[0], int)):
+            run.tampered = "an event record is malformed"
+            break
+        seq, kind, data = parsed[0], str(parsed[1]), [str(d) for d in parsed[2:]]
+        if seq != expected_seq:
+            run.tampered = "the judge's events were replayed or lost"
+            break
+        expected_seq += 1
+        if kind == "case_start":
+            name = data[0] if data else ""
+            if current is not None or name in run.cases:
+                run.tampered = "a case was started twice"
+                break
+            current, current_name = CaseEvents(), name
+            run.cases[name] = current
+        elif kind == "case_end":
+            if current is None or not data or data[0] != current_name:
+                run.tampered = "a case ended that had not started"
+                break
+            current.complete = True
+            current = None
+        elif current is not None:
+            current.events.append([kind, *data])
+        elif kind == "refused":
+            run.refused.append(data[0] if data else "")
+    return run
+
+
+def summary(case: CaseEvents) -> dict[str, Any]:
+    """What a case observed, as plain JSON data compared between the reference and the learner.
+
+    ``hooks``: one list per ``observe_hooks`` block of ``{kind, module, removed}`` (removed =
+    a ``remove()`` took it out *and* the module's table no longer holds it at the block's or
+    the case's end). ``checks``: the operation checks declared, in order (``runner.testing.ops``).
+    """
+    windows: list[list[dict[str, Any]]] = []
+    registered: dict[str, dict[str, Any]] = {}
+    removed: set[str] = set()
+    state: dict[str, str] = {}
+    window: list[str] | None = None
+    window_ids: list[list[str]] = []
+    checks: list[list[str]] = []
+    for kind, *data in case.events:
+        if kind == "observe_hooks_begin":
+            window = []
+            window_ids.append(window)
+        elif kind == "observe_hooks_end":
+            window = None
+        elif kind == "hook_registered" and len(data) == 3:
+            registered[data[0]] = {"kind": data[1], "module": data[2]}
+            if window is not None:
+                window.append(data[0])
+        elif kind == "hook_removed" and data:
+            removed.add(data[0])
+        elif kind == "hook_state" and len(data) == 2:
+            state[data[0]] = data[1]
+        elif kind == "check":
+            checks.append(data)
+    for ids in window_ids:
+        windows.append(
+            [
+                {**registered[i], "removed": i in removed and state.get(i) == "detached"}
+                for i in ids
+                if i in registered
+            ]
+        )
+    out: dict[str, Any] = {}
+    if windows:
+        out["hooks"] = windows
+    if checks:
+        out["checks"] = checks
+    return out
+
+
+def _describe_hooks(windows: list[list[dict[str, Any]]]) -> str:
+    hooks = [h for w in windows for h in w]
+    if not hooks:
+        return "no hook registered"
+    return ", ".join(
+        f"{h['kind']} on {h['module']} ({'removed' if h['removed'] else 'not removed'})" for h in hooks
+    )
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Why a case does not pass on its observations: ``error`` (the judge was modified) or
+    ``failed`` (the code did not do what the case checks)."""
+
+    status: str
+    message: str
+
+
+GROWTH_FACTOR = 2  # vectorised: the larger size may dispatch at most 2x + 4 the smaller's operations
+GROWTH_SLACK = 4
+
+
+def _operation_findings(events: list[list[str]]) -> Finding | None:
+    """What the operation checks of a case found (``runner.testing.ops``), decided here on the host."""
+    forbidden: dict[str, str] = {}
+    required: dict[str, str] = {}
+    seen: set[str] = set()
+    called: dict[str, str] = {}
+    vectorised: list[tuple[str, list[str], list[int]]] = []
+    blocks_open = 0
+    for kind, *data in events:
+        if kind == "check" and len(data) >= 3:
+            if data[0] == "forbid":
+                forbidden[data[1]] = data[2]
+            elif data[0] == "require":
+                required[data[1]] = data[2]
+            elif data[0] == "vectorised":
+                vectorised.append((data[1], data[2].split(","), []))
+        elif kind == "check_begin":
+            blocks_open += 1
+        elif kind == "check_end":
+            blocks_open -= 1
+        elif kind == "op_called" and data:
+            called.setdefault(data[0], data[1] if len(data) > 1 else "")
+        elif kind == "op_seen" and data:
+            seen.add(data[0])
+        elif kind == "op_count" and len(data) == 2 and vectorised and data[1].isdigit():
+            vectorised[-1][2].append(int(data[1]))
+    if blocks_open:
+        return Finding("error", f"{MODIFIED}: a check of the operations your code calls did not finish.")
+    for op, where in called.items():
+        if op in forbidden:
+            place = f" (solution.py, {where})" if where else ""
+            return Finding("failed", f"{forbidden[op]} The judge saw your code call {op}{place}.")
+    for op, sentence in required.items():
+        if op not in seen:
+            return Finding("failed", f"{sentence} The judge did not see your code call {op}.")
+    for rule, sizes, counts in vectorised:
+        if len(counts) != 2 or len(sizes) != 2:
+            return Finding("error", f"{MODIFIED}: the count of your code's operations did not finish.")
+        if counts[1] > GROWTH_FACTOR * counts[0] + GROWTH_SLACK:
+            return Finding(
+                "failed",
+                f"{rule} The judge counted {counts[0]} tensor operations at size {sizes[0]} and "
+                f"{counts[1]} at size {sizes[1]}: the work grows with the input, as with a Python "
+                "loop over its elements.",
+            )
+    return None
+
+
+def judge_case(reference: dict[str, Any] | None, case: CaseEvents | None) -> Finding | None:
+    """Compare what the learner's run observed in a case with what the reference's did."""
+    events = case.events if case is not None else []
+    for kind, *data in events:
+        if kind in ("refused", "tampered"):
+            return Finding("error", f"{MODIFIED} ({data[0] if data else kind}).")
+    reference = reference or {}
+    observed = summary(case) if case is not None else {}
+    if not reference and not observed:
+        return None
+    if case is None or not case.complete:
+        return Finding("error", f"{MODIFIED}: the judge's record of this case is missing.")
+    if observed.get("checks", []) != reference.get("checks", []) and reference:
+        return Finding("error", f"{MODIFIED}: a check of this case did not run as declared.")
+    finding = _operation_findings(events)
+    if finding is not None:
+        return finding
+    if "hooks" in reference:
+        mine = observed.get("hooks")
+        if mine is None or len(mine) != len(reference["hooks"]):
+            return Finding("error", f"{MODIFIED}: the hook observation of this case did not run.")
+        if mine != reference["hooks"]:
+            return Finding(
+                "failed",
+                f"The judge watched the hooks your code registers: {_describe_hooks(mine)}; this case "
+                f"expects {_describe_hooks(reference['hooks'])}.",
+            )
+    return None

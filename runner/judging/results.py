@@ -1,0 +1,225 @@
+"""From what came out of the sandbox to a verdict, on the host, with the trusted expectations.
+
+Only values cross the boundary; pass/fail is decided here. A case the sandbox did not
+report is never a pass, so exiting early, killing the harness or printing fake records
+can only fail.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from runner import jobs
+from runner.jobs import CaseExpectation, CaseResult, Expectations, JudgeResult, Limits
+from runner.judging import checks, host_compare, observations
+from runner.records.events import MODIFIED
+from runner.records.text import clean
+from runner.sandbox.channel import RawRun
+from runner.verdict import Verdict
+
+STDOUT_LIMIT = 4000
+MESSAGE_LIMIT = 2000
+TAMPERED = (
+    "Runtime error: your program wrote to the judge's result channel ({detail}). Print with print() "
+    "or write to sys.stdout/sys.stderr; the judge's own channel is not for solutions."
+)
+SIGXCPU, SIGKILL = 24, 9
+
+
+def _case_reports(raw: RawRun) -> dict[str, dict[str, Any]]:
+    """The first report per case name (anything later is ignored)."""
+    reports: dict[str, dict[str, Any]] = {}
+    for record in raw.records:
+        if record.get("type") == "case" and isinstance(record.get("name"), str):
+            reports.setdefault(record["name"], record)
+    return reports
+
+
+def _limit_message(raw: RawRun, limits: Limits) -> tuple[str, str] | None:
+    if raw.output_exceeded:
+        return Verdict.OUTPUT_LIMIT_EXCEEDED, (
+            f"Output limit exceeded: the program printed more than {limits.max_output_kb} KB."
+        )
+    if raw.oom_killed:
+        return Verdict.MEMORY_LIMIT_EXCEEDED, (
+            f"Memory limit exceeded: the program used more than {limits.memory_mb} MB of resident memory."
+        )
+    if raw.timed_out:
+        return Verdict.TIME_LIMIT_EXCEEDED, (
+            f"Time limit exceeded: the run took longer than the time limit of {limits.time_s:g} s "
+            "for the whole run (wall time)."
+        )
+    cpu_limit_s = int(limits.time_s) + 1  # RLIMIT_CPU set by the zygote: SIGXCPU there, SIGKILL 1 s later
+    cpu_signal = raw.exit_status in (-SIGXCPU, 128 + SIGXCPU)
+    cpu_killed = raw.exit_status in (-SIGKILL, 128 + SIGKILL) and raw.cpu_ms >= cpu_limit_s * 1000 * 0.95
+    if cpu_signal or cpu_killed:
+        return Verdict.TIME_LIMIT_EXCEEDED, (
+            f"Time limit exceeded: the program used more than {cpu_limit_s} s of CPU time (all its "
+            f"threads together; the wall-time limit is {limits.time_s:g} s)."
+        )
+    return None
+
+
+def _where(report: dict[str, Any]) -> dict[str, Any]:
+    """Line, column and the learner's traceback from a record, each only if it is well formed."""
+    line, column = report.get("line"), report.get("column")
+    return {
+        "line": line if isinstance(line, int) and not isinstance(line, bool) and line > 0 else None,
+        "column": column if isinstance(column, int) and not isinstance(column, bool) and column > 0 else None,
+        "traceback": clean(report["traceback"], 4000) if isinstance(report.get("traceback"), str) else "",
+    }
+
+
+def _is_memory_error(report: dict[str, Any]) -> bool:
+    message = str(report.get("message", ""))
+    return report.get("exception") == "MemoryError" or "can't allocate memory" in message
+
+
+def _apply_observations(
+    cases: list[CaseResult], selected: tuple[CaseExpectation, ...], events: observations.RunEvents
+) -> None:
+    """Turn a case that ran into an error (the judge was modified) or a failure (a check of how the
+    code works failed) from what the host saw in its events (``runner.judging.observations``)."""
+    for case, exp in zip(cases, selected, strict=True):
+        if case.status not in (jobs.CASE_PASSED, jobs.CASE_FAILED):
+            continue
+        finding = observations.judge_case(exp.observed, events.cases.get(exp.name))
+        if finding is None:
+            continue
+        if finding.status == "error":
+            case.status = jobs.CASE_ERROR
+            case.message = (
+                finding.message if exp.public else f"Runtime error on a hidden case: {finding.message}"
+            )
+        else:
+            case.status = jobs.CASE_FAILED
+            case.message = finding.message
+
+
+def build_result(
+    raw: RawRun, expectations: Expectations, mode: jobs.Mode, limits: Limits, key: bytes | None = None
+) -> JudgeResult:
+    """``key`` is the job's event key (``runner.judging.observations``); without it no event is trusted."""
+    selected = expectations.select(mode)
+    total = len(selected)
+
+    def result(verdict: str, cases: list[CaseResult], message: str = "", cause: str = "") -> JudgeResult:
+        passed = sum(1 for c in cases if c.status == jobs.CASE_PASSED)
+        return JudgeResult(
+            verdict=verdict,
+            passed=passed,
+            total=total,
+            cases=cases,
+            message=message,
+            time_ms=raw.wall_ms,
+            cause=cause,
+        )
+
+    def all_cases(status: str, message: str, where: dict[str, Any] | None = None) -> list[CaseResult]:
+        return [
+            CaseResult(name=c.name, public=c.public, status=status, message=message, **(where or {}))
+            for c in selected
+        ]
+
+    sandbox_error = raw.first("sandbox_error")
+    if sandbox_error or (raw.first("start") is None and not (raw.timed_out or raw.oom_killed)):
+        detail = sandbox_error.get("message", "") if sandbox_error else "the harness did not start"
+        return result(
+            Verdict.INTERNAL_ERROR,
+            all_cases(jobs.CASE_NOT_RUN, "Not run."),
+            f"The judge failed to run this submission (not your fault): {detail}",
+            "sandbox",
+        )
+    tests_error = raw.first("tests_error")
+    if tests_error:
+        return result(
+            Verdict.INTERNAL_ERROR,
+            all_cases(jobs.CASE_NOT_RUN, "Not run."),
+            "The problem's tests failed to load (not your fault).",
+            "tests",
+        )
+    compile_error = raw.first("compile_error")
+    if compile_error:
+        msg = clean(str(compile_error.get("message", "solution.py does not parse")), MESSAGE_LIMIT)
+        return result(
+            Verdict.COMPILE_ERROR,
+            all_cases(jobs.CASE_NOT_RUN, "Not run: solution.py does not parse.", _where(compile_error)),
+            msg,
+        )
+    if raw.channel_corrupted:
+        detail = clean(raw.channel_corrupted, 200)
+        return result(
+            Verdict.RUNTIME_ERROR, all_cases(jobs.CASE_NOT_RUN, "Not judged."), TAMPERED.format(detail=detail)
+        )
+    events = observations.verify(raw.records, key) if key is not None else observations.RunEvents()
+    if events.tampered or events.refused:
+        why = events.tampered or "; ".join(events.refused)
+        message = clean(f"{MODIFIED} ({why}).", MESSAGE_LIMIT)
+        return result(Verdict.RUNTIME_ERROR, all_cases(jobs.CASE_ERROR, message), message)
+    import_error = raw.first("import_error")
+    if import_error:
+        msg = clean(str(import_error.get("message", "importing solution.py failed")), MESSAGE_LIMIT)
+        verdict = Verdict.MEMORY_LIMIT_EXCEEDED if _is_memory_error(import_error) else Verdict.RUNTIME_ERROR
+        return result(verdict, all_cases(jobs.CASE_ERROR, msg, _where(import_error)), msg)
+
+    reports = _case_reports(raw)
+    limit = _limit_message(raw, limits)
+    cases: list[CaseResult] = []
+    memory_error = False
+    for exp in selected:
+        report = reports.get(exp.name)
+        case = CaseResult(name=exp.name, public=exp.public, status=jobs.CASE_NOT_RUN)
+        if exp.public:
+            case.expected = clean(checks.display(exp.value))
+        if report is None:
+            case.message = limit[1] if limit else "Not run: the program ended before this case finished."
+            cases.append(case)
+            continue
+        case.time_ms = host_compare.milliseconds(report.get("time_ms"))
+        if exp.public and isinstance(report.get("stdout"), str):
+            case.stdout = clean(report["stdout"], STDOUT_LIMIT)
+        if report.get("status") == "error":
+            case.status = jobs.CASE_ERROR
+            memory_error = memory_error or _is_memory_error(report)
+            msg = clean(str(report.get("message", "the case raised an exception")), MESSAGE_LIMIT)
+            case.message = msg if exp.public else f"Runtime error on a hidden case: {msg}"
+            where = _where(report)
+            case.line, case.traceback = where["line"], where["traceback"]
+        elif report.get("status") == "ok" and "value" in report:
+            failure = host_compare.failure(exp.value, report["value"], exp.rtol, exp.atol, exp.public)
+            if exp.public:
+                case.actual = clean(host_compare.display(report["value"]))
+            if failure is None:
+                case.status = jobs.CASE_PASSED
+            else:  # a value that cannot be compared is the learner's error, never the platform's
+                case.status = jobs.CASE_ERROR if failure[1] else jobs.CASE_FAILED
+                case.message = clean(failure[0], MESSAGE_LIMIT)
+        else:
+            case.message = "The case produced no usable value."
+        cases.append(case)
+
+    _apply_observations(cases, selected, events)
+    if limit:
+        return result(limit[0], cases, limit[1])
+    statuses = {c.status for c in cases}
+    if memory_error:
+        return result(
+            Verdict.MEMORY_LIMIT_EXCEEDED,
+            cases,
+            f"Memory limit exceeded: an allocation failed under the {limits.memory_mb} MB limit.",
+        )
+    if jobs.CASE_ERROR in statuses:
+        first = next(c for c in cases if c.status == jobs.CASE_ERROR)
+        return result(Verdict.RUNTIME_ERROR, cases, first.message)
+    if jobs.CASE_NOT_RUN in statuses:
+        how = f" (exit status {raw.exit_status})" if raw.exit_status not in (None, 0) else ""
+        return result(Verdict.RUNTIME_ERROR, cases, f"The program ended before all cases finished{how}.")
+    if jobs.CASE_FAILED in statuses:
+        return result(
+            Verdict.WRONG_ANSWER, cases, f"{sum(c.status == jobs.CASE_FAILED for c in cases)} case(s) failed."
+        )
+    if total == 0:
+        return result(
+            Verdict.INTERNAL_ERROR, cases, "The problem has no test cases for this mode.", "no_cases"
+        )
+    return result(Verdict.ACCEPTED, cases, f"All {total} case(s) passed.")

@@ -1,0 +1,298 @@
+"""The in-sandbox half of judging: import the learner's module and run the cases.
+
+This runs inside the sandboxed process, next to untrusted code, so it is trusted for
+nothing: it reports *values* (never verdicts) on the result channel, and the host
+compares them with expected values that never enter the sandbox. Whatever the learner
+does to this module — patch it, exit early, print fake records — can only make their
+own cases fail.
+
+Records written to the result channel (one JSON object per line):
+``{"type": "start"[, "warm_up"]}``, ``{"type": "compile_error", ...}``, ``{"type": "import_error", ...}``,
+``{"type": "cases", "cases": [...]}``, ``{"type": "case", ...}``, ``{"type": "done"}``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import reprlib
+import sys
+import time
+import traceback
+import types
+from typing import Any
+
+from runner import testing
+from runner.records import values
+from runner.sandbox import compiled
+from runner.testing import guard, sealed
+
+SOLUTION_FILE = "solution.py"
+TESTS_FILE = "tests.py"
+CASE_STDOUT_LIMIT = 8 * 1024
+MESSAGE_CHARS = 2000
+TRACEBACK_CHARS = 4000
+RECORD_LIMIT = 1024 * 1024  # one case's record, value included; the host refuses a channel over 16 MB
+
+
+class ResultChannel:
+    """Line-oriented JSON writer over a raw file descriptor (no buffering to lose)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def send(self, record: dict[str, Any]) -> None:
+        data = (json.dumps(record, allow_nan=False, separators=(",", ":")) + "\n").encode()
+        if len(data) > RECORD_LIMIT and record.get("type") == "case":
+            kind = "value" if record.get("status") == "ok" else "output"
+            record = {k: record[k] for k in ("type", "name", "time_ms") if k in record} | {
+                "status": "error",
+                "exception": "ValueTooLarge",
+                "message": f"The case's {kind} is too large to judge: {len(data) // 1024} KB encoded, "
+                f"at most {RECORD_LIMIT // 1024} KB.",
+            }
+            data = (json.dumps(record, allow_nan=False, separators=(",", ":")) + "\n").encode()
+        view = memoryview(data)
+        while view:
+            written = os.write(self.fd, view)
+            view = view[written:]
+
+
+class BoundedText(io.TextIOBase):
+    """A stdout replacement that keeps at most ``limit`` characters of one case's output."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.parts: list[str] = []
+        self.size = 0
+        self.truncated = False
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, s: str) -> int:
+        if not isinstance(s, str):
+            raise TypeError("write() argument must be str")
+        room = self.limit - self.size
+        if room > 0:
+            self.parts.append(s[:room])
+            self.size += min(len(s), room)
+        if len(s) > max(room, 0):
+            self.truncated = True
+        return len(s)
+
+    def getvalue(self) -> str:
+        return "".join(self.parts) + ("\n… (output truncated)" if self.truncated else "")
+
+
+def _frames(tb: types.TracebackType | None) -> list[tuple[types.FrameType, int]]:
+    """The traceback's frames, without the judge's sealed ones (their code is not to be read)."""
+    return [(f, n) for f, n in traceback.walk_tb(tb) if f.f_globals is not sealed.SEALED_GLOBALS]
+
+
+def learner_line(tb: types.TracebackType | None, filename: str) -> int | None:
+    """The last line of the learner's file in a traceback, if any."""
+    line = None
+    for frame, lineno in _frames(tb):
+        if frame.f_code.co_filename == filename:
+            line = lineno
+    return line
+
+
+def _exception_text(exc: BaseException) -> str:
+    """``str(exc)``, bounded, even when the learner's ``__str__`` is huge or raises."""
+    try:
+        if isinstance(exc, SystemExit):
+            return f"exit({reprlib.repr(exc.code)}) was called"
+        text = str(exc)
+        return text if isinstance(text, str) else "<__str__ did not return a string>"
+    except BaseException as inner:
+        return f"<the exception's message could not be shown: {type(inner).__name__} in __str__>"
+
+
+def learner_traceback(exc: BaseException, filename: str, source: str) -> str:
+    """The traceback of ``exc`` through the learner's own frames only, like Python prints it."""
+    lines = source.splitlines()
+    parts = []
+    for frame, lineno in _frames(exc.__traceback__):
+        if frame.f_code.co_filename != filename:
+            continue
+        text = lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
+        parts.append(f'  File "solution.py", line {lineno}, in {frame.f_code.co_name}\n    {text}'[:300])
+    if not parts:
+        return ""
+    head = "Traceback (your code, most recent call last):\n"
+    tail = f"\n{type(exc).__name__}: {_exception_text(exc)[:500]}"
+    return (head + "\n".join(parts[-20:]) + tail)[:TRACEBACK_CHARS]
+
+
+def describe_exception(exc: BaseException, filename: str, source: str = "") -> dict[str, Any]:
+    line = learner_line(exc.__traceback__, filename)
+    text = _exception_text(exc)[:MESSAGE_CHARS]
+    message = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    if line is not None:
+        message += f" (solution.py, line {line})"
+    described = {"exception": type(exc).__name__, "message": message[:2000], "line": line}
+    if source:
+        described["traceback"] = learner_traceback(exc, filename, source)
+    return described
+
+
+def load_module(name: str, code: types.CodeType, filename: str) -> types.ModuleType:
+    module = types.ModuleType(name)
+    module.__file__ = filename
+    sys.modules[name] = module
+    exec(code, module.__dict__)
+    return module
+
+
+def run(
+    payload: dict[str, Any],
+    channel: ResultChannel,
+    workdir: str,
+    pending: guard.PendingGuard | None = None,
+    warm_up_steps: int | None = None,
+) -> None:
+    """Run one job. ``payload`` holds ``code``, ``tests_source`` (and, optionally, ``tests_code``:
+    the code object :func:`runner.sandbox.compiled.compiled_tests` made), ``entry_point`` and ``cases``,
+    and ``"guard": false`` where the host wants no guard (the sandbox's own tests of the layer
+    below it). ``pending`` is the job's guard (its key came from the host before the job;
+    ``runner.sandbox.zygote``), put in force once the problem's tests are loaded; without it the job
+    runs unguarded (tests in-process).
+    ``warm_up_steps``: how many steps of its warm-up the spare ran before the job came
+    (``runner.sandbox.warmup.warm_spare``), reported in the start record for the benchmarks."""
+    channel.send({"type": "start"} | ({} if warm_up_steps is None else {"warm_up": warm_up_steps}))
+    solution_path = os.path.join(workdir, SOLUTION_FILE)
+    tests_path = os.path.join(workdir, TESTS_FILE)
+    code: str = payload["code"]
+    try:
+        solution_code = compile(code, solution_path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        line = getattr(exc, "lineno", None)
+        column = getattr(exc, "offset", None)
+        msg = getattr(exc, "msg", None) or str(exc)
+        where = f" (solution.py, line {line})" if line else ""
+        channel.send(
+            {
+                "type": "compile_error",
+                "message": f"{type(exc).__name__}: {msg}{where}",
+                "line": line,
+                "column": column,
+            }
+        )
+        return
+
+    testing.reset_registry()
+    try:
+        tests_module = load_module("torchdrill_tests", compiled.tests_code(payload, tests_path), tests_path)
+    except BaseException as exc:  # the instructor's tests are broken: not the learner's fault
+        channel.send(
+            {"type": "tests_error", "message": "".join(traceback.format_exception_only(exc))[-2000:]}
+        )
+        return
+    del tests_module
+    judge = None
+    if pending is not None and payload.get("guard", True):
+        judge = pending.install()
+    elif pending is not None:
+        pending.forget()
+    del pending
+    specs = {spec.name: spec for spec in testing.collected_cases()}
+    channel.send(
+        {
+            "type": "cases",
+            "cases": [
+                {"name": s.name, "public": s.public, "rtol": s.rtol, "atol": s.atol}
+                for s in sorted(specs.values(), key=lambda s: s.order)
+            ],
+        }
+    )
+    wanted: list[str] = payload.get("cases") or [
+        s.name for s in sorted(specs.values(), key=lambda s: s.order)
+    ]
+
+    captured = BoundedText(CASE_STDOUT_LIMIT)
+    try:
+        with contextlib.redirect_stdout(captured):
+            solution = load_module("solution", solution_code, solution_path)
+    except BaseException as exc:
+        channel.send(
+            {
+                "type": "import_error",
+                **describe_exception(exc, solution_path, code),
+                "stdout": captured.getvalue(),
+            }
+        )
+        return
+    entry_point = payload["entry_point"]
+    if not callable(getattr(solution, entry_point, None)):
+        channel.send(
+            {
+                "type": "import_error",
+                "exception": "MissingEntryPoint",
+                "message": f"solution.py does not define {entry_point}()",
+                "line": None,
+            }
+        )
+        return
+
+    for name in wanted:
+        spec = specs.get(name)
+        if spec is None:
+            channel.send(
+                {"type": "case", "name": name, "status": "missing", "message": "case not found in tests.py"}
+            )
+            continue
+        out = BoundedText(CASE_STDOUT_LIMIT)
+        started = time.perf_counter()
+        try:
+            with contextlib.redirect_stdout(out):
+                if judge is not None:
+                    judge.begin_case(name)
+                try:
+                    value = spec.func(solution)
+                finally:
+                    if judge is not None:
+                        judge.end_case(name)
+            encoded = values.encode(value)
+        except values.UnsupportedValue as exc:
+            elapsed = (time.perf_counter() - started) * 1000
+            channel.send(
+                {
+                    "type": "case",
+                    "name": name,
+                    "status": "error",
+                    "exception": "UnsupportedValue",
+                    "message": str(exc),
+                    "time_ms": elapsed,
+                    "stdout": out.getvalue(),
+                }
+            )
+            continue
+        except BaseException as exc:
+            elapsed = (time.perf_counter() - started) * 1000
+            channel.send(
+                {
+                    "type": "case",
+                    "name": name,
+                    "status": "error",
+                    **describe_exception(exc, solution_path, code),
+                    "time_ms": elapsed,
+                    "stdout": out.getvalue(),
+                }
+            )
+            continue
+        elapsed = (time.perf_counter() - started) * 1000
+        channel.send(
+            {
+                "type": "case",
+                "name": name,
+                "status": "ok",
+                "value": encoded,
+                "time_ms": elapsed,
+                "stdout": out.getvalue(),
+            }
+        )
+    channel.send({"type": "done"})

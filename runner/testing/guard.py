@@ -1,0 +1,413 @@
+"""The in-sandbox guard: authenticated events and an audit hook, set up before the learner's code.
+
+Observations of *how* code ran (hooks registered and removed, operations called) are
+judged on the host from **events** sent the moment they happen, so nothing the learner
+does later can rewrite them. Each event line on the result channel carries a per-job
+sequence number and a MAC (keyed BLAKE2b: ``runner.records.events.event_mac``) under a key the
+host generated for this job (sent to the job's spare before the job, over the spare's own
+link: :class:`PendingGuard`): the learner's process can write lines to the channel, but not
+lines the host accepts. Once the guard is in force (before the learner's import) the key lives
+only in the constants of sealed code (``runner.testing.sealed``), never in a variable, a closure or a
+module.
+
+The **audit hook** (``sys.addaudithook``) refuses the introspection that could reach
+those constants or change sealed code: ``__code__``/``f_code`` of the judge's functions
+and frames, ``sys._getframe`` landing on a judge frame, assigning a sealed function's
+attributes or a sealed object's class, ``gc.get_referrers/get_referents/get_objects``,
+``sys.settrace``/``sys.setprofile``, ``sys._current_frames``, another audit hook, ctypes,
+opening process memory under ``/proc`` and opening a directory as a descriptor (a relative
+path from a directory descriptor would escape the path check). A refusal raises :class:`IntegrityError` in the
+learner's code *and* sends a ``refused`` event, so catching the exception does not hide it:
+the host reports a runtime error saying that modifying the judge is not allowed.
+
+Event body, the exact text that is authenticated (JSON, ASCII): ``[seq, kind, data...]``
+with strings only after ``seq``; the line is ``{"type":"event","body":"<body as a JSON
+string>","mac":"<hex>"}``, so the host checks the MAC on exactly the text that was sent.
+"""
+
+from __future__ import annotations
+
+import _blake2
+import _json
+import _stat
+import pathlib
+import posix
+import sys
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from runner.records import events
+
+# Imported at warm-up: a job's uid cannot read runner/.
+from runner.testing import hook_events, ops, sealed
+
+MESSAGE = events.MODIFIED
+DATA_CHARS = 300  # longer event strings are replaced (module names are the learner's to choose)
+_ALLOWED_PROC_FILES = frozenset(
+    {
+        "status", "stat", "statm", "cmdline", "environ", "maps", "limits", "cgroup", "comm",
+        "mountinfo", "mounts", "meminfo", "cpuinfo", "uptime", "loadavg", "version", "oom_score",
+        "oom_score_adj", "io", "online", "possible", "present", "max_map_count", "osrelease",
+        "overcommit_memory", "nr_cpus", "sched_getaffinity",
+    }
+)  # fmt: skip
+_REFUSED_EVENTS = frozenset(
+    {
+        "sys.settrace",
+        "sys.setprofile",
+        "sys._current_frames",
+        "sys.addaudithook",
+        "gc.get_referrers",
+        "gc.get_referents",
+        "gc.get_objects",
+    }
+)
+
+
+class IntegrityError(RuntimeError):
+    """Raised in the learner's code when it reaches for the judge's internals."""
+
+
+Emit = Callable[..., None]
+
+
+@dataclass(frozen=True)
+class Guard:
+    """The sealed entry points the harness and the observers call. Each one's behaviour is fixed:
+    called from the learner's code they only add events whose order the host checks. The emitter
+    itself is not here: only sealed code holds it, as a constant."""
+
+    begin_case: Callable[[str], None]
+    end_case: Callable[[str], None]
+    hooks: hook_events.HookObserver
+    ops: ops.OpsObserver
+
+
+_active: Guard | None = None
+
+
+def active() -> Guard | None:
+    """The guard of this job, or None outside the sandbox (tests run in-process then)."""
+    return _active
+
+
+# --- templates (sealed at start-up: every global name below becomes a constant) ----------
+# The names the templates use; seal() binds each to a constant. Never read at run time.
+SEQ: Any = None
+KEY: Any = None
+FD: Any = None
+EMIT: Any = None
+RESOLVE: Any = None
+SEALED_GLOBALS: Any = None
+FunctionType: Any = None
+FrameType: Any = None
+PosixPath: Any = None
+SEALED_TYPES: Any = None  # sealed.SEALED_TYPES, frozen when the audit hook is sealed
+CASE_END_CHECKS: Any = None
+S_ISDIR: Any = None
+stat: Any = None
+
+
+int_repr: Any = None
+encode: Any = None
+blake2b: Any = None
+MAC_BYTES: Any = None
+write: Any = None
+str_len: Any = None
+readlink: Any = None
+getcwd: Any = None
+path_str: Any = None
+repr_type_name: Any = None
+is_directory: Any = None
+
+
+def _emit_template(kind: str, *data: str) -> None:
+    seq = SEQ[0]
+    SEQ[0] = seq + 1
+    body = "[" + int_repr(seq) + "," + encode(kind)
+    for item in data:
+        text = encode(item) if type(item) is str else '"?"'
+        if str_len(text) > DATA_CHARS:
+            text = '"(too long)"'
+        body = body + "," + text
+    body = body + "]"
+    mac = blake2b(body.encode("ascii"), key=KEY, digest_size=MAC_BYTES).hexdigest()
+    line = '{"type":"event","body":' + encode(body) + ',"mac":"' + mac + '"}\n'
+    view = line.encode("ascii")
+    while view:
+        view = view[write(FD, view) :]
+
+
+def _resolve_template(path: str) -> str:
+    """The path the kernel would open, resolving every symlink (magic /proc links included)."""
+    if not path.startswith("/"):
+        path = getcwd() + "/" + path
+    pending = path.split("/")
+    pending.reverse()
+    parts: list[str] = []
+    hops = 0
+    while pending:
+        part = pending.pop()
+        if part == "" or part == ".":
+            continue
+        if part == "..":
+            if parts:
+                parts.pop()
+            continue
+        candidate = "/" + "/".join(parts) + ("/" if parts else "") + part
+        try:
+            target = readlink(candidate)
+        except OSError:
+            parts.append(part)
+            continue
+        hops = hops + 1
+        if hops > 40:
+            return candidate
+        if target.startswith("/"):
+            parts = []
+        more = target.split("/")
+        more.reverse()
+        pending.extend(more)
+    return "/" + "/".join(parts)
+
+
+def _audit_template(event: str, args: tuple[Any, ...]) -> None:
+    what = ""
+    if event == "object.__getattr__":
+        name = args[1]
+        obj = args[0]
+        if name == "__code__":
+            if type(obj) is FunctionType and obj.__globals__ is SEALED_GLOBALS:
+                what = "reading the code of the judge's function " + obj.__name__
+        elif name == "f_code" and type(obj) is FrameType and obj.f_globals is SEALED_GLOBALS:
+            what = "reading the code of the judge's frame"
+    elif event == "sys._getframe":
+        if args[0].f_globals is SEALED_GLOBALS:
+            what = "sys._getframe reached the judge's frame"
+    elif event == "object.__setattr__":
+        obj = args[0]
+        if type(obj) is FunctionType and obj.__globals__ is SEALED_GLOBALS:
+            what = "changing the judge's function " + obj.__name__
+        elif args[1] == "__class__" and type(obj) in SEALED_TYPES:
+            what = "changing the class of the judge's object"
+    elif event in REFUSED_EVENTS:
+        what = event
+    elif event.startswith("ctypes."):
+        what = "ctypes (" + event + ")"
+    elif event == "open":
+        path = args[0]
+        if type(path) is bytes:
+            path = path.decode("utf-8", "surrogateescape")
+        elif type(path) is PosixPath:
+            path = path_str(path)
+        elif type(path) is not str and type(path) is not int:
+            what = "opening a file through a path-like object of type " + repr_type_name(path)
+        if type(path) is str:
+            where = RESOLVE(path)
+            if where == "/proc" or (
+                where.startswith("/proc/")
+                and "/fd/" not in where
+                and where.rpartition("/")[2] not in ALLOWED_PROC_FILES
+            ):
+                what = "opening " + where
+            elif is_directory(where):  # a directory fd would let a relative path escape this check
+                what = "opening the directory " + where + " as a file descriptor"
+    if what:
+        EMIT("refused", what)
+        raise IntegrityError(MESSAGE + ": " + what + ".")
+
+
+def _is_directory_template(path: str) -> bool:
+    try:
+        return S_ISDIR(stat(path).st_mode)
+    except OSError:
+        return False
+    except ValueError:
+        return False
+
+
+def _begin_case_template(name: str) -> None:
+    EMIT("case_start", name)
+
+
+def _end_case_template(name: str) -> None:
+    CASE_END_CHECKS[0]()
+    EMIT("case_end", name)
+
+
+def warm_up() -> None:
+    """What the zygote prepares once for every job: ctypes and ``tp_flags``, the API names."""
+    sealed.warm_up()
+    ops.warm_up()
+
+
+@dataclass(frozen=True)
+class Sealed:
+    """A job's guard, sealed but not yet in force (:func:`activate`)."""
+
+    guard: Guard
+    audit: Callable[[str, tuple[Any, ...]], None]
+    patches: tuple[sealed.Patch, ...]
+
+
+def seal(key: bytes, fd: int) -> Sealed:
+    """Seal the emitter with ``key``, the observers over it, and the audit hook; change nothing
+    else (no method replaced, no hook installed): this may run before the job has come.
+
+    The emitter is passed to the observers' builders here and kept by nothing but sealed
+    constants afterwards.
+    """
+    return _seal(bytes(key), fd)
+
+
+def _seal(key: bytes | bytearray, fd: int) -> Sealed:
+    """:func:`seal` around ``key`` as it is: a ``bytearray`` is a slot whose bytes the emitter
+    reads at every event (:class:`KeySlotGuard`)."""
+    type_name = sealed.type_name_function()
+    emit = sealed.seal(
+        _emit_template,
+        SEQ=[0],
+        KEY=key,
+        FD=fd,
+        int_repr=int.__repr__,
+        encode=_json.encode_basestring_ascii,
+        blake2b=_blake2.blake2b,  # an immutable type: its methods cannot be swapped
+        MAC_BYTES=events.MAC_BYTES,
+        write=posix.write,
+        str_len=str.__len__,
+        repr_type_name=type_name,
+    )
+    resolve = sealed.seal(_resolve_template, readlink=posix.readlink, getcwd=posix.getcwd)
+    hooks, hook_patches = hook_events.prepare(emit)
+    operations, ops_patches = ops.prepare(emit)
+    audit = sealed.seal(
+        _audit_template,
+        EMIT=emit,
+        RESOLVE=resolve,
+        SEALED_GLOBALS=sealed.SEALED_GLOBALS,
+        SEALED_TYPES=frozenset(sealed.SEALED_TYPES),
+        FunctionType=types.FunctionType,
+        FrameType=types.FrameType,
+        PosixPath=pathlib.PosixPath,
+        path_str=pathlib.PurePath.__str__,
+        repr_type_name=type_name,
+        is_directory=sealed.seal(_is_directory_template, S_ISDIR=_stat.S_ISDIR, stat=posix.stat),
+    )
+    guard = Guard(
+        begin_case=sealed.seal(_begin_case_template, EMIT=emit),
+        end_case=sealed.seal(_end_case_template, EMIT=emit, CASE_END_CHECKS=(hooks.end_case_check,)),
+        hooks=hooks,
+        ops=operations,
+    )
+    return Sealed(guard, audit, (*hook_patches, *ops_patches))
+
+
+def _targets() -> list[tuple[Any, str, Any]]:
+    return hook_events.targets() + ops.bypass_targets()
+
+
+def activate(ready: Sealed) -> Guard | None:
+    """Put a sealed guard in force: the observers' wrappers replace what they wrap, and the audit
+    hook is installed. None (and nothing changed) when what the wrappers wrap has changed since
+    they were sealed: seal again then."""
+    global _active
+
+    if not sealed.apply_patches(ready.patches, _targets()):
+        return None
+    sys.addaudithook(ready.audit)
+    _active = ready.guard
+    return ready.guard
+
+
+def install(key: bytes, fd: int) -> Guard:
+    """Seal the guard and put it in force at once.
+
+    Call once, before the learner's import (and after the problem's tests are loaded: they are
+    the instructor's code, and the observers wrap what they left).
+    """
+    guard = activate(seal(key, fd))
+    if guard is None:  # nothing runs between the two
+        raise sealed.SealError("the guard's targets changed while it was sealed")
+    return guard
+
+
+class KeySlotGuard:
+    """A guard sealed once, in the zygote, around a key *slot*: a ``bytearray`` of zeroes that
+    only the sealed emitter holds besides this object.
+
+    Sealing a job's guard is most of the CPU a spare spends on its guard (~2.5 ms and ~530
+    copy-on-write faults in a fork of a warm zygote, measured in slow minutes; activating
+    it ~0.2 ms and ~20), and it is the same work for every job but the key. So the zygote
+    seals once before it forks, and every spare, which has its own copy of this object and of
+    the slot, writes its job's key into the slot and puts the guard in force
+    (:meth:`put_in_force`, from :meth:`PendingGuard.install`). It lets go of the slot and the
+    sealed guard first, so from then on, as with :func:`seal`, the key lives only in sealed
+    constants; a spare's slot is its own page, so no other spare or the zygote ever sees it.
+    """
+
+    def __init__(self, key_bytes: int, fd: int) -> None:
+        self._slot: bytearray | None = bytearray(key_bytes)
+        self._sealed: Sealed | None = _seal(self._slot, fd)
+
+    def put_in_force(self, key: bytes) -> Guard | None:
+        """This guard in force with ``key``; once only. None, with the slot wiped, when its
+        targets changed since it was sealed (``tests.py`` replaced one): seal afresh then."""
+        slot, ready = self._slot, self._sealed
+        self._slot = self._sealed = None
+        if slot is None or ready is None or len(key) != len(slot):
+            return None
+        slot[:] = key
+        guard = activate(ready)
+        if guard is None:
+            slot[:] = bytes(len(slot))
+        return guard
+
+
+class PendingGuard:
+    """A job's guard before it is in force, in the spare that will run the job.
+
+    The spare has its key from the host before the job exists. In the sandbox the guard was
+    sealed by the zygote around a key slot (``slotted``): :meth:`install` writes the key into this
+    process's copy and puts it in force, after the problem's tests are loaded. Without one (a job
+    run outside the zygote), or where ``tests.py`` changed what the observers wrap, it seals then,
+    as :func:`install` does.
+
+    The key is held here only until :meth:`install`, which runs before the learner's code: from
+    then on it lives only in sealed constants, as always.
+    """
+
+    def __init__(self, key: bytes, fd: int, slotted: KeySlotGuard | None = None) -> None:
+        self._key = bytes(key)
+        self._fd = fd
+        self._slotted = slotted  # the zygote's guard, sealed around a key slot (this process's copy)
+
+    def forget(self) -> None:
+        """No guard for this job (the host asked for none): let go of the key all the same."""
+        self._key, self._slotted = b"", None
+
+    def install(self) -> Guard | None:
+        """This job's guard, in force; None where the host asked for none (no key). Raises
+        ``sealed.UnsupportedInterpreter`` on an interpreter the guard was not built for."""
+        key, slotted = self._key, self._slotted
+        self.forget()
+        if not key:
+            return None
+        sealed.require_supported()
+        guard = slotted.put_in_force(key) if slotted is not None else None
+        return guard if guard is not None else install(key, self._fd)
+
+
+sealed.prepare(
+    _emit_template,
+    _resolve_template,
+    _audit_template,
+    _is_directory_template,
+    _begin_case_template,
+    _end_case_template,
+)
+
+# Read by the sealed templates above, but only through the constants seal() captured.
+REFUSED_EVENTS = _REFUSED_EVENTS
+ALLOWED_PROC_FILES = _ALLOWED_PROC_FILES

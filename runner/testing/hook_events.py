@@ -1,0 +1,167 @@
+"""Hook registrations and removals as events, for ``observe_hooks`` (judged on the host).
+
+When the guard comes into force (before the learner's import) every ``nn.Module.register_*hook``
+method and ``RemovableHandle.remove`` is replaced by a sealed wrapper (``runner.testing.sealed``) that
+calls the original and sends an event:
+
+* ``hook_registered <id> <kind> <module type>`` after a registration;
+* ``hook_removed <id>`` when ``remove()`` really took the hook out of the module's table;
+* ``hook_state <id> attached|detached`` at the end of an ``observe_hooks`` block and of
+  every case, by looking in the module's own hook table (``dict.values``, the exact
+  ``OrderedDict`` torch uses, compared by identity), not by trusting a handle;
+* ``observe_hooks_begin`` / ``observe_hooks_end`` around the block.
+
+A solution that replaces the methods again, registers by writing into ``module._forward_hooks``
+itself, or stubs ``remove`` sends no event for what it did, so the host, which knows from
+the reference which hooks a case must see registered and removed, fails the case.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from runner.testing import sealed
+
+_METHODS = (
+    ("register_forward_hook", "_forward_hooks"),
+    ("register_forward_pre_hook", "_forward_pre_hooks"),
+    ("register_full_backward_hook", "_backward_hooks"),
+    ("register_full_backward_pre_hook", "_backward_pre_hooks"),
+    ("register_backward_hook", "_backward_hooks"),
+)
+
+
+@dataclass(frozen=True)
+class HookObserver:
+    begin: Callable[[], None]
+    end: Callable[[], None]
+    end_case_check: Callable[[], None]
+
+
+# Names the templates use; seal() binds each to a constant. Never read at run time.
+ORIGINAL: Any = None
+ATTR: Any = None
+KIND: Any = None
+RECORDS: Any = None
+NEXT: Any = None
+MARK: Any = None
+WINDOW: Any = None
+EMIT: Any = None
+ATTACHED: Any = None
+STATES: Any = None
+TYPE_NAME: Any = None
+
+
+get_attr: Any = None
+int_repr: Any = None
+dict_values: Any = None
+
+
+def _register_template(module: Any, *args: Any, **kwargs: Any) -> Any:
+    handle = ORIGINAL(module, *args, **kwargs)
+    hook = args[0] if args else kwargs.get("hook")
+    table = get_attr(module, ATTR)
+    if type(table) is not OrderedDict and type(table) is not dict:
+        EMIT("tampered", "the module's hook table was replaced by a " + TYPE_NAME(table))
+        return handle
+    NEXT[0] = NEXT[0] + 1
+    hid = int_repr(NEXT[0])
+    RECORDS.append((hid, table, hook, handle))
+    EMIT("hook_registered", hid, KIND, TYPE_NAME(module))
+    return handle
+
+
+def _attached_template(record: tuple[str, Any, Any, Any]) -> bool:
+    hook = record[2]
+    for value in dict_values(record[1]):  # noqa: SIM110 (any() would need a nested code object)
+        if value is hook:
+            return True
+    return False
+
+
+def _remove_template(handle: Any) -> None:
+    ORIGINAL(handle)
+    for record in RECORDS:
+        if record[3] is handle and not ATTACHED(record):
+            EMIT("hook_removed", record[0])
+
+
+def _states_template(first: int) -> None:
+    for record in RECORDS[first:]:
+        EMIT("hook_state", record[0], "attached" if ATTACHED(record) else "detached")
+
+
+def _begin_template() -> None:
+    WINDOW[0] = len(RECORDS)
+    EMIT("observe_hooks_begin")
+
+
+def _end_template() -> None:
+    STATES(WINDOW[0])
+    EMIT("observe_hooks_end")
+
+
+def _end_case_template() -> None:
+    STATES(MARK[0])
+    MARK[0] = len(RECORDS)
+
+
+sealed.prepare(
+    _register_template,
+    _attached_template,
+    _remove_template,
+    _states_template,
+    _begin_template,
+    _end_template,
+    _end_case_template,
+)
+
+
+def targets() -> list[tuple[Any, str, Any]]:
+    """What the observer replaces, as it is now: ``(owner, name, value)`` each."""
+    import torch.nn as nn
+    from torch.utils.hooks import RemovableHandle
+
+    found: list[tuple[Any, str, Any]] = [
+        (nn.Module, name, getattr(nn.Module, name)) for name, _ in _METHODS if hasattr(nn.Module, name)
+    ]
+    found.append((RemovableHandle, "remove", RemovableHandle.remove))
+    return found
+
+
+def prepare(emit: Callable[..., None]) -> tuple[HookObserver, list[sealed.Patch]]:
+    """Seal wrappers of the registration methods and ``RemovableHandle.remove`` around what they
+    are now; they replace them when the guard comes into force (``sealed.apply_patches``)."""
+    type_name = sealed.type_name_function()
+    records: list[tuple[str, Any, Any, Any]] = []
+    common = {"EMIT": emit, "RECORDS": records, "int_repr": int.__repr__, "TYPE_NAME": type_name}
+    attached = sealed.seal(_attached_template, dict_values=dict.values)
+    counter = [0]
+    attrs = dict(_METHODS)
+    patches: list[sealed.Patch] = []
+    for owner, name, original in targets():
+        if name == "remove":
+            wrapper = sealed.seal(_remove_template, ORIGINAL=original, ATTACHED=attached, **common)
+        else:
+            wrapper = sealed.seal(
+                _register_template,
+                ORIGINAL=original,
+                ATTR=attrs[name],
+                KIND=name.removeprefix("register_"),
+                NEXT=counter,
+                get_attr=object.__getattribute__,
+                OrderedDict=OrderedDict,
+                **common,
+            )
+        patches.append(sealed.Patch(owner, name, original, wrapper))
+    states = sealed.seal(_states_template, ATTACHED=attached, **common)
+    window = [0]
+    observer = HookObserver(
+        begin=sealed.seal(_begin_template, WINDOW=window, **common),
+        end=sealed.seal(_end_template, WINDOW=window, STATES=states, **common),
+        end_case_check=sealed.seal(_end_case_template, MARK=[0], STATES=states, **common),
+    )
+    return observer, patches

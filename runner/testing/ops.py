@@ -1,0 +1,357 @@
+"""Which operations the learner's code calls: ``forbid_ops``, ``require_ops``, ``assert_vectorised``.
+
+Calls are intercepted with PyTorch's own mechanisms, never by reading source text:
+
+* a ``TorchFunctionMode`` sees public API names (``torch.nn.functional.layer_norm``,
+  ``torch.cdist``, ``torch.Tensor.scatter_add_``), resolved to names once at start-up;
+* a ``TorchDispatchMode`` sees aten operators (``aten.native_layer_norm``,
+  ``aten._cdist_forward``, ``aten.scatter_add``), which every route to an operation reaches —
+  ``torch.ops.aten``, ``torch._C._nn``, a method or another alias alike.
+
+Both handlers are sealed (``runner.testing.sealed``), their classes immutable, and what they see goes
+to the host as events (``runner.testing.guard``); the host decides (``runner.judging.observations``). The
+wrappers below of the torch entry points that pop dispatch modes or exclude the Python
+dispatch key send a ``tampered`` event when called while a check is active, and the end of
+a block checks that both modes are still the top of their stacks. A check the learner's code
+switches off by other means sends fewer events than the reference did, which the host treats
+as a modified judge.
+
+Events: ``check_begin``, then ``check <kind> <op or sentence> ...`` when a block starts,
+``op_called <op> <line>`` (first call of a forbidden op), ``op_seen <op>`` (first call of a
+required one), ``op_count <size> <count>`` (``assert_vectorised``), ``check_end`` when a block
+ends.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from runner.testing import sealed
+
+SOLUTION_PATH = "/tmp/solution.py"  # where the harness writes the learner's module (runner.sandbox.zygote)
+DEFAULT_SIZES = (8, 64)
+
+# torch entry points that pop interception modes or exclude the Python dispatch key: wrapped.
+# (Not _pop_torch_function_stack: torch itself pops a function mode around its handler.)
+_BYPASSES = (
+    "_pop_torch_dispatch_stack",
+    "_ExcludeDispatchKeyGuard",
+    "_dispatch_tls_set_dispatch_key_excluded",
+    "_DisableTorchDispatch",
+    "DisableTorchFunction",
+    "_unset_dispatch_mode",
+    "_set_dispatch_mode",
+    "_ForceDispatchKeyGuard",
+)
+_BYPASS_MODULES = ("torch._C", "torch", "torch.overrides", "torch.utils._python_dispatch", "torch._ops")
+
+
+@dataclass(frozen=True)
+class OpsObserver:
+    enter: Callable[[Mapping[str, str], Mapping[str, str]], None]
+    leave: Callable[[], None]
+    count: Callable[[Callable[[Any], Any], Any, str], Any]
+    declare_vectorised: Callable[[str, str], None]
+
+
+# Names the templates use; seal() binds each to a constant. Never read at run time.
+EMIT: Any = None
+NAMES: Any = None
+STATE: Any = None
+HANDLER: Any = None
+FUNCTION_MODE: Any = None
+DISPATCH_MODE: Any = None
+ORIGINAL: Any = None
+WHAT: Any = None
+MethodType: Any = None
+WHERE: Any = None
+SOLUTION: Any = None
+SEALED_GLOBALS: Any = None
+NOTE: Any = None
+object_getattribute: Any = None
+push_function: Any = None
+push_dispatch: Any = None
+pop_function: Any = None
+pop_dispatch: Any = None
+int_repr: Any = None
+
+
+def _where_template() -> str:
+    """``line N`` of the innermost solution.py frame calling the op (frames read, never handed out).
+
+    The walk starts from this frame (through a traceback: ``sys._getframe`` is refused on sealed
+    frames) and skips every sealed frame without reading its code."""
+    try:
+        raise LookupError
+    except LookupError as exc:
+        frame = exc.__traceback__.tb_frame  # type: ignore[union-attr]
+    while frame is not None:
+        if frame.f_globals is not SEALED_GLOBALS and frame.f_code.co_filename == SOLUTION:
+            return "line " + int_repr(frame.f_lineno)
+        frame = frame.f_back
+    return ""
+
+
+def _note_template(name: str) -> None:
+    if not STATE:
+        return
+    block = STATE[-1]
+    if name in block[0] and name not in block[2]:
+        block[2].add(name)
+        EMIT("op_called", name, WHERE())
+    if name in block[1] and name not in block[3]:
+        block[3].add(name)
+        EMIT("op_seen", name)
+
+
+def _function_template(self: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+    name = NAMES.get(func)
+    if name is not None:
+        NOTE(name)
+    # torch takes this mode off its stack while its handler runs: say so to the dispatch check.
+    FLAGS[0] = FLAGS[0] + 1
+    try:
+        if kwargs is None:
+            return func(*args)
+        return func(*args, **kwargs)
+    finally:
+        FLAGS[0] = FLAGS[0] - 1
+
+
+def _function_mode_present_template() -> bool:
+    i = 0
+    n = len_function_stack()
+    while i < n:
+        if function_stack_at(i) is FUNCTION_MODE_BOX[0]:
+            return True
+        i = i + 1
+    return False
+
+
+def _dispatch_template(self: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+    STATE_COUNT[0] = STATE_COUNT[0] + 1
+    # FLAGS: [inside the function handler, function checks active, tampering already reported]
+    if FLAGS[1] and not FLAGS[0] and not FLAGS[2] and not FUNCTION_MODE_PRESENT():
+        FLAGS[2] = 1
+        EMIT("tampered", "the judge's interception of operation names was taken off its stack")
+    if STATE:
+        full = object_getattribute(func, "_name")
+        if type(full) is str:
+            NOTE("aten." + full.partition("::")[2].partition(".")[0])
+    if kwargs is None:
+        return func(*args)
+    return func(*args, **kwargs)
+
+
+def _getattribute_template(self: Any, name: str) -> Any:
+    # torch looks the handler up on the instance: an instance attribute must not shadow it.
+    if name == "__torch_function__" or name == "__torch_dispatch__":
+        return MethodType(HANDLER, self)
+    return object_getattribute(self, name)
+
+
+def _enter_template(forbidden: Any, required: Any) -> None:
+    block: tuple[dict[str, str], dict[str, str], set[str], set[str]] = ({}, {}, set(), set())
+    EMIT("check_begin")
+    for op in forbidden:
+        block[0][op] = forbidden[op]
+        EMIT("check", "forbid", op, forbidden[op])
+    for op in required:
+        block[1][op] = required[op]
+        EMIT("check", "require", op, required[op])
+    STATE.append(block)
+    FLAGS[1] = FLAGS[1] + 1
+    push_function(FUNCTION_MODE)
+    push_dispatch(DISPATCH_MODE)
+
+
+def _leave_template() -> None:
+    if not STATE:
+        EMIT("tampered", "a check of operations ended twice")
+        return
+    STATE.pop()
+    FLAGS[1] = FLAGS[1] - 1
+    dispatch_mode = None
+    function_mode = None
+    try:
+        dispatch_mode = pop_dispatch(None)
+        function_mode = pop_function()
+    except RuntimeError:
+        pass
+    if dispatch_mode is not DISPATCH_MODE or function_mode is not FUNCTION_MODE:
+        EMIT("tampered", "the judge's interception of operations was removed")
+    EMIT("check_end")
+
+
+def _declare_vectorised_template(rule: str, sizes: str) -> None:
+    EMIT("check", "vectorised", rule, sizes)
+
+
+def _count_template(fn: Any, arg: Any, size: str) -> Any:
+    STATE_COUNT[0] = 0
+    STATE.append(({}, {}, set(), set()))
+    push_dispatch(DISPATCH_MODE)
+    try:
+        result = fn(arg)
+    finally:
+        STATE.pop()
+        if pop_dispatch(None) is not DISPATCH_MODE:
+            EMIT("tampered", "the judge's count of operations was removed")
+    EMIT("op_count", size, int_repr(STATE_COUNT[0]))
+    return result
+
+
+def _bypass_template(*args: Any, **kwargs: Any) -> Any:
+    if STATE:
+        EMIT("tampered", WHAT + " was called while the judge was watching operations")
+    return ORIGINAL(*args, **kwargs)
+
+
+STATE_COUNT: Any = None
+FLAGS: Any = None
+FUNCTION_MODE_PRESENT: Any = None
+FUNCTION_MODE_BOX: Any = None
+len_function_stack: Any = None
+function_stack_at: Any = None
+
+sealed.prepare(
+    _where_template,
+    _note_template,
+    _function_template,
+    _function_mode_present_template,
+    _dispatch_template,
+    _getattribute_template,
+    _enter_template,
+    _leave_template,
+    _declare_vectorised_template,
+    _count_template,
+    _bypass_template,
+)
+
+
+def _api_names() -> dict[Any, str]:
+    """Every overridable torch function and Tensor method, by object, with its public name."""
+    import torch
+    import torch.overrides
+
+    names: dict[Any, str] = {}
+    for functions in torch.overrides.get_overridable_functions().values():
+        for function in functions:
+            try:
+                name = torch.overrides.resolve_name(function)
+            except Exception:
+                continue
+            if name:
+                names[function] = name
+    return names
+
+
+# The names resolved in the zygote, read-only: every job's sealed handler holds this very
+# mapping, so no job copies it. A copy per job wrote the reference count of each of the ~2,000
+# functions and names it holds: ~240 copy-on-write page faults, ~0.7 ms of the job's CPU (and as
+# much again in the spare that pre-faulted them). The proxy is the only reference to its dict,
+# so neither the learner nor anything else can change what a job's handler reads; rebinding
+# this module attribute changes nothing for a job whose guard is installed.
+_API_NAMES: Mapping[Any, str] = types.MappingProxyType({})
+
+
+def warm_up() -> None:
+    """Resolve the API names once, in the zygote (about 2,000 functions)."""
+    global _API_NAMES
+    _API_NAMES = types.MappingProxyType(_api_names())
+
+
+def api_names() -> Mapping[Any, str]:
+    """The read-only table of API names: the zygote's, or resolved now outside a warm process."""
+    return _API_NAMES or types.MappingProxyType(_api_names())
+
+
+def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]:
+    """Build this job's sealed modes (their classes immutable) and the sealed wrappers of the
+    bypasses, which replace them when the guard comes into force (``sealed.apply_patches``)."""
+    import torch
+    from torch.overrides import TorchFunctionMode
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    names = api_names()
+    state: list[Any] = []
+    count = [0]
+    flags = [0, 0, 0]
+    common = {"EMIT": emit, "STATE": state, "STATE_COUNT": count, "FLAGS": flags, "int_repr": int.__repr__}
+    where = sealed.seal(
+        _where_template,
+        SOLUTION=SOLUTION_PATH,
+        SEALED_GLOBALS=sealed.SEALED_GLOBALS,
+        **common,
+    )
+    note = sealed.seal(_note_template, WHERE=where, **common)
+    function_handler = sealed.seal(_function_template, NAMES=names, NOTE=note, **common)
+    function_mode_box: list[Any] = [None]  # filled below, once the mode exists
+    present = sealed.seal(
+        _function_mode_present_template,
+        FUNCTION_MODE_BOX=function_mode_box,
+        len_function_stack=torch._C._len_torch_function_stack,
+        function_stack_at=torch._C._get_function_stack_at,
+    )
+    dispatch_handler = sealed.seal(
+        _dispatch_template,
+        NOTE=note,
+        FUNCTION_MODE_PRESENT=present,
+        object_getattribute=object.__getattribute__,
+        **common,
+    )
+    function_class = type(
+        "JudgeFunctionWatch", (TorchFunctionMode,), {"__torch_function__": function_handler}
+    )
+    dispatch_class = type(
+        "JudgeDispatchWatch", (TorchDispatchMode,), {"__torch_dispatch__": dispatch_handler}
+    )
+    for cls, handler in ((function_class, function_handler), (dispatch_class, dispatch_handler)):
+        cls.__getattribute__ = sealed.seal(  # type: ignore[method-assign]
+            _getattribute_template,
+            HANDLER=handler,
+            MethodType=types.MethodType,
+            object_getattribute=object.__getattribute__,
+        )
+        sealed.make_immutable(cls)
+        sealed.SEALED_TYPES.add(cls)
+    function_mode, dispatch_mode = function_class(), dispatch_class()
+    function_mode_box[0] = function_mode
+    stack = {
+        "FUNCTION_MODE": function_mode,
+        "DISPATCH_MODE": dispatch_mode,
+        "push_function": torch._C._push_on_torch_function_stack,
+        "push_dispatch": torch._C._push_on_torch_dispatch_stack,
+        "pop_function": torch._C._pop_torch_function_stack,
+        "pop_dispatch": torch._C._pop_torch_dispatch_stack,
+    }
+    wrappers: dict[str, Any] = {}  # one per bypass, in every module that holds it
+    patches: list[sealed.Patch] = []
+    for module, name, original in bypass_targets():
+        if name not in wrappers:
+            wrappers[name] = sealed.seal(_bypass_template, ORIGINAL=original, WHAT=name, **common)
+        patches.append(sealed.Patch(module, name, original, wrappers[name]))
+    observer = OpsObserver(
+        enter=sealed.seal(_enter_template, **stack, **common),
+        leave=sealed.seal(_leave_template, **stack, **common),
+        count=sealed.seal(_count_template, **stack, **common),
+        declare_vectorised=sealed.seal(_declare_vectorised_template, **common),
+    )
+    return observer, patches
+
+
+def bypass_targets() -> list[tuple[Any, str, Any]]:
+    """The bypasses as they are now, ``(module, name, value)``: each name of ``_BYPASSES`` in
+    every loaded module of ``_BYPASS_MODULES`` that holds torch's own function under it."""
+    found: list[tuple[Any, str, Any]] = []
+    modules = [sys.modules[m] for m in _BYPASS_MODULES if m in sys.modules]
+    for name in _BYPASSES:
+        original = getattr(sys.modules["torch._C"], name, None)
+        if original is None:
+            continue
+        found += [(module, name, original) for module in modules if getattr(module, name, None) is original]
+    return found

@@ -1,0 +1,278 @@
+"""The runner as a Celery worker: judge jobs from the ``judge`` queue, answer on ``results``.
+
+A runner container holds the broker URL and nothing else: no database credentials, no app
+secret. A ``judge`` message carries everything a job needs (code, tests, expectations, limits)
+and an opaque token; the verdict goes back as a ``record`` message that the trusted recorder
+(``app.scaleout.recorder``) checks and stores exactly once.
+
+Delivery guarantees, and where each one lives:
+
+* **Late acknowledgement**: a message is acknowledged only after its result was published, so a
+  worker killed mid-job (even with SIGKILL) leaves it in Redis's unacked set; another consumer
+  restores it once ``visibility_timeout`` has passed.
+* **Prefetch of one job per free sandbox**: a thread pool of ``slots`` threads with a prefetch
+  multiplier of 1 reserves at most ``slots`` messages, each of which starts at once.
+* **Bounded retries**: every delivery increments a per-submission counter in the broker; past
+  ``max_deliveries`` the job is not run again and an ``internal_error`` verdict is sent instead
+  (a job that crashes its worker must not crash every worker in turn).
+* **Duplicates**: a job delivered twice may be judged twice; the recorder keeps the first verdict.
+  A job whose submission is already finished is skipped without running.
+
+This module never imports ``app``; the names both sides share live in ``runner.transport.wire``.
+
+``python -m runner.transport.celery_worker`` starts a worker; ``... healthcheck`` checks its heartbeat.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import socket
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import redis
+from celery import Celery, signals
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
+
+from runner.engine import default_slots
+from runner.jobs import Job, JudgeResult
+from runner.logs import JsonFormatter, SubmissionFilter, TextFormatter, submission_context
+from runner.transport.wire import (
+    ADHOC_TASK,
+    HEARTBEAT_TTL_S,
+    JUDGE_QUEUE,
+    JUDGE_TASK,
+    PUBLISH_RETRY,
+    RECORD_TASK,
+    REPLY_TTL_S,
+    RESULTS_QUEUE,
+    RUNNERS_KEY,
+    STARTED_TASK,
+    celery_config,
+    deliveries_key,
+    direct,
+    done_key,
+    worker_argv,
+)
+
+
+def _env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name, "")
+    return float(raw) if raw.strip() else default
+
+
+def _env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "")
+    return int(raw) if raw.strip() else default
+
+
+BROKER_URL = os.environ.get("TORCHDRILL_BROKER_URL", "redis://127.0.0.1:6379/0")
+VISIBILITY_TIMEOUT_S = _env_float("TORCHDRILL_BROKER_VISIBILITY_TIMEOUT_S", 120.0)
+SLOTS = default_slots()  # TORCHDRILL_RUNNER_SLOTS, else one per CPU
+MAX_DELIVERIES = _env_int("TORCHDRILL_MAX_DELIVERIES", 3)
+HEARTBEAT_FILE = Path(os.environ.get("TORCHDRILL_HEARTBEAT_FILE", "/tmp/torchdrill-runner.heartbeat"))
+
+app = Celery("torchdrill-runner")
+app.conf.update(celery_config(BROKER_URL, VISIBILITY_TIMEOUT_S))
+
+log = logging.getLogger("runner.worker")
+
+
+def configure_logging() -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.addFilter(SubmissionFilter())
+    if os.environ.get("TORCHDRILL_LOG_FORMAT", "json") == "json":
+        handler.setFormatter(JsonFormatter("runner"))
+    else:
+        handler.setFormatter(TextFormatter())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(os.environ.get("TORCHDRILL_LOG_LEVEL", "INFO").upper())
+    # Celery's own per-task lines cannot carry the submission id; ours say the same with it.
+    for name in ("celery.worker.strategy", "celery.app.trace"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+
+
+# --- the warm runner of this process -----------------------------------------------------------
+_runner: Any = None
+_runner_lock = threading.Lock()
+_redis: redis.Redis | None = None
+
+
+def get_judge() -> Any:
+    """The process's Runner with ``SLOTS`` sandbox slots (one per pool thread)."""
+    global _runner
+    with _runner_lock:
+        if _runner is None:
+            from runner.engine import Runner
+
+            _runner = Runner(max_concurrent=SLOTS)
+        return _runner
+
+
+def broker_redis() -> redis.Redis:
+    """A plain client on the broker for the delivery counters and heartbeats.
+
+    Like result publishing (``PUBLISH_RETRY``), its commands wait through a Redis restart (about
+    two minutes) instead of failing the job that is being judged.
+    """
+    global _redis
+    if _redis is None:
+        _redis = redis.Redis.from_url(
+            BROKER_URL,
+            socket_timeout=10,
+            socket_connect_timeout=5,
+            retry=Retry(ExponentialBackoff(cap=2.0, base=0.2), 60),
+            retry_on_error=[redis.ConnectionError, redis.TimeoutError],
+        )
+    return _redis
+
+
+def _send(task: str, **kwargs: Any) -> None:
+    app.send_task(task, kwargs=kwargs, retry=True, retry_policy=PUBLISH_RETRY, **direct(RESULTS_QUEUE))
+
+
+@app.task(name=JUDGE_TASK, bind=True, acks_late=True, reject_on_worker_lost=True)
+def judge(self: Any, submission_id: int, token: str, job: dict[str, Any], attempt: int = 1) -> None:
+    """Judge one submission and publish its verdict (never raises for anything the learner did)."""
+    with submission_context(submission_id):
+        client = broker_redis()
+        if client.exists(done_key(submission_id)):
+            log.info("submission already has its verdict; job skipped (attempt %s)", attempt)
+            return
+        deliveries = int(client.incr(deliveries_key(submission_id)))
+        client.expire(deliveries_key(submission_id), 7 * 24 * 3600)
+        worker = str(self.request.hostname or socket.gethostname())
+        if deliveries > MAX_DELIVERIES:
+            log.error("delivered %s times without a verdict; giving up", deliveries)
+            result = JudgeResult.internal_error(
+                f"The judge stopped {deliveries - 1} times while running this submission "
+                "(not your fault); it was not retried again. Please submit again.",
+                "redelivered",
+            )
+        else:
+            if deliveries > 1:
+                log.warning("redelivered (delivery %s, attempt %s)", deliveries, attempt)
+            _send(STARTED_TASK, submission_id=submission_id, token=token, worker=worker)
+            started = time.perf_counter()
+            try:
+                result = get_judge().judge(Job.from_dict(job))
+            except Exception as exc:  # a malformed job or a broken sandbox is the platform's fault
+                log.exception("the job could not be judged")
+                result = JudgeResult.internal_error(
+                    f"The judge failed to run this submission (not your fault): {exc}", "runner_exception"
+                )
+            log.info(
+                "judged: %s (%s/%s) in %.0f ms",
+                result.verdict,
+                result.passed,
+                result.total,
+                (time.perf_counter() - started) * 1000,
+            )
+        _send(
+            RECORD_TASK,
+            submission_id=submission_id,
+            token=token,
+            result=result.to_dict(),
+            worker=worker,
+            deliveries=deliveries,
+        )
+
+
+@app.task(name=ADHOC_TASK, acks_late=True, reject_on_worker_lost=True)
+def adhoc(kind: str, payload: dict[str, Any], reply_key: str) -> None:
+    """Judge a job or compute a problem's expectations for a caller waiting on ``reply_key``.
+
+    Used by authoring (validation, publishing) in a web process that has no sandbox. The
+    answer is pushed on a Redis list the caller blocks on; nothing is stored in a database.
+    """
+    from runner.engine import ExpectationError
+    from runner.format.problem import ProblemFormatError, build_problem
+
+    reply: dict[str, Any]
+    try:
+        if kind == "judge":
+            reply = {"result": get_judge().judge(Job.from_dict(payload)).to_dict()}
+        elif kind == "expectations":
+            problem = build_problem(payload["slug"], payload["files"])
+            reply = {"expectations": get_judge().compute_expectations(problem).to_dict()}
+        else:
+            reply = {"error": f"unknown request {kind!r}", "kind": "internal"}
+    except (ExpectationError, ProblemFormatError) as exc:
+        reply = {"error": str(exc), "kind": "expectation"}
+    except Exception as exc:
+        log.exception("ad-hoc %s request failed", kind)
+        reply = {"error": f"the runner failed: {exc}", "kind": "internal"}
+    client = broker_redis()
+    client.rpush(reply_key, json.dumps(reply))
+    client.expire(reply_key, REPLY_TTL_S)
+
+
+# --- heartbeat: pool size for /metrics, runtime versions for pages, liveness for compose ---------
+_stop = threading.Event()
+
+
+def _heartbeat_once(name: str) -> None:
+    runner = get_judge()
+    beat = {"ts": time.time(), **runner.stats()}
+    with contextlib.suppress(Exception):  # a sandbox that is restarting still gets a heartbeat
+        beat["runtime"] = runner.runtime_info()
+    HEARTBEAT_FILE.write_text(json.dumps(beat))
+    with contextlib.suppress(redis.RedisError):  # the broker may be restarting: try again next time
+        broker_redis().hset(RUNNERS_KEY, name, json.dumps(beat))
+
+
+def _heartbeat_loop(name: str, every_s: float) -> None:
+    while not _stop.wait(every_s):
+        try:
+            _heartbeat_once(name)
+        except Exception:
+            log.exception("heartbeat failed")
+
+
+def _on_ready(sender: Any = None, **_: Any) -> None:
+    name = getattr(sender, "hostname", None) or socket.gethostname()
+    _heartbeat_once(name)  # also warms the sandbox before the first job
+    threading.Thread(target=_heartbeat_loop, args=(name, 5.0), name="heartbeat", daemon=True).start()
+    log.info("runner worker %s ready with %s sandbox slots", name, SLOTS)
+
+
+def _on_shutdown(sender: Any = None, **_: Any) -> None:
+    _stop.set()
+    with contextlib.suppress(Exception):
+        broker_redis().hdel(RUNNERS_KEY, getattr(sender, "hostname", None) or socket.gethostname())
+
+
+def healthcheck(max_age_s: float = HEARTBEAT_TTL_S) -> int:
+    """0 if this container's worker wrote a heartbeat recently (for the compose health check)."""
+    try:
+        age = time.time() - HEARTBEAT_FILE.stat().st_mtime
+    except OSError:
+        return 1
+    return 0 if age < max_age_s else 1
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["healthcheck"]:
+        raise SystemExit(healthcheck())
+    configure_logging()
+    # Connected here, not at import: the recorder imports this module for the wire names and must
+    # not start a sandbox when its own worker becomes ready.
+    signals.worker_ready.connect(_on_ready, weak=False)
+    signals.worker_shutdown.connect(_on_shutdown, weak=False)
+    name = os.environ.get("TORCHDRILL_WORKER_NAME", f"runner-{os.getpid()}@{socket.gethostname()}")
+    app.worker_main(
+        worker_argv(JUDGE_QUEUE, SLOTS, name, os.environ.get("TORCHDRILL_LOG_LEVEL", "INFO"), args)
+    )
+
+
+if __name__ == "__main__":
+    main()

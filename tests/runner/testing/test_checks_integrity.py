@@ -1,0 +1,67 @@
+"""check_call in the real sandbox: inputs left alone, views vs copies, dtype and contiguity."""
+
+from __future__ import annotations
+
+import pytest
+
+from runner.engine import Runner
+from runner.format.problem import load_problem_dir
+from runner.format.validate import validate_problem
+from tests.runner.checks_support import failed_message, folder, judge, mutant, solution
+
+# Quoted in docs/authoring.md (tests/runner/testing/test_checks_docs.py checks they are).
+IN_PLACE_MESSAGE = (
+    "Input and output check: your function modified input `x` in place: first change at index [0, 0] "
+    "(0.0 became -3.5); the output shares storage with `x` (a view); it should be a new tensor. "
+    "The statement says: “Do not modify `x`: return a new tensor.”"
+)
+DTYPE_MESSAGE = (
+    "Input and output check: the output has dtype float32; it should be float16. "
+    "The statement says: “The result has the dtype of `x`.”"
+)
+
+
+@pytest.mark.parametrize(("name", "score"), [("center-rows", "2/2"), ("column-view", "1/1")])
+def test_the_example_problems_validate_and_every_mutant_is_killed(
+    runner: Runner, name: str, score: str
+) -> None:
+    report = validate_problem(load_problem_dir(folder(name)), runner)
+    assert report.ok, report.render()
+    assert report.mutation_score == score
+
+
+@pytest.mark.parametrize("name", ["center-rows", "column-view"])
+def test_the_references_pass(runner: Runner, name: str) -> None:
+    assert judge(runner, name, solution(name)).accepted
+
+
+def test_modifying_the_input_names_the_argument_and_the_first_changed_index(runner: Runner) -> None:
+    message = failed_message(
+        judge(runner, "center-rows", mutant("center-rows", "subtracts_in_place.py")), "input_left_alone"
+    )
+    assert message == IN_PLACE_MESSAGE
+
+
+def test_a_changed_dtype_is_named(runner: Runner) -> None:
+    message = failed_message(
+        judge(runner, "center-rows", mutant("center-rows", "computes_in_float32.py")), "dtype_kept"
+    )
+    assert message == DTYPE_MESSAGE
+
+
+def test_a_copy_where_a_view_is_required(runner: Runner) -> None:
+    message = failed_message(
+        judge(runner, "column-view", mutant("column-view", "contiguous_copy.py")), "is_a_view"
+    )
+    assert message.startswith(
+        "Input and output check: the output should be a view of `x` (share its storage), but it is a copy;"
+    ), message
+
+
+def test_a_wrong_value_with_the_right_properties_is_a_hidden_wrong_value(runner: Runner) -> None:
+    wrong = "import torch\n\ndef center_rows(x):\n    return x - x.mean()\n"
+    message = failed_message(judge(runner, "center-rows", wrong), "input_left_alone")
+    assert message == (
+        "Input and output check: the output's values are wrong. "
+        "The statement says: “Do not modify `x`: return a new tensor.”"
+    )
