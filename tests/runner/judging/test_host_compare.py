@@ -107,7 +107,7 @@ def test_every_returned_value_is_compared_or_refused(
 def test_a_replaced_encoder_cannot_crash_the_host(judge_probe: JudgeFn) -> None:
     """The harness runs in the learner's process; what it sends is read as untrusted on the host."""
     src = code("""
-        import runner.values as values
+        import runner.records.values as values
         values.encode = lambda value: {"__tensor__": {"dtype": "x", "shape": [2], "data": [10**400]}}
         def probe():
             return 0
