@@ -1,6 +1,6 @@
 """Run a piece of judge code in a forked child, as a spare runs its job, for the tools that
-measure or test that code without the sandbox (``bench/job_faults.py``, ``bench/job_pages.py``,
-the guard's tests)."""
+measure that code without the sandbox (``bench/job_faults.py``, ``bench/job_pages.py``); the
+runner's tests have their own (``tests/runner/processes.py``)."""
 
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ from runner.judging import observations, source_policy
 from runner.judging.results import build_result
 from runner.sandbox import compiled
 from runner.sandbox.channel import RawRun
-from runner.sandbox.host import Sandbox
+from runner.sandbox.host import PoolState, Sandbox
 
 log = logging.getLogger("runner")
 
@@ -133,6 +133,11 @@ class Runner:
             "warm_zygotes": int(self.ready()),
             "spares": spares,
         }
+
+    def pool_state(self) -> PoolState | None:
+        """The sandbox's pool now (spares wanted, ready, made; jobs in flight), or None before it starts."""
+        sandbox = self._sandbox
+        return sandbox.pool_state() if sandbox is not None else None
 
     def sandbox_pid(self) -> int | None:
         """The pid at the root of the warm pool's processes (zygote, spares, running jobs), or None

@@ -10,9 +10,14 @@ chunk once, in the zygote, and never frees it, then gives the top of the heap ba
 (a zero page each, ~1.2 µs, no copy) and next to each other. Measured in forks of a warm
 zygote-like process: ~8 % fewer page faults a job (docs/benchmarks.md, the seventeenth pass).
 
+Paired in one run, it saves ~1 ms of the pool's CPU and ~1.5 ms of wall time a verdict of the
+seed problem (docs/benchmarks.md, "Private internals").
+
 What it costs: the held chunks (~2 MB) stay allocated in the zygote for its life; they are
-shared with every spare and never copied, since nothing writes to them. Only glibc has
-``malloc_info``; elsewhere :func:`hold_free_chunks` does nothing.
+shared with every spare and never copied, since nothing writes to them. It reads glibc's
+``malloc_info`` XML and relies on its per-thread cache's geometry, which are glibc's own: only
+on a glibc release in :data:`GLIBC_CHECKED` does :func:`hold_free_chunks` hold anything;
+elsewhere (another release, another C library) it does nothing and jobs allocate as before.
 """
 
 from __future__ import annotations
@@ -21,6 +26,10 @@ import ctypes
 import ctypes.util
 import re
 from dataclasses import dataclass
+
+# The glibc releases whose malloc_info format and tcache geometry this was read and tested for
+# (Debian 12's, the image's). To add one: tests/runner/sandbox/test_heap.py, then bench.paired.
+GLIBC_CHECKED = frozenset({(2, 36)})
 
 # The sizes the per-thread cache holds (tcache: 7 chunks of each size up to 1,032 bytes).
 TCACHE_COUNT = 7
@@ -45,7 +54,7 @@ class _Allocator:
     """glibc's allocator through ctypes: ``malloc``, ``malloc_info`` into memory, ``malloc_trim``."""
 
     def __init__(self) -> None:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc = self.libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         self.malloc = libc.malloc
         self.malloc.restype = ctypes.c_void_p
         self.malloc.argtypes = [ctypes.c_size_t]
@@ -60,6 +69,14 @@ class _Allocator:
         self.fclose.argtypes = [ctypes.c_void_p]
         self.malloc_trim = libc.malloc_trim
         self.malloc_trim.argtypes = [ctypes.c_size_t]
+
+    def version(self) -> tuple[int, int] | None:
+        """glibc's release, ``(major, minor)`` (``gnu_get_libc_version``), or None if unreadable."""
+        get = self.libc.gnu_get_libc_version
+        get.restype = ctypes.c_char_p
+        major, _, rest = (get() or b"").decode("ascii", "replace").partition(".")
+        minor = rest.split(".")[0]
+        return (int(major), int(minor)) if major.isdigit() and minor.isdigit() else None
 
     def info(self) -> str:
         """``malloc_info``'s XML, written into memory (no file)."""
@@ -99,11 +116,15 @@ _held: list[int] = []  # the addresses, kept for the zygote's life (never freed)
 def hold_free_chunks() -> Held:
     """Allocate every free chunk of the main arena and the per-thread cache, keep them, and give
     the heap's top back to the kernel. Call once, in the zygote, after its warm-up and before
-    it forks (nothing may free memory in between that a job should not reuse)."""
+    it forks (nothing may free memory in between that a job should not reuse). Holds nothing
+    (an empty :class:`Held`) on a C library not in :data:`GLIBC_CHECKED`."""
     try:
         alloc = _Allocator()
+        checked = alloc.version() in GLIBC_CHECKED
     except (OSError, AttributeError):
         return Held()  # not glibc
+    if not checked:
+        return Held()  # a glibc this was not checked for: jobs allocate as they would without it
     held = Held()
 
     def take(size: int) -> None:

@@ -20,6 +20,7 @@ import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 from runner.jobs import Limits
@@ -44,6 +45,16 @@ F_SETPIPE_SZ = 1031
 STARTUP_TIMEOUT_S = float(os.environ.get("TORCHDRILL_SANDBOX_STARTUP_S", "120"))
 UID_BASE = 61000
 UID_SPAN = 4000
+
+
+@dataclass(frozen=True)
+class PoolState:
+    """The pool at one moment, as monitoring and tests read it (:meth:`Sandbox.pool_state`)."""
+
+    spares_wanted: int  # spares kept ready
+    spares_ready: int  # asked for and waiting for a job
+    spares_made: int  # of those, made: in their job's group (their making done) and alive
+    jobs_in_flight: int  # from taking their spare to their end
 
 
 class Sandbox:
@@ -120,6 +131,23 @@ class Sandbox:
         """How many spares are ready for a job now (for monitoring)."""
         with self._spares_lock:
             return len(self._spares)
+
+    def pool_state(self) -> PoolState:
+        """How many spares are wanted, ready and made, and how many jobs run, read now."""
+        with self._spares_lock:
+            ready = list(self._spares)
+        with self._in_flight_lock:
+            in_flight = self._in_flight
+        return PoolState(self.spare_count, len(ready), sum(1 for spare in ready if _made(spare)), in_flight)
+
+    def zygote_group(self) -> ZygoteCgroup | None:
+        """The zygote's CPU group, where spares are made; None without a cpu controller."""
+        return self._zygote_group
+
+    def wait_for_replacements(self) -> None:
+        """Return once the spares that replace those taken so far have been asked for (each job
+        asks for its replacement on the spare-making thread once it has been handed over)."""
+        self._spare_maker.submit(lambda: None).result()
 
     def pid(self) -> int | None:
         """The pid at the root of the sandbox's processes (bubblewrap's), or None before it starts:

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from runner.sandbox import compiled, syscalls
 from runner.sandbox.control import KEY_BYTES, MAX_PAYLOAD, RESULTS_FD, SAFE_ENV, SPARE_NAME, WARM, read_all
-from runner.sandbox.forkhooks import ThreadingAfterFork
 from runner.sandbox.seeding import reseed
 from runner.sandbox.warmup import GroupPriority, warm_spare
 
@@ -44,7 +43,6 @@ def prepare_spare(
     seccomp_filter: syscalls.SeccompProgram,
     stdio: JobStdio,
     slotted: guard.KeySlotGuard | None = None,
-    threading_after_fork: ThreadingAfterFork | None = None,
 ) -> None:
     """Runs in the forked child, before any job exists. Never returns.
 
@@ -53,8 +51,6 @@ def prepare_spare(
     """
     try:
         syscalls.set_process_name(SPARE_NAME)
-        if threading_after_fork is not None:
-            threading_after_fork.restore()  # the job's own forks get threading's real hook
         os.setsid()
         syscalls.unshare(syscalls.CLONE_NEWNS | syscalls.CLONE_NEWIPC | syscalls.CLONE_NEWUTS)
         syscalls.make_mounts_private()

@@ -3,12 +3,49 @@ is seeded, decided once in the zygote."""
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import os
 import random
-import sys
 from collections.abc import Callable
+from typing import Any
+
+# The torch releases whose ``manual_seed`` was measured and read: each queues a seed for every
+# absent device (``torch.cuda``, ``torch.xpu``, ``torch.mtia``: their ``_lazy_call``) with the
+# caller's stack. On another release :func:`skip_absent_accelerators` changes nothing.
+ACCELERATOR_SEEDING_CHECKED = ("2.13.",)
+ACCELERATORS = ("cuda", "xpu", "mtia")
+DEVICE_SEEDING = ("manual_seed", "manual_seed_all", "seed", "seed_all")
+
+
+def _seed_nothing(*_args: Any, **_kwargs: Any) -> None:
+    """Seeding a device this machine does not have: nothing to do."""
+
+
+def skip_absent_accelerators() -> bool:
+    """Let ``torch.manual_seed`` seed only the devices that exist; called once, in the zygote.
+
+    On a machine without CUDA, XPU or MTIA, torch still queues a seed for each of them and
+    records the caller's stack with ``traceback.format_stack()`` (for an error message at a
+    device initialisation that can never happen): ~0.06 ms a call here, and problems call it
+    several times per case. Their own documentation says these functions are "silently ignored"
+    without the device, which is what they become here. Paired in one run it saves ~8.5 ms of
+    the pool's CPU a verdict of the seed problem (docs/benchmarks.md, "Private internals").
+
+    Only on a torch release in :data:`ACCELERATOR_SEEDING_CHECKED` (True); on another it
+    changes nothing (False) and ``torch.manual_seed`` seeds as torch does, only slower.
+    """
+    import torch
+
+    if not torch.__version__.startswith(ACCELERATOR_SEEDING_CHECKED):
+        return False
+    for name in ACCELERATORS:
+        device = getattr(torch, name, None)
+        if device is None or device.is_available():
+            continue
+        for function in DEVICE_SEEDING:
+            if hasattr(device, function):
+                setattr(device, function, _seed_nothing)
+    return True
 
 
 @functools.cache
@@ -27,58 +64,16 @@ def torch_seeder() -> Callable[[int], object]:
     return torch.manual_seed
 
 
-MT_WORDS = 624  # the Mersenne Twister's state: 624 32-bit words, then the position in them
-
-
 @functools.cache
-def numpy_reseeder() -> Callable[[], object] | None:
-    """How :func:`reseed` gives numpy's global generator (``numpy.random.rand`` and the other
-    functions of ``numpy.random``) fresh state; decided once in the zygote (:func:`warm_up`).
-    None without numpy.
-
-    ``numpy.random.seed`` costs a fresh spare ~0.15 ms of CPU and ~70 copy-on-write faults
-    (its Python and Cython layers and the objects they touch; forks of a warm zygote), which is
-    most of what reseeding costs. The generator is a Mersenne Twister whose state numpy exposes
-    through its ctypes interface (``state_address``): a child writes 2,496 bytes of fresh
-    entropy into its key and sets the position to the end, so its first draw makes the next
-    block from that key, as numpy's own seeding from entropy does: a spare's whole reseed took
-    ~0.15 ms instead of ~0.22 (docs/benchmarks.md, the seventeenth pass). The layout is
-    checked here against numpy's own view of the state (and any cached Gaussian dropped);
-    where it does not match, children call ``numpy.random.seed`` as before.
-    """
+def numpy_seeder() -> Callable[[int], object] | None:
+    """``numpy.random.seed`` (numpy's global generator: ``numpy.random.rand`` and the other
+    functions of ``numpy.random``), looked up once in the zygote (:func:`warm_up`); None
+    without numpy."""
     try:
         import numpy.random
     except ImportError:
         return None
-    legacy = numpy.random.mtrand._rand
-    generator = legacy._bit_generator
-    try:
-        legacy_state = legacy.get_state(legacy=True)
-        if isinstance(legacy_state, tuple):
-            legacy.set_state((*legacy_state[:3], 0, 0.0))  # no cached Gaussian for the children
-        address = generator.ctypes.state_address
-        key = (ctypes.c_uint32 * MT_WORDS).from_address(address)
-        position = ctypes.c_int.from_address(address + ctypes.sizeof(key))
-        state = generator.state["state"]
-        matches = (
-            type(generator).__name__ == "MT19937"
-            and list(key) == [int(word) for word in state["key"]]
-            and position.value == int(state["pos"])
-        )
-    except Exception:  # another generator or numpy without this interface
-        matches = False
-    if not matches:
-        return lambda: numpy.random.seed(int.from_bytes(os.urandom(4), "little"))
-    # The key and the position as one run of bytes, written with a plain copy (no foreign call).
-    state_size = ctypes.sizeof(key) + ctypes.sizeof(position)
-    state_bytes = memoryview((ctypes.c_ubyte * state_size).from_address(address)).cast("B")
-    at_end = MT_WORDS.to_bytes(ctypes.sizeof(position), sys.byteorder)
-    entropy = ctypes.sizeof(key)
-
-    def fresh(generator: object = generator) -> None:  # the generator kept alive with its state
-        state_bytes[:] = os.urandom(entropy) + at_end
-
-    return fresh
+    return numpy.random.seed
 
 
 def reseed() -> None:
@@ -86,6 +81,6 @@ def reseed() -> None:
     seed = int.from_bytes(os.urandom(8), "little") & ((1 << 63) - 1)
     random.seed(seed)
     torch_seeder()(seed)
-    numpy_fresh = numpy_reseeder()
-    if numpy_fresh is not None:
-        numpy_fresh()
+    numpy_seed = numpy_seeder()
+    if numpy_seed is not None:
+        numpy_seed(int.from_bytes(os.urandom(4), "little"))  # its legacy seed takes 32 bits

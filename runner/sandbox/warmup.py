@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from runner.sandbox.seeding import numpy_reseeder, torch_seeder
+from runner.sandbox.seeding import numpy_seeder, skip_absent_accelerators, torch_seeder
 
 
 def warm_up() -> dict[str, str]:
@@ -33,33 +33,9 @@ def warm_up() -> dict[str, str]:
     runner.testing.guard.warm_up()
     skip_absent_accelerators()
     torch_seeder()
-    numpy_reseeder()
+    numpy_seeder()
     exercise()
     return {"python": sys.version.split()[0], "torch": torch.__version__.split("+")[0]}
-
-
-def _seed_nothing(*_args: Any, **_kwargs: Any) -> None:
-    """Seeding a device this machine does not have: nothing to do."""
-
-
-def skip_absent_accelerators() -> None:
-    """Let ``torch.manual_seed`` seed only the devices that exist.
-
-    On a machine without CUDA, XPU or MTIA, torch still queues a seed for each of them and
-    records the caller's stack with ``traceback.format_stack()`` (for an error message at a
-    device initialisation that can never happen): about 0.1–0.5 ms per ``manual_seed``, and
-    problems call it several times per case. Their own documentation says these functions are
-    "silently ignored" without the device, which is what they become here.
-    """
-    import torch
-
-    for name in ("cuda", "xpu", "mtia"):
-        device = getattr(torch, name, None)
-        if device is None or device.is_available():
-            continue
-        for function in ("manual_seed", "manual_seed_all", "seed", "seed_all"):
-            if hasattr(device, function):
-                setattr(device, function, _seed_nothing)
 
 
 def exercise() -> None:

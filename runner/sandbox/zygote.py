@@ -34,8 +34,7 @@ No process ever serves a second job.
 
 The protocol with the host is :mod:`runner.sandbox.control`; the warm-up
 :mod:`runner.sandbox.warmup`; a spare's lock-down :mod:`runner.sandbox.lockdown`; seeding
-:mod:`runner.sandbox.seeding`; the after-fork hooks skipped :mod:`runner.sandbox.forkhooks`; the
-fork loop :mod:`runner.sandbox.forkloop`.
+:mod:`runner.sandbox.seeding`; the fork loop :mod:`runner.sandbox.forkloop`.
 """
 
 from __future__ import annotations
@@ -48,7 +47,6 @@ import sys
 
 from runner.sandbox import heap, hugepages, syscalls
 from runner.sandbox.control import KEY_BYTES, RESULTS_FD, ZYGOTE_NAME
-from runner.sandbox.forkhooks import ThreadingAfterFork, skip_handler_lock_reinit
 from runner.sandbox.forkloop import fork_loop
 from runner.sandbox.lockdown import job_stdio, prepare_spare, set_job_environment
 from runner.sandbox.warmup import warm_up
@@ -66,9 +64,6 @@ def serve(control: socket.socket) -> None:
     set_job_environment()
     # Every job's guard, sealed once here around a key slot; each spare keys its own copy.
     slotted = guard.KeySlotGuard(KEY_BYTES, RESULTS_FD)
-    skip_handler_lock_reinit()
-    threading_after_fork = ThreadingAfterFork()
-    threading_after_fork.skip()  # the spares restore it (prepare_spare)
     stdio = job_stdio()
     gc.collect()
     gc.freeze()  # children inherit these objects without the collector touching (and copying) their pages
@@ -82,9 +77,7 @@ def serve(control: socket.socket) -> None:
         return  # the host went away; bubblewrap takes every child down with us
     control.detach()  # a spare: the loop closed the control socket in it
     data, link_fd = forked
-    prepare_spare(
-        json.loads(data), socket.socket(fileno=link_fd), filters.spare, stdio, slotted, threading_after_fork
-    )
+    prepare_spare(json.loads(data), socket.socket(fileno=link_fd), filters.spare, stdio, slotted)
 
 
 def main() -> None:

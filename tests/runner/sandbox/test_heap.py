@@ -65,12 +65,15 @@ CHILD = textwrap.dedent(
         kept.append(libc.malloc(24))  # a live chunk between two freed ones
     for address in freed:
         libc.free(address)
-    held = heap.hold_free_chunks() if sys.argv[1] == "hold" else None
+    if sys.argv[1] == "unchecked":
+        heap.GLIBC_CHECKED = frozenset()  # as on a glibc release it was not checked for
+    held = heap.hold_free_chunks() if sys.argv[1] != "none" else None
     again = [libc.malloc(size) for size in sizes]
     print(json.dumps({
         "reused": len(set(freed) & set(again)),
         "free_left": held.free_left if held else None,
         "chunks": held.chunks if held else None,
+        "rounds": held.rounds if held else None,
     }))
     """
 )
@@ -97,3 +100,10 @@ def test_memory_freed_before_the_hold_is_not_allocated_again_after_it() -> None:
     assert held["reused"] == 0
     assert held["chunks"] >= 200
     assert held["free_left"] <= 8  # at most a few fragments the last round split off
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's allocator")
+def test_on_a_glibc_it_was_not_checked_for_nothing_is_held() -> None:
+    unchecked = run_child("unchecked")
+    assert unchecked["chunks"] == 0 and unchecked["rounds"] == 0
+    assert unchecked["reused"] >= 50  # malloc reuses freed chunks, as without the hold

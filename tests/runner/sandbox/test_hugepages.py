@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from bench import poolstats
 from runner.engine import Runner
 from runner.sandbox import hugepages
 from runner.sandbox.hugepages import HUGE, Mapping
+from tests.runner import processes
 
 MAPS = """\
 55d0c8a00000-55d0c8a2b000 r--p 00000000 fd:01 1311 /usr/bin/python3.11
@@ -120,4 +120,4 @@ def test_a_populated_range_is_collapsed_with_its_contents_and_a_sparse_one_is_no
 @needs_thp
 def test_the_zygote_and_its_spares_map_their_warm_memory_with_huge_pages(runner: Runner) -> None:
     assert runner.ready()
-    assert poolstats.pool_memory(runner.sandbox_pid()).anon_huge_mb >= 64  # ~190 MB collapsed in the zygote
+    assert processes.anon_huge_mb(runner.sandbox_pid()) >= 64  # ~190 MB collapsed in the zygote

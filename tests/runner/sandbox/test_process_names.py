@@ -6,16 +6,16 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from bench import poolstats
 from runner.engine import Runner
 from runner.sandbox.control import SPARE_NAME, ZYGOTE_NAME
+from tests.runner import processes
 from tests.runner.conftest import JudgeFn
 
 
 def _names(runner: Runner) -> list[str]:
     assert runner.ready() and runner.sandbox_pid() is not None
     names = []
-    for pid in poolstats.descendants(runner.sandbox_pid()):
+    for pid in processes.descendants(runner.sandbox_pid()):
         try:
             names.append(Path(f"/proc/{pid}/comm").read_text().strip())
         except OSError:  # a spare that exited meanwhile

@@ -46,9 +46,8 @@ def test_zygote_death_is_survived(runner: Runner) -> None:
 
 
 def test_a_job_s_threads_and_its_forks_have_threading_s_real_after_fork_hook(judge_probe) -> None:  # type: ignore[no-untyped-def]
-    # The zygote skips threading's after-fork hook while it forks spares (runner.sandbox.zygote
-    # ThreadingAfterFork); each spare gives it back before its job, so a job that starts a thread
-    # and then forks gets a child whose threading state the real hook rebuilt.
+    # A job that starts a thread and then forks gets a child whose threading state the
+    # interpreter's own after-fork hook rebuilt.
     import ast
     import textwrap
 

@@ -1,6 +1,6 @@
 """The making of spares (the zygote's forks, each new spare's set-up until it joins its job's
 group) runs in the zygote's own CPU group, at idle priority while enough spares are ready
-(``runner.sandbox.host.Sandbox._spare_making_priority``, ``runner.sandbox.cgroups.ZygoteCgroup``): against the
+(``runner.sandbox.host.Sandbox``, ``runner.sandbox.cgroups.ZygoteCgroup``): against the
 real sandbox."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from tests.runner.conftest import FIXTURES
 
 
 def zygote_group(sandbox: Sandbox) -> ZygoteCgroup:
-    group = sandbox._zygote_group
+    group = sandbox.zygote_group()
     if group is None:
         pytest.skip("no cpu controller on this host")
     return group
@@ -28,7 +28,7 @@ def zygote_group(sandbox: Sandbox) -> ZygoteCgroup:
 def wait_until_every_spare_is_made(sandbox: Sandbox) -> None:
     """Until each spare asked for is in its job's group (its making done), or fail."""
     deadline = time.monotonic() + 30
-    while not all(spare["group"].pids() for spare in list(sandbox._spares)):
+    while (state := sandbox.pool_state()).spares_made < state.spares_ready:
         assert time.monotonic() < deadline, "spares not made within 30 s"
         time.sleep(0.01)
 
@@ -44,7 +44,7 @@ def run_one_job(sandbox: Sandbox) -> None:
     }
     raw = sandbox.run(payload, Limits())
     assert any(record.get("type") == "done" for record in raw.records), raw.records
-    sandbox._spare_maker.submit(lambda: None).result()  # the replacement spare has been asked for
+    sandbox.wait_for_replacements()  # the replacement spare has been asked for
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ import socket
 
 import pytest
 
-from bench import forked
 from runner.sandbox import syscalls
+from tests.runner.processes import in_fork
 
 
 @pytest.mark.parametrize("part", ["zygote", "spare"])
@@ -70,7 +70,7 @@ def _attempts(parts: tuple[str, ...]) -> dict[str, int]:
             "filters": int(open("/proc/self/status").read().split("Seccomp_filters:")[1].split()[0]),
         }
 
-    outcome: dict[str, int] = forked.in_fork(child)[0]
+    outcome: dict[str, int] = in_fork(child)[0]
     return outcome
 
 
@@ -137,7 +137,7 @@ def _name_in_a_fork(block_proc: bool) -> str:
         with open(f"/proc/{os.getpid()}/comm") as fh:
             return fh.read().strip()
 
-    name: str = forked.in_fork(child)[0]
+    name: str = in_fork(child)[0]
     return name
 
 

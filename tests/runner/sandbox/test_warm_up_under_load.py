@@ -27,8 +27,9 @@ def test_spares_asked_for_while_jobs_fill_every_cpu_skip_the_speculative_warm_up
         pytest.skip(f"{cpus} CPUs: the shared runner cannot run that many jobs at once")
     problem = load_problem_dir(FIXTURES / "add-one")
     expectations = runner.compute_expectations(problem)
-    assert runner._sandbox is not None
-    spares = runner._sandbox.spare_count
+    pool = runner.pool_state()
+    assert pool is not None
+    spares = pool.spares_wanted
 
     def judge(code: str) -> JobProfile:
         profile = JobProfile()
@@ -41,12 +42,13 @@ def test_spares_asked_for_while_jobs_fill_every_cpu_skip_the_speculative_warm_up
     # run in). Wait (with a deadline well inside the slow jobs' sleep) until the pool is full
     # again, so the replacements were asked for while the slow jobs still ran, however busy
     # the machine.
-    sandbox = runner._sandbox
     with ThreadPoolExecutor(max_workers=cpus) as pool:
         slow = [pool.submit(judge, SLOW) for _ in range(cpus)]
         deadline = time.monotonic() + SLOW_S - 0.5
         while time.monotonic() < deadline and not (
-            sandbox._in_flight == cpus and len(sandbox._spares) >= spares
+            (pool := runner.pool_state()) is not None
+            and pool.jobs_in_flight == cpus
+            and pool.spares_ready >= spares
         ):
             time.sleep(0.01)
         for job in slow:

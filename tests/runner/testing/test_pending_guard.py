@@ -15,14 +15,14 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from bench import forked
 from runner.judging import observations
 from runner.testing import guard, sealed
+from tests.runner.processes import in_fork
 
 
 def in_child(run: Callable[[int], dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(what ``run(events_fd)`` returned, the records it wrote on ``events_fd``), from a forked child."""
-    result, records = forked.in_fork(run)
+    result, records = in_fork(run)
     return dict(result), records
 
 
@@ -95,7 +95,7 @@ def keyed_spare(
 def in_zygote(run: Callable[[guard.KeySlotGuard], Any]) -> Any:
     """``run(slotted)`` in a forked child that sealed a guard around a key slot, as the zygote
     does before it forks its spares (so this test process seals nothing)."""
-    result, _ = forked.in_fork(lambda _fd: run(guard.KeySlotGuard(len(KEY), EVENTS_FD)))
+    result, _ = in_fork(lambda _fd: run(guard.KeySlotGuard(len(KEY), EVENTS_FD)))
     return result
 
 
