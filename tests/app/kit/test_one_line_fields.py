@@ -135,7 +135,9 @@ def test_token_names_code_labels_and_sign_up_emails_refuse_controls(
         "/account/tokens",
         data={"name": _with(CONTROLS[name]), "scope": "read", "csrf_token": page.headers["X-CSRF-Token"]},
     )
-    assert made.status_code == 400 and "one line of plain text" in made.text, made.text[:300]  # the form again
+    assert made.status_code == 400 and "one line of plain text" in made.text, made.text[
+        :300
+    ]  # the form again
 
     staff = page_client(live_server, make_account("instructor").email)
     code = staff.post(
