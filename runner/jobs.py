@@ -31,6 +31,9 @@ class Limits:
     max_file_mb: int = 16
     tmp_mb: int = 64
     max_output_kb: int = 256
+    # The judged code may start threads and processes (problem.toml's ``[limits] threads = true``);
+    # otherwise the sandbox refuses them once the harness is ready (docs/security.md).
+    threads: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

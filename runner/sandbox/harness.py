@@ -14,6 +14,7 @@ Records written to the result channel (one JSON object per line):
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import json
 import os
@@ -22,6 +23,7 @@ import sys
 import time
 import traceback
 import types
+from collections.abc import Callable
 from typing import Any
 
 from runner import testing
@@ -128,12 +130,35 @@ def learner_traceback(exc: BaseException, filename: str, source: str) -> str:
     return (head + "\n".join(parts[-20:]) + tail)[:TRACEBACK_CHARS]
 
 
-def describe_exception(exc: BaseException, filename: str, source: str = "") -> dict[str, Any]:
+NEW_TASK_REFUSED = (
+    "Your code runs on one thread here: starting threads or processes (threading, "
+    "concurrent.futures, multiprocessing, os.fork, subprocess, DataLoader workers, …) is refused. "
+    "Do the work in the calling thread."
+)
+
+
+def new_task_refused(exc: BaseException) -> bool:
+    """Whether ``exc`` is what refusing a new thread or process raises (the seccomp filter's job
+    part answers ``clone``/``fork``/``vfork`` with EPERM; Python's threads say they cannot start)."""
+    if isinstance(exc, RuntimeError) and "can't start new thread" in _exception_text(exc):
+        return True
+    return isinstance(exc, OSError) and exc.errno == errno.EPERM
+
+
+def describe_exception(
+    exc: BaseException, filename: str, source: str = "", single_task: bool = False
+) -> dict[str, Any]:
+    """The learner's view of ``exc``; ``single_task``: threads and processes were refused, so an
+    exception that refusal raises says why (EPERM has other causes: the message says "if")."""
     line = learner_line(exc.__traceback__, filename)
     text = _exception_text(exc)[:MESSAGE_CHARS]
     message = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
     if line is not None:
         message += f" (solution.py, line {line})"
+    if single_task and new_task_refused(exc):
+        certain = isinstance(exc, RuntimeError)
+        maybe = "" if certain else "If this came from starting a thread or a process: "
+        message = f"{message[: MESSAGE_CHARS - 300]}. {maybe}{NEW_TASK_REFUSED}"
     described = {"exception": type(exc).__name__, "message": message[:2000], "line": line}
     if source:
         described["traceback"] = learner_traceback(exc, filename, source)
@@ -154,6 +179,7 @@ def run(
     workdir: str,
     pending: guard.PendingGuard | None = None,
     warm_up_steps: int | None = None,
+    single_task: Callable[[], None] | None = None,
 ) -> None:
     """Run one job. ``payload`` holds ``code``, ``tests_source`` (and, optionally, ``tests_code``:
     the code object :func:`runner.sandbox.compiled.compiled_tests` made), ``entry_point`` and ``cases``,
@@ -162,7 +188,11 @@ def run(
     ``runner.sandbox.zygote``), put in force once the problem's tests are loaded; without it the job
     runs unguarded (tests in-process).
     ``warm_up_steps``: how many steps of its warm-up the spare ran before the job came
-    (``runner.sandbox.warmup.warm_spare``), reported in the start record for the benchmarks."""
+    (``runner.sandbox.warmup.warm_spare``), reported in the start record for the benchmarks.
+    ``single_task``: called once the harness is ready (the problem's tests loaded), before the
+    guard is in force and the learner's module is imported,
+    to refuse new threads and processes for the rest of the job (the seccomp filter's job part;
+    ``None`` where the problem allows them, or in-process)."""
     channel.send({"type": "start"} | ({} if warm_up_steps is None else {"warm_up": warm_up_steps}))
     solution_path = os.path.join(workdir, SOLUTION_FILE)
     tests_path = os.path.join(workdir, TESTS_FILE)
@@ -193,6 +223,8 @@ def run(
         )
         return
     del tests_module
+    if single_task is not None:
+        single_task()  # before the guard is in force: its audit hook refuses ctypes from then on
     judge = None
     if pending is not None and payload.get("guard", True):
         judge = pending.install()
@@ -221,7 +253,7 @@ def run(
         channel.send(
             {
                 "type": "import_error",
-                **describe_exception(exc, solution_path, code),
+                **describe_exception(exc, solution_path, code, single_task is not None),
                 "stdout": captured.getvalue(),
             }
         )
@@ -278,7 +310,7 @@ def run(
                     "type": "case",
                     "name": name,
                     "status": "error",
-                    **describe_exception(exc, solution_path, code),
+                    **describe_exception(exc, solution_path, code, single_task is not None),
                     "time_ms": elapsed,
                     "stdout": out.getvalue(),
                 }

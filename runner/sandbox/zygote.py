@@ -83,7 +83,7 @@ def serve(control: socket.socket) -> None:
     control.detach()  # a spare: the loop closed the control socket in it
     data, link_fd = forked
     prepare_spare(
-        json.loads(data), socket.socket(fileno=link_fd), filters.spare, stdio, slotted, threading_after_fork
+        json.loads(data), socket.socket(fileno=link_fd), filters, stdio, slotted, threading_after_fork
     )
 
 
