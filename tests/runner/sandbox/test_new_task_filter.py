@@ -44,8 +44,8 @@ def _under_the_filter(statements: dict[str, str]) -> dict[str, str]:
             import threading  # noqa: F401
 
             import torch
-            import torch.multiprocessing  # noqa: F401
-            import torch.utils.data  # noqa: F401
+            import torch.multiprocessing
+            import torch.utils.data
 
             torch.set_num_threads(1)
             torch.set_num_interop_threads(1)
