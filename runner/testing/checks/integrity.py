@@ -49,7 +49,8 @@ def _version_of() -> Any:
     (which a class attribute on ``torch.Tensor`` or a subclass could shadow)."""
     import torch
 
-    return torch._C.TensorBase._version.__get__
+    descriptor: Any = torch._C.TensorBase.__dict__["_version"]
+    return descriptor.__get__
 
 
 def _first_change(before: Any, after: Any) -> tuple[list[int] | None, Any, Any]:
