@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import io
 import json
 import os
@@ -28,7 +29,7 @@ from typing import Any
 
 from runner import testing
 from runner.records import values
-from runner.sandbox import compiled
+from runner.sandbox import compiled, sealed_records
 from runner.testing import guard, sealed
 
 SOLUTION_FILE = "solution.py"
@@ -37,6 +38,11 @@ CASE_STDOUT_LIMIT = 8 * 1024
 MESSAGE_CHARS = 2000
 TRACEBACK_CHARS = 4000
 RECORD_LIMIT = 1024 * 1024  # one case's record, value included; the host refuses a channel over 16 MB
+
+
+# The record writer and value encoder of guarded jobs, sealed once (in the zygote, which imports
+# this module): a learner's patch of json, os, values or torch.Tensor cannot reach them.
+SEALED = sealed_records.make(RECORD_LIMIT)
 
 
 class ResultChannel:
@@ -165,6 +171,17 @@ def describe_exception(
     return described
 
 
+def _writers(
+    channel: ResultChannel, payload: dict[str, Any]
+) -> tuple[Callable[[dict[str, Any]], None], Callable[[Any], Any]]:
+    """How this job writes records and encodes values, bound before the learner's import: the
+    sealed ones for a guarded job on a real channel, the plain ones in-process."""
+    if SEALED is not None and type(channel) is ResultChannel and payload.get("guard", True):
+        encode, send = SEALED
+        return functools.partial(send, channel.fd), encode
+    return channel.send, values.encode
+
+
 def load_module(name: str, code: types.CodeType, filename: str) -> types.ModuleType:
     module = types.ModuleType(name)
     module.__file__ = filename
@@ -193,7 +210,8 @@ def run(
     guard is in force and the learner's module is imported,
     to refuse new threads and processes for the rest of the job (the seccomp filter's job part;
     ``None`` where the problem allows them, or in-process)."""
-    channel.send({"type": "start"} | ({} if warm_up_steps is None else {"warm_up": warm_up_steps}))
+    send, encode = _writers(channel, payload)
+    send({"type": "start"} | ({} if warm_up_steps is None else {"warm_up": warm_up_steps}))
     solution_path = os.path.join(workdir, SOLUTION_FILE)
     tests_path = os.path.join(workdir, TESTS_FILE)
     code: str = payload["code"]
@@ -204,7 +222,7 @@ def run(
         column = getattr(exc, "offset", None)
         msg = getattr(exc, "msg", None) or str(exc)
         where = f" (solution.py, line {line})" if line else ""
-        channel.send(
+        send(
             {
                 "type": "compile_error",
                 "message": f"{type(exc).__name__}: {msg}{where}",
@@ -218,9 +236,7 @@ def run(
     try:
         tests_module = load_module("torchdrill_tests", compiled.tests_code(payload, tests_path), tests_path)
     except BaseException as exc:  # the instructor's tests are broken: not the learner's fault
-        channel.send(
-            {"type": "tests_error", "message": "".join(traceback.format_exception_only(exc))[-2000:]}
-        )
+        send({"type": "tests_error", "message": "".join(traceback.format_exception_only(exc))[-2000:]})
         return
     del tests_module
     if single_task is not None:
@@ -232,7 +248,8 @@ def run(
         pending.forget()
     del pending
     specs = {spec.name: spec for spec in testing.collected_cases()}
-    channel.send(
+    funcs = {spec.name: spec.func for spec in specs.values()}  # a spec is reachable, this dict is not
+    send(
         {
             "type": "cases",
             "cases": [
@@ -250,7 +267,7 @@ def run(
         with contextlib.redirect_stdout(captured):
             solution = load_module("solution", solution_code, solution_path)
     except BaseException as exc:
-        channel.send(
+        send(
             {
                 "type": "import_error",
                 **describe_exception(exc, solution_path, code, single_task is not None),
@@ -260,7 +277,7 @@ def run(
         return
     entry_point = payload["entry_point"]
     if not callable(getattr(solution, entry_point, None)):
-        channel.send(
+        send(
             {
                 "type": "import_error",
                 "exception": "MissingEntryPoint",
@@ -273,9 +290,7 @@ def run(
     for name in wanted:
         spec = specs.get(name)
         if spec is None:
-            channel.send(
-                {"type": "case", "name": name, "status": "missing", "message": "case not found in tests.py"}
-            )
+            send({"type": "case", "name": name, "status": "missing", "message": "case not found in tests.py"})
             continue
         out = BoundedText(CASE_STDOUT_LIMIT)
         started = time.perf_counter()
@@ -284,14 +299,14 @@ def run(
                 if judge is not None:
                     judge.begin_case(name)
                 try:
-                    value = spec.func(solution)
+                    value = funcs[name](solution)
                 finally:
                     if judge is not None:
                         judge.end_case(name)
-            encoded = values.encode(value)
+            encoded = encode(value)
         except values.UnsupportedValue as exc:
             elapsed = (time.perf_counter() - started) * 1000
-            channel.send(
+            send(
                 {
                     "type": "case",
                     "name": name,
@@ -305,7 +320,7 @@ def run(
             continue
         except BaseException as exc:
             elapsed = (time.perf_counter() - started) * 1000
-            channel.send(
+            send(
                 {
                     "type": "case",
                     "name": name,
@@ -317,7 +332,7 @@ def run(
             )
             continue
         elapsed = (time.perf_counter() - started) * 1000
-        channel.send(
+        send(
             {
                 "type": "case",
                 "name": name,
@@ -327,4 +342,4 @@ def run(
                 "stdout": out.getvalue(),
             }
         )
-    channel.send({"type": "done"})
+    send({"type": "done"})
