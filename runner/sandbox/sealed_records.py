@@ -18,9 +18,11 @@ from __future__ import annotations
 import _json
 import math
 import posix
+import sys
 from collections.abc import Callable
 from typing import Any
 
+from runner.records import values
 from runner.records.check_value import TAG as CHECK_TAG
 from runner.records.check_value import CheckValue
 from runner.records.values import MAX_DEPTH, MAX_ITEMS, UnsupportedValue
@@ -34,6 +36,13 @@ ENCODE: Any = None
 ENCODE_TENSOR: Any = None
 ENCODE_TENSOR_DATA: Any = None
 ENCODE_FLOAT: Any = None
+ENCODE_INT: Any = None
+TENSOR: Any = None
+PARAMETER: Any = None
+MODULES: Any = None
+REFUSED: Any = None
+PLAIN: Any = None
+ISFINITE: Any = None
 TENSOR_TYPE_NAME: Any = None
 DETACH: Any = None
 CPU: Any = None
@@ -72,45 +81,51 @@ def _encode_template(value: Any, depth: int = 0) -> Any:
     kind = type(value)
     if value is None or kind is bool or kind is str:
         return value
-    if isinstance(value, bool):
-        return bool.__bool__(value)
+    if kind is float:
+        return ENCODE_FLOAT(value)
+    if kind is int:
+        return ENCODE_INT(value)
+    if isinstance(value, int):
+        return ENCODE_INT(int.__add__(value, 0))  # the int itself, not what its methods say
+    if isinstance(value, float):
+        return ENCODE_FLOAT(float.__add__(value, 0.0))
     if isinstance(value, str):
         return str.__str__(value)
-    if isinstance(value, int):
-        return int.__int__(value)
-    if isinstance(value, float):
-        return ENCODE_FLOAT(value)
     if kind is CheckValue:  # built by runner.testing.checks: the one place the reserved tag is made
         return {CHECK_TAG: ENCODE[0](PAYLOAD_OF(value), depth + 1)}
     if isinstance(value, dict):
         out: dict[str, Any] = {}
-        for key, item in dict.items(value):
-            if not isinstance(key, str) and not isinstance(key, int):
-                raise UnsupportedValue("dict keys must be strings or ints, not " + type(key).__name__)
-            if isinstance(key, str) and str.startswith(key, "__") and str.endswith(key, "__"):
+        items = dict.items(value)
+        if len(items) > MAX_ITEMS:
+            raise UnsupportedValue(
+                "a dict with " + int.__repr__(len(items)) + " items is too large to compare"
+            )
+        for key, item in items:
+            key_kind = type(key)
+            if key_kind is not str and key_kind is not int:
+                raise UnsupportedValue("dict keys must be strings or ints, not " + key_kind.__name__)
+            if key_kind is str and str.startswith(key, "__") and str.endswith(key, "__"):
                 raise UnsupportedValue("dict key " + str.__repr__(key) + " is reserved")
-            if isinstance(key, bool):
-                name = "True" if key else "False"
-            elif isinstance(key, str):
-                name = str_of(key)
-            else:
-                name = int.__repr__(key)
-            out[name] = ENCODE[0](item, depth + 1)
+            out[key if key_kind is str else int.__repr__(key)] = ENCODE[0](item, depth + 1)
         return out
     if isinstance(value, list) or isinstance(value, tuple):  # noqa: SIM101 (a union is built at run time)
-        items = []
-        for item in value if kind is list or kind is tuple else list(value):
-            items.append(ENCODE[0](item, depth + 1))
-        return items
-    type_name = type_name_of(value)
-    if isinstance(value, TENSOR_TYPE_NAME):
+        seq = list(list.__iter__(value) if isinstance(value, list) else tuple.__iter__(value))
+        if len(seq) > MAX_ITEMS:
+            raise UnsupportedValue(
+                "a sequence of " + int.__repr__(len(seq)) + " items is too large to compare"
+            )
+        items_out = []
+        for item in seq:
+            items_out.append(ENCODE[0](item, depth + 1))
+        return items_out
+    if kind is TENSOR or kind is PARAMETER:
         return ENCODE_TENSOR(value)
-    if str.startswith(type_name, "numpy") and hasattr(value, "tolist"):
+    numpy = MODULES.get("numpy")
+    if numpy is not None and (
+        kind is numpy.ndarray or (isinstance(value, numpy.generic) and kind.__module__ == "numpy")
+    ):
         return ENCODE[0](value.tolist(), depth + 1)
-    raise UnsupportedValue(
-        "cases must return JSON-like values (dict, list, number, bool, str, None) or tensors, not "
-        + type(value).__name__
-    )
+    raise UnsupportedValue(REFUSED(value))
 
 
 def _encode_tensor_template(tensor: Any) -> dict[str, Any]:
@@ -126,7 +141,7 @@ def _encode_tensor_data_template(tensor: Any) -> dict[str, Any]:
     if count > MAX_ITEMS:
         raise UnsupportedValue("tensor with " + int.__repr__(count) + " elements is too large to compare")
     data = TOLIST(RESHAPE(t, -1))
-    if IS_FLOATING(t):
+    if IS_FLOATING(t) and not PLAIN(data):
         encoded = []
         for x in data:
             encoded.append(ENCODE_FLOAT(x))
@@ -136,6 +151,17 @@ def _encode_tensor_data_template(tensor: Any) -> dict[str, Any]:
         shape.append(int.__int__(size))
     dtype = str.removeprefix(DTYPE_NAME(DTYPE(t)), "torch.")
     return {"__tensor__": {"dtype": dtype, "shape": shape, "data": data}}
+
+
+def _plain_template(data: Any) -> bool:
+    """A list of finite floats exactly (already encoded), checked in C loops, as values does."""
+    if type(data) is not list:
+        return False
+    if not data:
+        return True
+    if set(map(type, data)) != {float}:
+        return False
+    return ISFINITE(sum(data))
 
 
 def _send_template(fd: int, record: dict[str, Any]) -> None:
@@ -167,6 +193,7 @@ sealed.prepare(
     _encode_template,
     _encode_tensor_template,
     _encode_tensor_data_template,
+    _plain_template,
     _send_template,
 )
 
@@ -212,6 +239,7 @@ def make(record_limit: int) -> tuple[Encoder, Sender] | None:
         DTYPE=base.__dict__["dtype"].__get__,
         SHAPE=base.__dict__["shape"].__get__,
         STRIDED=torch.strided,
+        PLAIN=sealed.seal(_plain_template, ISFINITE=math.isfinite),
         DTYPE_NAME=torch.dtype.__repr__,
         **common,
     )
@@ -224,8 +252,12 @@ def make(record_limit: int) -> tuple[Encoder, Sender] | None:
         _encode_template,
         ENCODE=cell,
         ENCODE_FLOAT=encode_float,
+        ENCODE_INT=values._encode_int,  # checks the size of an exact int: nothing to forge
         ENCODE_TENSOR=encode_tensor,
-        TENSOR_TYPE_NAME=base,
+        TENSOR=torch.Tensor,
+        PARAMETER=torch.nn.Parameter,
+        MODULES=sys.modules,
+        REFUSED=values._refused,  # words the refusal only
         PAYLOAD_OF=sealed.seal(_payload),
         **common,
     )

@@ -30,6 +30,9 @@ VALUES = [
     torch.arange(6).reshape(2, 3),
     torch.tensor([[0.5, -math.inf]], dtype=torch.float64),
     torch.tensor([True, False]),
+    torch.nn.Parameter(torch.ones(2)),
+    torch.arange(2000, dtype=torch.float32),
+    torch.tensor([1.0, math.nan] * 500),
     CheckValue("integrity", "rule", {"inputs_changed": {"x": None}}, {"changes": {}}),
 ]
 
@@ -41,7 +44,23 @@ def test_the_sealed_encoder_encodes_as_values_encode(value: object) -> None:
     assert json.dumps(encode(value)) == json.dumps(values.encode(value))
 
 
-@pytest.mark.parametrize("bad", [object(), {"__tensor__": 1}, {(1, 2): 3}, torch.tensor([1j])])
+class Sub(torch.Tensor):
+    pass
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        object(),
+        {"__tensor__": 1},
+        {(1, 2): 3},
+        torch.tensor([1j]),
+        10**400,
+        {1, 2},
+        torch.ones(2).as_subclass(Sub),
+    ],
+    ids=range(7),
+)
 def test_what_values_encode_refuses_the_sealed_one_refuses(bad: object) -> None:
     assert SEALED is not None
     encode, _ = SEALED
