@@ -31,6 +31,9 @@ class Limits:
     max_file_mb: int = 16
     tmp_mb: int = 64
     max_output_kb: int = 256
+    # The judged code may start threads and processes (problem.toml's ``[limits] threads = true``);
+    # otherwise the sandbox refuses them once the harness is ready (docs/security.md).
+    threads: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -43,8 +46,9 @@ class Limits:
 
 
 # What computed expectations record; raise it when the reference's run records something new
-# (2: behaviour observations, runner.judging.observations), so stored problems get recomputed on import.
-JUDGE_FORMAT = 2
+# (2: behaviour observations, runner.judging.observations; 3: check_call's inputs written and
+# restored, and its outputs found inside containers), so stored problems get recomputed on import.
+JUDGE_FORMAT = 3
 
 
 @dataclass(frozen=True)

@@ -117,7 +117,7 @@ def wide_and_single_row_layers(solution):
 def no_builtin_weight_norm(solution):
     """Both built-ins split the weight with torch.norm_except_dim and rebuild it with the fused
     _weight_norm kernel: registration, reading the weight and a forward pass run under watch."""
-    names = ("torch.norm_except_dim", "torch._weight_norm", "aten._weight_norm_interface")
+    names = ("torch.norm_except_dim", "aten._weight_norm", "aten._weight_norm_interface")
     with forbid_ops(dict.fromkeys(names, NO_BUILTIN)):
         layer = solution.apply_weight_norm(_layer(6, 3, 3))
         weight = layer.weight.detach()

@@ -3,7 +3,8 @@
 ::
 
     problems/<slug>/
-      problem.toml    title, difficulty, category, tags, premium, entry_point, order, hints, [limits],
+      problem.toml    title, difficulty, category, tags, premium, entry_point, order, hints, [limits]
+                      (time_s, memory_mb, threads),
                       [example_input] (the example's arguments as data, for "Run with my input")
       statement.md    shown to everyone
       learn.md        the explanation section (a preview only, for locked premium problems)
@@ -169,8 +170,8 @@ def parse_metadata(toml_source: str, slug: str) -> dict[str, Any]:
         raise ProblemFormatError(f"entry_point {entry_point!r} is not a Python identifier", rel)
     raw_limits = data.get("limits", {})
     if not isinstance(raw_limits, dict):
-        raise ProblemFormatError("[limits] must be a table with time_s and/or memory_mb", rel)
-    unknown = set(raw_limits) - {"time_s", "memory_mb"}
+        raise ProblemFormatError("[limits] must be a table with time_s, memory_mb and/or threads", rel)
+    unknown = set(raw_limits) - {"time_s", "memory_mb", "threads"}
     if unknown:
         raise ProblemFormatError(f"unknown keys in [limits]: {', '.join(sorted(unknown))}", rel)
     limits_kwargs: dict[str, Any] = {}
@@ -186,6 +187,14 @@ def parse_metadata(toml_source: str, slug: str) -> dict[str, Any]:
                 f"limits.memory_mb must be an integer in [{MIN_MEMORY_MB}, {MAX_MEMORY_MB}]", rel
             )
         limits_kwargs["memory_mb"] = m
+    if "threads" in raw_limits:
+        if not isinstance(raw_limits["threads"], bool):
+            raise ProblemFormatError(
+                "limits.threads must be true or false (whether the judged code may start threads "
+                "and processes)",
+                rel,
+            )
+        limits_kwargs["threads"] = raw_limits["threads"]
     order = data.get("order", 0)
     if isinstance(order, bool) or not isinstance(order, int) or not 0 <= order <= 10_000:
         raise ProblemFormatError("order must be an integer in [0, 10000] (position within the track)", rel)
@@ -361,4 +370,6 @@ def render_toml(problem: ProblemFiles) -> str:
         f"time_s = {problem.limits.time_s}",
         f"memory_mb = {problem.limits.memory_mb}",
     ]
+    if problem.limits.threads:
+        lines.append("threads = true")
     return "\n".join(lines) + "\n"

@@ -157,7 +157,13 @@ def _integrity(exp: Payload, act: Payload, rtol: float, atol: float, public: boo
     for name, expected_index in (_get(e, "inputs_changed") or {}).items():
         actual_index = _get(a, "inputs_changed", name)
         arg = f"`{_s(name, 60)}`"
-        if expected_index is None and actual_index is not None:
+        if actual_index == "restored" and expected_index != "restored":
+            writes = _get(act, "seen", "changes", name, "writes")
+            problems.append(
+                f"your function wrote to input {arg} in place ({_s(writes, 20)} in-place writes) and then "
+                "put its values back" + ("" if expected_index is None else "; it should be updated in place")
+            )
+        elif expected_index is None and actual_index is not None:
             change = _get(act, "seen", "changes", name) or {}
             was = _get(change, "before")
             now = _get(change, "after")

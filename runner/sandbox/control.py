@@ -10,7 +10,7 @@ host → spare: first the job's integrity key (32 raw bytes, sent before the spa
 the spare writes it into its copy of the guard the zygote sealed around a key slot:
 ``runner.testing.guard.KeySlotGuard``)
 and one byte, :data:`WARM` or :data:`COLD` (whether to run the rest of the warm-up), then
-``{"op": "job", "id", "cpu_s", "file_mb"}`` + 4 fds.
+``{"op": "job", "id", "cpu_s", "file_mb", "threads"}`` + 4 fds.
 """
 
 from __future__ import annotations

@@ -14,6 +14,8 @@ Records written to the result channel (one JSON object per line):
 from __future__ import annotations
 
 import contextlib
+import errno
+import functools
 import io
 import json
 import os
@@ -22,11 +24,12 @@ import sys
 import time
 import traceback
 import types
+from collections.abc import Callable
 from typing import Any
 
 from runner import testing
 from runner.records import values
-from runner.sandbox import compiled
+from runner.sandbox import compiled, sealed_records
 from runner.testing import guard, sealed
 
 SOLUTION_FILE = "solution.py"
@@ -35,6 +38,11 @@ CASE_STDOUT_LIMIT = 8 * 1024
 MESSAGE_CHARS = 2000
 TRACEBACK_CHARS = 4000
 RECORD_LIMIT = 1024 * 1024  # one case's record, value included; the host refuses a channel over 16 MB
+
+
+# The record writer and value encoder of guarded jobs, sealed once (in the zygote, which imports
+# this module): a learner's patch of json, os, values or torch.Tensor cannot reach them.
+SEALED = sealed_records.make(RECORD_LIMIT)
 
 
 class ResultChannel:
@@ -128,16 +136,50 @@ def learner_traceback(exc: BaseException, filename: str, source: str) -> str:
     return (head + "\n".join(parts[-20:]) + tail)[:TRACEBACK_CHARS]
 
 
-def describe_exception(exc: BaseException, filename: str, source: str = "") -> dict[str, Any]:
+NEW_TASK_REFUSED = (
+    "Your code runs on one thread here: starting threads or processes (threading, "
+    "concurrent.futures, multiprocessing, os.fork, subprocess, DataLoader workers, …) is refused. "
+    "Do the work in the calling thread."
+)
+
+
+def new_task_refused(exc: BaseException) -> bool:
+    """Whether ``exc`` is what refusing a new thread or process raises (the seccomp filter's job
+    part answers ``clone``/``fork``/``vfork`` with EPERM; Python's threads say they cannot start)."""
+    if isinstance(exc, RuntimeError) and "can't start new thread" in _exception_text(exc):
+        return True
+    return isinstance(exc, OSError) and exc.errno == errno.EPERM
+
+
+def describe_exception(
+    exc: BaseException, filename: str, source: str = "", single_task: bool = False
+) -> dict[str, Any]:
+    """The learner's view of ``exc``; ``single_task``: threads and processes were refused, so an
+    exception that refusal raises says why (EPERM has other causes: the message says "if")."""
     line = learner_line(exc.__traceback__, filename)
     text = _exception_text(exc)[:MESSAGE_CHARS]
     message = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
     if line is not None:
         message += f" (solution.py, line {line})"
+    if single_task and new_task_refused(exc):
+        certain = isinstance(exc, RuntimeError)
+        maybe = "" if certain else "If this came from starting a thread or a process: "
+        message = f"{message[: MESSAGE_CHARS - 300]}. {maybe}{NEW_TASK_REFUSED}"
     described = {"exception": type(exc).__name__, "message": message[:2000], "line": line}
     if source:
         described["traceback"] = learner_traceback(exc, filename, source)
     return described
+
+
+def _writers(
+    channel: ResultChannel, payload: dict[str, Any]
+) -> tuple[Callable[[dict[str, Any]], None], Callable[[Any], Any]]:
+    """How this job writes records and encodes values, bound before the learner's import: the
+    sealed ones for a guarded job on a real channel, the plain ones in-process."""
+    if SEALED is not None and type(channel) is ResultChannel and payload.get("guard", True):
+        encode, send = SEALED
+        return functools.partial(send, channel.fd), encode
+    return channel.send, values.encode
 
 
 def load_module(name: str, code: types.CodeType, filename: str) -> types.ModuleType:
@@ -154,6 +196,7 @@ def run(
     workdir: str,
     pending: guard.PendingGuard | None = None,
     warm_up_steps: int | None = None,
+    single_task: Callable[[], None] | None = None,
 ) -> None:
     """Run one job. ``payload`` holds ``code``, ``tests_source`` (and, optionally, ``tests_code``:
     the code object :func:`runner.sandbox.compiled.compiled_tests` made), ``entry_point`` and ``cases``,
@@ -162,8 +205,13 @@ def run(
     ``runner.sandbox.zygote``), put in force once the problem's tests are loaded; without it the job
     runs unguarded (tests in-process).
     ``warm_up_steps``: how many steps of its warm-up the spare ran before the job came
-    (``runner.sandbox.warmup.warm_spare``), reported in the start record for the benchmarks."""
-    channel.send({"type": "start"} | ({} if warm_up_steps is None else {"warm_up": warm_up_steps}))
+    (``runner.sandbox.warmup.warm_spare``), reported in the start record for the benchmarks.
+    ``single_task``: called once the harness is ready (the problem's tests loaded), before the
+    guard is in force and the learner's module is imported,
+    to refuse new threads and processes for the rest of the job (the seccomp filter's job part;
+    ``None`` where the problem allows them, or in-process)."""
+    send, encode = _writers(channel, payload)
+    send({"type": "start"} | ({} if warm_up_steps is None else {"warm_up": warm_up_steps}))
     solution_path = os.path.join(workdir, SOLUTION_FILE)
     tests_path = os.path.join(workdir, TESTS_FILE)
     code: str = payload["code"]
@@ -174,7 +222,7 @@ def run(
         column = getattr(exc, "offset", None)
         msg = getattr(exc, "msg", None) or str(exc)
         where = f" (solution.py, line {line})" if line else ""
-        channel.send(
+        send(
             {
                 "type": "compile_error",
                 "message": f"{type(exc).__name__}: {msg}{where}",
@@ -188,11 +236,11 @@ def run(
     try:
         tests_module = load_module("torchdrill_tests", compiled.tests_code(payload, tests_path), tests_path)
     except BaseException as exc:  # the instructor's tests are broken: not the learner's fault
-        channel.send(
-            {"type": "tests_error", "message": "".join(traceback.format_exception_only(exc))[-2000:]}
-        )
+        send({"type": "tests_error", "message": "".join(traceback.format_exception_only(exc))[-2000:]})
         return
     del tests_module
+    if single_task is not None:
+        single_task()  # before the guard is in force: its audit hook refuses ctypes from then on
     judge = None
     if pending is not None and payload.get("guard", True):
         judge = pending.install()
@@ -200,7 +248,8 @@ def run(
         pending.forget()
     del pending
     specs = {spec.name: spec for spec in testing.collected_cases()}
-    channel.send(
+    funcs = {spec.name: spec.func for spec in specs.values()}  # a spec is reachable, this dict is not
+    send(
         {
             "type": "cases",
             "cases": [
@@ -218,17 +267,17 @@ def run(
         with contextlib.redirect_stdout(captured):
             solution = load_module("solution", solution_code, solution_path)
     except BaseException as exc:
-        channel.send(
+        send(
             {
                 "type": "import_error",
-                **describe_exception(exc, solution_path, code),
+                **describe_exception(exc, solution_path, code, single_task is not None),
                 "stdout": captured.getvalue(),
             }
         )
         return
     entry_point = payload["entry_point"]
     if not callable(getattr(solution, entry_point, None)):
-        channel.send(
+        send(
             {
                 "type": "import_error",
                 "exception": "MissingEntryPoint",
@@ -241,9 +290,7 @@ def run(
     for name in wanted:
         spec = specs.get(name)
         if spec is None:
-            channel.send(
-                {"type": "case", "name": name, "status": "missing", "message": "case not found in tests.py"}
-            )
+            send({"type": "case", "name": name, "status": "missing", "message": "case not found in tests.py"})
             continue
         out = BoundedText(CASE_STDOUT_LIMIT)
         started = time.perf_counter()
@@ -252,14 +299,14 @@ def run(
                 if judge is not None:
                     judge.begin_case(name)
                 try:
-                    value = spec.func(solution)
+                    value = funcs[name](solution)
                 finally:
                     if judge is not None:
                         judge.end_case(name)
-            encoded = values.encode(value)
+            encoded = encode(value)
         except values.UnsupportedValue as exc:
             elapsed = (time.perf_counter() - started) * 1000
-            channel.send(
+            send(
                 {
                     "type": "case",
                     "name": name,
@@ -273,19 +320,19 @@ def run(
             continue
         except BaseException as exc:
             elapsed = (time.perf_counter() - started) * 1000
-            channel.send(
+            send(
                 {
                     "type": "case",
                     "name": name,
                     "status": "error",
-                    **describe_exception(exc, solution_path, code),
+                    **describe_exception(exc, solution_path, code, single_task is not None),
                     "time_ms": elapsed,
                     "stdout": out.getvalue(),
                 }
             )
             continue
         elapsed = (time.perf_counter() - started) * 1000
-        channel.send(
+        send(
             {
                 "type": "case",
                 "name": name,
@@ -295,4 +342,4 @@ def run(
                 "stdout": out.getvalue(),
             }
         )
-    channel.send({"type": "done"})
+    send({"type": "done"})

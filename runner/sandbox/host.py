@@ -330,7 +330,13 @@ class Sandbox:
             # (all of it, for any ordinary job): the spare reads it the moment it wakes.
             rest = _prefeed(pipes[0][1], compiled.encode_payload(payload))
             raw.mark("payload written", started)
-            msg = {"op": "job", "id": job_id, "cpu_s": int(limits.time_s) + 1, "file_mb": limits.max_file_mb}
+            msg = {
+                "op": "job",
+                "id": job_id,
+                "cpu_s": int(limits.time_s) + 1,
+                "file_mb": limits.max_file_mb,
+                "threads": limits.threads,
+            }
             child_ends = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1]]
             with contextlib.suppress(OSError):  # a spare that died meanwhile: the run reports it
                 socket.send_fds(spare["link"], [json.dumps(msg).encode()], child_ends)

@@ -40,7 +40,7 @@ def job_stdio() -> JobStdio:
 def prepare_spare(
     msg: dict[str, Any],
     link: socket.socket,
-    seccomp_filter: syscalls.SeccompProgram,
+    filters: syscalls.SandboxFilters,
     stdio: JobStdio,
     slotted: guard.KeySlotGuard | None = None,
 ) -> None:
@@ -63,13 +63,13 @@ def prepare_spare(
         syscalls.umount_lazy("/cg")  # its own mount: the controllers' binds under it go with it
     except BaseException:
         os._exit(71)
-    run_harness(msg, link, seccomp_filter, stdio, group, slotted)
+    run_harness(msg, link, filters, stdio, group, slotted)
 
 
 def run_harness(
     msg: dict[str, Any],
     link: socket.socket,
-    seccomp_filter: syscalls.SeccompProgram,
+    filters: syscalls.SandboxFilters,
     stdio: JobStdio,
     group: GroupPriority | None = None,
     slotted: guard.KeySlotGuard | None = None,
@@ -114,7 +114,7 @@ def run_harness(
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
         os.chdir("/tmp")  # the environment is the zygote's: SAFE_ENV (set_job_environment)
-        seccomp_filter.load()
+        filters.spare.load()
         warm_up_steps = warm_spare(link, speculative, group)
         if group is not None:
             group.close()  # the job gets no handle on its group
@@ -154,8 +154,11 @@ def run_harness(
         os._exit(71)
     from runner.sandbox import harness
 
+    # No new thread or process once the harness is ready (the filter's job part, loaded just
+    # before the learner's import), unless the problem allows them ([limits] threads = true).
+    single_task = None if job.get("threads") else filters.job.load
     try:
-        harness.run(payload, harness.ResultChannel(RESULTS_FD), "/tmp", pending, warm_up_steps)
+        harness.run(payload, harness.ResultChannel(RESULTS_FD), "/tmp", pending, warm_up_steps, single_task)
         sys.stdout.flush()
         sys.stderr.flush()
         with contextlib.suppress(OSError):  # the learner's code may have closed it already

@@ -199,7 +199,14 @@ NAMESPACE_FLAGS = (
 # cgroup tree unmounted): the zygote's part of the filter lets them through; each spare's part
 # refuses them, loaded once that set-up is done, before any job exists (SandboxFilters).
 SPARE_SETUP_SYSCALLS = ("mount", "umount2", "unshare")
-FilterPart = Literal["zygote", "spare"]
+# The calls that start a thread or a process (``clone3`` is refused with ENOSYS by the zygote's
+# part, so libc falls back to ``clone``): the job's part refuses them, loaded by the harness once
+# it is ready and before the learner's module is imported, unless the problem allows threads.
+# Every Python route to another thread or process (threading, concurrent.futures,
+# multiprocessing, os.fork, subprocess, torch.multiprocessing, DataLoader workers, torch's own
+# thread pools) ends in one of them, where no Python code can undo the refusal.
+NEW_TASK_SYSCALLS = ("clone", "fork", "vfork")
+FilterPart = Literal["zygote", "spare", "job"]
 
 
 def build_seccomp_filter(part: FilterPart) -> Any:
@@ -207,15 +214,23 @@ def build_seccomp_filter(part: FilterPart) -> Any:
     the calls above but :data:`SPARE_SETUP_SYSCALLS` with EPERM, the namespace flags of ``clone``
     likewise, ``clone3`` with ENOSYS and sockets of the network's families with EACCES; the
     ``"spare"``'s refuses :data:`SPARE_SETUP_SYSCALLS` with EPERM. Both loaded, a process is
-    refused every call above (:class:`SandboxFilters`).
+    refused every call above (:class:`SandboxFilters`). The ``"job"``'s refuses
+    :data:`NEW_TASK_SYSCALLS` with EPERM: no new thread or process.
 
     The sandbox does not load a filter as it is: :func:`compile_seccomp_filters` makes the programs once.
     """
     import pyseccomp as sc
 
-    if part not in ("zygote", "spare"):
+    if part not in ("zygote", "spare", "job"):
         raise ValueError(f"no such part of the filter: {part!r}")
     f = sc.SyscallFilter(defaction=sc.ALLOW)
+    if part == "job":
+        for name in NEW_TASK_SYSCALLS:
+            try:
+                f.add_rule(sc.ERRNO(errno.EPERM), name)
+            except (OSError, ValueError, RuntimeError):
+                continue  # unknown on this architecture (vfork, fork on arm64)
+        return f
     for name in DENIED_SYSCALLS:
         if (name in SPARE_SETUP_SYSCALLS) != (part == "spare"):
             continue
@@ -293,7 +308,14 @@ class SandboxFilters:
 
     zygote: SeccompProgram  # all but SPARE_SETUP_SYSCALLS: loaded by the zygote before its first fork
     spare: SeccompProgram  # SPARE_SETUP_SYSCALLS: loaded by each spare after its mounts
+    # NEW_TASK_SYSCALLS: loaded by the job's harness before the learner's import (no new threads
+    # or processes), unless the problem allows them ([limits] threads = true)
+    job: SeccompProgram
 
 
 def compile_seccomp_filters() -> SandboxFilters:
-    return SandboxFilters(zygote=compile_seccomp_filter("zygote"), spare=compile_seccomp_filter("spare"))
+    return SandboxFilters(
+        zygote=compile_seccomp_filter("zygote"),
+        spare=compile_seccomp_filter("spare"),
+        job=compile_seccomp_filter("job"),
+    )

@@ -77,7 +77,7 @@ def serve(control: socket.socket) -> None:
         return  # the host went away; bubblewrap takes every child down with us
     control.detach()  # a spare: the loop closed the control socket in it
     data, link_fd = forked
-    prepare_spare(json.loads(data), socket.socket(fileno=link_fd), filters.spare, stdio, slotted)
+    prepare_spare(json.loads(data), socket.socket(fileno=link_fd), filters, stdio, slotted)
 
 
 def main() -> None:

@@ -14,6 +14,14 @@ calls the original and sends an event:
 A solution that replaces the methods again, registers by writing into ``module._forward_hooks``
 itself, or stubs ``remove`` sends no event for what it did, so the host, which knows from
 the reference which hooks a case must see registered and removed, fails the case.
+
+At the same checks the real tables are read, with exact types: a module's table replaced
+(``module._forward_hooks = DictSubclass()`` whose ``len()`` is 0 while it still yields hooks), or
+a hook in a table that no registration put there (written into it directly, beside a no-op hook
+that was registered), sends ``tampered``. The global module hooks
+(``torch.nn.modules.module.register_module_forward_hook`` and its siblings, which run on every
+module) are observed like a module's: ``hook_registered <id> global_<kind> every module``, so a
+global hook that does the work beside a no-op one is a hook the reference did not register.
 """
 
 from __future__ import annotations
@@ -31,6 +39,14 @@ _METHODS = (
     ("register_full_backward_hook", "_backward_hooks"),
     ("register_full_backward_pre_hook", "_backward_pre_hooks"),
     ("register_backward_hook", "_backward_hooks"),
+)
+# torch.nn.modules.module's global hooks: (function, its table), each run on every module.
+_GLOBAL_FUNCTIONS = (
+    ("register_module_forward_hook", "_global_forward_hooks"),
+    ("register_module_forward_pre_hook", "_global_forward_pre_hooks"),
+    ("register_module_full_backward_hook", "_global_backward_hooks"),
+    ("register_module_full_backward_pre_hook", "_global_backward_pre_hooks"),
+    ("register_module_backward_hook", "_global_backward_hooks"),
 )
 
 
@@ -53,6 +69,9 @@ EMIT: Any = None
 ATTACHED: Any = None
 STATES: Any = None
 TYPE_NAME: Any = None
+TABLES: Any = None
+OWNER: Any = None
+UNKNOWN: Any = None
 
 
 get_attr: Any = None
@@ -69,8 +88,22 @@ def _register_template(module: Any, *args: Any, **kwargs: Any) -> Any:
         return handle
     NEXT[0] = NEXT[0] + 1
     hid = int_repr(NEXT[0])
-    RECORDS.append((hid, table, hook, handle))
+    RECORDS.append((hid, table, hook, handle, module, ATTR))
     EMIT("hook_registered", hid, KIND, TYPE_NAME(module))
+    return handle
+
+
+def _register_global_template(*args: Any, **kwargs: Any) -> Any:
+    handle = ORIGINAL(*args, **kwargs)
+    hook = args[0] if args else kwargs.get("hook")
+    table = get_attr(OWNER, ATTR)
+    if type(table) is not OrderedDict and type(table) is not dict:
+        EMIT("tampered", "torch's global hook table was replaced by a " + TYPE_NAME(table))
+        return handle
+    NEXT[0] = NEXT[0] + 1
+    hid = int_repr(NEXT[0])
+    RECORDS.append((hid, table, hook, handle, OWNER, ATTR))
+    EMIT("hook_registered", hid, KIND, "every module")
     return handle
 
 
@@ -91,7 +124,29 @@ def _remove_template(handle: Any) -> None:
 
 def _states_template(first: int) -> None:
     for record in RECORDS[first:]:
+        table = get_attr(record[4], record[5])
+        if table is not record[1]:
+            EMIT("tampered", "a hook table was replaced by a " + TYPE_NAME(table))
         EMIT("hook_state", record[0], "attached" if ATTACHED(record) else "detached")
+    for owner_attr in TABLES:  # torch's global tables, as they were at start-up
+        if get_attr(owner_attr[0], owner_attr[1]) is not owner_attr[2]:
+            EMIT("tampered", "torch's global hook table " + owner_attr[1] + " was replaced")
+    for record in RECORDS[first:]:  # every hook in a table a registration put there
+        UNKNOWN(record[1])
+    for owner_attr in TABLES:
+        UNKNOWN(owner_attr[2])
+
+
+def _unknown_template(table: Any) -> None:
+    for value in dict_values(table):
+        known = False
+        for record in RECORDS:
+            if record[1] is table and record[2] is value:
+                known = True
+                break
+        if not known:
+            EMIT("tampered", "a hook was written into a hook table without registering it")
+            return
 
 
 def _begin_template() -> None:
@@ -111,6 +166,8 @@ def _end_case_template() -> None:
 
 sealed.prepare(
     _register_template,
+    _register_global_template,
+    _unknown_template,
     _attached_template,
     _remove_template,
     _states_template,
@@ -129,7 +186,22 @@ def targets() -> list[tuple[Any, str, Any]]:
         (nn.Module, name, getattr(nn.Module, name)) for name, _ in _METHODS if hasattr(nn.Module, name)
     ]
     found.append((RemovableHandle, "remove", RemovableHandle.remove))
-    return found
+    return found + global_targets()
+
+
+def global_targets() -> list[tuple[Any, str, Any]]:
+    """The global hook functions, where torch defines them and where ``torch.nn.modules``
+    re-exports them (each name bound in both)."""
+    import torch.nn.modules as modules
+    import torch.nn.modules.module as module
+
+    names = {name for name, _ in _GLOBAL_FUNCTIONS}
+    return [
+        (owner, name, getattr(owner, name))
+        for owner in (module, modules)
+        for name in sorted(names)
+        if hasattr(owner, name)
+    ]
 
 
 def prepare(emit: Callable[..., None]) -> tuple[HookObserver, list[sealed.Patch]]:
@@ -138,12 +210,27 @@ def prepare(emit: Callable[..., None]) -> tuple[HookObserver, list[sealed.Patch]
     type_name = sealed.type_name_function()
     records: list[tuple[str, Any, Any, Any]] = []
     common = {"EMIT": emit, "RECORDS": records, "int_repr": int.__repr__, "TYPE_NAME": type_name}
+    import torch.nn.modules.module as torch_module
+
     attached = sealed.seal(_attached_template, dict_values=dict.values)
     counter = [0]
     attrs = dict(_METHODS)
+    global_attrs = dict(_GLOBAL_FUNCTIONS)
     patches: list[sealed.Patch] = []
     for owner, name, original in targets():
-        if name == "remove":
+        if name in global_attrs:
+            wrapper = sealed.seal(
+                _register_global_template,
+                ORIGINAL=original,
+                OWNER=torch_module,
+                ATTR=global_attrs[name],
+                KIND="global_" + name.removeprefix("register_module_"),
+                NEXT=counter,
+                get_attr=object.__getattribute__,
+                OrderedDict=OrderedDict,
+                **common,
+            )
+        elif name == "remove":
             wrapper = sealed.seal(_remove_template, ORIGINAL=original, ATTACHED=attached, **common)
         else:
             wrapper = sealed.seal(
@@ -157,7 +244,18 @@ def prepare(emit: Callable[..., None]) -> tuple[HookObserver, list[sealed.Patch]
                 **common,
             )
         patches.append(sealed.Patch(owner, name, original, wrapper))
-    states = sealed.seal(_states_template, ATTACHED=attached, **common)
+    tables = tuple(
+        (torch_module, attr, getattr(torch_module, attr)) for attr in sorted(set(global_attrs.values()))
+    )
+    unknown = sealed.seal(_unknown_template, dict_values=dict.values, **common)
+    states = sealed.seal(
+        _states_template,
+        ATTACHED=attached,
+        TABLES=tables,
+        UNKNOWN=unknown,
+        get_attr=object.__getattribute__,
+        **common,
+    )
     window = [0]
     observer = HookObserver(
         begin=sealed.seal(_begin_template, WINDOW=window, **common),

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from runner.testing import guard
-from runner.testing.ops import DEFAULT_SIZES, OpsObserver
+from runner.testing.ops import DEFAULT_SIZES, OpsObserver, interceptable
 
 
 def _observer() -> OpsObserver | None:
@@ -46,6 +46,10 @@ def _watching(forbidden: dict[str, str], required: dict[str, str]) -> Iterator[N
     if observer is None:  # outside the sandbox (no guard): nothing is observed
         yield
         return
+    # Every name must reach something interceptable (problems validate runs the reference
+    # through here, so a rule that could never fire fails validation), under the observers' name.
+    forbidden = {interceptable(op): rule for op, rule in forbidden.items()}
+    required = {interceptable(op): rule for op, rule in required.items()}
     observer.enter(forbidden, required)
     try:
         yield

@@ -259,10 +259,72 @@ def _api_names() -> dict[Any, str]:
 _API_NAMES: Mapping[Any, str] = types.MappingProxyType({})
 
 
+# Where a rule may name a public function by another of its names (``torch.cdist`` is
+# ``torch.functional.cdist``): alias -> the name the handler sees. Read-only, like _API_NAMES.
+_PUBLIC_OWNERS = (
+    "torch",
+    "torch.functional",
+    "torch.nn.functional",
+    "torch.linalg",
+    "torch.fft",
+    "torch.special",
+    "torch.nn.init",
+    "torch.Tensor",
+)
+_ALIASES: Mapping[str, str] = types.MappingProxyType({})
+
+
+def _aliases(names: Mapping[Any, str]) -> dict[str, str]:
+    import importlib
+
+    import torch
+
+    found: dict[str, str] = {}
+    for owner_name in _PUBLIC_OWNERS:
+        owner = torch.Tensor if owner_name == "torch.Tensor" else importlib.import_module(owner_name)
+        for attr, value in list(vars(owner).items()):
+            try:
+                canonical = names.get(value)
+            except TypeError:  # unhashable
+                continue
+            if canonical is not None:
+                found[f"{owner_name}.{attr}"] = canonical
+    for canonical in names.values():
+        found[canonical] = canonical
+    return found
+
+
 def warm_up() -> None:
-    """Resolve the API names once, in the zygote (about 2,000 functions)."""
-    global _API_NAMES
+    """Resolve the API names once, in the zygote (about 2,000 functions), and their aliases."""
+    global _API_NAMES, _ALIASES
     _API_NAMES = types.MappingProxyType(_api_names())
+    _ALIASES = types.MappingProxyType(_aliases(_API_NAMES))
+
+
+def interceptable(op: str) -> str:
+    """The name the observers see for a rule's ``op``, or ValueError when ``op`` names nothing
+    they can intercept: a torch function or Tensor method that ``torch.overrides`` cannot
+    override (``torch._weight_norm``), a misspelling, or an aten operator that does not exist.
+    An alias is resolved (``torch.cdist`` → ``torch.functional.cdist``), so a rule holds under
+    whichever name the statement uses."""
+    if op.startswith("aten."):
+        import torch
+
+        target: Any = torch.ops.aten
+        for part in op.split(".")[1:]:
+            try:
+                target = getattr(target, part)
+            except (AttributeError, RuntimeError):
+                raise ValueError(f"{op!r}: no such aten operator") from None
+        return op
+    aliases = _ALIASES or types.MappingProxyType(_aliases(api_names()))
+    canonical = aliases.get(op)
+    if canonical is None:
+        raise ValueError(
+            f"{op!r} names nothing the judge can intercept: not a torch function or Tensor method "
+            "that torch.overrides can override. Name its aten operators instead (aten.<name>)."
+        )
+    return canonical
 
 
 def api_names() -> Mapping[Any, str]:

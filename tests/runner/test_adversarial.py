@@ -78,6 +78,9 @@ def test_import_torch_works_under_the_memory_limit(judge_probe: JudgeFn) -> None
 
 
 # --- processes -------------------------------------------------------------------------------
+# Judged code gets no new thread or process unless its problem allows them
+# (tests/runner/redteam/test_single_task.py); these run as a problem that allows them, to check
+# what contains them then.
 
 
 def test_fork_bomb_is_contained(judge_probe: JudgeFn) -> None:
@@ -96,9 +99,10 @@ def test_fork_bomb_is_contained(judge_probe: JudgeFn) -> None:
                 return f"stopped after {pids}: {exc.strerror}"
             return pids
     """)
-    result = judge_probe(src, time_s=5)
+    result = judge_probe(src, time_s=5, threads=True)
     assert result.verdict != Verdict.ACCEPTED
     assert "stopped after" in observed(result)
+    assert "stopped after 0" not in observed(result)  # the pids limit stopped it, not the refusal
 
 
 def test_thread_bomb_is_contained(judge_probe: JudgeFn) -> None:
@@ -114,9 +118,10 @@ def test_thread_bomb_is_contained(judge_probe: JudgeFn) -> None:
                 return f"stopped after {n}"
             return n
     """)
-    result = judge_probe(src, time_s=5)
+    result = judge_probe(src, time_s=5, threads=True)
     assert result.verdict != Verdict.ACCEPTED
     assert "stopped after" in observed(result)
+    assert "stopped after 0" not in observed(result)
 
 
 def test_daemon_does_not_outlive_the_run(judge_probe: JudgeFn) -> None:
@@ -130,7 +135,7 @@ def test_daemon_does_not_outlive_the_run(judge_probe: JudgeFn) -> None:
                 os._exit(0)
             return 0
     """)
-    result = judge_probe(src)
+    result = judge_probe(src, threads=True)
     assert result.verdict == Verdict.ACCEPTED  # the run itself is fine ...
     # ... and the autouse fixture checks that the grandchild is gone from the host.
 
@@ -161,7 +166,7 @@ def test_a_job_s_processes_share_one_cpu_group_whatever_sessions_they_start(judg
             os.waitpid(pid, 0)
             return [cpu_group(), theirs]
     """)
-    mine, theirs = ast.literal_eval(observed(judge_probe(src)))
+    mine, theirs = ast.literal_eval(observed(judge_probe(src, threads=True)))
     assert "/torchdrill/job-" in mine, mine
     assert theirs == mine
 
@@ -554,7 +559,11 @@ def test_patching_the_harness_cannot_forge_a_pass(judge_probe: JudgeFn) -> None:
         def probe():
             raise RuntimeError("not solved")
     """)
-    assert judge_probe(src, mode="submit").verdict == Verdict.WRONG_ANSWER
+    # The harness writes records with a sealed function bound before the learner's import
+    # (runner.sandbox.sealed_records): the patch changes nothing, the case's own error stands.
+    result = judge_probe(src, mode="submit")
+    assert result.verdict == Verdict.RUNTIME_ERROR
+    assert "not solved" in result.message or "not solved" in result.cases[0].message
 
 
 def test_killing_its_own_harness_fails(judge_probe: JudgeFn) -> None:

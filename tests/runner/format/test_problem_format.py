@@ -52,6 +52,10 @@ def test_round_trip_is_exact(tmp_path: Path) -> None:
             'title = "x"\ndifficulty = "easy"\ncategory = "c"\nentry_point = "f"\ncolour = 1\n',
             "unknown keys: colour",
         ),
+        (
+            'title = "x"\ndifficulty = "easy"\ncategory = "c"\nentry_point = "f"\n[limits]\nthreads = 1\n',
+            "limits.threads must be true or false",
+        ),
         ('title = = "x"\n', "invalid TOML"),
     ],
 )
@@ -61,6 +65,20 @@ def test_bad_metadata_is_refused_with_the_cause(tmp_path: Path, toml: str, messa
     with pytest.raises(ProblemFormatError, match=message) as err:
         load_problem_dir(folder)
     assert err.value.file == "problem.toml"
+
+
+def test_threads_are_refused_unless_the_problem_allows_them(tmp_path: Path) -> None:
+    folder = copy_fixture(tmp_path)
+    assert load_problem_dir(folder).limits.threads is False
+    toml = (folder / "problem.toml").read_text()
+    (folder / "problem.toml").write_text(
+        toml.rstrip() + "\n" + ("" if "[limits]" in toml else "[limits]\n") + "threads = true\n"
+    )
+    allowed = load_problem_dir(folder)
+    assert allowed.limits.threads is True
+    out = tmp_path / "written"
+    write_problem_dir(allowed, out)
+    assert load_problem_dir(out).limits.threads is True  # kept through a round trip
 
 
 def test_symlinks_are_refused(tmp_path: Path) -> None:

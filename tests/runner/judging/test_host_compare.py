@@ -104,8 +104,10 @@ def test_every_returned_value_is_compared_or_refused(
     assert result.verdict != Verdict.INTERNAL_ERROR and not result.cause
 
 
-def test_a_replaced_encoder_cannot_crash_the_host(judge_probe: JudgeFn) -> None:
-    """The harness runs in the learner's process; what it sends is read as untrusted on the host."""
+def test_a_replaced_encoder_changes_nothing(judge_probe: JudgeFn) -> None:
+    """The harness encodes values with a sealed encoder bound before the learner's import
+    (runner.sandbox.sealed_records): replacing ``values.encode`` neither forges a value nor feeds
+    the host a malformed one (the host's reading of malformed values: the tests below)."""
     src = code("""
         import runner.records.values as values
         values.encode = lambda value: {"__tensor__": {"dtype": "x", "shape": [2], "data": [10**400]}}
@@ -113,8 +115,7 @@ def test_a_replaced_encoder_cannot_crash_the_host(judge_probe: JudgeFn) -> None:
             return 0
     """)
     result = judge_probe(src, mode="submit")
-    assert result.verdict == Verdict.RUNTIME_ERROR, result.message
-    assert "cannot compare" in result.message and "does not match its shape" in result.message
+    assert result.verdict == Verdict.ACCEPTED and not result.cause, result.message
 
 
 def test_a_replaced_clock_cannot_crash_the_host(judge_probe: JudgeFn) -> None:
