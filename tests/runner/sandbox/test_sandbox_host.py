@@ -77,7 +77,7 @@ def test_a_job_s_threads_and_its_forks_have_threading_s_real_after_fork_hook(jud
             release.set()
             return [hook, child]
     """).lstrip()
-    result = judge_probe(src)
+    result = judge_probe(src, threads=True)  # a problem that allows threads and processes
     hook, child = ast.literal_eval(str(result.cases[0].actual))
     assert hook == "_after_fork"
     assert ast.literal_eval(child) == [1, True, [1]]  # the parent's other thread is gone in the child
@@ -118,7 +118,7 @@ def test_a_finished_job_s_groups_are_removed_daemon_or_not(runner: Runner, judge
 
     before = groups()  # the ready spares' groups, which the jobs below take
     for code in ("def probe():\n    return 0\n", daemon, "def probe():\n    return 0\n"):
-        assert judge_probe(code).verdict == "accepted"
+        assert judge_probe(code, threads=True).verdict == "accepted"  # the daemon needs a fork
     deadline = time.monotonic() + 20
     while len(before - groups()) < 3 and time.monotonic() < deadline:
         time.sleep(0.05)
