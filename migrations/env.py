@@ -36,9 +36,25 @@ def run_migrations_offline() -> None:
 def run_migrations_online() -> None:
     engine = make_engine(database_url())
     with engine.connect() as connection:
+        sqlite = connection.dialect.name == "sqlite"
+        if sqlite:
+            # A batch migration rebuilds a SQLite table (create a copy, copy the rows, drop the old
+            # one, rename). With foreign keys enforced, dropping the old table deletes every row
+            # that references it through ON DELETE CASCADE (a problem's rebuild would empty the
+            # submissions). SQLite only switches them outside a transaction: off for the
+            # migration, checked at its end, on again after.
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            connection.commit()
         context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)
         with context.begin_transaction():
             context.run_migrations()
+            if sqlite:
+                broken = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+                if broken:
+                    raise RuntimeError(f"the migration left rows whose foreign keys point nowhere: {broken[:5]}")
+        if sqlite:
+            connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+            connection.commit()
     engine.dispose()
 
 
