@@ -2,9 +2,9 @@
 
 The issue's attack: a statement holding ``<h2 id="starter-code">`` came first in the document, so
 the page's Reset read the statement's heading instead of the starter code. The statement below
-also carries an in-page link to one of its own headings. An instructor publishes it through the
-authoring API; a learner presses Reset (and gets the starter code) and follows the link (and
-lands on the heading).
+also carries an in-page link to one of its own headings. An admin author publishes it (site-wide)
+through the authoring API; a learner presses Reset (and gets the starter code) and follows the
+link (and lands on the heading).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def _author_session(server: Server) -> httpx.Client:
     assert token
     answer = client.post(
         "/login",
-        data={"email": server.accounts.instructor, "password": PASSWORD, "csrf_token": token.group(1)},
+        data={"email": server.accounts.author, "password": PASSWORD, "csrf_token": token.group(1)},
     )
     assert answer.status_code == 303, answer.text
     token = re.search(r'name="csrf-token" content="([^"]+)"', client.get("/authoring").text)
