@@ -390,6 +390,15 @@ def _rules_and_metas(problem: ProblemFiles, report: ValidationReport) -> dict[st
         report.rules = parse_rules(problem.statement)
     except RulesError as exc:
         report.errors.append(Finding("statement.md", f"Rules section: {exc}", exc.line))
+    if not report.rules and "## Rules" not in problem.statement:
+        report.warnings.append(
+            Finding(
+                "statement.md",
+                "no '## Rules' section: the sentences that constrain how the code works are not tied to checks",
+                None,
+                "list them as - **rule-id**: sentence, and mark their cases @case(rule=...)",
+            )
+        )
     known = {r.id for r in report.rules}
     metas: dict[str, MutantMeta] = {}
     for name, source in problem.mutants.items():
