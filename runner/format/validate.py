@@ -188,14 +188,14 @@ class ValidationReport:
             if len(lines[-1]) + len(item) > 110:
                 lines.append("   ")
             lines[-1] += item
-        lines.append("    " + " " * (width + 7) + " ".join(f"{i:>2}" for i in range(1, len(self.rules) + 1)))
+        lines.append("    " + " " * (width + 9) + " ".join(f"{i:<2}" for i in range(1, len(self.rules) + 1)).rstrip())
         for (name, kills), m in zip(self.rule_matrix(), self.mutants, strict=True):
             cells = []
             for rule, kill in zip(self.rules, kills, strict=True):
                 mark = "x" if kill else "."
                 cells.append(f"{mark}{'*' if m.rule == rule.id else ' '}")
             state = "" if m.killed else "  SURVIVED"
-            lines.append(f"    {name.ljust(width)}  {m.kind:<5}" + " ".join(cells) + state)
+            lines.append(f"    {name.ljust(width)}  {m.kind:<6} " + " ".join(cells).rstrip() + state)
         return lines
 
 

@@ -98,7 +98,8 @@ def _apply_observations(
 
 def rule_message(rule: str, sentence: str, message: str) -> str:
     """A failed case's message when the case enforces a statement's rule: the rule, then what was seen."""
-    head = f"Breaks rule {rule}" + (f" ({sentence})" if sentence else "")
+    quoted = bool(sentence) and sentence in message  # checks that already quote the statement
+    head = f"Breaks rule {rule}" + (f" ({sentence})" if sentence and not quoted else "")
     return f"{head}: {message}" if message else head
 
 
