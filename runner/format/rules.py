@@ -10,6 +10,7 @@ A rule is a sentence of the statement that constrains *how* the code works ("do 
     - **no-builtin-clipping**: Do not call `torch.nn.utils.clip_grad_norm_` or its relatives.
     - **grad-identity**: Multiply every gradient in place: `p.grad` keeps its identity.
 
+A problem whose statement constrains only *what* is returned says ``None.`` under the heading.
 The page renders the section as it is; the host reads the ids and sentences from it. A case that
 enforces a rule names it (``@case(rule="grad-identity")``), and its failure message carries the id
 and the sentence. A mutant declares the rule it breaks, and whether it is a *cheat* (a bypass
@@ -104,6 +105,8 @@ def parse_rules(statement: str) -> tuple[Rule, ...]:
             current = {"id": rule_id, "sentence": bullet.group("sentence"), "line": line}
         elif current is not None and text[:1].isspace():
             current["sentence"] = f"{current['sentence']} {stripped}"
+        elif stripped in ("None", "None.") and not rules and current is None:
+            continue  # the statement says so: no sentence constrains how the code works
         else:
             raise RulesError("the Rules section holds only bullets: - **rule-id**: sentence", line)
     close()
@@ -123,7 +126,9 @@ def mutant_meta(source: str) -> MutantMeta:
         front = _FRONT_RE.match(stripped)
         if front is None or front.group("key") not in ("rule", "kind"):
             if front is not None and front.group("key") in ("rules", "breaks", "cheat"):
-                raise RulesError(f"unknown front matter key {front.group('key')!r} (use rule: or kind:)", line_no)
+                raise RulesError(
+                    f"unknown front matter key {front.group('key')!r} (use rule: or kind:)", line_no
+                )
             continue  # an ordinary comment
         key, value = front.group("key"), front.group("value")
         if key in found:
@@ -154,4 +159,3 @@ def with_rule_sentences(expectations: Expectations, statement: str) -> Expectati
         for c in expectations.cases
     )
     return dataclasses.replace(expectations, cases=cases)
-

@@ -179,7 +179,6 @@ class ValidationReport:
             lines.append(f"    {name.ljust(width)}  {marks}{survived}")
         return lines
 
-
     def _render_rule_matrix(self) -> list[str]:
         width = max(len(m.name) for m in self.mutants)
         lines = ["  rules × mutants (x: a case of the rule rejects it; *: the rule it declares; rules:"]
@@ -188,7 +187,9 @@ class ValidationReport:
             if len(lines[-1]) + len(item) > 110:
                 lines.append("   ")
             lines[-1] += item
-        lines.append("    " + " " * (width + 9) + " ".join(f"{i:<2}" for i in range(1, len(self.rules) + 1)).rstrip())
+        lines.append(
+            "    " + " " * (width + 9) + " ".join(f"{i:<2}" for i in range(1, len(self.rules) + 1)).rstrip()
+        )
         for (name, kills), m in zip(self.rule_matrix(), self.mutants, strict=True):
             cells = []
             for rule, kill in zip(self.rules, kills, strict=True):
@@ -372,7 +373,9 @@ def validate_problem(
             report.errors.append(
                 Finding(
                     f"mutants/{name}",
-                    f"this known-wrong solution ({mutant.kind}) is accepted",
+                    "this cheat (a bypass attempt) is accepted"
+                    if mutant.kind != MUTANT
+                    else "this known-wrong solution is accepted",
                     None,
                     "add a hidden case that tells it apart from the reference"
                     + (f", a check of rule {mutant.rule} that sees this route" if mutant.rule else ""),
@@ -394,7 +397,8 @@ def _rules_and_metas(problem: ProblemFiles, report: ValidationReport) -> dict[st
         report.warnings.append(
             Finding(
                 "statement.md",
-                "no '## Rules' section: the sentences that constrain how the code works are not tied to checks",
+                "no '## Rules' section: the sentences that constrain how the code works "
+                "are not tied to checks",
                 None,
                 "list them as - **rule-id**: sentence, and mark their cases @case(rule=...)",
             )
@@ -434,7 +438,8 @@ def _check_rules_killed(report: ValidationReport) -> None:
                 report.errors.append(
                     Finding(
                         "tests.py",
-                        f"case {c.name} names rule {c.rule!r}, which the statement's Rules section does not list",
+                        f"case {c.name} names rule {c.rule!r}, "
+                        "which the statement's Rules section does not list",
                         None,
                         "add the rule to '## Rules' in statement.md, or fix the id in @case(rule=...)",
                     )
@@ -472,11 +477,18 @@ def _check_rules_killed(report: ValidationReport) -> None:
                 )
             )
     for m in report.mutants:
-        if m.rule and m.kind == MUTANT and m.killed and m.rule in known and m.rule not in report.rules_caught(m):
+        if (
+            m.rule
+            and m.kind == MUTANT
+            and m.killed
+            and m.rule in known
+            and m.rule not in report.rules_caught(m)
+        ):
             report.errors.append(
                 Finding(
                     f"mutants/{m.name}",
-                    f"breaks rule {m.rule} but no case of that rule rejects it (only {', '.join(m.caught_by)})",
+                    f"breaks rule {m.rule} but no case of that rule rejects it "
+                    f"(only {', '.join(m.caught_by)})",
                     None,
                     "fix the rule it declares, or the rule's check",
                 )

@@ -11,7 +11,8 @@ from tests.runner.checks_support import failed_message, folder, judge, mutant, s
 
 # Quoted in docs/authoring.md (tests/runner/testing/test_checks_docs.py checks they are).
 IN_PLACE_MESSAGE = (
-    "Breaks rule input-not-modified: Input and output check: your function modified input `x` in place: first change at index [0, 0] "
+    "Breaks rule input-not-modified: Input and output check: your function modified input `x` in place: "
+    "first change at index [0, 0] "
     "(0.0 became -3.5); the output shares storage with `x` (a view); it should be a new tensor. "
     "The statement says: “Do not modify `x`: return a new tensor.”"
 )
