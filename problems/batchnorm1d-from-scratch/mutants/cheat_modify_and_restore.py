@@ -19,12 +19,14 @@ class BatchNorm1d(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         # Centres the caller's x in place to save a buffer, then adds the mean back: the values after
         # the call are those before (up to rounding the check does not see), but x was modified.
-        shift = x.mean(dim=0).detach()
+        if x.requires_grad:
+            return self._forward(x)
+        shift = x.mean(dim=0)
         with torch.no_grad():
             x.sub_(shift)
             out = self._forward(x + shift)
             x.add_(shift)
-        return out if not torch.is_grad_enabled() else self._forward(x)
+        return out
 
     def _forward(self, x: torch.Tensor) -> torch.Tensor:
         if self.training:
