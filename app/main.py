@@ -14,7 +14,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
 
-from app.accounts import admin_pages, reset_pages
+from app.accounts import admin_pages, reset_pages, two_factor_pages
 from app.accounts import pages as auth_pages
 from app.api_v1.router import router as api_v1_router
 from app.authoring import api as authoring_api
@@ -29,8 +29,10 @@ from app.kit.db import Database, request_slots
 from app.kit.db_slots import DatabaseSlots, keep_threads_beyond
 from app.kit.errors import AppError
 from app.kit.headers import SecurityHeadersMiddleware
+from app.kit.hosts import AllowedHostsMiddleware, allowed_hosts
 from app.kit.logging import SubmissionLogMiddleware
 from app.kit.runner import JudgeRunner, runtime_info
+from app.kit.security import prepare_password_checks
 from app.kit.settings import Settings, get_settings
 from app.kit.web import ROOT, DatabaseSlot, render
 from app.problems import api as problem_api
@@ -65,6 +67,8 @@ def error_response(
     if code == "login_required":
         target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         return RedirectResponse(f"/login?next={quote(target)}", status_code=303)
+    if code == "two_factor_required":  # staff the site wants enrolled: to the set-up page
+        return RedirectResponse("/account/two-factor", status_code=303)
     response = render(
         request, "errors/error.html", {"status": status, "code": code, "detail": detail}, status
     )
@@ -113,6 +117,7 @@ def create_app(
     dispatcher: Dispatcher | None = None,
 ) -> FastAPI:
     settings = settings or get_settings()
+    prepare_password_checks()  # log-in costs the same for unknown emails from the first one on
     course_access.install()  # course assignments open Premium problems to their students
     db = database or Database(settings.database_url, settings.db_pool_size)
     slots = DatabaseSlots(request_slots(db.pool_size, settings.judge_workers))
@@ -150,6 +155,7 @@ def create_app(
     )
 
     app.add_middleware(SecurityHeadersMiddleware)
+    app.add_middleware(AllowedHostsMiddleware, hosts=allowed_hosts(settings))  # 400 for a forged Host
     app.add_middleware(SubmissionLogMiddleware)  # outermost: it sees the access-log line
     install_error_handlers(app)
     app.mount("/static", StaticFiles(directory=str(ROOT / "app" / "static")), name="static")
@@ -194,6 +200,7 @@ def create_app(
         submission_pages.router,
         auth_pages.router,
         reset_pages.router,
+        two_factor_pages.router,
         account_pages.router,
         admin_pages.router,
         authoring_pages.router,

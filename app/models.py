@@ -7,9 +7,9 @@ from app.courses.models import Assignment, Course, CourseMember, Regrade
 from app.drafts.models import CodeDraft
 from app.hints.models import HintReveal
 from app.kit.db import Base
-from app.problems.models import Problem, ProblemTag, ProblemVersion, Track
+from app.problems.models import Problem, ProblemOwner, ProblemTag, ProblemVersion, Track
 from app.progress.models import LearnerProblem, ProblemStats
-from app.submissions.models import Submission
+from app.submissions.models import Submission, SubmissionGate
 
 __all__ = [
     "Assignment",
@@ -22,11 +22,13 @@ __all__ = [
     "LearnerProblem",
     "Problem",
     "ProblemDraft",
+    "ProblemOwner",
     "ProblemStats",
     "ProblemTag",
     "ProblemVersion",
     "Regrade",
     "Submission",
+    "SubmissionGate",
     "Track",
     "User",
 ]

@@ -36,7 +36,14 @@ from app.accounts import repository as accounts_repository
 from app.accounts import tokens
 from app.accounts.models import ApiToken, User
 from app.courses import assignments, gradebook
-from app.courses.models import Assignment, AssignmentProblem, Course, CourseMember, Extension
+from app.courses.models import (
+    Assignment,
+    AssignmentProblem,
+    Course,
+    CourseMember,
+    EnrolmentPeriod,
+    Extension,
+)
 from app.kit.db import Database, upgrade_database, utcnow
 from app.problems.models import Problem, ProblemVersion
 from app.submissions import repository as submissions_repository
@@ -78,6 +85,10 @@ def build(db: Database, args: argparse.Namespace) -> dict[str, int]:
                 {"course_id": course.id, "user_id": uid, "role": "student", "section": f"S{uid % 4}"}
                 for uid in ids
             ],
+        )
+        session.execute(  # enrolled before the assignments' release: every submission below is the course's
+            insert(EnrolmentPeriod),
+            [{"course_id": course.id, "user_id": uid, "joined_at": now - timedelta(days=61)} for uid in ids],
         )
         session.add(CourseMember(course_id=course.id, user_id=teacher.id, role="instructor"))
         made = []

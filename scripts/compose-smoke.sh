@@ -229,7 +229,11 @@ free_port() {
 rand() { python3 -c "import secrets; print(secrets.token_urlsafe($1))"; }
 POSTGRES_PASSWORD="$(rand 32)"; REDIS_PASSWORD="$(rand 32)"; TORCHDRILL_SECRET_KEY="$(rand 48)"
 TORCHDRILL_WEB_PORT="${TORCHDRILL_WEB_PORT:-$(free_port)}"
-export POSTGRES_PASSWORD REDIS_PASSWORD TORCHDRILL_SECRET_KEY TORCHDRILL_WEB_PORT
+TORCHDRILL_METRICS_TOKEN="$(rand 32)"
+# The site, as the checks below reach it: web's published port on the host's loopback.
+TORCHDRILL_PUBLIC_URL="http://127.0.0.1:$TORCHDRILL_WEB_PORT"
+export POSTGRES_PASSWORD REDIS_PASSWORD TORCHDRILL_SECRET_KEY TORCHDRILL_WEB_PORT TORCHDRILL_METRICS_TOKEN \
+  TORCHDRILL_PUBLIC_URL
 unset TORCHDRILL_IMAGE
 PORT="$TORCHDRILL_WEB_PORT"
 : >"$WORK/podman-compose.log"; chmod 0600 "$WORK/podman-compose.log"

@@ -230,9 +230,13 @@ keys="$(redis-cli -u "$REDIS_URL" dbsize 2>&1)" || die "Redis reachable" "$REDIS
 [ "$keys" = 0 ] || die "Redis database unused" "$REDIS_URL holds $keys keys: set SMOKE_REDIS_URL to an empty one"
 REDIS_CLAIMED=1
 SECRET="$(python3 -c 'import secrets; print(secrets.token_urlsafe(48))')"
+METRICS_TOKEN="$(python3 -c 'import secrets; print(secrets.token_urlsafe(32))')"
 PORT="$(free_port)"
+# Production needs the site's address (links, allowed hosts) and a metrics token: here the site is
+# the loopback port the checks below talk to.
+SITE_ENV=(-e TORCHDRILL_PUBLIC_URL="http://127.0.0.1:$PORT" -e TORCHDRILL_METRICS_TOKEN="$METRICS_TOKEN")
 APP_ENV=(-e TORCHDRILL_ENV=production -e TORCHDRILL_SECRET_KEY="$SECRET" -e TORCHDRILL_DATABASE_URL="$DATABASE_URL"
-  -e TORCHDRILL_BROKER_URL="$REDIS_URL")
+  -e TORCHDRILL_BROKER_URL="$REDIS_URL" "${SITE_ENV[@]}")
 
 # --- 1. migrate ------------------------------------------------------------------------------------
 log "1. migrate (root, privileged): alembic + problem bank, expected values from the sandbox"
@@ -259,7 +263,7 @@ fi
 # --- 2. web ----------------------------------------------------------------------------------------
 log "2. web: refuses a missing or default secret; serves /healthz as uid 10001"
 WEB_ENV=(-e TORCHDRILL_ENV=production -e TORCHDRILL_DATABASE_URL="$DATABASE_URL" -e TORCHDRILL_BROKER_URL="$REDIS_URL"
-  -e TORCHDRILL_HOST=127.0.0.1 -e TORCHDRILL_PORT="$PORT")
+  -e TORCHDRILL_HOST=127.0.0.1 -e TORCHDRILL_PORT="$PORT" "${SITE_ENV[@]}")
 for case in missing default; do
   secret_env=()
   [ "$case" = default ] && secret_env=(-e TORCHDRILL_SECRET_KEY=dev-insecure-secret-change-me)

@@ -8,9 +8,10 @@ from urllib.parse import quote
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse
 
-from app.accounts import premium, service
+from app.accounts import premium, service, two_factor
 from app.accounts.deps import AdminUser
 from app.accounts.models import ROLES, User
+from app.accounts.reset_pages import get_mailer
 from app.kit.db import utcnow
 from app.kit.errors import FormErrors, InvalidInput, NotFound
 from app.kit.paging import next_url
@@ -111,3 +112,20 @@ def revoke_premium(
     user = _target(session, user_id)
     premium.revoke_premium(session, user, utcnow())
     return _back(request, f"Premium of {user.email} was revoked.", q)
+
+
+@router.post("/users/{user_id}/two-factor/reset", dependencies=[CsrfProtected])
+def reset_two_factor(
+    request: Request,
+    user_id: int,
+    session: SessionDep,
+    admin: AdminUser,
+    q: Annotated[str, Form(max_length=254)] = "",
+) -> Any:
+    """For someone who lost both their phone and their recovery codes (audited in the log)."""
+    user = _target(session, user_id)
+    if not user.two_factor_on and user.totp_secret is None:
+        return _page(request, session, q, f"{user.email} does not use two-factor sign-in.", 400)
+    by = f"admin {admin.email} (user #{admin.id}) on the admin page"
+    two_factor.reset(session, user, by, get_mailer(request, request.app.state.settings))
+    return _back(request, f"Two-factor sign-in of {user.email} was reset; their password alone signs in.", q)

@@ -7,7 +7,7 @@ import anyio
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from app.accounts import service, tokens
+from app.accounts import service, tokens, two_factor
 from app.accounts.models import User
 from app.kit.db import Database, utcnow
 from app.kit.errors import InvalidToken, LoginRequired
@@ -30,7 +30,18 @@ def optional_user(request: Request, session: SessionDep) -> User | None:
     # Templates get plain values: error pages render after the session has rolled back and closed.
     viewer = {"id": user.id, "email": user.email, "role": user.role} if user is not None else None
     request.state.page_context = {**getattr(request.state, "page_context", {}), "current_user": viewer}
+    if user is not None:
+        _enrolment_gate(request, user)
     return user
+
+
+def _enrolment_gate(request: Request, user: User) -> None:
+    """Staff who must turn on two-factor sign-in (TORCHDRILL_REQUIRE_2FA_FOR_STAFF) reach only its
+    settings page until they do: 403 ``two_factor_required`` (pages redirect there)."""
+    path = request.url.path
+    on_settings_page = path == two_factor.SETTINGS_PAGE or path.startswith(two_factor.SETTINGS_PAGE + "/")
+    if not on_settings_page and two_factor.must_enrol(user, request.app.state.settings.require_2fa_for_staff):
+        raise two_factor.TwoFactorRequired()
 
 
 def current_user(user: Annotated[User | None, Depends(optional_user)]) -> User:
@@ -58,7 +69,8 @@ StaffUser = Annotated[User, Depends(staff_user)]
 
 
 def client_address(request: Request) -> str:
-    """The peer address used for log-in throttling (proxy headers are not trusted)."""
+    """The client's address, for per-client limits: the TCP peer, or what a trusted proxy
+    (``TORCHDRILL_FORWARDED_ALLOW_IPS``) forwarded in X-Forwarded-For (``app.kit.hosts``)."""
     return request.client.host if request.client else "unknown"
 
 
@@ -96,6 +108,7 @@ class TokenToCheck:
     limiter: RequestLimiter
     token: str
     per_minute: int
+    staff_need_2fa: bool  # TORCHDRILL_REQUIRE_2FA_FOR_STAFF
 
     @classmethod
     def sent(
@@ -111,6 +124,7 @@ class TokenToCheck:
             get_limiter(request),
             credentials.credentials,
             settings.api_requests_per_minute,
+            settings.require_2fa_for_staff,
         )
 
     def owner(self) -> User:
@@ -121,6 +135,8 @@ class TokenToCheck:
             user = tokens.user_for_token(session, self.token, utcnow())
         if user is None:
             raise InvalidToken()
+        if two_factor.must_enrol(user, self.staff_need_2fa):
+            raise two_factor.TwoFactorRequired()
         self.limiter.hit(user.id, self.per_minute)  # a Redis round trip when scaled out: in this thread too
         return user
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import CheckConstraint, ForeignKey, Index, Integer, String, UniqueConstraint, text
+from sqlalchemy import BigInteger, CheckConstraint, ForeignKey, Index, Integer, String, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.kit.db import Base, UTCDateTime, utcnow
@@ -24,6 +24,12 @@ class User(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     # Bumped when the password is reset: every session made before then stops being valid.
     session_epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # Two-factor sign-in (accounts/two_factor.py): the TOTP secret, sealed with a key derived from
+    # TORCHDRILL_SECRET_KEY (kit/sealing.py); on while ``totp_enabled_at`` is set (a secret without it
+    # is being set up); ``totp_last_step`` is the last time step accepted, so no code works twice.
+    totp_secret: Mapped[str | None] = mapped_column(String(200))
+    totp_enabled_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    totp_last_step: Mapped[int | None] = mapped_column(BigInteger)
 
     # Loaded with the user, so the entitlement check needs no session (pages render after commit).
     premium_grants: Mapped[list[PremiumGrant]] = relationship(
@@ -40,6 +46,10 @@ class User(Base):
     @property
     def is_staff(self) -> bool:
         return self.role in STAFF_ROLES
+
+    @property
+    def two_factor_on(self) -> bool:
+        return self.totp_enabled_at is not None
 
 
 class PremiumGrant(Base):
@@ -114,7 +124,9 @@ class ApiToken(Base):
 
 
 class LoginFailure(Base):
-    """A failed log-in, kept for the throttling window (per email and per client address)."""
+    """A failed log-in, kept for the throttling window: counted per (email, client), per client, and
+    per email: from browsers that never logged in to that account together (``browser`` NULL), from
+    each browser that did by its id (``accounts.browsers``)."""
 
     __tablename__ = "login_failures"
     __table_args__ = (
@@ -124,6 +136,20 @@ class LoginFailure(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     email: Mapped[str] = mapped_column(String(254))
+    client: Mapped[str] = mapped_column(String(100))
+    at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    browser: Mapped[str | None] = mapped_column(String(32))
+
+
+class ClientAttempt(Base):
+    """One attempt of a limited action by a client address (a sign-up), kept for the limit's hour,
+    so every process counts the same attempts."""
+
+    __tablename__ = "client_attempts"
+    __table_args__ = (Index("ix_client_attempts_action_client_at", "action", "client", "at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    action: Mapped[str] = mapped_column(String(20))
     client: Mapped[str] = mapped_column(String(100))
     at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
@@ -146,3 +172,28 @@ class PasswordReset(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
     used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class RecoveryCode(Base):
+    """A one-use code that replaces the authenticator app once; only its keyed hash is stored."""
+
+    __tablename__ = "recovery_codes"
+    __table_args__ = (UniqueConstraint("user_id", "code_hash", name="uq_recovery_codes_user_hash"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    code_hash: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class TwoFactorAttempt(Base):
+    """One try of a second factor (or of the password that guards the 2FA settings), kept for the
+    throttling window: a few per user, then wait."""
+
+    __tablename__ = "two_factor_attempts"
+    __table_args__ = (Index("ix_two_factor_attempts_user_at", "user_id", "at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

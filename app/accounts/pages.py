@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse
 
-from app.accounts import service
+from app.accounts import browsers, service, two_factor_login
 from app.accounts.deps import SESSION_EPOCH_KEY, SESSION_USER_KEY, OptionalUser, client_address
 from app.accounts.models import User
 from app.kit.db import utcnow
@@ -54,18 +54,26 @@ def signup_page(request: Request, user: OptionalUser, next: str | None = None) -
 def signup(
     request: Request,
     session: SessionDep,
+    settings: SettingsDep,
     email: Annotated[str, Form()] = "",
     password: Annotated[str, Form()] = "",
     next: Annotated[str, Form()] = "",
 ) -> Any:
     values = {"email": email, "next": safe_next(next)}
     try:
+        service.check_signup_allowed(get_database(request), settings, client_address(request), utcnow())
         user = service.sign_up(session, email, password)
     except FormErrors as exc:
         kept = {**values, "password": password}  # refilled only when the password itself was fine
         return _form_page(request, "accounts/signup.html", kept, exc.errors, 400)
+    except TooManyRequests as exc:
+        response = _form_page(request, "accounts/signup.html", values, {"form": exc.detail}, 429)
+        response.headers.update(exc.headers)
+        return response
     _start_session(request, user)
-    return RedirectResponse(safe_next(next), status_code=303)
+    response = RedirectResponse(safe_next(next), status_code=303)
+    browsers.remember(request, response, settings, user.id)
+    return response
 
 
 @router.get("/login")
@@ -93,16 +101,23 @@ def login(
 ) -> Any:
     values = {"email": email, "next": safe_next(next)}
     db = get_database(request)
+    browser = browsers.known_browser(request, settings)
     try:
-        user = service.log_in(session, db, settings, email, password, client_address(request), utcnow())
+        user = service.log_in(
+            session, db, settings, email, password, client_address(request), utcnow(), browser=browser
+        )
     except FormErrors as exc:
         return _form_page(request, "accounts/login.html", values, exc.errors, 400)
     except TooManyRequests as exc:
         response = _form_page(request, "accounts/login.html", values, {"form": exc.detail}, 429)
         response.headers.update(exc.headers)
         return response
+    if user.two_factor_on:  # the session starts after the code (two_factor_pages.second_step)
+        return two_factor_login.begin(request, user, safe_next(next), settings, utcnow())
     _start_session(request, user)
-    return RedirectResponse(safe_next(next), status_code=303)
+    response = RedirectResponse(safe_next(next), status_code=303)
+    browsers.remember(request, response, settings, user.id)
+    return response
 
 
 @router.post("/logout", dependencies=[CsrfProtected])

@@ -21,6 +21,7 @@ from app.accounts.models import PasswordReset, User
 from app.accounts.service import normalise_email, password_problem
 from app.kit.db import on_commit
 from app.kit.errors import FormErrors, TooManyRequests
+from app.kit.links import absolute_url
 from app.kit.mail import Mailer
 from app.kit.security import hash_password
 from app.kit.settings import Settings
@@ -41,7 +42,6 @@ def request_reset(
     mailer: Mailer,
     email: str,
     client: str,
-    base_url: str,
     now: datetime,
 ) -> None:
     """Record the request and, for an existing account within the limits, mail a link (after commit)."""
@@ -76,7 +76,7 @@ def request_reset(
     body = (
         "Someone (hopefully you) asked to reset the password of your Torchdrill account.\n\n"
         f"Choose a new password here (the link works once, for {minutes} minutes):\n\n"
-        f"{base_url.rstrip('/')}/reset-password?token={token}\n\n"
+        f"{absolute_url(settings, '/reset-password', token=token)}\n\n"
         "If you did not ask for this, ignore this mail: your password stays as it is.\n"
     )
     recipient = user.email

@@ -14,6 +14,7 @@ from app.accounts import repository
 from app.accounts.models import STAFF_ROLES, PremiumCode, PremiumGrant, User
 from app.accounts.service import is_plain_text, require_role
 from app.kit.errors import FormErrors, InvalidInput
+from runner.format.fields import one_line_error
 
 MAX_PREMIUM_DAYS = 3660
 MAX_CODE_USES = 10_000
@@ -113,9 +114,12 @@ def create_code(
         errors["uses"] = f"Uses must be between 1 and {MAX_CODE_USES}."
     if not 1 <= days <= MAX_PREMIUM_DAYS:
         errors["days"] = f"Days must be between 1 and {MAX_PREMIUM_DAYS}."
+    one_line = one_line_error("The class name", label) if is_plain_text(label) else None
     label = " ".join(label.split())
     if len(label) > 200 or not is_plain_text(label):
         errors["label"] = "Use at most 200 plain characters for the class name."
+    elif one_line is not None:
+        errors["label"] = one_line
     if errors:
         raise FormErrors(errors)
     code = PremiumCode(code=_new_code(), label=label, max_uses=uses, uses=0, days=days,

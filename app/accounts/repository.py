@@ -4,12 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from sqlalchemy import CursorResult, bindparam, delete, func, select, tuple_, update
 from sqlalchemy.orm import Session, joinedload
 
-from app.accounts.models import ApiToken, LoginFailure, PasswordReset, PremiumCode, PremiumGrant, User
+from app.accounts.models import (
+    ApiToken,
+    ClientAttempt,
+    LoginFailure,
+    PasswordReset,
+    PremiumCode,
+    PremiumGrant,
+    RecoveryCode,
+    TwoFactorAttempt,
+    User,
+)
 
 
 def get_user(session: Session, user_id: int) -> User | None:
@@ -27,7 +37,16 @@ def add_user(session: Session, user: User) -> User:
     return user
 
 
-def add(session: Session, obj: ApiToken | PremiumGrant | PremiumCode | LoginFailure | PasswordReset) -> None:
+def add(
+    session: Session,
+    obj: ApiToken
+    | PremiumGrant
+    | PremiumCode
+    | LoginFailure
+    | PasswordReset
+    | TwoFactorAttempt
+    | ClientAttempt,
+) -> None:
     session.add(obj)
     session.flush()
 
@@ -137,24 +156,55 @@ def has_redeemed(session: Session, code_id: int, user_id: int) -> bool:
 
 
 def failures_since(
-    session: Session, since: datetime, *, email: str | None = None, client: str | None = None
+    session: Session,
+    since: datetime,
+    *,
+    email: str | None = None,
+    client: str | None = None,
+    browser: str | Literal["unknown"] | None = None,
 ) -> tuple[int, datetime | None]:
-    """How many failures match since ``since``, and the oldest of them."""
+    """How many failures match since ``since``, and the oldest of them; ``browser``: a known
+    browser's id, "unknown" for those of browsers that were not known, None for any."""
     stmt = select(func.count(LoginFailure.id), func.min(LoginFailure.at)).where(LoginFailure.at >= since)
     if email is not None:
         stmt = stmt.where(LoginFailure.email == email)
     if client is not None:
         stmt = stmt.where(LoginFailure.client == client)
+    if browser == "unknown":
+        stmt = stmt.where(LoginFailure.browser.is_(None))
+    elif browser is not None:
+        stmt = stmt.where(LoginFailure.browser == browser)
     count, oldest = session.execute(stmt).one()
     return int(count or 0), oldest
 
 
-def clear_failures(session: Session, email: str) -> None:
-    session.execute(delete(LoginFailure).where(LoginFailure.email == email))
+def clear_failures(session: Session, email: str, client: str) -> None:
+    """Forget the failed log-ins of ``email`` from ``client`` (after it logged in): the failures from
+    elsewhere stay counted, so an account under attack stays guarded after its owner logs in."""
+    session.execute(delete(LoginFailure).where(LoginFailure.email == email, LoginFailure.client == client))
 
 
 def purge_failures(session: Session, before: datetime) -> None:
     session.execute(delete(LoginFailure).where(LoginFailure.at < before))
+
+
+def client_attempts_since(
+    session: Session, action: str, client: str, since: datetime
+) -> tuple[int, datetime | None]:
+    """A client's attempts of ``action`` since ``since``, and the oldest of them."""
+    stmt = select(func.count(ClientAttempt.id), func.min(ClientAttempt.at)).where(
+        ClientAttempt.action == action, ClientAttempt.client == client, ClientAttempt.at >= since
+    )
+    count, oldest = session.execute(stmt).one()
+    return int(count or 0), oldest
+
+
+def delete_attempt(session: Session, attempt_id: int) -> None:
+    session.execute(delete(ClientAttempt).where(ClientAttempt.id == attempt_id))
+
+
+def purge_client_attempts(session: Session, before: datetime) -> None:
+    session.execute(delete(ClientAttempt).where(ClientAttempt.at < before))
 
 
 def resets_since(
@@ -184,3 +234,72 @@ def close_resets(session: Session, user_id: int, now: datetime) -> None:
 
 def purge_resets(session: Session, before: datetime) -> None:
     session.execute(delete(PasswordReset).where(PasswordReset.expires_at < before))
+
+
+# --- two-factor sign-in ---------------------------------------------------------------------------
+
+
+def lock_user(session: Session, user_id: int) -> None:
+    """Hold the user's row until the transaction ends (PostgreSQL; SQLite has one writer anyway)."""
+    session.execute(select(User.id).where(User.id == user_id).with_for_update())
+
+
+def attempts_since(session: Session, user_id: int, since: datetime) -> tuple[int, datetime | None]:
+    """How many second-factor attempts the user made since ``since``, and the oldest of them."""
+    stmt = select(func.count(TwoFactorAttempt.id), func.min(TwoFactorAttempt.at)).where(
+        TwoFactorAttempt.user_id == user_id, TwoFactorAttempt.at >= since
+    )
+    count, oldest = session.execute(stmt).one()
+    return int(count or 0), oldest
+
+
+def clear_attempts(session: Session, user_id: int) -> None:
+    session.execute(delete(TwoFactorAttempt).where(TwoFactorAttempt.user_id == user_id))
+
+
+def purge_attempts(session: Session, before: datetime) -> None:
+    session.execute(delete(TwoFactorAttempt).where(TwoFactorAttempt.at < before))
+
+
+def advance_totp_step(session: Session, user_id: int, step: int) -> bool:
+    """Record ``step`` as the last accepted one, only if it is newer: False when another request
+    already accepted this step or a later one (the same code twice, even at the same moment)."""
+    result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+        update(User)
+        .where(User.id == user_id, (User.totp_last_step.is_(None)) | (User.totp_last_step < step))
+        .values(totp_last_step=step)
+        .execution_options(synchronize_session=False)
+    )
+    return result.rowcount == 1
+
+
+def use_recovery_code(session: Session, user_id: int, code_hash: str, now: datetime) -> bool:
+    """Mark an unused recovery code used; False if there is none (wrong, or used already)."""
+    result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+        update(RecoveryCode)
+        .where(
+            RecoveryCode.user_id == user_id,
+            RecoveryCode.code_hash == code_hash,
+            RecoveryCode.used_at.is_(None),
+        )
+        .values(used_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    return result.rowcount == 1
+
+
+def replace_recovery_codes(session: Session, user_id: int, hashes: Sequence[str], now: datetime) -> None:
+    delete_recovery_codes(session, user_id)
+    session.add_all(RecoveryCode(user_id=user_id, code_hash=h, created_at=now) for h in hashes)
+    session.flush()
+
+
+def delete_recovery_codes(session: Session, user_id: int) -> None:
+    session.execute(delete(RecoveryCode).where(RecoveryCode.user_id == user_id))
+
+
+def recovery_codes_left(session: Session, user_id: int) -> int:
+    stmt = select(func.count(RecoveryCode.id)).where(
+        RecoveryCode.user_id == user_id, RecoveryCode.used_at.is_(None)
+    )
+    return int(session.scalar(stmt) or 0)

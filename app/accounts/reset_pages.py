@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse
 
-from app.accounts import password_reset
+from app.accounts import browsers, password_reset
 from app.accounts.deps import client_address
 from app.kit.db import utcnow
 from app.kit.errors import FormErrors, TooManyRequests
@@ -43,10 +43,9 @@ def forgot(
         return render(
             request, "accounts/forgot.html", {"values": values, "errors": errors, "sent": False}, 400
         )
-    base = settings.public_url or str(request.base_url)
     try:
         password_reset.request_reset(
-            session, settings, get_mailer(request, settings), email, client_address(request), base, utcnow()
+            session, settings, get_mailer(request, settings), email, client_address(request), utcnow()
         )
     except TooManyRequests as exc:
         context = {"values": values, "errors": {"form": exc.detail}, "sent": False}
@@ -72,6 +71,7 @@ def reset_page(request: Request, session: SessionDep, token: Token = "") -> Any:
 def reset(
     request: Request,
     session: SessionDep,
+    settings: SettingsDep,
     token: Annotated[str, Form(max_length=200)] = "",
     password: Annotated[str, Form()] = "",
 ) -> Any:
@@ -83,4 +83,6 @@ def reset(
             request, "accounts/reset.html", {"token": token, "errors": exc.errors, "usable": usable}, 400
         )
     request.session.clear()  # this browser too: log in again with the new password
-    return RedirectResponse("/login?" + urlencode({"email": user.email, "reset": "1"}), status_code=303)
+    response = RedirectResponse("/login?" + urlencode({"email": user.email, "reset": "1"}), status_code=303)
+    browsers.remember(request, response, settings, user.id)  # it read the account's mail
+    return response

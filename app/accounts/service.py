@@ -6,18 +6,24 @@ API tokens are in ``accounts.tokens``; the premium entitlement and codes in ``ac
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.accounts import repository
-from app.accounts.models import ROLES, LoginFailure, User
+from app.accounts.models import ROLES, ClientAttempt, LoginFailure, User
 from app.kit.db import Database
 from app.kit.errors import Forbidden, FormErrors, InvalidInput, NotFound, TooManyRequests
 from app.kit.paging import Page, decode_cursor, page_of
 from app.kit.security import hash_password, needs_rehash, verify_password
 from app.kit.settings import Settings
+from runner.format.fields import forbidden_character
+
+if TYPE_CHECKING:
+    from app.accounts.browsers import KnownBrowser
 
 EMAIL_RE = re.compile(r"^[^@\s\x00-\x1f]{1,64}@[^@\s\x00-\x1f]+\.[^@\s.\x00-\x1f]{2,}$")
 MIN_PASSWORD = 8
@@ -56,7 +62,12 @@ def sign_up(session: Session, email: str, password: str, role: str = "student") 
     errors: dict[str, str] = {}
     if not email:
         errors["email"] = "Enter your email address."
-    elif len(email) > 254 or not EMAIL_RE.match(email) or not is_plain_text(email):
+    elif (
+        len(email) > 254
+        or not EMAIL_RE.match(email)
+        or not is_plain_text(email)
+        or forbidden_character(email) is not None  # one line, no bidi or invisible characters
+    ):
         errors["email"] = "Enter a valid email address, like ada@example.com."
     problem = password_problem(password)
     if problem:
@@ -86,58 +97,136 @@ def is_plain_text(text: str) -> bool:
 
 
 # --- log-in and throttling ------------------------------------------------------------------------
+#
+# Failed log-ins are counted per (email, client) and per client, so a guesser is slowed where it
+# stands and nobody elsewhere can lock the owner out. Guesses at one account from many addresses
+# are bounded per email too, but only for browsers that never logged in to that account: the
+# owner's browsers (``accounts.browsers``) keep their own per-client allowance (docs/security.md,
+# "Rate limits per real client").
+
+FAILED_LOGINS = "Too many failed log-ins. Wait about {wait} and try again."
+ACCOUNT_GUARDED = (
+    "This account had many failed log-ins from elsewhere, so it only accepts browsers that logged in "
+    "to it before for a while. Wait about {wait}, log in from a browser you used before, or reset "
+    "your password."
+)
 
 
-def check_login_allowed(session: Session, settings: Settings, email: str, client: str, now: datetime) -> None:
-    """Refuse (429) once an email or a client address has too many recent failed log-ins."""
+def _wait_words(seconds: float) -> str:
+    minutes = max(1, round(seconds / 60))
+    return f"{minutes} minute{'s' if minutes != 1 else ''}"
+
+
+def check_login_allowed(
+    session: Session, settings: Settings, email: str, client: str, browser: str | None, now: datetime
+) -> None:
+    """Refuse (429) once this email from this client, this client, or this email from this known
+    ``browser`` (its id) — from any browser not known to the account when None — has too many
+    recent failed log-ins."""
     window = timedelta(seconds=settings.login_window_s)
     since = now - window
-    email = normalise_email(email)[:254]
-    for count, oldest, limit in (
-        (*repository.failures_since(session, since, email=email), settings.login_max_failures_per_email),
-        (
-            *repository.failures_since(session, since, client=client[:100]),
-            settings.login_max_failures_per_client,
-        ),
-    ):
+    email, client = normalise_email(email)[:254], client[:100]
+    checks = [
+        (repository.failures_since(session, since, email=email, client=client),
+         settings.login_max_failures_per_email, FAILED_LOGINS),
+        (repository.failures_since(session, since, client=client),
+         settings.login_max_failures_per_client, FAILED_LOGINS),
+    ]  # fmt: skip
+    if browser is None:
+        checks.append(
+            (repository.failures_since(session, since, email=email, browser="unknown"),
+             settings.login_max_failures_per_account, ACCOUNT_GUARDED)
+        )  # fmt: skip
+    else:  # a copied cookie, used from many addresses, still gets a handful of guesses
+        checks.append(
+            (repository.failures_since(session, since, email=email, browser=browser),
+             settings.login_max_failures_per_email, FAILED_LOGINS)
+        )  # fmt: skip
+    for (count, oldest), limit, message in checks:
         if count >= limit:
-            wait = ((oldest or now) + window - now).total_seconds()
-            minutes = max(1, round(wait / 60))
-            plural = "s" if minutes != 1 else ""
-            raise TooManyRequests(
-                f"Too many failed log-ins. Wait about {minutes} minute{plural} and try again.",
-                retry_after_s=max(1.0, wait),
-            )
+            wait = max(1.0, ((oldest or now) + window - now).total_seconds())
+            raise TooManyRequests(message.format(wait=_wait_words(wait)), retry_after_s=wait)
 
 
-def record_login_failure(db: Database, email: str, client: str, now: datetime) -> None:
+def record_login_failure(db: Database, email: str, client: str, browser: str | None, now: datetime) -> None:
     """Remember a failed log-in in its own transaction: the request that failed will not commit."""
     with db.transaction() as session:
         repository.purge_failures(session, now - timedelta(days=1))
-        repository.add(session, LoginFailure(email=normalise_email(email)[:254], client=client[:100], at=now))
+        address = normalise_email(email)[:254]
+        repository.add(session, LoginFailure(email=address, client=client[:100], at=now, browser=browser))
 
 
-def authenticate(session: Session, email: str, password: str) -> User:
-    user = repository.get_user_by_email(session, normalise_email(email))
-    if user is None or not verify_password(user.password_hash, password):
+def authenticate(
+    session: Session,
+    user: User | None,
+    password: str,
+    client: str,
+    second_factor: Callable[[User], None] | None = None,
+) -> User:
+    """``user`` if ``password`` is theirs. One argon2 verification whether or not the account
+    exists (``verify_password`` without a hash), so timing does not tell."""
+    if not verify_password(user.password_hash if user is not None else None, password) or user is None:
         raise FormErrors({"form": "Email or password is incorrect."})
+    if second_factor is not None:  # before this session writes: the check keeps its own records
+        second_factor(user)
     if needs_rehash(user.password_hash):
         user.password_hash = hash_password(password)
         session.flush()
-    repository.clear_failures(session, user.email)
+    repository.clear_failures(session, user.email, client[:100])
     return user
 
 
 def log_in(
-    session: Session, db: Database, settings: Settings, email: str, password: str, client: str, now: datetime
+    session: Session,
+    db: Database,
+    settings: Settings,
+    email: str,
+    password: str,
+    client: str,
+    now: datetime,
+    second_factor: Callable[[User], None] | None = None,
+    browser: KnownBrowser | None = None,
 ) -> User:
-    """Throttled authentication shared by the log-in page and the token endpoint."""
-    check_login_allowed(session, settings, email, client, now)
+    """Throttled authentication shared by the log-in page and the token endpoint. The token
+    endpoint's ``second_factor`` (``two_factor.token_check``) runs once the password is right.
+    ``browser``: the one this attempt comes from, if it has logged in before
+    (``accounts.browsers``; API clients have none)."""
+    user = repository.get_user_by_email(session, normalise_email(email))
+    known = browser.id if browser is not None and user is not None and user.id in browser.users else None
+    check_login_allowed(session, settings, email, client, known, now)
     try:
-        return authenticate(session, email, password)
+        return authenticate(session, user, password, client, second_factor)
     except FormErrors:
-        record_login_failure(db, email, client, now)
+        record_login_failure(db, email, client, known, now)
         raise
+
+
+# --- sign-up limit ---------------------------------------------------------------------------------
+
+
+def check_signup_allowed(db: Database, settings: Settings, client: str, now: datetime) -> None:
+    """Count this sign-up attempt of ``client`` and refuse it (429) beyond ``signup_per_client_hour``:
+    a sign-up tells whether an email has an account, and mass sign-ups are spam.
+
+    The attempt is committed first, in its own transaction, then counted with everyone else's, so
+    concurrent attempts see each other (a burst cannot slip past the limit; at worst the last
+    allowed one is refused too); a refused attempt is taken back, so waiting is enough."""
+    hour = timedelta(hours=1)
+    attempt = ClientAttempt(action="signup", client=client[:100], at=now)
+    with db.transaction() as session:
+        repository.purge_client_attempts(session, now - hour)
+        repository.add(session, attempt)
+        attempt_id = attempt.id
+    with db.transaction() as session:
+        count, oldest = repository.client_attempts_since(session, "signup", client[:100], now - hour)
+        if count > settings.signup_per_client_hour:
+            repository.delete_attempt(session, attempt_id)
+    if count > settings.signup_per_client_hour:
+        wait = max(1.0, ((oldest or now) + hour - now).total_seconds())
+        raise TooManyRequests(
+            f"Too many sign-ups from your network. Wait about {_wait_words(wait)} and try again.",
+            retry_after_s=wait,
+        )
 
 
 def change_password(session: Session, user: User, current: str, new: str) -> None:

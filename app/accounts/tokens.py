@@ -12,6 +12,7 @@ from app.accounts import repository
 from app.accounts.models import ApiToken, User
 from app.accounts.service import is_plain_text
 from app.kit.errors import InvalidInput, NotFound
+from app.kit.fields import check_one_line
 from app.kit.paging import Page, decode_cursor, page_of
 
 TOKEN_PREFIX = "td_"
@@ -24,9 +25,9 @@ def _token_hash(token: str) -> str:
 
 def create_token(session: Session, user: User, name: str, now: datetime) -> tuple[ApiToken, str]:
     """A new personal access token; the plain token is returned once and never stored."""
-    name = " ".join(name.split())[:100] or "token"
     if not is_plain_text(name):
         raise InvalidInput("The token name contains characters that cannot be used.")
+    name = " ".join(check_one_line(name, "The token name").split())[:100] or "token"
     plain = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken(
         user_id=user.id, name=name, token_hash=_token_hash(plain), prefix=plain[:10], created_at=now

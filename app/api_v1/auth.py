@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, Request, Response
+from fastapi import APIRouter, Depends, Form, Path, Request, Response
 from fastapi.security import OAuth2PasswordRequestForm
 
-from app.accounts import premium, tokens
+from app.accounts import premium, tokens, two_factor
 from app.accounts import service as accounts
 from app.accounts.deps import client_address
 from app.accounts.models import User
@@ -19,6 +19,8 @@ from app.kit.paging import next_url
 from app.kit.web import PageAfter, PageLimit, SessionDep, SettingsDep, get_database
 
 router = APIRouter(prefix="/auth", tags=["auth"])
+
+OTP_HELP = "With two-factor sign-in on: the 6-digit code from the authenticator app, or a recovery code"
 
 
 class InvalidCredentials(LoginRequired):
@@ -36,9 +38,13 @@ def user_out(user: User) -> UserOut:
                    premium=status.active, premium_expires_at=status.expires_at)  # fmt: skip
 
 
-@router.post("/register", status_code=201, response_model=UserOut, responses=error_responses(409, 422))
-def register(body: RegisterIn, session: SessionDep) -> UserOut:
-    """Create a student account. Log in with `POST /api/v1/auth/token` afterwards."""
+@router.post("/register", status_code=201, response_model=UserOut, responses=error_responses(409, 422, 429))
+def register(request: Request, body: RegisterIn, session: SessionDep, settings: SettingsDep) -> UserOut:
+    """Create a student account. Log in with `POST /api/v1/auth/token` afterwards.
+
+    Sign-ups are limited per client address an hour (429 with Retry-After), like the page's.
+    """
+    accounts.check_signup_allowed(get_database(request), settings, client_address(request), utcnow())
     try:
         user = accounts.sign_up(session, body.email, body.password)
     except FormErrors as exc:
@@ -48,21 +54,27 @@ def register(body: RegisterIn, session: SessionDep) -> UserOut:
     return user_out(user)
 
 
-@router.post("/token", response_model=TokenOut, responses=error_responses(401, 422, 429))
+@router.post("/token", response_model=TokenOut, responses=error_responses(401, 403, 422, 429))
 def token(
     request: Request,
     form: Annotated[OAuth2PasswordRequestForm, Depends()],
     session: SessionDep,
     settings: SettingsDep,
+    otp: Annotated[str, Form(max_length=100, description=OTP_HELP)] = "",
 ) -> TokenOut:
     """OAuth2 password flow: `username` is the email. Creates a personal access token, shown once.
 
-    Failed attempts are throttled per email and per client address (429 with Retry-After).
+    Failed attempts are throttled per email and client address, per client address, and per email
+    from anywhere (429 with Retry-After; docs/security.md).
+    An account with two-factor sign-in on also needs `otp` (401 `otp_required` without it,
+    `invalid_otp` when wrong; a few wrong codes, then 429). Where the site requires two-factor
+    sign-in of staff, an instructor or admin without it gets 403 `two_factor_required`.
     """
+    db, now = get_database(request), utcnow()
     try:
         user = accounts.log_in(
-            session, get_database(request), settings, form.username, form.password, client_address(request),
-            utcnow(),
+            session, db, settings, form.username, form.password, client_address(request), now,
+            two_factor.token_check(session, db, settings, otp, now),
         )  # fmt: skip
     except FormErrors:
         raise InvalidCredentials() from None

@@ -207,7 +207,7 @@ def list_submissions(
 ) -> SubmissionList:
     """The caller's submissions, newest first; follow `next` for older ones."""
     size = min(limit or settings.api_page_size, 100)
-    target = problems.get_published(session, problem) if problem else None
+    target = problems.get_published(session, problem, user) if problem else None
     rows = service.list_own(session, user, problem=target, verdict=verdict, before_id=before, limit=size + 1)
     more = len(rows) > size  # one row past the page says whether an older page exists
     rows = rows[:size]

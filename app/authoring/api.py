@@ -1,4 +1,5 @@
-"""Instructor-only JSON API: create, update, validate, publish, export and import problems.
+"""Instructor-only JSON API: create, update, validate, publish, export and import problems, and
+manage a problem's owners. Every route acts only on problems the caller owns (admins: all).
 
 Errors follow the rest of ``/api``: ``{"error": code, "detail": message}``; a publish refused by
 validation adds ``"report"`` (the same report the editor and ``torchdrill problems validate`` show).
@@ -13,8 +14,8 @@ from fastapi import APIRouter, File, Form, Query, UploadFile
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
-from app.authoring import archive, service
-from app.authoring.deps import AuthorUser, AuthorWriter, SlugPath
+from app.authoring import archive, ownership, service
+from app.authoring.deps import AuthorUser, AuthorWriter, OwnerId, SlugPath
 from app.kit.errors import PayloadTooLarge
 from app.kit.paging import next_url
 from app.kit.web import PageAfter, PageLimit, RunnerDep, SessionDep, SettingsDep
@@ -30,9 +31,19 @@ FilesField = Field(
 )
 
 
+CourseField = Field(
+    default=None,
+    ge=1,
+    le=2**31 - 1,
+    description="the course the problem is for (one you teach): it is seen only inside that course; "
+    "required of instructors, optional for admins (none: site-wide)",
+)
+
+
 class NewProblem(BaseModel):
     slug: str = Field(max_length=80, description="lowercase letters, digits and dashes")
     files: dict[str, str] = FilesField
+    course_id: int | None = CourseField
 
 
 class ProblemUpdate(BaseModel):
@@ -41,6 +52,14 @@ class ProblemUpdate(BaseModel):
 
 class ValidateRequest(BaseModel):
     files: dict[str, str] | None = Field(default=None, max_length=MAX_FILES, description="unsaved files")
+
+
+class NewOwner(BaseModel):
+    email: str = Field(max_length=254, description="the email of an instructor's account")
+
+
+class SiteWide(BaseModel):
+    site_wide: bool = Field(description="true: publish site-wide (public tracks); false: course-only again")
 
 
 class MarkdownIn(BaseModel):
@@ -61,6 +80,8 @@ def _workspace_view(ws: service.Workspace) -> dict[str, Any]:
         "slug": ws.problem.slug,
         "title": ws.problem.title,
         "published": ws.problem.published,
+        "course_only": ws.problem.course_only,
+        "course_id": ws.problem.course_id,
         "live_version": ws.live_version,
         "source": ws.source,
         "stale_draft": ws.stale,
@@ -78,9 +99,10 @@ def list_problems(
     limit: PageLimit = None,
     after: PageAfter = None,
 ) -> dict[str, Any]:
-    """Every problem, drafts and unpublished ones first, by category and title; follow `next`."""
+    """The problems you own (admins: every one), drafts and unpublished ones first, by category and
+    title; follow `next`."""
     size = min(limit or settings.api_page_size, 100)
-    page = service.page_of_problems(session, after, size)
+    page = service.page_of_problems(session, user, after, size)
     return {
         "problems": [
             {**asdict(r), "status": r.status, "updated_at": r.updated_at.isoformat()} for r in page.items
@@ -91,26 +113,22 @@ def list_problems(
 
 @router.post("/problems", status_code=201)
 def create_problem(body: NewProblem, user: AuthorWriter, session: SessionDep) -> dict[str, Any]:
-    problem = service.create(session, body.slug, body.files, user)
-    return _workspace_view(service.workspace(session, problem.slug))
+    problem = service.create(session, body.slug, body.files, user, body.course_id)
+    return _workspace_view(service.workspace(session, problem.slug, user))
 
 
 @router.get("/problems/{slug}")
 def get_problem(slug: SlugPath, user: AuthorUser, session: SessionDep) -> dict[str, Any]:
-    return _workspace_view(service.workspace(session, slug))
+    return _workspace_view(service.workspace(session, slug, user))
 
 
 @router.put("/problems/{slug}")
 def update_problem(
-    slug: SlugPath, body: ProblemUpdate, user: AuthorWriter, session: SessionDep, runner: RunnerDep
+    slug: SlugPath, body: ProblemUpdate, user: AuthorWriter, session: SessionDep
 ) -> dict[str, Any]:
-    outcome = service.save(session, slug, body.files, user, runner)
-    return {
-        "saved": True,
-        "message": outcome.message,
-        "published_version": outcome.published_version,
-        "report": _report(outcome.report) if outcome.report is not None else None,
-    }
+    """Save the draft. Learners keep seeing the live version (``live_version``) until you publish."""
+    outcome = service.save(session, slug, body.files, user)
+    return {"saved": True, "message": outcome.message, "live_version": outcome.live_version}
 
 
 @router.post("/problems/{slug}/validate")
@@ -122,7 +140,7 @@ def validate_problem(
     body: ValidateRequest | None = None,
 ) -> dict[str, Any]:
     """Validate unsaved ``files`` or else the working copy. 200 with ``ok: false`` when it fails."""
-    return _report(service.validate(session, slug, runner, body.files if body else None))
+    return _report(service.validate(session, slug, user, runner, body.files if body else None))
 
 
 @router.post("/problems/{slug}/publish", response_model=None)
@@ -131,18 +149,56 @@ def publish_problem(slug: SlugPath, user: AuthorWriter, session: SessionDep, run
         version = service.publish(session, slug, user, runner)
     except service.ValidationFailed as exc:
         return _refused(exc)
-    return {"slug": slug, "published": True, "live_version": version.number}
+    return {
+        "slug": slug,
+        "published": True,
+        "live_version": version.number,
+        "message": f"Published: students now see version {version.number}.",
+    }
 
 
 @router.post("/problems/{slug}/unpublish")
 def unpublish_problem(slug: SlugPath, user: AuthorWriter, session: SessionDep) -> dict[str, Any]:
-    problem = service.unpublish(session, slug)
+    problem = service.unpublish(session, slug, user)
     return {"slug": slug, "published": problem.published}
+
+
+@router.put("/problems/{slug}/site-wide")
+def set_site_wide(slug: SlugPath, body: SiteWide, user: AuthorWriter, session: SessionDep) -> dict[str, Any]:
+    """Admins only: publish a course-only problem site-wide, or take it back into its course."""
+    problem = service.set_site_wide(session, slug, user, body.site_wide)
+    return {"slug": slug, "course_only": problem.course_only, "course_id": problem.course_id}
+
+
+@router.get("/problems/{slug}/owners")
+def list_owners(slug: SlugPath, user: AuthorUser, session: SessionDep) -> dict[str, Any]:
+    """Who may edit the problem: its author and co-authors."""
+    problem = service.get_problem(session, slug, user)
+    return {"owners": [_owner_view(o) for o in ownership.owners(session, problem)]}
+
+
+@router.post("/problems/{slug}/owners", status_code=201)
+def add_owner(slug: SlugPath, body: NewOwner, user: AuthorWriter, session: SessionDep) -> dict[str, Any]:
+    """The author (or an admin) adds an instructor as co-author."""
+    problem = service.get_problem(session, slug, user)
+    return _owner_view(ownership.add_coauthor(session, problem, user, body.email))
+
+
+@router.delete("/problems/{slug}/owners/{user_id}", status_code=204)
+def remove_owner(slug: SlugPath, user_id: OwnerId, user: AuthorWriter, session: SessionDep) -> Response:
+    """The author (or an admin) removes a co-author; a co-author may remove themselves."""
+    problem = service.get_problem(session, slug, user)
+    ownership.remove_coauthor(session, problem, user, user_id)
+    return Response(status_code=204)
+
+
+def _owner_view(owner: ownership.OwnerView) -> dict[str, Any]:
+    return {**asdict(owner), "added_at": owner.added_at.isoformat()}
 
 
 @router.delete("/problems/{slug}/draft", status_code=204)
 def discard_draft(slug: SlugPath, user: AuthorWriter, session: SessionDep) -> Response:
-    service.discard_draft(session, slug)
+    service.discard_draft(session, slug, user)
     return Response(status_code=204)
 
 
@@ -155,8 +211,8 @@ def export_problem(
     format: Annotated[Literal["zip", "json"], Query()] = "zip",
 ) -> Any:
     if format == "json":
-        return {"slug": slug, "source": source, "files": service.export_files(session, slug, source)}
-    data = service.export_zip(session, slug, source)
+        return {"slug": slug, "source": source, "files": service.export_files(session, slug, user, source)}
+    data = service.export_zip(session, slug, user, source)
     return Response(
         data,
         media_type="application/zip",
@@ -170,13 +226,15 @@ def import_zip(
     session: SessionDep,
     file: Annotated[UploadFile, File(description="a zip of one problem folder")],
     slug: Annotated[str | None, Form(max_length=80)] = None,
+    course_id: Annotated[int | None, Form(ge=1, le=2**31 - 1)] = None,
 ) -> JSONResponse:
-    """Upload a problem zip into a draft (a new problem, or the named/zipped one's working copy)."""
+    """Upload a problem zip into a draft (a new problem for ``course_id``, or the named/zipped one's
+    working copy, which must be yours)."""
     data = file.file.read(archive.MAX_ZIP_BYTES + 1)
     if len(data) > archive.MAX_ZIP_BYTES:
         raise PayloadTooLarge(f"The zip is larger than {archive.MAX_ZIP_BYTES // 1024} KiB.")
-    problem, created = service.upload_zip(session, data, user, slug or None)
-    view = _workspace_view(service.workspace(session, problem.slug))
+    problem, created = service.upload_zip(session, data, user, slug or None, course_id)
+    view = _workspace_view(service.workspace(session, problem.slug, user))
     return JSONResponse(view, status_code=201 if created else 200)
 
 

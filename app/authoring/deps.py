@@ -1,4 +1,5 @@
 """Who may author: instructors and admins, by session (pages, the editor) or by API token.
+Which problems each may touch (their own; admins: all) is ``app.authoring.ownership``'s to decide.
 
 Session requests that change something must carry the CSRF token (header or form field);
 requests authenticated with ``Authorization: Bearer <token>`` (``app.accounts.deps``) need none,
@@ -47,3 +48,4 @@ AuthorWriter = Annotated[User, Depends(author_writing)]
 SlugPath = Annotated[
     str, Path(min_length=2, max_length=80, pattern=SLUG_RE.pattern, description="the problem's slug")
 ]
+OwnerId = Annotated[int, Path(ge=1, le=2**31 - 1, description="the owner's user id")]

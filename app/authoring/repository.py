@@ -8,18 +8,28 @@ from datetime import datetime
 from sqlalchemy import select, tuple_
 from sqlalchemy.orm import Session
 
+from app.accounts.models import User
 from app.authoring.models import ProblemDraft
-from app.problems.models import Problem, ProblemVersion
+from app.problems.models import Problem, ProblemOwner, ProblemVersion
 
 AuthoringKey = tuple[bool, str, str, int]  # (published, category, title, id): the authoring list's order
 _ORDER = (Problem.published, Problem.category, Problem.title, Problem.id)
 
 
 def list_all_problems(
-    session: Session, *, after: AuthoringKey | None = None, limit: int | None = None
+    session: Session,
+    *,
+    owner_id: int | None = None,
+    after: AuthoringKey | None = None,
+    limit: int | None = None,
 ) -> Sequence[Problem]:
-    """Every problem, drafts first, by category and title; keyset-paged (ix_problems_authoring)."""
+    """Every problem (or those ``owner_id`` owns), drafts first, by category and title; keyset-paged
+    (ix_problems_authoring)."""
     stmt = select(Problem)
+    if owner_id is not None:
+        stmt = stmt.where(
+            Problem.id.in_(select(ProblemOwner.problem_id).where(ProblemOwner.user_id == owner_id))
+        )
     if after is not None:
         stmt = stmt.where(tuple_(*_ORDER) > after)
     stmt = stmt.order_by(*_ORDER)
@@ -76,3 +86,29 @@ def version_history(session: Session, problem_id: int) -> list[tuple[int, int, d
         .order_by(ProblemVersion.number)
     )
     return [(vid, number, created) for vid, number, created in session.execute(stmt)]
+
+
+def add_owner(session: Session, owner: ProblemOwner) -> ProblemOwner:
+    session.add(owner)
+    session.flush()
+    return owner
+
+
+def get_owner(session: Session, problem_id: int, user_id: int) -> ProblemOwner | None:
+    return session.get(ProblemOwner, (problem_id, user_id))
+
+
+def delete_owner(session: Session, owner: ProblemOwner) -> None:
+    session.delete(owner)
+    session.flush()
+
+
+def owners_with_users(session: Session, problem_id: int) -> list[tuple[ProblemOwner, User]]:
+    """A problem's owners, the author first, then co-authors in the order they were added."""
+    stmt = (
+        select(ProblemOwner, User)
+        .join(User, User.id == ProblemOwner.user_id)
+        .where(ProblemOwner.problem_id == problem_id)
+        .order_by(ProblemOwner.role, ProblemOwner.created_at, User.id)
+    )
+    return [(o, u) for o, u in session.execute(stmt).all()]

@@ -3,13 +3,18 @@
 A problem has at most one *draft* (its working copy, ``ProblemDraft``) and zero or more immutable
 *versions*; learners only ever see the current version of a published problem. The rules:
 
-- creating a problem stores a draft and an unpublished ``Problem`` row: invisible to students;
-- saving stores the draft; when the problem is published, the saved files are validated in the
-  sandbox and, if they pass, become version N+1 at once (the live version never fails
-  validation; earlier submissions keep pointing at the version they ran);
-- publishing validates the working copy, turns it into a version (the importer's
+- creating a problem stores a draft and an unpublished ``Problem`` row: invisible to students.
+  Its creator is its author (``ownership.py``). An instructor's problem is course-only: it names a
+  course they teach and is seen only inside it; an admin's may be site-wide;
+- saving stores the draft and nothing else: what learners see never changes on a save;
+- publishing validates the working copy, turns it into version N+1 (the importer's
   ``import_problem``, so files and hashes match the bank import exactly) and drops the draft;
-- unpublishing hides the problem again; versions and submissions stay.
+  earlier submissions keep pointing at the version they ran;
+- unpublishing hides the problem again; versions and submissions stay;
+- only an admin publishes a course-only problem site-wide (then it joins its category's track).
+
+Every function that reads or changes a problem takes the acting user and goes through
+``ownership.editable``: owners and admins only.
 
 Validation runs before anything is written, so no write transaction is held while the sandbox works.
 """
@@ -25,15 +30,16 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
-from app.authoring import archive, repository
+from app.authoring import archive, ownership, repository
 from app.authoring.models import ProblemDraft
 from app.authoring.validation import validate_files, validate_folder_files
 from app.kit.db import release_connection
-from app.kit.errors import AppError, Conflict, InvalidInput, NotFound
+from app.kit.errors import AppError, Conflict, Forbidden, InvalidInput, NotFound
 from app.kit.markdown import render_markdown
 from app.kit.paging import Page, decode_cursor, page_of
 from app.kit.runner import JudgeRunner
 from app.problems import repository as problems_repository
+from app.problems import visibility
 from app.problems.importer import import_problem
 from app.problems.models import Problem, ProblemVersion
 from runner.format.problem import MAX_FILE_BYTES, SLUG_RE, ProblemFiles, ProblemFormatError, build_problem
@@ -77,6 +83,7 @@ class ProblemRow:
     live_version: int | None
     has_draft: bool
     updated_at: datetime
+    course_only: bool
 
     @property
     def status(self) -> str:
@@ -85,21 +92,29 @@ class ProblemRow:
         return "draft" if self.live_version is None else "unpublished"
 
 
-def list_problems(session: Session) -> list[ProblemRow]:
-    """Every problem, drafts and unpublished ones included (instructors only)."""
-    every = repository.list_all_problems(session)
-    return _rows(every, repository.drafts_by_problem(session), repository.version_numbers(session))
+def _owner_filter(user: User) -> int | None:
+    """Admins list every problem; an instructor the problems they own."""
+    return None if user.is_admin else user.id
+
+
+def list_problems(session: Session, user: User) -> list[ProblemRow]:
+    """The problems ``user`` may edit, drafts and unpublished ones included."""
+    every = repository.list_all_problems(session, owner_id=_owner_filter(user))
+    drafts = repository.drafts_by_problem(session, [p.id for p in every])
+    return _rows(every, drafts, repository.version_numbers(session))
 
 
 AUTHORING_KEY = (bool, str, str, int)  # the shape of repository.AuthoringKey, for decoding a cursor
 
 
-def page_of_problems(session: Session, after: str | None, limit: int) -> Page[ProblemRow]:
+def page_of_problems(session: Session, user: User, after: str | None, limit: int) -> Page[ProblemRow]:
     """One page of :func:`list_problems` (same order) after the cursor ``after``; only the page's
     drafts and versions are read."""
     key = decode_cursor(after, AUTHORING_KEY) if after else None
     found = page_of(
-        repository.list_all_problems(session, after=key, limit=limit + 1), limit, repository.authoring_key
+        repository.list_all_problems(session, owner_id=_owner_filter(user), after=key, limit=limit + 1),
+        limit,
+        repository.authoring_key,
     )
     drafts = repository.drafts_by_problem(session, [p.id for p in found.items])
     numbers = repository.version_numbers(
@@ -122,16 +137,15 @@ def _rows(
             live_version=numbers.get(p.current_version_id) if p.current_version_id else None,
             has_draft=p.id in drafts,
             updated_at=max(p.updated_at, drafts[p.id].updated_at) if p.id in drafts else p.updated_at,
+            course_only=p.course_only,
         )
         for p in problems
     ]
 
 
-def get_problem(session: Session, slug: str) -> Problem:
-    problem = problems_repository.get_by_slug(session, slug)
-    if problem is None:
-        raise NotFound(f"There is no problem called {slug!r}.")
-    return problem
+def get_problem(session: Session, slug: str, user: User) -> Problem:
+    """The problem, if ``user`` may edit it (``ownership.editable``: 403 or 404 otherwise)."""
+    return ownership.editable(session, slug, user)
 
 
 def _live_version(session: Session, problem: Problem) -> ProblemVersion | None:
@@ -165,8 +179,11 @@ class Workspace:
         return self.source == "draft"
 
 
-def workspace(session: Session, slug: str) -> Workspace:
-    problem = get_problem(session, slug)
+def workspace(session: Session, slug: str, user: User) -> Workspace:
+    return _workspace(session, get_problem(session, slug, user))
+
+
+def _workspace(session: Session, problem: Problem) -> Workspace:
     draft = repository.get_draft(session, problem.id)
     live = _live_version(session, problem)
     history = repository.version_history(session, problem.id)
@@ -175,13 +192,26 @@ def workspace(session: Session, slug: str) -> Workspace:
         base = numbers.get(draft.base_version_id) if draft.base_version_id is not None else None
         return Workspace(problem, dict(draft.files), "draft", live.number if live else None, base, history)
     if live is None:
-        raise NotFound(f"Problem {slug!r} has neither a draft nor a version.")
+        raise NotFound(f"Problem {problem.slug!r} has neither a draft nor a version.")
     return Workspace(problem, dict(live.files), "live", live.number, None, history)
 
 
-def export_files(session: Session, slug: str, source: Source = "live") -> dict[str, str]:
+def export_files(session: Session, slug: str, user: User, source: Source = "live") -> dict[str, str]:
     """The files of the live version, of the draft, or of whichever the editor shows (working)."""
-    problem = get_problem(session, slug)
+    return _files_of(session, get_problem(session, slug, user), source)
+
+
+def export_files_as_operator(session: Session, slug: str, source: Source = "live") -> dict[str, str]:
+    """:func:`export_files` for ``torchdrill problems export``, run on the server with the database's
+    own credentials (an operator, above every site role): it reads, never changes."""
+    problem = problems_repository.get_by_slug(session, slug)
+    if problem is None:
+        raise NotFound(f"There is no problem called {slug[:80]!r}.")
+    return _files_of(session, problem, source)
+
+
+def _files_of(session: Session, problem: Problem, source: Source) -> dict[str, str]:
+    slug = problem.slug
     if source == "live":
         live = _live_version(session, problem)
         if live is None:
@@ -192,11 +222,11 @@ def export_files(session: Session, slug: str, source: Source = "live") -> dict[s
         if draft is None:
             raise NotFound(f"Problem {slug!r} has no draft; export its live version instead.")
         return dict(draft.files)
-    return workspace(session, slug).files
+    return _workspace(session, problem).files
 
 
-def export_zip(session: Session, slug: str, source: Source = "working") -> bytes:
-    return archive.to_zip(slug, export_files(session, slug, source))
+def export_zip(session: Session, slug: str, user: User, source: Source = "working") -> bytes:
+    return archive.to_zip(slug, export_files(session, slug, user, source))
 
 
 # ---- checking --------------------------------------------------------------------------------
@@ -233,11 +263,12 @@ def track_titles(session: Session) -> list[str]:
 
 
 def validate(
-    session: Session, slug: str, runner: JudgeRunner, files: dict[str, str] | None = None
+    session: Session, slug: str, user: User, runner: JudgeRunner, files: dict[str, str] | None = None
 ) -> ValidationReport:
-    """Validate ``files`` (unsaved editor content) or else the problem's working copy."""
+    """Validate ``files`` (unsaved editor content: nothing stored is read) or else the problem's
+    working copy (its owners' and admins' only)."""
     if files is None:
-        files = workspace(session, slug).files
+        files = workspace(session, slug, user).files
     titles = track_titles(session)
     release_connection(session)  # the sandbox takes seconds; no connection waits meanwhile
     return validate_folder_files(slug, files, runner, titles)
@@ -293,12 +324,33 @@ def _apply_listing(problem: Problem, files: ProblemFiles) -> None:
     problem.premium = files.premium
 
 
-def create(session: Session, slug: str, files: dict[str, str], user: User | None) -> Problem:
-    """A new, unpublished problem whose working copy is ``files`` (format-checked, not run)."""
+def course_for_new_problem(session: Session, user: User, course_id: int | None) -> int | None:
+    """The course a new problem is for: required of instructors (one they teach); an admin's
+    problem without one is site-wide."""
+    if course_id is None:
+        if user.is_admin:
+            return None
+        raise InvalidInput(
+            "Choose the course this problem is for: an instructor's problems are seen only inside "
+            "their course (an admin can publish one site-wide later)."
+        )
+    if not visibility.teaches(session, course_id, user):
+        raise InvalidInput(f"You do not teach a course #{course_id}: choose one of your courses.")
+    return course_id
+
+
+def create(
+    session: Session, slug: str, files: dict[str, str], user: User, course_id: int | None = None
+) -> Problem:
+    """A new, unpublished problem whose working copy is ``files`` (format-checked, not run); its
+    creator is its author. ``course_id``: the course it is for (course-only), see
+    :func:`course_for_new_problem`."""
+    require_author(user)
     parsed = check_files(slug, files)
+    course = course_for_new_problem(session, user, course_id)
     if problems_repository.get_by_slug(session, slug) is not None:
         raise Conflict(f"A problem called {slug!r} already exists: edit it, or choose another slug.")
-    problem = Problem(slug=slug, published=False)
+    problem = Problem(slug=slug, published=False, course_only=course is not None, course_id=course)
     _apply_listing(problem, parsed)
     try:
         with session.begin_nested():
@@ -308,43 +360,37 @@ def create(session: Session, slug: str, files: dict[str, str], user: User | None
             f"A problem called {slug!r} already exists: edit it, or choose another slug."
         ) from None
     _store_draft(session, problem, parsed.files(), user)
+    ownership.make_author(session, problem, user)
     return problem
+
+
+def require_author(user: User) -> None:
+    if not user.is_staff:
+        raise Forbidden("Only instructors and admins author problems.")
 
 
 @dataclass(frozen=True)
 class SaveOutcome:
-    published_version: int | None  # the new live version, when saving a published problem did that
-    report: ValidationReport | None  # the validation of a published problem's save
+    live_version: int | None  # what learners still see (None: nothing published yet)
+    published: bool
 
     @property
     def message(self) -> str:
-        if self.report is None:
+        if self.live_version is None or not self.published:
             return "Saved as a draft. Students do not see it until you publish."
-        if self.published_version is not None:
-            return f"Saved and published as version {self.published_version}."
-        return "Saved as a draft only: it does not pass validation, so students keep the live version."
+        return f"Saved as a draft. Students still see version {self.live_version} until you publish."
 
 
-def save(
-    session: Session, slug: str, files: dict[str, str], user: User | None, runner: JudgeRunner
-) -> SaveOutcome:
-    """Store the working copy; for a published problem, a valid save is published at once."""
-    problem = get_problem(session, slug)
+def save(session: Session, slug: str, files: dict[str, str], user: User) -> SaveOutcome:
+    """Store the working copy, and nothing else: what learners see changes only on Publish."""
+    problem = get_problem(session, slug, user)
     parsed = check_files(slug, files)
-    if problem.published and problem.current_version_id is not None:
-        titles = track_titles(session)
-        release_connection(session)  # before any write: no lock, no connection while the sandbox runs
-        report = validate_files(parsed, runner, titles)
-        if report.ok:
-            version = _publish_parsed(session, problem, parsed, report, runner)
-            return SaveOutcome(published_version=version.number, report=report)
-        _store_draft(session, problem, parsed.files(), user)
-        return SaveOutcome(published_version=None, report=report)
     _store_draft(session, problem, parsed.files(), user)
     if problem.current_version_id is None:
         _apply_listing(problem, parsed)
     session.flush()
-    return SaveOutcome(published_version=None, report=None)
+    live = _live_version(session, problem)
+    return SaveOutcome(live_version=live.number if live else None, published=problem.published)
 
 
 def _publish_parsed(
@@ -360,10 +406,10 @@ def _publish_parsed(
     return version
 
 
-def publish(session: Session, slug: str, user: User | None, runner: JudgeRunner) -> ProblemVersion:
+def publish(session: Session, slug: str, user: User, runner: JudgeRunner) -> ProblemVersion:
     """Validate the working copy and make it the live version; raises :class:`ValidationFailed`."""
-    problem = get_problem(session, slug)
-    files = workspace(session, slug).files
+    problem = get_problem(session, slug, user)
+    files = _workspace(session, problem).files
     parsed = check_files(slug, files)
     titles = track_titles(session)
     release_connection(session)  # no connection held while the sandbox runs
@@ -374,13 +420,13 @@ def publish(session: Session, slug: str, user: User | None, runner: JudgeRunner)
 
 
 def publish_files(
-    session: Session, slug: str, files: dict[str, str], user: User | None, runner: JudgeRunner
+    session: Session, slug: str, files: dict[str, str], user: User, runner: JudgeRunner
 ) -> ProblemVersion:
     """Publish exactly the files on the author's screen (the editor form), not the last saved draft.
 
     A refusal keeps those files as the draft, so an unsaved edit is never lost by pressing Publish.
     """
-    problem = get_problem(session, slug)
+    problem = get_problem(session, slug, user)
     parsed = check_files(slug, files)
     titles = track_titles(session)
     release_connection(session)  # before any write: no lock, no connection while the sandbox runs
@@ -392,26 +438,40 @@ def publish_files(
     return _publish_parsed(session, problem, parsed, report, runner)
 
 
-def unpublish(session: Session, slug: str) -> Problem:
-    problem = get_problem(session, slug)
+def unpublish(session: Session, slug: str, user: User) -> Problem:
+    problem = get_problem(session, slug, user)
     problem.published = False
     session.flush()
     return problem
 
 
-def discard_draft(session: Session, slug: str) -> None:
-    problem = get_problem(session, slug)
+def set_site_wide(session: Session, slug: str, user: User, site_wide: bool) -> Problem:
+    """Admins only: publish a course-only problem site-wide (it joins its category's public track
+    once published), or make a problem of a course course-only again."""
+    problem = get_problem(session, slug, user)
+    if not user.is_admin:
+        raise Forbidden("Only an admin publishes a problem site-wide or takes it back into its course.")
+    if not site_wide and problem.course_id is None:
+        raise Conflict(f"Problem {slug!r} belongs to no course, so it cannot be made course-only.")
+    problem.course_only = not site_wide
+    session.flush()
+    return problem
+
+
+def discard_draft(session: Session, slug: str, user: User) -> None:
+    problem = get_problem(session, slug, user)
     if problem.current_version_id is None:
         raise Conflict(f"Problem {slug!r} has never been published: its draft is all there is.")
     repository.delete_draft(session, problem.id)
 
 
 def upload_zip(
-    session: Session, data: bytes, user: User | None, slug: str | None = None
+    session: Session, data: bytes, user: User, slug: str | None = None, course_id: int | None = None
 ) -> tuple[Problem, bool]:
     """Put an uploaded problem zip into a draft (creating the problem if new): (problem, created).
 
-    ``slug`` names the target; without it, the zip's top-level folder does.
+    ``slug`` names the target; without it, the zip's top-level folder does. An existing problem
+    must be one ``user`` may edit; a new one is created as by :func:`create` (``course_id``).
     """
     zip_slug, files = archive.from_zip(data)
     target = slug or zip_slug
@@ -420,9 +480,9 @@ def upload_zip(
             "The zip has no top-level <slug>/ folder, so it does not say which problem it is: "
             "upload it from the problem's page, or zip the folder itself."
         )
-    existing = problems_repository.get_by_slug(session, target)
-    if existing is None:
-        return create(session, target, files, user), True
+    if problems_repository.get_by_slug(session, target) is None:
+        return create(session, target, files, user, course_id), True
+    existing = get_problem(session, target, user)
     parsed = check_files(target, files)
     _store_draft(session, existing, parsed.files(), user)
     if existing.current_version_id is None:

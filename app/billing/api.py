@@ -15,6 +15,7 @@ from app.accounts.deps import CurrentUser
 from app.accounts.pages import safe_next
 from app.billing import service
 from app.kit.db import utcnow
+from app.kit.links import absolute_url
 from app.kit.web import CsrfProtected, SessionDep, SettingsDep
 
 router = APIRouter(tags=["billing"])
@@ -22,15 +23,14 @@ router = APIRouter(tags=["billing"])
 
 @router.post("/billing/checkout", dependencies=[CsrfProtected])
 def start_checkout(
-    request: Request,
     user: CurrentUser,
     settings: SettingsDep,
     next: Annotated[str, Form(max_length=500)] = "",
 ) -> RedirectResponse:
     provider = service.require_provider(settings)
-    base = (settings.public_url or str(request.base_url)).rstrip("/")
     back = safe_next(next)
-    url = provider.checkout_url(user.id, user.email, f"{base}{back}?purchase=done", f"{base}{back}")
+    done = absolute_url(settings, back) + ("&" if "?" in back else "?") + "purchase=done"
+    url = provider.checkout_url(user.id, user.email, done, absolute_url(settings, back))
     return RedirectResponse(url, status_code=303)
 
 

@@ -16,12 +16,13 @@ import time
 import uuid
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import quote
 
 import httpx
 import typer
 
+from app.cli.output import echo, terminal_safe
 from runner.format.inputs import InputError, read_arguments
-from runner.records.text import clean
 from runner.verdict import Verdict
 
 EXIT_NOT_ACCEPTED = 1
@@ -38,7 +39,7 @@ def config_path() -> Path:
 
 
 def fail(message: str, code: int = EXIT_ERROR) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
+    echo(f"error: {message}", err=True)
     return typer.Exit(code)
 
 
@@ -78,12 +79,17 @@ class Api:
         self.server = server.rstrip("/")
         self.http = httpx.Client(base_url=self.server, headers=headers, timeout=60.0, transport=transport)
 
-    def request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+    def request(
+        self, method: str, url: str, *, passing: tuple[str, ...] = (), **kwargs: Any
+    ) -> httpx.Response:
+        """The response; an error answer fails the command, unless its code is in ``passing``."""
         try:
             response = self.http.request(method, url, **kwargs)
         except httpx.HTTPError as exc:
             raise fail(f"cannot reach {self.server}: {exc}") from None
         if response.status_code >= 400:
+            if passing and error_code(response) in passing:
+                return response
             try:
                 body = response.json()
                 message = (
@@ -93,6 +99,15 @@ class Api:
                 message = f"the server answered {response.status_code}"
             raise fail(message)
         return response
+
+
+def error_code(response: httpx.Response) -> str | None:
+    """The ``error`` of an error answer, if it has the API's error shape."""
+    try:
+        body = response.json()
+    except ValueError:
+        return None
+    return str(body.get("error")) if isinstance(body, dict) and body.get("error") else None
 
 
 def client_from_config() -> Api:
@@ -109,6 +124,12 @@ def login(
         str | None, typer.Option("--password", help="asked for (hidden) when missing")
     ] = None,
     token: Annotated[str | None, typer.Option("--token", help="use an existing API token instead")] = None,
+    otp: Annotated[
+        str | None,
+        typer.Option(
+            "--otp", help="with two-factor sign-in: the app's code or a recovery code (else asked for)"
+        ),
+    ] = None,
 ) -> None:
     """Log in to a server and remember a token in the config file (0600)."""
     if not server.startswith(("http://", "https://")):
@@ -116,14 +137,17 @@ def login(
     if token is None:
         email = email or typer.prompt("Email")
         password = password or typer.prompt("Password", hide_input=True)
-        response = Api(server).request(
-            "POST", "/api/v1/auth/token", data={"username": email, "password": password}
-        )
+        form = {"username": email, "password": password} | ({"otp": otp} if otp else {})
+        api = Api(server)
+        response = api.request("POST", "/api/v1/auth/token", data=form, passing=("otp_required",))
+        if error_code(response) == "otp_required":  # two-factor sign-in is on: ask, once
+            form["otp"] = typer.prompt("Two-factor code (or a recovery code)")
+            response = api.request("POST", "/api/v1/auth/token", data=form)
         token = str(response.json()["access_token"])
     me = Api(server, token).request("GET", "/api/v1/auth/me").json()
     path = save_config({"server": server.rstrip("/"), "token": token, "email": me["email"]})
     premium = " (Premium)" if me.get("premium") else ""
-    typer.echo(f"logged in to {server} as {me['email']}{premium}; token saved in {path}")
+    echo(f"logged in to {server} as {me['email']}{premium}; token saved in {path}")
 
 
 def list_problems() -> None:
@@ -136,14 +160,14 @@ def list_problems() -> None:
         rows.extend(body["items"])
         url = body.get("next")
     if not rows:
-        typer.echo("no problems")
+        echo("no problems")
         return
     width = max(len(r["slug"]) for r in rows)
     for r in rows:
         marks = ("✓ " if r.get("solved") else "  ") + (
             "🔒" if r.get("locked") else ("★ " if r["premium"] else "  ")
         )
-        typer.echo(f"{marks} {r['slug']:<{width}}  {r['difficulty']:<6}  {r['category']}: {r['title']}")
+        echo(f"{marks} {r['slug']:<{width}}  {r['difficulty']:<6}  {r['category']}: {r['title']}")
 
 
 def tracks(
@@ -156,15 +180,15 @@ def tracks(
             progress = t.get("progress") or {}
             done = f"{progress.get('solved', 0)}/{t['problem_count']} solved"
             following = f"  next: {progress['next_problem']}" if progress.get("next_problem") else ""
-            typer.echo(f"{t['position']:>2}. {t['slug']:<18} {t['title']:<28} {done}{following}")
+            echo(f"{t['position']:>2}. {t['slug']:<18} {t['title']:<28} {done}{following}")
         return
-    track = api.request("GET", f"/api/v1/tracks/{slug}").json()
-    typer.echo(f"{track['title']} — {track['description']}")
+    track = api.request("GET", f"/api/v1/tracks/{quote(slug, safe='')}").json()
+    echo(f"{track['title']} — {track['description']}")
     marks = {"solved": "✓ ", "attempted": "… "}
     for i, p in enumerate(track["problems"], 1):
         lock = "🔒" if p["locked"] else ("★ " if p["premium"] else "  ")
         mark = marks.get(p["mark"] or "", "  ")
-        typer.echo(f"{mark}{lock} {i:>2}. {p['slug']:<28} {p['difficulty']:<6} {p['title']}")
+        echo(f"{mark}{lock} {i:>2}. {p['slug']:<28} {p['difficulty']:<6} {p['title']}")
 
 
 def pull(
@@ -175,13 +199,13 @@ def pull(
     force: Annotated[bool, typer.Option("--force", help="overwrite an existing file")] = False,
 ) -> None:
     """Write the problem's starter code to solution.py."""
-    problem = client_from_config().request("GET", f"/api/v1/problems/{slug}").json()
+    problem = client_from_config().request("GET", f"/api/v1/problems/{quote(slug, safe='')}").json()
     if problem.get("starter_code") is None:
         raise fail(f"{slug} is a Premium problem: redeem a code on your account page to unlock it", 1)
     if output.exists() and not force:
         raise fail(f"{output} exists; use --force to overwrite it")
     output.write_text(problem["starter_code"])
-    typer.echo(f"wrote {output} for {problem['title']} (implement {problem['entry_point']})")
+    echo(f"wrote {output} for {problem['title']} (implement {problem['entry_point']})")
 
 
 def _status_line(view: dict[str, Any], started: float) -> str:
@@ -190,22 +214,20 @@ def _status_line(view: dict[str, Any], started: float) -> str:
 
 def _print_result(view: dict[str, Any]) -> None:
     known = Verdict.parse(view.get("verdict"))
-    verdict = known.label if known else clean(str(view.get("verdict") or ""))
-    typer.echo(
-        f"#{view['id']} {view['mode']}: {verdict.upper()}  {view.get('passed')}/{view.get('total')} passed"
-    )
+    verdict = known.label if known else str(view.get("verdict") or "")
+    echo(f"#{view['id']} {view['mode']}: {verdict.upper()}  {view.get('passed')}/{view.get('total')} passed")
     if view.get("message"):
-        typer.echo(clean(view["message"]))
+        echo(view["message"])
     tests = view.get("tests") or []
     if tests:
         width = max(len(t["name"]) for t in tests)
-        typer.echo(f"{'case':<{width}}  {'status':<8} {'time':>8}  message")
+        echo(f"{'case':<{width}}  {'status':<8} {'time':>8}  message")
         for t in tests:
             message = (t.get("message") or "").splitlines()[0] if t.get("message") else ""
             if t.get("public") and t.get("status") == "failed" and t.get("expected") is not None:
                 message = message or f"expected {t['expected']}, got {t.get('actual')}"
             line = f"{t['name']:<{width}}  {t['status']:<8} {t.get('time_ms', 0):>6.1f}ms  {message}"
-            typer.echo(clean(line))  # the server cleans too; a terminal never gets an escape sequence
+            echo(line)
 
 
 def _read(file: Path) -> str:
@@ -228,7 +250,10 @@ def _judge(body: dict[str, Any]) -> dict[str, Any]:
     ).json()
     while view["status"] != "finished":
         line = _status_line(view, started)
-        typer.echo("\r" + line if live else line, nl=not live)
+        if live:  # the CR is the CLI's own (it redraws the line); the server's text is made safe
+            typer.echo("\r" + terminal_safe(line), nl=False)
+        else:
+            echo(line)
         view = api.request("GET", f"/api/v1/submissions/{view['id']}?wait=true&timeout={POLL_WAIT_S}").json()
     if live:
         typer.echo("\r" + " " * 40 + "\r", nl=False)
@@ -269,15 +294,15 @@ def run_custom(
     for case in view.get("tests") or []:
         reference, yours = case.get("expected"), case.get("actual")
         if reference is not None:
-            typer.echo("reference output:\n" + clean(str(reference)))
+            echo(f"reference output:\n{reference}")
         if yours is not None:
-            typer.echo("your output:\n" + clean(str(yours)))
+            echo(f"your output:\n{yours}")
         if reference is not None and yours is not None and reference != yours:
-            typer.echo("diff (reference -> yours):")
+            echo("diff (reference -> yours):")
             for line in difflib.unified_diff(
                 str(reference).splitlines(), str(yours).splitlines(), "reference", "yours", lineterm=""
             ):
-                typer.echo(clean(line))
+                echo(line)
     if view.get("verdict") != "accepted":
         raise typer.Exit(EXIT_NOT_ACCEPTED)
 

@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from app.cli.client import client_from_config, fail
+from app.cli.output import echo
 
 app = typer.Typer(help="Courses you teach: export the gradebook.", no_args_is_help=True)
 
@@ -33,11 +34,11 @@ def export(
     if output is not None and str(output) == "-":
         if fmt != "csv":
             raise fail("only csv can be written to stdout")
-        typer.echo(response.content.decode("utf-8-sig"), nl=False)
+        echo(response.content.decode("utf-8-sig"), nl=False)
         return
     target = output or Path(f"course-{course_id}-gradebook.{fmt}")
     target.write_bytes(response.content)
-    typer.echo(f"wrote {target} ({len(response.content)} bytes)")
+    echo(f"wrote {target} ({len(response.content)} bytes)")
 
 
 def register(root: typer.Typer) -> None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
+from app.cli.output import echo
 from app.kit.runner import JudgeRunner
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ def problems(ctx: typer.Context) -> None:
     try:
         from app.cli.client import list_problems
     except ModuleNotFoundError:
-        typer.echo("error: the API client is not available in this installation", err=True)
+        echo("error: the API client is not available in this installation", err=True)
         raise typer.Exit(2) from None
     list_problems()
 
@@ -43,12 +44,12 @@ def _folders(dirs: list[Path]) -> list[Path]:
     folders: list[Path] = []
     for d in dirs:
         if not d.is_dir():
-            typer.echo(f"error: {d} is not a directory (give a problem folder or a bank of them)", err=True)
+            echo(f"error: {d} is not a directory (give a problem folder or a bank of them)", err=True)
             raise typer.Exit(2)
         folders += [d] if (d / "problem.toml").exists() else discover_problems(d)
     if not folders:
         where = ", ".join(map(str, dirs))
-        typer.echo(f"error: no problem folders (with a problem.toml) in {where}", err=True)
+        echo(f"error: no problem folders (with a problem.toml) in {where}", err=True)
         raise typer.Exit(2)
     return folders
 
@@ -61,7 +62,7 @@ def _bank_tracks(bank: Path) -> list[TrackSpec] | None:
     try:
         return load_tracks(bank)
     except ProblemFormatError as exc:
-        typer.echo(f"error: {exc}", err=True)
+        echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
 
 
@@ -72,7 +73,7 @@ def _runner() -> JudgeRunner:
         runner: JudgeRunner = get_runner()
         return runner
     except SandboxUnavailable as exc:
-        typer.echo(f"error: the sandbox is not available: {exc}", err=True)
+        echo(f"error: the sandbox is not available: {exc}", err=True)
         raise typer.Exit(3) from exc
 
 
@@ -110,11 +111,11 @@ def validate(
             report = format_report(folder.name, ProblemFormatError(exc.strerror or str(exc), str(folder)))
         reports.append(report)
         if not as_json:
-            typer.echo(report.render(matrix=matrix))
+            echo(report.render(matrix=matrix))
     failed = sum(not r.ok for r in reports)
     if as_json:
-        typer.echo(json.dumps([r.to_dict() for r in reports], indent=2))
-    typer.echo(f"\n{len(reports) - failed} of {len(reports)} problem(s) valid", err=as_json)
+        echo(json.dumps([r.to_dict() for r in reports], indent=2))
+    echo(f"\n{len(reports) - failed} of {len(reports)} problem(s) valid", err=as_json)
     raise typer.Exit(1 if failed else 0)
 
 
@@ -130,14 +131,15 @@ def import_(
 ) -> None:
     """Import problem folders (idempotent: an unchanged folder creates no new version).
 
-    A new problem is published unless --unpublished; a changed one gets version N+1.
+    A new problem is published unless --unpublished; a changed one gets version N+1. A problem
+    authored on the site (with owners, or course-only) is never overwritten: its authors own it.
     """
     from app.authoring.validation import validate_files
     from app.kit.db import Database
     from app.kit.runner import expectation_error_types
     from app.kit.settings import get_settings
     from app.problems import repository
-    from app.problems.importer import ImportReport, import_problem, sync_tracks
+    from app.problems.importer import ImportReport, import_problem, not_the_banks, sync_tracks
     from runner.format.problem import ProblemFormatError, load_problem_dir
     from runner.format.quality import bank_titles
 
@@ -153,6 +155,10 @@ def import_(
                     sync_tracks(session, specs)
             for folder in folders:
                 slug = folder.name
+                refusal = not_the_banks(session, slug)
+                if refusal is not None:
+                    report.errors[slug] = refusal
+                    continue
                 try:
                     problem = load_problem_dir(folder)
                     if validate_first:
@@ -175,7 +181,7 @@ def import_(
                 getattr(report, outcome).append(slug)
     finally:
         db.dispose()
-    typer.echo(report.summary())
+    echo(report.summary())
     raise typer.Exit(0 if report.ok else 1)
 
 
@@ -184,7 +190,7 @@ def _prepare_target(target: Path, files: dict[str, str], force: bool) -> None:
     from app.authoring.archive import allowed_name
 
     if target.is_symlink() or (target.exists() and not target.is_dir()):
-        typer.echo(f"error: {target} exists and is not a directory", err=True)
+        echo(f"error: {target} exists and is not a directory", err=True)
         raise typer.Exit(2)
     if not target.exists():
         return
@@ -198,7 +204,7 @@ def _prepare_target(target: Path, files: dict[str, str], force: bool) -> None:
     if not present:
         return
     if not force:
-        typer.echo(
+        echo(
             f"error: {target} is not empty; pass --force to overwrite its problem files "
             "(files the export does not contain are deleted)",
             err=True,
@@ -206,7 +212,7 @@ def _prepare_target(target: Path, files: dict[str, str], force: bool) -> None:
         raise typer.Exit(2)
     unknown = [rel for rel in present if not allowed_name(rel)]
     if unknown:
-        typer.echo(f"error: {target} holds files that are not problem files: {', '.join(unknown)}", err=True)
+        echo(f"error: {target} holds files that are not problem files: {', '.join(unknown)}", err=True)
         raise typer.Exit(2)
     for rel in present:
         path = target / rel
@@ -231,15 +237,15 @@ def export(
     from runner.format.problem import ProblemFormatError, build_problem, write_problem_dir
 
     if source not in ("live", "draft"):
-        typer.echo("error: --source must be 'live' or 'draft'", err=True)
+        echo("error: --source must be 'live' or 'draft'", err=True)
         raise typer.Exit(2)
     which: Literal["live", "draft"] = "live" if source == "live" else "draft"
     db = Database(get_settings().database_url)
     try:
         with db.transaction() as session:
-            files = service.export_files(session, slug, which)
+            files = service.export_files_as_operator(session, slug, which)
     except NotFound as exc:
-        typer.echo(f"error: {exc.detail}", err=True)
+        echo(f"error: {exc.detail}", err=True)
         raise typer.Exit(1) from None
     finally:
         db.dispose()
@@ -248,9 +254,9 @@ def export(
     try:
         write_problem_dir(build_problem(slug, files), target)
     except ProblemFormatError as exc:
-        typer.echo(f"error: {exc}", err=True)
+        echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
-    typer.echo(f"exported {slug} ({source}, {len(files)} files) to {target}")
+    echo(f"exported {slug} ({source}, {len(files)} files) to {target}")
 
 
 def main() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import typer
 
+from app.cli.output import echo
 from app.kit.db import Database
 from app.kit.settings import Settings
 from app.submissions import progress_rebuild
@@ -17,7 +18,7 @@ app = typer.Typer(help="Maintained progress state (acts on TORCHDRILL_DATABASE_U
 
 
 def _say(result: progress_rebuild.Comparison, verb: str) -> None:
-    typer.echo(
+    echo(
         f"{verb}: {result.learner_rows} learner-problem rows, {result.stats_rows} problem rows; "
         f"differences: {result.learner_differences} learner-problem, {result.stats_differences} problem"
     )

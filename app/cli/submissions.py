@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from app.cli.output import echo
 from app.kit.db import Database
 from app.kit.settings import Settings
 from app.submissions import repository
@@ -45,14 +46,12 @@ def rejudge(ids: Annotated[list[int], typer.Argument(help="submission ids")]) ->
     for submission_id in ids:
         previous = reopen_for_rejudge(db, submission_id)
         if previous is None:
-            typer.echo(f"#{submission_id}: not found or not finished; left as it is", err=True)
+            echo(f"#{submission_id}: not found or not finished; left as it is", err=True)
             failed = True
             continue
         if publish is not None:
             published = publish(submission_id)
-            typer.echo(
-                f"#{submission_id}: was {previous}; {'sent to the runners' if published else 'queued'}"
-            )
+            echo(f"#{submission_id}: was {previous}; {'sent to the runners' if published else 'queued'}")
             continue
         if runner is None:
             from runner import get_runner
@@ -62,7 +61,7 @@ def rejudge(ids: Annotated[list[int], typer.Argument(help="submission ids")]) ->
         with db.sessionmaker() as session:
             submission = repository.get(session, submission_id)
         now = submission.verdict if submission is not None else "?"
-        typer.echo(f"#{submission_id}: {previous} -> {now}")
+        echo(f"#{submission_id}: {previous} -> {now}")
     db.dispose()
     if failed:
         raise typer.Exit(1)

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from app.accounts import service, tokens
+from app.cli.output import echo
 from app.cli.users import database_session
 from app.kit.db import utcnow
 
@@ -22,7 +23,7 @@ def create(
     with database_session() as session:
         user = service.get_user_by_email(session, email)
         _token, plain = tokens.create_token(session, user, name, utcnow())
-    typer.echo(plain)
+    echo(plain)
 
 
 def register(root: typer.Typer) -> None:

@@ -1,7 +1,8 @@
-"""``torchdrill users``: create accounts and manage Premium on the platform's database (operators)."""
+"""``torchdrill users``: accounts, Premium and two-factor resets on the platform's database (operators)."""
 
 from __future__ import annotations
 
+import getpass
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Annotated
@@ -10,10 +11,12 @@ import typer
 from sqlalchemy.exc import OperationalError, ProgrammingError
 from sqlalchemy.orm import Session
 
-from app.accounts import premium, service
+from app.accounts import premium, service, two_factor
 from app.accounts.models import ROLES
+from app.cli.output import echo
 from app.kit.db import Database, utcnow
 from app.kit.errors import AppError, FormErrors
+from app.kit.mail import Mailer
 from app.kit.settings import Settings
 
 app = typer.Typer(
@@ -22,7 +25,7 @@ app = typer.Typer(
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
+    echo(f"error: {message}", err=True)
     return typer.Exit(code)
 
 
@@ -73,7 +76,7 @@ def create(
         if premium_days is not None:
             grant = premium.grant_premium(session, user, premium_days, utcnow())
             message += f", Premium until {grant.expires_at:%Y-%m-%d %H:%M} UTC"
-    typer.echo(message)
+    echo(message)
 
 
 @app.command("grant-premium")
@@ -86,7 +89,7 @@ def grant_premium(
         user = service.get_user_by_email(session, email)
         grant = premium.grant_premium(session, user, days, utcnow())
         until = grant.expires_at
-    typer.echo(f"{user.email} has Premium until {until:%Y-%m-%d %H:%M} UTC")
+    echo(f"{user.email} has Premium until {until:%Y-%m-%d %H:%M} UTC")
 
 
 @app.command("revoke-premium")
@@ -96,10 +99,24 @@ def revoke_premium(email: Annotated[str, typer.Argument(help="the account's emai
         user = service.get_user_by_email(session, email)
         count = premium.revoke_premium(session, user, utcnow())
     if count == 0:
-        typer.echo(f"{user.email} had no active Premium grant")
+        echo(f"{user.email} had no active Premium grant")
     else:
-        typer.echo(f"revoked Premium of {user.email}")
+        echo(f"revoked Premium of {user.email}")
 
 
 def register(root: typer.Typer) -> None:
     root.add_typer(app, name="users")
+
+
+@app.command("reset-2fa")
+def reset_two_factor(email: Annotated[str, typer.Argument(help="the account's email")]) -> None:
+    """Turn off two-factor sign-in for someone who lost their phone and recovery codes (logged)."""
+    with database_session() as session:
+        user = service.get_user_by_email(session, email)
+        if not user.two_factor_on and user.totp_secret is None:
+            raise fail(f"{user.email} does not use two-factor sign-in")
+        two_factor.reset(session, user, by=f"{getpass.getuser()} with `torchdrill users reset-2fa`")
+        address = user.email
+    # After the commit, and in this process (a background thread would die with the command).
+    Mailer(Settings()).send(address, two_factor.NOTICE_SUBJECT, two_factor.notice("reset"))
+    typer.echo(f"two-factor sign-in of {address} was reset: their password alone signs in now")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -41,10 +41,18 @@ class CourseIn(BaseModel):
     timezone: str = Field(default="UTC", max_length=64, description="IANA name, e.g. Europe/Paris")
     ends_at: datetime | None = Field(default=None, description="When course access to Premium problems ends")
     join_code_expires_at: datetime | None = None
+    invitation_only: bool = Field(default=False, description="Only invited students may join")
 
 
 class JoinIn(BaseModel):
-    code: str = Field(max_length=40, description="The course's join code or a personal invitation code")
+    code: str = Field(
+        max_length=40,
+        description="The course's join code, or an invitation code (only its email's account can use it)",
+    )
+
+
+class EnrolmentIn(BaseModel):
+    invitation_only: bool = Field(description="Only invited students may join; the join code enrols nobody")
 
 
 class RotateIn(BaseModel):
@@ -111,6 +119,7 @@ def create_course(body: CourseIn, session: SessionDep, user: CourseWriter) -> di
         timezone=body.timezone,
         ends_at=body.ends_at,
         join_code_expires_at=body.join_code_expires_at,
+        invitation_only=body.invitation_only,
     )
     return course_view(course, "instructor")
 
@@ -140,10 +149,40 @@ def my_courses(
     }
 
 
-@router.post("/join", responses=ERRORS, summary="Join a course with a code")
+@router.post("/join", responses=ERRORS, summary="Join a course with a code, or accept an invitation")
 def join(body: JoinIn, session: SessionDep, user: CourseWriter) -> dict[str, Any]:
+    """A join code enrols you; an invitation code does so only for the account of the email it
+    was sent to (403 for any other account)."""
     course = enrolment.join(session, user, body.code, utcnow())
     return course_view(course, _role(session, course, user))
+
+
+InvitationId = Annotated[int, Path(ge=1, le=2**31 - 1, description="the invitation's id")]
+
+
+@router.get("/invitations", responses=ERRORS, summary="Invitations to my email, not yet answered")
+def my_invitations(session: SessionDep, user: CourseReader) -> dict[str, Any]:
+    """Courses that invited your email (from a roster): accept with `POST /join` and the `code`,
+    or decline. Nothing of yours is visible to a course until you accept."""
+    return {
+        "items": [
+            {
+                "id": p.invitation.id,
+                "code": p.invitation.code,
+                "section": p.invitation.section,
+                "course": {"id": p.course.id, "title": p.course.title, "term": p.course.term},
+            }
+            for p in enrolment.my_invitations(session, user)
+        ]
+    }
+
+
+@router.post("/invitations/{invitation_id}/decline", responses=ERRORS, summary="Decline an invitation")
+def decline_invitation(
+    invitation_id: InvitationId, session: SessionDep, user: CourseWriter
+) -> dict[str, Any]:
+    invitation = enrolment.decline(session, user, invitation_id, utcnow())
+    return {"id": invitation.id, "declined": True}
 
 
 def _assignment_page(
@@ -187,12 +226,20 @@ def rotate(course_id: CourseId, body: RotateIn, session: SessionDep, user: Cours
     return course_view(enrolment.rotate_join_code(session, course, body.expires_at), "instructor")
 
 
-@router.post("/{course_id}/roster", responses=ERRORS, summary="Enrol a roster CSV of emails")
+@router.put("/{course_id}/enrolment", responses=ERRORS, summary="Invitation only, or the join code too")
+def enrolment_mode(
+    course_id: CourseId, body: EnrolmentIn, session: SessionDep, user: CourseWriter
+) -> dict[str, Any]:
+    course = enrolment.course_for_instructor(session, course_id, user)
+    return course_view(enrolment.set_invitation_only(session, course, body.invitation_only), "instructor")
+
+
+@router.post("/{course_id}/roster", responses=ERRORS, summary="Invite a roster CSV of emails")
 def roster(course_id: CourseId, body: RosterIn, session: SessionDep, user: CourseWriter) -> dict[str, Any]:
     course = enrolment.course_for_instructor(session, course_id, user)
     report = enrolment.import_roster(session, course, body.csv)
     return {
-        "enrolled": report.enrolled,
+        "enrolled": [],  # since 2026-12-05 a roster only invites (docs/api.md)
         "invited": [{"email": e, "code": c} for e, c in report.invited],
         "skipped": [{"line": n, "reason": r} for n, r in report.skipped],
     }
@@ -207,13 +254,26 @@ def add_instructor(
     return {"user_id": member.user_id, "role": member.role}
 
 
-@router.put("/{course_id}/students/{user_id}", responses=ERRORS, summary="Remove, block or restore a student")
+@router.put(
+    "/{course_id}/students/{user_id}",
+    responses=ERRORS | {409: {"description": "`active` for a student who is not: only they can rejoin"}},
+    summary="Remove or block a student (removed also unblocks)",
+)
 def student_status(
     course_id: CourseId, user_id: UserId, body: StudentStatusIn, session: SessionDep, user: CourseWriter
 ) -> dict[str, Any]:
     course = enrolment.course_for_instructor(session, course_id, user)
-    member = enrolment.set_student_status(session, course, user_id, body.status)
+    member = enrolment.set_student_status(session, course, user_id, body.status, utcnow())
     return {"user_id": member.user_id, "status": member.status}
+
+
+@router.post("/{course_id}/leave", responses=ERRORS, summary="Leave a course (students)")
+def leave(course_id: CourseId, session: SessionDep, user: CourseWriter) -> dict[str, Any]:
+    """You are out of the course at once; nothing you do from now on is visible to it. What you did
+    while enrolled stays in its record. Rejoin with the join code or an invitation."""
+    course = enrolment.course_for_member(session, course_id, user)
+    member = enrolment.leave(session, course, user, utcnow())
+    return {"id": course.id, "status": member.status}
 
 
 @router.get("/{course_id}/students/{user_id}", responses=ERRORS, summary="A student's attempts (drill-down)")
@@ -227,8 +287,9 @@ def student_attempts(
     after: PageAfter = None,
 ) -> dict[str, Any]:
     """The student's score per assignment and credit per problem (all of them, on every page),
-    and a page of their `attempts` on the course's problems, newest first, each with its code and
-    per-case results; follow `next` for older attempts."""
+    and a page of their `attempts` that are the course's — on an assignment's problems, inside its
+    window and while they were enrolled — newest first, each with its code and per-case results;
+    follow `next` for older attempts."""
     course = enrolment.course_for_instructor(session, course_id, user)
     size = _size(limit, settings)
     view = gradebook.drill_down(session, course, user_id, after=after, limit=size)

@@ -11,9 +11,10 @@ from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.courses import dates as dates_mod
-from app.courses import enrolment, repository, scoring
+from app.courses import enrolment, repository, scoring, visibility
 from app.courses.models import AFTER_LAST, Assignment, AssignmentProblem, Course, Extension
 from app.kit.errors import InvalidInput, NotFound
+from app.kit.fields import check_one_line
 from app.kit.paging import Page, decode_cursor, page_of
 from app.problems import service as problems
 from app.problems.models import Problem
@@ -37,6 +38,9 @@ def create_assignment(
     title = (title or "").strip()
     if not title or len(title) > 200:
         raise InvalidInput("title is required (at most 200 characters).")
+    check_one_line(title, "title")
+    if lti_line_item_id is not None:
+        check_one_line(lti_line_item_id, "lti_line_item_id")
     if not problem_slugs or len(problem_slugs) > MAX_PROBLEMS:
         raise InvalidInput(f"problems must list 1 to {MAX_PROBLEMS} problem slugs.")
     if len(set(problem_slugs)) != len(problem_slugs):
@@ -51,7 +55,7 @@ def create_assignment(
     found: list[Problem] = []
     for slug in problem_slugs:
         try:
-            found.append(problems.get_published(session, str(slug)))
+            found.append(problems.get_for_course(session, str(slug), course.id))
         except NotFound:
             raise InvalidInput(f"There is no published problem called {str(slug)[:80]!r}.") from None
     assignment = repository.add(
@@ -167,10 +171,16 @@ class StudentAssignment:
 
 
 def student_view(session: Session, assignment: Assignment, user: User) -> StudentAssignment:
-    """The assignment as one student sees it: their dates, score and per-problem status."""
+    """The assignment as one student sees it: their dates, score and per-problem status, from the
+    same work their instructors see (attempts before joining or outside the dates do not count)."""
     score = scoring.compute(session, [assignment], [user.id])[(user.id, assignment.id)]
     linked = assignment_problems(session, assignment)
-    attempted = {s.problem_id for s in repository.attempts(session, user.id, [p.id for p in linked])}
+    work = visibility.course_work(session, [assignment], [user.id])
+    attempted = {
+        s.problem_id
+        for s in repository.attempts(session, user.id, [p.id for p in linked])
+        if work.includes(s)
+    }
     rows = []
     for problem in linked:
         credit = score.problems.get(problem.id, 0.0)

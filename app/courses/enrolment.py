@@ -1,4 +1,12 @@
-"""Who is in a course: creating it, join codes, rosters, co-instructors, removing and blocking.
+"""Who is in a course: creating it, join codes, invitations, rosters, co-instructors, leaving,
+removing and blocking.
+
+Consent: a student is enrolled only by their own act — entering the join code, or accepting an
+invitation, which only the account with the invited email can do. A roster invites, it never
+enrols, and it never invites staff (instructors, admins). Each enrolment opens an
+:class:`~app.courses.models.EnrolmentPeriod`; leaving, removal and blocking close it. What the
+course's instructors may see of a student's work follows from those periods
+(:mod:`app.courses.visibility`).
 
 Visibility rule used everywhere: a course is 404 to anybody who is not an active member (or an
 admin); instructor-only things are 404 to students too, so nobody learns what they cannot see.
@@ -13,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
@@ -22,14 +31,19 @@ from app.courses.models import (
     ACTIVE,
     BLOCKED,
     INSTRUCTOR,
+    LEFT,
+    MEMBER_STATUSES,
     REMOVED,
     STUDENT,
     Course,
     CourseInvitation,
     CourseMember,
+    EnrolmentPeriod,
 )
 from app.kit.errors import Conflict, Forbidden, InvalidInput, NotFound
+from app.kit.fields import check_one_line
 from app.kit.paging import Page, decode_cursor, page_of
+from runner.format.fields import forbidden_character, one_line_error
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 MAX_ROSTER_ROWS = 5000
@@ -49,7 +63,7 @@ def _text(value: str, name: str, limit: int, required: bool = False) -> str:
         raise InvalidInput(f"{name} is required.")
     if len(value) > limit or "\x00" in value:
         raise InvalidInput(f"{name} is limited to {limit} characters of plain text.")
-    return value
+    return check_one_line(value, name)
 
 
 def create_course(
@@ -61,6 +75,7 @@ def create_course(
     timezone: str = "UTC",
     ends_at: datetime | None = None,
     join_code_expires_at: datetime | None = None,
+    invitation_only: bool = False,
 ) -> Course:
     """Instructors and admins create courses (students get 403); the creator is the owner."""
     require_role(owner, "instructor", "admin")
@@ -78,11 +93,16 @@ def create_course(
             owner_id=owner.id,
             join_code=new_code(),
             join_code_expires_at=join_code_expires_at,
+            invitation_only=invitation_only,
             ends_at=ends_at,
         ),
     )
     repository.add(session, CourseMember(course_id=course.id, user_id=owner.id, role=INSTRUCTOR))
     return course
+
+
+def same_email(user: User, email: str) -> bool:
+    return user.email.strip().lower() == email.strip().lower()
 
 
 def is_instructor(session: Session, course: Course, user: User | None) -> bool:
@@ -120,6 +140,13 @@ def course_for_instructor(session: Session, course_id: int, user: User) -> Cours
     return course
 
 
+def set_invitation_only(session: Session, course: Course, invitation_only: bool) -> Course:
+    """Invitation only: the join code enrols nobody (students already in stay in)."""
+    course.invitation_only = invitation_only
+    session.flush()
+    return course
+
+
 def rotate_join_code(session: Session, course: Course, expires_at: datetime | None = None) -> Course:
     """A new code (the old one stops working at once), optionally expiring."""
     course.join_code = new_code()
@@ -128,45 +155,103 @@ def rotate_join_code(session: Session, course: Course, expires_at: datetime | No
     return course
 
 
-def _enrol(session: Session, course: Course, user: User, section: str = "") -> CourseMember:
+def _enrol(session: Session, course: Course, user: User, now: datetime, section: str = "") -> CourseMember:
+    """The user's own acceptance: a student member, active from ``now`` (a new enrolment period)."""
     member = repository.membership(session, course.id, user.id)
     if member is None:
-        return repository.add(
-            session, CourseMember(course_id=course.id, user_id=user.id, role=STUDENT, section=section)
-        )
+        try:
+            with session.begin_nested():
+                member = repository.add(
+                    session, CourseMember(course_id=course.id, user_id=user.id, role=STUDENT, section=section)
+                )
+        except IntegrityError:  # the same join, twice at once: the other request made the member
+            member = repository.membership(session, course.id, user.id)
+            assert member is not None
     if member.status == BLOCKED:
         raise Forbidden("Your instructor has blocked you from this course.")
-    if member.status == REMOVED:
+    if member.status != ACTIVE:
         member.status = ACTIVE
     if section:
         member.section = section
+    if repository.open_period(session, course.id, user.id) is None:
+        repository.add(session, EnrolmentPeriod(course_id=course.id, user_id=user.id, joined_at=now))
+    pending = repository.invitation_for(session, course.id, user.email.lower())
+    if pending is not None and pending.accepted_by_id is None:
+        pending.accepted_by_id, pending.declined_at = user.id, None
     session.flush()
     return member
 
 
 def join(session: Session, user: User, code: str, now: datetime) -> Course:
-    """Join with the course's join code or a personal invitation code from a roster."""
+    """Join with the course's join code, or accept a personal invitation (its email's account only)."""
     code = normalise_code(code)
     if not code:
         raise InvalidInput("Enter the join code your instructor gave you.")
     course = repository.course_by_code(session, code)
     if course is not None:
+        if is_instructor(session, course, user):
+            return course
+        if course.invitation_only:
+            raise Forbidden("This course takes invited students only. Ask your instructor for an invitation.")
         if course.join_code_expires_at is not None and course.join_code_expires_at <= now:
             raise InvalidInput("This join code has expired. Ask your instructor for a new one.")
-        if not is_instructor(session, course, user):
-            _enrol(session, course, user)
+        _enrol(session, course, user, now)
         return course
     invitation = repository.invitation_by_code(session, code)
     if invitation is None:
         raise NotFound("No course has this join code. Check it and try again.")
-    course_ = repository.get_course(session, invitation.course_id)
-    assert course_ is not None
+    if not same_email(user, invitation.email):
+        raise Forbidden(
+            "This invitation is for another email address. Log in with the account it was sent to."
+        )
     if invitation.accepted_by_id not in (None, user.id):
         raise Conflict("This invitation code was already used by someone else.")
-    _enrol(session, course_, user, invitation.section)
-    invitation.accepted_by_id = user.id
+    course_ = repository.get_course(session, invitation.course_id)
+    assert course_ is not None
+    if not is_instructor(session, course_, user):
+        _enrol(session, course_, user, now, invitation.section)
+    invitation.accepted_by_id, invitation.declined_at = user.id, None
     session.flush()
     return course_
+
+
+@dataclass(frozen=True)
+class PendingInvitation:
+    invitation: CourseInvitation
+    course: Course
+
+
+def my_invitations(session: Session, user: User) -> list[PendingInvitation]:
+    """Invitations to the user's email that they have neither accepted nor declined."""
+    found = repository.pending_invitations_for(session, user.email.lower())
+    return [PendingInvitation(i, c) for i, c in found]
+
+
+def decline(session: Session, user: User, invitation_id: int, now: datetime) -> CourseInvitation:
+    """Say no to an invitation (a later roster import skips the email; the join code still works)."""
+    invitation = repository.get_invitation(session, invitation_id)
+    if invitation is None or not same_email(user, invitation.email) or invitation.accepted_by_id is not None:
+        raise NotFound(f"You have no open invitation #{invitation_id}.")
+    invitation.declined_at = now
+    session.flush()
+    return invitation
+
+
+def leave(session: Session, course: Course, user: User, now: datetime) -> CourseMember:
+    """A student leaves: out of the course at once; their work from now on is never the course's.
+
+    Work done while they were enrolled stays in the course's record (the drill-down), as grades do;
+    they may come back with the join code or an invitation (a new enrolment period).
+    """
+    member = repository.membership(session, course.id, user.id)
+    if member is None or member.status != ACTIVE:
+        raise _missing(course.id)
+    if member.role != STUDENT:
+        raise Conflict("Instructors do not leave a course this way (ask another instructor to remove you).")
+    member.status = LEFT
+    repository.close_periods(session, course.id, user.id, now)
+    session.flush()
+    return member
 
 
 def add_instructor(session: Session, course: Course, actor: User, email: str) -> CourseMember:
@@ -187,21 +272,36 @@ def add_instructor(session: Session, course: Course, actor: User, email: str) ->
     return member
 
 
-def set_student_status(session: Session, course: Course, user_id: int, status: str) -> CourseMember:
-    """Remove (may rejoin with the code) or block (may not) a student; ``active`` restores them."""
-    if status not in (ACTIVE, REMOVED, BLOCKED):
-        raise InvalidInput("status must be active, removed or blocked.")
+def set_student_status(
+    session: Session, course: Course, user_id: int, status: str, now: datetime
+) -> CourseMember:
+    """Remove (may rejoin) or block (may not) a student; ``removed`` also unblocks a blocked one.
+
+    Nobody but the student makes them active: ``active`` is accepted only for a student who is
+    active already (a no-op), otherwise 409 — they rejoin by the join code or an invitation.
+    """
+    if status not in MEMBER_STATUSES or status == LEFT:
+        raise InvalidInput("status must be removed or blocked (active: only by the student's own joining).")
     member = repository.membership(session, course.id, user_id)
     if member is None or member.role != STUDENT:
         raise NotFound("That student is not in this course.")
+    if status == ACTIVE:
+        if member.status != ACTIVE:
+            raise Conflict(
+                "Only the student can rejoin (with the join code or an invitation). "
+                "To let a blocked student rejoin, set them to removed."
+            )
+        return member
+    if member.status == LEFT and status == REMOVED:
+        return member  # already out; "left" says more
     member.status = status
+    repository.close_periods(session, course.id, user_id, now)
     session.flush()
     return member
 
 
 @dataclass
 class RosterReport:
-    enrolled: list[str] = field(default_factory=list)
     invited: list[tuple[str, str]] = field(default_factory=list)  # (email, invitation code)
     skipped: list[tuple[int, str]] = field(default_factory=list)  # (line, reason)
 
@@ -227,23 +327,43 @@ def _roster_rows(text: str) -> list[tuple[int, str, str]]:
     return out
 
 
+def _roster_skip(session: Session, course: Course, email: str) -> str | None:
+    """Why this roster email gets no invitation (None: invite it)."""
+    user = repository.get_user_by_email(session, email)
+    if user is not None and user.is_staff:
+        return f"{email} is a staff account (instructor or admin): add them as a co-instructor instead"
+    member = repository.membership(session, course.id, user.id) if user is not None else None
+    if member is not None and member.role == INSTRUCTOR:
+        return f"{email} is an instructor of this course"
+    if member is not None and member.status == BLOCKED:
+        return f"{email} is blocked"
+    if member is not None and member.status == ACTIVE:
+        return f"{email} is already in the course"
+    invitation = repository.invitation_for(session, course.id, email)
+    if invitation is not None and invitation.declined_at is not None:
+        return f"{email} declined the invitation (they can still join with the join code)"
+    return None
+
+
 def import_roster(session: Session, course: Course, text: str) -> RosterReport:
-    """Enrol the known emails of a CSV roster; unknown ones get an invitation code to hand out."""
+    """Invite every email of a CSV roster; nobody is enrolled until they accept their invitation.
+
+    An invitation is bound to its email: the account with that email (now or once they sign up)
+    sees it under My courses and may accept or decline it. Staff accounts are never invited as
+    students; blocked students, students already in and declined invitations are skipped.
+    Importing again keeps each open invitation's code.
+    """
     report = RosterReport()
     for line, email, section in _roster_rows(text):
-        if "@" not in email or len(email) > 254 or "\x00" in email:
+        if "@" not in email or len(email) > 254 or forbidden_character(email) is not None:
             report.skipped.append((line, f"not an email address: {email[:60]!r}"))
             continue
-        user = repository.get_user_by_email(session, email)
-        if user is not None:
-            member = repository.membership(session, course.id, user.id)
-            if member is not None and (member.role == INSTRUCTOR or member.status == BLOCKED):
-                report.skipped.append(
-                    (line, f"{email} is {member.role if member.role == INSTRUCTOR else 'blocked'}")
-                )
-                continue
-            _enrol(session, course, user, section)
-            report.enrolled.append(email)
+        if (error := one_line_error("section", section)) is not None:
+            report.skipped.append((line, error))
+            continue
+        reason = _roster_skip(session, course, email)
+        if reason is not None:
+            report.skipped.append((line, reason))
             continue
         invitation = repository.invitation_for(session, course.id, email)
         if invitation is None:
@@ -251,6 +371,11 @@ def import_roster(session: Session, course: Course, text: str) -> RosterReport:
                 session,
                 CourseInvitation(course_id=course.id, email=email, section=section, code=new_code(10)),
             )
+        elif invitation.accepted_by_id is not None:  # accepted once, then left or removed: ask again
+            invitation.accepted_by_id, invitation.code = None, new_code(10)
+        if section:
+            invitation.section = section
+        session.flush()
         report.invited.append((email, invitation.code))
     return report
 
@@ -274,5 +399,5 @@ def members(session: Session, course: Course) -> list[tuple[CourseMember, User]]
 
 
 def invitations(session: Session, course: Course) -> list[CourseInvitation]:
-    """Roster emails that have no account yet (or whose invitation is still unused)."""
+    """Invitations not accepted (yet): open ones, and declined ones (``declined_at`` set)."""
     return [i for i in repository.invitations(session, course.id) if i.accepted_by_id is None]

@@ -6,19 +6,17 @@ page, the JSON, the CSV and a recomputation always agree.
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-import xlsxwriter
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.courses import assignments as assignments_mod
-from app.courses import repository, scoring
+from app.courses import repository, scoring, visibility
 from app.courses.models import Assignment, Course, CourseMember
+from app.kit import spreadsheets
 from app.kit.errors import InvalidInput, NotFound
 from app.kit.paging import decode_cursor, page_of
 from app.submissions import service as submissions
@@ -143,39 +141,20 @@ def _table(book: Gradebook) -> list[list[Any]]:
 
 
 def to_csv(book: Gradebook) -> bytes:
-    """UTF-8 with a BOM (spreadsheets then read accents right); one column per assignment."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    for row in _table(book):
-        writer.writerow([_safe_cell(c) for c in row])
-    return "\ufeff".encode() + out.getvalue().encode("utf-8")
-
-
-def _safe_cell(value: Any) -> Any:
-    """Text that a spreadsheet would run as a formula gets a leading quote (CSV injection)."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
+    """UTF-8 with a BOM; one column per assignment (``app.kit.spreadsheets``: quoted, neutralised)."""
+    return spreadsheets.to_csv(_table(book))
 
 
 def to_xlsx(book: Gradebook) -> bytes:
-    out = io.BytesIO()
-    workbook = xlsxwriter.Workbook(out, {"in_memory": True, "strings_to_formulas": False})
-    sheet = workbook.add_worksheet("Gradebook")
-    bold = workbook.add_format({"bold": True})
-    for r, row in enumerate(_table(book)):
-        for c, value in enumerate(row):
-            sheet.write(r, c, value, bold if r == 0 else None)
-    workbook.close()
-    return out.getvalue()
+    return spreadsheets.to_xlsx(_table(book), "Gradebook")
 
 
 def export(book: Gradebook, fmt: str) -> tuple[bytes, str, str]:
     """(content, media type, file extension) for ``csv`` or ``xlsx``."""
     if fmt == "csv":
-        return to_csv(book), "text/csv; charset=utf-8", "csv"
+        return to_csv(book), spreadsheets.CSV_MEDIA_TYPE, "csv"
     if fmt == "xlsx":
-        return to_xlsx(book), "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "xlsx"
+        return to_xlsx(book), spreadsheets.XLSX_MEDIA_TYPE, "xlsx"
     raise InvalidInput(f"format must be one of {', '.join(EXPORT_FORMATS)}.")
 
 
@@ -214,8 +193,9 @@ def drill_down(
     session: Session, course: Course, student_id: int, *, after: str | None = None, limit: int
 ) -> StudentDrillDown:
     """A student's credit per assignment problem (every one: a course's worth), and ``limit`` of
-    their attempts on those problems, newest first, after the cursor ``after`` (code and per-case
-    results included: the part that grows, so the part that pages)."""
+    their attempts that are the course's (:mod:`app.courses.visibility`), newest first, after the
+    cursor ``after`` (code and per-case results included: the part that grows, so the part that
+    pages). Any student member (also one who left or was removed): only work done while enrolled."""
     key = decode_cursor(after, ATTEMPT_KEY) if after else None
     member = repository.membership(session, course.id, student_id)
     student = repository.get_user(session, student_id)
@@ -233,7 +213,8 @@ def drill_down(
         titles |= {p.slug: p.title for p in linked}
         credits = [ProblemCredit(p.slug, p.title, score.problems.get(p.id, 0.0)) for p in linked]
         parts.append((assignment, score.percent, credits))
-    found = repository.attempts_page(session, student_id, list(slugs), after=key, limit=limit + 1)
+    work = visibility.course_work(session, listed, [student_id])
+    found = repository.attempts_page(session, work.where(student_id), after=key, limit=limit + 1)
     page = page_of(found, limit, repository.attempt_key)
     attempts = [submission_view(s, slugs[s.problem_id]) for s in page.items]
     return StudentDrillDown(

@@ -28,6 +28,8 @@ STUDENT = "student"
 ACTIVE = "active"
 REMOVED = "removed"
 BLOCKED = "blocked"
+LEFT = "left"  # the student left the course themselves
+MEMBER_STATUSES = (ACTIVE, REMOVED, BLOCKED, LEFT)
 AFTER_LAST = ("zero", "closed")
 
 
@@ -41,19 +43,25 @@ class Course(Base):
     owner_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     join_code: Mapped[str] = mapped_column(String(20), unique=True)
     join_code_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # Only invited students may join: the join code enrols nobody (migration 0019).
+    invitation_only: Mapped[bool] = mapped_column(Boolean, default=False)
     ends_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     lti_context_id: Mapped[str | None] = mapped_column(String(255))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
 class CourseMember(Base):
-    """A user's place in a course: instructor or student, active, removed or blocked."""
+    """A user's place in a course: instructor or student; active, removed, blocked or left.
+
+    When a student is active is kept apart, in :class:`EnrolmentPeriod`: what instructors may see
+    of a student's work depends on it (:mod:`app.courses.visibility`).
+    """
 
     __tablename__ = "course_members"
     __table_args__ = (
         UniqueConstraint("course_id", "user_id", name="uq_course_members_course_user"),
         CheckConstraint("role IN ('instructor', 'student')", name="role"),
-        CheckConstraint("status IN ('active', 'removed', 'blocked')", name="status"),
+        CheckConstraint("status IN ('active', 'removed', 'blocked', 'left')", name="status"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -65,8 +73,25 @@ class CourseMember(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
+class EnrolmentPeriod(Base):
+    """One stretch of time a student was an active member: from accepting (a join code or an
+    invitation) to leaving, removal or blocking (``left_at`` None: still enrolled). Rejoining
+    opens a new period; only work done inside a period is the course's (migration 0019)."""
+
+    __tablename__ = "course_enrolment_periods"
+    __table_args__ = (Index("ix_course_enrolment_periods_course_user", "course_id", "user_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    course_id: Mapped[int] = mapped_column(ForeignKey("courses.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    joined_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    left_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
 class CourseInvitation(Base):
-    """A roster email without an account yet: its code joins the course once they sign up."""
+    """An invitation of one email address (from a roster): only the account with that email can
+    accept it, by opening it; until then nothing of theirs is in the course. ``declined_at``: the
+    invitee said no (a later roster import does not invite them again)."""
 
     __tablename__ = "course_invitations"
     __table_args__ = (UniqueConstraint("course_id", "email", name="uq_course_invitations_course_email"),)
@@ -77,6 +102,7 @@ class CourseInvitation(Base):
     section: Mapped[str] = mapped_column(String(100), default="")
     code: Mapped[str] = mapped_column(String(20), unique=True)
     accepted_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    declined_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 

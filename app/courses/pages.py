@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Form, Query, Request, UploadFile
+from fastapi import APIRouter, Form, Path, Query, Request, UploadFile
 from fastapi.responses import RedirectResponse
 
 from app.accounts.deps import CurrentUser
@@ -21,6 +21,7 @@ from app.courses.deps import AssignmentId, CourseId, RegradeId, UserId
 from app.courses.models import Course
 from app.kit.db import utcnow
 from app.kit.errors import AppError, InvalidInput, PayloadTooLarge
+from app.kit.links import absolute_url
 from app.kit.paging import next_url
 from app.kit.web import CsrfProtected, SessionDep, render
 from app.submissions.deps import DispatcherDep
@@ -55,12 +56,14 @@ def _my_courses(
     status: int = 200,
 ) -> Any:
     rows = enrolment.my_courses(session, user)
-    return _page(
-        request,
-        "list.html",
-        {"rows": rows, "error": error, "code": code, "can_create": user.is_staff},
-        status_code=status,
-    )
+    context = {
+        "rows": rows,
+        "invitations": enrolment.my_invitations(session, user),
+        "error": error,
+        "code": code,
+        "can_create": user.is_staff,
+    }
+    return _page(request, "list.html", context, status_code=status)
 
 
 @router.get("")
@@ -85,6 +88,17 @@ def join(
     except AppError as exc:
         return _my_courses(request, session, user, error=exc.detail, code=code, status=exc.status_code)
     return _notice(request, f"/courses/{course.id}", f"You joined {course.title}.")
+
+
+@router.post("/invitations/{invitation_id}/decline", dependencies=[CsrfProtected])
+def decline(
+    request: Request,
+    invitation_id: Annotated[int, Path(ge=1, le=2**31 - 1)],
+    session: SessionDep,
+    user: CurrentUser,
+) -> Any:
+    enrolment.decline(session, user, invitation_id, utcnow())
+    return _notice(request, "/courses", "Invitation declined.")
 
 
 @router.post("", dependencies=[CsrfProtected])
@@ -131,7 +145,7 @@ def _course_page(
     if instructor:
         context["members"] = enrolment.members(session, course)
         context["invitations"] = enrolment.invitations(session, course)
-        context["join_url"] = str(request.base_url).rstrip("/") + f"/courses/join?code={course.join_code}"
+        context["join_url"] = absolute_url(request.app.state.settings, "/courses/join", code=course.join_code)
     return _page(request, "course.html", context, status_code=status)
 
 
@@ -149,6 +163,22 @@ def rotate(request: Request, course_id: CourseId, session: SessionDep, user: Cur
     course = _instructs(session, course_id, user)
     enrolment.rotate_join_code(session, course)
     return _notice(request, f"/courses/{course.id}", "New join code: the old one no longer works.")
+
+
+@router.post("/{course_id}/enrolment", dependencies=[CsrfProtected])
+def enrolment_mode(
+    request: Request,
+    course_id: CourseId,
+    session: SessionDep,
+    user: CurrentUser,
+    invitation_only: Annotated[bool, Form()] = False,
+) -> Any:
+    course = _instructs(session, course_id, user)
+    enrolment.set_invitation_only(session, course, invitation_only)
+    note = "The join code works."
+    if invitation_only:
+        note = "Invited students only: the join code enrols nobody."
+    return _notice(request, f"/courses/{course.id}", note)
 
 
 @router.post("/{course_id}/roster", dependencies=[CsrfProtected])
@@ -197,8 +227,18 @@ def student_status(
     status: Annotated[str, Form(max_length=20)],
 ) -> Any:
     course = _instructs(session, course_id, user)
-    member = enrolment.set_student_status(session, course, user_id, status)
+    try:
+        member = enrolment.set_student_status(session, course, user_id, status, utcnow())
+    except AppError as exc:
+        return _course_page(request, session, user, course.id, error=exc.detail, status=exc.status_code)
     return _notice(request, f"/courses/{course.id}", f"Student #{member.user_id} is now {member.status}.")
+
+
+@router.post("/{course_id}/leave", dependencies=[CsrfProtected])
+def leave(request: Request, course_id: CourseId, session: SessionDep, user: CurrentUser) -> Any:
+    course = enrolment.course_for_member(session, course_id, user)
+    enrolment.leave(session, course, user, utcnow())
+    return _notice(request, "/courses", f"You left {course.title}.")
 
 
 @router.post("/{course_id}/assignments", dependencies=[CsrfProtected])

@@ -22,8 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
-from app.courses import dates as dates_mod
-from app.courses import repository, scoring
+from app.courses import repository, scoring, visibility
 from app.courses.assignments import assignment_problems
 from app.courses.gradebook import display_name
 from app.courses.models import Assignment, Course, Regrade
@@ -57,7 +56,7 @@ def judge_account(session: Session) -> User:
 
 def _problem_in(session: Session, assignment: Assignment, slug: str) -> Problem:
     try:
-        problem = problems.get_published(session, slug)
+        problem = problems.get_for_course(session, slug, assignment.course_id)
     except NotFound:
         raise InvalidInput(f"There is no published problem called {slug[:80]!r}.") from None
     if problem.id not in {link.problem_id for link in assignment.problems}:
@@ -70,17 +69,17 @@ def _problem_in(session: Session, assignment: Assignment, slug: str) -> Problem:
 def _stale_submissions(
     session: Session, course: Course, assignment: Assignment, problem: Problem, version_id: int
 ) -> list[Submission]:
-    """Finished submits of active students that scoring counts and that ran on another version."""
+    """Finished submits of active students that are the assignment's work (the one rule,
+    :mod:`app.courses.visibility`) and that ran on another version: nothing else is copied."""
     students = [u.id for _, u in repository.active_students(session, course.id)]
-    extensions = {e.user_id: e for e in repository.extensions(session, [assignment.id])}
-    stale = []
-    for s in repository.submit_submissions(session, students, [problem.id]):
-        if s.status != FINISHED or s.problem_version_id == version_id:
-            continue
-        effective = dates_mod.effective(assignment, extensions.get(s.user_id))
-        if effective.credit_at(s.created_at) is not None:
-            stale.append(s)
-    return stale
+    work = visibility.course_work(session, [assignment], students)
+    return [
+        s
+        for s in repository.submit_submissions(session, students, [problem.id])
+        if s.status == FINISHED
+        and s.problem_version_id != version_id
+        and work.counts_for(s.user_id, assignment.id, s.created_at)
+    ]
 
 
 def start(

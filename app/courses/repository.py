@@ -18,6 +18,7 @@ from app.courses.models import (
     Course,
     CourseInvitation,
     CourseMember,
+    EnrolmentPeriod,
     Extension,
     Regrade,
 )
@@ -61,6 +62,58 @@ def invitation_for(session: Session, course_id: int, email: str) -> CourseInvita
         CourseInvitation.course_id == course_id, CourseInvitation.email == email
     )
     return session.scalars(stmt).first()
+
+
+def pending_invitations_for(session: Session, email: str) -> Sequence[tuple[CourseInvitation, Course]]:
+    """Invitations of this email that nobody accepted or declined yet, newest first."""
+    stmt = (
+        select(CourseInvitation, Course)
+        .join(Course, Course.id == CourseInvitation.course_id)
+        .where(
+            CourseInvitation.email == email,
+            CourseInvitation.accepted_by_id.is_(None),
+            CourseInvitation.declined_at.is_(None),
+        )
+        .order_by(CourseInvitation.created_at.desc(), CourseInvitation.id.desc())
+    )
+    return [(i, c) for i, c in session.execute(stmt).all()]
+
+
+def get_invitation(session: Session, invitation_id: int) -> CourseInvitation | None:
+    return session.get(CourseInvitation, invitation_id)
+
+
+def open_period(session: Session, course_id: int, user_id: int) -> EnrolmentPeriod | None:
+    """The student's current enrolment period in the course (None: not enrolled now)."""
+    stmt = select(EnrolmentPeriod).where(
+        EnrolmentPeriod.course_id == course_id,
+        EnrolmentPeriod.user_id == user_id,
+        EnrolmentPeriod.left_at.is_(None),
+    )
+    return session.scalars(stmt).first()
+
+
+def close_periods(session: Session, course_id: int, user_id: int, at: datetime) -> None:
+    """End every open enrolment period of the student in the course at ``at`` (never before it
+    began): all of them, so even two periods opened by a race both end."""
+    stmt = select(EnrolmentPeriod).where(
+        EnrolmentPeriod.course_id == course_id,
+        EnrolmentPeriod.user_id == user_id,
+        EnrolmentPeriod.left_at.is_(None),
+    )
+    for period in session.scalars(stmt):
+        period.left_at = max(at, period.joined_at)
+    session.flush()
+
+
+def enrolment_periods(session: Session, course_id: int, user_ids: Sequence[int]) -> Sequence[EnrolmentPeriod]:
+    """Every enrolment period of these students in the course (ix_course_enrolment_periods_course_user)."""
+    if not user_ids:
+        return []
+    stmt = select(EnrolmentPeriod).where(
+        EnrolmentPeriod.course_id == course_id, EnrolmentPeriod.user_id.in_(user_ids)
+    )
+    return session.scalars(stmt.order_by(EnrolmentPeriod.joined_at, EnrolmentPeriod.id)).all()
 
 
 def membership(session: Session, course_id: int, user_id: int) -> CourseMember | None:
@@ -273,6 +326,7 @@ def submit_submissions(
 
 
 def attempts(session: Session, user_id: int, problem_ids: Sequence[int]) -> Sequence[Submission]:
+    """A user's own submissions on these problems, newest first (their own view, not an instructor's)."""
     if not problem_ids:
         return []
     stmt = select(Submission).where(Submission.user_id == user_id, Submission.problem_id.in_(problem_ids))
@@ -280,18 +334,17 @@ def attempts(session: Session, user_id: int, problem_ids: Sequence[int]) -> Sequ
 
 
 def attempts_page(
-    session: Session, user_id: int, problem_ids: Sequence[int], *, after: AttemptKey | None, limit: int
+    session: Session, visible: ColumnElement[bool], *, after: AttemptKey | None, limit: int
 ) -> Sequence[Submission]:
-    """A student's submissions on these problems, newest first by (created_at, id); keyset-paged.
+    """A student's submissions that ``visible`` admits, newest first by (created_at, id); keyset-paged.
 
-    ix_submissions_user_created (user_id, created_at, id) read backwards from the cursor, the
-    problems checked on the way: a page costs its rows (and the student's other practice in
-    between), not every attempt. Regrade copies belong to their system account, never to
-    ``user_id``, so none is in here.
+    ``visible`` is :meth:`app.courses.visibility.CourseWork.where` for one student: it pins
+    ``user_id`` and bounds ``created_at`` and the problems, so ix_submissions_user_created
+    (user_id, created_at, id) is read backwards from the cursor, the rest checked on the way: a page
+    costs its rows (and the student's other practice in between), not every attempt. Regrade copies
+    belong to their system account, never to the student, so none is in here.
     """
-    if not problem_ids:
-        return []
-    stmt = select(Submission).where(Submission.user_id == user_id, Submission.problem_id.in_(problem_ids))
+    stmt = select(Submission).where(visible)
     if after is not None:
         stmt = stmt.where(tuple_(Submission.created_at, Submission.id) < after)
     order = (Submission.created_at.desc(), Submission.id.desc())

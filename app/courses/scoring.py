@@ -3,9 +3,11 @@
 A problem's credit for a student is the best credit over their submit-mode submissions on it:
 an accepted submission earns the credit of its stored ``created_at`` against the student's
 effective dates (100 % until due, a late window's percent, then 0 %); anything else earns 0.
-Submissions before the release are not counted, so practice outside the course never lowers a
-score. Regrades that were applied replace a submission's verdict with its re-judged copy's, and
-a "never lower" regrade keeps the credit the student had before it as a floor.
+Only the course's work counts (:mod:`app.courses.visibility`: inside the assignment's window and
+while the student was enrolled), so practice outside the course never lowers or raises a score,
+and a score never tells an instructor about work they may not see. Regrades that were applied
+replace a submission's verdict with its re-judged copy's, and a "never lower" regrade keeps the
+credit the student had before it as a floor.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from app.courses import dates as dates_mod
-from app.courses import repository
+from app.courses import repository, visibility
 from app.courses.models import Assignment, Extension, Regrade
 from app.submissions.models import COPY_KEY_PREFIX, FINISHED, Submission
 from runner.verdict import Verdict
@@ -116,6 +118,7 @@ def compute(
     """Scores keyed by (user id, assignment id) for every pair, recomputed from the database."""
     assignment_ids = [a.id for a in assignments]
     problem_ids = sorted({p.problem_id for a in assignments for p in a.problems})
+    work = visibility.course_work(session, assignments, user_ids)
     by_pair: dict[tuple[int, int], list[Attempt]] = {}
     for s in repository.submit_submissions(session, user_ids, problem_ids):
         if s.mode == "submit" and not is_regrade_copy(s):
@@ -134,7 +137,11 @@ def compute(
             credits: dict[int, float] = {}
             for problem_id, key in links:
                 credit = overrides.floors.get(key, {}).get(user_id, 0.0)
-                attempts = by_pair.get((user_id, problem_id))
+                attempts = [
+                    a
+                    for a in by_pair.get((user_id, problem_id), ())
+                    if work.counts_for(user_id, assignment.id, a.created_at)
+                ]
                 if attempts:
                     credit = problem_credit(attempts, effective, overrides.verdicts.get(key), credit)
                 credits[problem_id] = credit

@@ -20,6 +20,7 @@ def course_view(course: Course, role: str) -> dict[str, Any]:
         "lti_context_id": course.lti_context_id,
     }
     if role == "instructor":
+        view["invitation_only"] = course.invitation_only
         view["join_code"] = course.join_code
         view["join_url"] = f"/courses/join?code={course.join_code}"
         view["join_code_expires_at"] = (

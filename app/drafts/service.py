@@ -18,7 +18,7 @@ from app.problems.models import Problem
 
 def _problem_for(session: Session, user: User, slug: str, now: datetime) -> Problem:
     """Drafts follow the premium gate: no saved code for a problem the learner may not work on."""
-    problem = problems.get_published(session, slug)
+    problem = problems.get_published(session, slug, user, now)
     problems.require_access(problem, user, now)
     return problem
 

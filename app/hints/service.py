@@ -50,12 +50,12 @@ def _view(session: Session, problem: Problem, viewer: User | None, now: datetime
 
 def hints_for(session: Session, slug: str, viewer: User | None, now: datetime) -> HintsView:
     """The hints ``viewer`` has revealed on problem ``slug`` (none when anonymous or locked)."""
-    return _view(session, problems.get_published(session, slug), viewer, now)
+    return _view(session, problems.get_published(session, slug, viewer, now), viewer, now)
 
 
 def reveal_next(session: Session, slug: str, viewer: User, now: datetime) -> HintsView:
     """Reveal the viewer's next hint; asking when all are revealed changes nothing."""
-    problem = problems.get_published(session, slug)
+    problem = problems.get_published(session, slug, viewer, now)
     problems.require_access(problem, viewer, now)
     total = len(_hints(session, problem))
     if total == 0:

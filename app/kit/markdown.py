@@ -4,6 +4,13 @@ markdown-it-py (CommonMark + tables) with dollarmath: ``$...$`` and ``$$...$$`` 
 via latex2mathml, so formulas render without JavaScript; fenced code is highlighted by Pygments
 (class-based, so the CSS themes colour it); the final HTML goes through nh3 so author HTML
 cannot inject scripts, handlers or styles.
+
+Author markup shares the page with the platform's own elements, so every id it sets is
+namespaced (``user-content-``, as GitHub does): ``<h2 id="starter-code">`` in a statement becomes
+``id="user-content-starter-code"`` and can never shadow (DOM-clobber) an element of the page the
+page's scripts look up by id. In-page links follow: ``href="#shapes"`` becomes
+``href="#user-content-shapes"``, so a statement's own anchors still work. The section anchors
+made from ``##`` titles (:func:`split_sections`) carry the same prefix.
 """
 
 from __future__ import annotations
@@ -47,6 +54,8 @@ _ATTRIBUTES["input"] = {"type", "checked", "disabled"}
 
 _formatter = HtmlFormatter(nowrap=True)
 
+ID_PREFIX = "user-content-"
+
 
 def _highlight(code: str, lang: str, _attrs: str) -> str:
     try:
@@ -73,8 +82,22 @@ def _make_parser() -> MarkdownIt:
 _md = _make_parser()
 
 
+def _namespaced_links(tag: str, attribute: str, value: str) -> str:
+    """An in-page link (``#name``) points at the namespaced id it now has (``#user-content-name``)."""
+    if attribute == "href" and value.startswith("#") and not value.startswith("#" + ID_PREFIX):
+        return "#" + ID_PREFIX + value[1:]
+    return value
+
+
 def sanitize(raw_html: str) -> str:
-    return nh3.clean(raw_html, tags=_TAGS, attributes=_ATTRIBUTES, link_rel="noopener noreferrer")
+    return nh3.clean(
+        raw_html,
+        tags=_TAGS,
+        attributes=_ATTRIBUTES,
+        link_rel="noopener noreferrer",
+        id_prefix=ID_PREFIX,
+        attribute_filter=_namespaced_links,
+    )
 
 
 @lru_cache(maxsize=512)
@@ -130,7 +153,9 @@ def split_sections(source: str, first_title: str = "Problem Statement") -> list[
         body = "".join(lines[start + 1 : end])
         if body.strip():
             sections.append((title, body))
-    return [Section(title=t, html=render_markdown(body), anchor=_slugify(t)) for t, body in sections]
+    return [
+        Section(title=t, html=render_markdown(body), anchor=ID_PREFIX + _slugify(t)) for t, body in sections
+    ]
 
 
 def preview_markdown(source: str, max_paragraphs: int = 2) -> tuple[str, bool]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hmac
 import secrets
+from functools import lru_cache
 from typing import Any
 
 from argon2 import PasswordHasher
@@ -20,9 +21,23 @@ def hash_password(password: str) -> str:
     return _hasher.hash(password)
 
 
-def verify_password(password_hash: str, password: str) -> bool:
+@lru_cache(maxsize=1)
+def _no_account_hash() -> str:
+    """A hash made with the same parameters as every account's, of a password nobody knows."""
+    return _hasher.hash(secrets.token_urlsafe(32))
+
+
+def prepare_password_checks() -> None:
+    """Make the stand-in hash now (at start), so not even the first unknown email costs more."""
+    _no_account_hash()
+
+
+def verify_password(password_hash: str | None, password: str) -> bool:
+    """Whether ``password`` matches ``password_hash``. Without a hash (no such account) the password
+    is checked against a hash nobody's password matches, so an unknown email costs the same argon2
+    work as a known one and the answer's timing does not tell whether an account exists."""
     try:
-        return _hasher.verify(password_hash, password)
+        return _hasher.verify(password_hash or _no_account_hash(), password) and password_hash is not None
     except (VerifyMismatchError, VerificationError, InvalidHashError):
         return False
 

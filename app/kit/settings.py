@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import AliasChoices, Field, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DEFAULT_SECRET = "dev-insecure-secret-change-me"
 
@@ -32,10 +32,15 @@ class Settings(BaseSettings):
     wait_timeout_s: float = Field(default=30.0, gt=0, le=120)
     session_cookie: str = "torchdrill_session"
     session_max_age_s: int = 14 * 24 * 3600
-    # Log-in throttling: failed attempts allowed per email / per client address within the window.
-    login_max_failures_per_email: int = Field(default=5, ge=1, le=1000)
+    # Log-in throttling (docs/security.md, "Rate limits per real client"): failed log-ins allowed
+    # per (email, client) and per client within the window, and per email from browsers that never
+    # logged in to it (a browser that did is remembered by a signed cookie and never locked out).
+    login_max_failures_per_email: int = Field(default=5, ge=1, le=1000)  # per (email, client)
     login_max_failures_per_client: int = Field(default=50, ge=1, le=100000)
+    login_max_failures_per_account: int = Field(default=20, ge=1, le=100000)  # unknown browsers
     login_window_s: int = Field(default=15 * 60, ge=1, le=24 * 3600)
+    # Sign-ups (which tell whether an email has an account) per client address an hour.
+    signup_per_client_hour: int = Field(default=30, ge=1, le=100000)
     # REST API v1 per-user limits (requests per minute; submissions per minute, counted in the database).
     api_requests_per_minute: int = Field(default=600, ge=1, le=1_000_000)
     api_submissions_per_minute: int = Field(default=30, ge=1, le=1_000_000)
@@ -48,14 +53,25 @@ class Settings(BaseSettings):
     sweep_interval_s: float = Field(default=5.0, gt=0, le=300)
     recorder_concurrency: int = Field(default=4, ge=1, le=64)
     log_format: Literal["text", "json"] = "text"
-    metrics_token: str | None = None  # when set, /metrics wants "Authorization: Bearer <token>"
+    # /metrics wants "Authorization: Bearer <token>" when set; production refuses to start without it.
+    metrics_token: str | None = None
     # Billing (docs/billing.md): off by default; "stripe" sells Premium through Stripe Checkout.
     billing_provider: Literal["off", "stripe"] = "off"
     stripe_secret_key: str | None = None
     stripe_webhook_secret: str | None = None
     stripe_price_id: str | None = None
     billing_premium_days: int = Field(default=365, ge=1, le=3660)  # Premium bought by one payment
-    public_url: str | None = None  # where Checkout sends the buyer back, e.g. https://drill.example.org
+    # The site's address, e.g. https://drill.example.org: every absolute link (reset mails, Checkout's
+    # way back, course invitations) is made from it, never from the request (app/kit/links.py), and
+    # it names the one host the app answers for (app/kit/hosts.py). Required in production; in
+    # development http://127.0.0.1:PORT.
+    public_url: str | None = None
+    # More host names the app answers for (comma-separated), besides public_url's (and, in
+    # development, localhost, 127.0.0.1 and [::1]).
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # Reverse proxies whose X-Forwarded-For / X-Forwarded-Proto are believed (comma-separated IPs
+    # or networks, e.g. "127.0.0.1,172.31.250.1"); empty: none, every client is its TCP peer.
+    forwarded_allow_ips: Annotated[list[str], NoDecode] = Field(default_factory=list)
     # Mail (docs/mail.md): without an SMTP URL, mail is written to the log (development).
     smtp_url: str | None = None  # smtp://user:password@host:587 (STARTTLS) or smtps://host:465
     mail_from: str = "Torchdrill <no-reply@localhost>"
@@ -63,6 +79,14 @@ class Settings(BaseSettings):
     password_reset_ttl_s: int = Field(default=3600, ge=60, le=7 * 24 * 3600)
     password_reset_per_email_hour: int = Field(default=3, ge=1, le=1000)
     password_reset_per_client_hour: int = Field(default=20, ge=1, le=100000)
+    # Two-factor sign-in (docs/security.md): with this on, instructors and admins must turn it on
+    # before they can use the site (pages send them to /account/two-factor; the API answers 403).
+    require_2fa_for_staff: bool = False
+    # Wrong second factors allowed per account within the window, then wait (the password is known).
+    two_factor_max_attempts: int = Field(default=5, ge=1, le=1000)
+    two_factor_window_s: int = Field(default=15 * 60, ge=1, le=24 * 3600)
+    # How long the sign-in page waits for the code once the password was right.
+    two_factor_pending_s: int = Field(default=5 * 60, ge=30, le=3600)
 
     @model_validator(mode="after")
     def _refuse_default_secret(self) -> Settings:
@@ -70,6 +94,51 @@ class Settings(BaseSettings):
             raise ValueError(
                 "TORCHDRILL_SECRET_KEY must be set to a random value of at least 32 characters "
                 "outside development (e.g. python -c 'import secrets; print(secrets.token_urlsafe(48))')"
+            )
+        return self
+
+    @field_validator("allowed_hosts", "forwarded_allow_ips", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url_is_a_site(cls, value: str | None) -> str | None:
+        from app.kit.links import parse_public_url
+
+        return parse_public_url(value) if value else None
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _hosts_are_names(cls, value: list[str]) -> list[str]:
+        from app.kit.hosts import normalise_allowed_host
+
+        return [normalise_allowed_host(host) for host in value]
+
+    @field_validator("forwarded_allow_ips")
+    @classmethod
+    def _proxies_are_addresses(cls, value: list[str]) -> list[str]:
+        from app.kit.hosts import check_proxy_address
+
+        return [check_proxy_address(address) for address in value]
+
+    @model_validator(mode="after")
+    def _production_names_its_site_and_guards_metrics(self) -> Settings:
+        if self.env != "production":
+            return self
+        missing = []
+        if not self.public_url:
+            missing.append("TORCHDRILL_PUBLIC_URL (the site's address, e.g. https://drill.example.org)")
+        if not self.metrics_token or len(self.metrics_token) < 16:
+            missing.append(
+                "TORCHDRILL_METRICS_TOKEN (16+ random characters: /metrics is never public in production)"
+            )
+        if missing:
+            raise ValueError(
+                "production needs " + " and ".join(missing) + "; see docs/deploy.md (the settings table)"
             )
         return self
 

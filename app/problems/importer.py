@@ -127,6 +127,21 @@ def import_problem(session: Session, files: ProblemFiles, runner: JudgeRunner) -
     return outcome
 
 
+def not_the_banks(session: Session, slug: str) -> str | None:
+    """Why a bank import must not overwrite problem ``slug`` (None: it may): a problem authored on the
+    site (it has owners) or course-only belongs to its authors, never to whoever holds a folder of
+    that name. Its authors and admins change it through authoring."""
+    problem = repository.get_by_slug(session, slug)
+    if problem is None:
+        return None
+    if problem.course_only or repository.has_owners(session, problem.id):
+        return (
+            f"{slug!r} was authored on the site (it has owners or is course-only): the bank import does not "
+            "overwrite it; edit it in authoring, or give the folder another slug"
+        )
+    return None
+
+
 def import_bank(session: Session, bank_dir: str | Path, runner: JudgeRunner | None = None) -> ImportReport:
     """Import every problem folder in ``bank_dir``; a bad problem is reported, the rest still import.
 
@@ -143,6 +158,10 @@ def import_bank(session: Session, bank_dir: str | Path, runner: JudgeRunner | No
     expectation_errors = expectation_error_types()
     for folder in discover_problems(root):
         slug = folder.name
+        refusal = not_the_banks(session, slug)
+        if refusal is not None:
+            report.errors[slug] = refusal
+            continue
         try:
             files = load_problem_dir(folder)
             with session.begin_nested():

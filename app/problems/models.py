@@ -50,6 +50,11 @@ class Problem(Base):
     published: Mapped[bool] = mapped_column(Boolean, default=True)
     track_id: Mapped[int | None] = mapped_column(ForeignKey("tracks.id", ondelete="SET NULL"), index=True)
     position: Mapped[int] = mapped_column(Integer, default=0)  # ``order`` in problem.toml: place in its track
+    # Visible only inside ``course_id``'s course until an admin publishes it site-wide (``visibility.py``).
+    course_only: Mapped[bool] = mapped_column(Boolean, default=False)
+    # A foreign key to courses.id (ON DELETE SET NULL) in the database (migration 0018), not declared
+    # here: this domain sits below app.courses and loads without its tables (the bank importer).
+    course_id: Mapped[int | None] = mapped_column(Integer, index=True)
     current_version_id: Mapped[int | None] = mapped_column(
         ForeignKey("problem_versions.id", use_alter=True, ondelete="SET NULL")
     )
@@ -66,6 +71,26 @@ class Problem(Base):
     @property
     def tag_names(self) -> list[str]:
         return [t.tag for t in self.tags]
+
+
+AUTHOR = "author"
+COAUTHOR = "coauthor"
+
+
+class ProblemOwner(Base):
+    """Who may edit a problem: its author and the co-authors they add (migration 0018).
+
+    A problem without owners (the shipped bank) is edited by admins only.
+    """
+
+    __tablename__ = "problem_owners"
+    __table_args__ = (CheckConstraint("role IN ('author', 'coauthor')", name="role"),)
+
+    problem_id: Mapped[int] = mapped_column(ForeignKey("problems.id", ondelete="CASCADE"), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True, index=True)
+    role: Mapped[str] = mapped_column(String(10))
+    added_by_id: Mapped[int | None] = mapped_column(Integer)  # a log: a plain id
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
 class ProblemTag(Base):

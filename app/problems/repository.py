@@ -6,7 +6,7 @@ from typing import Any
 from sqlalchemy import Table, bindparam, case, func, or_, select, tuple_
 from sqlalchemy.orm import Session, lazyload
 
-from app.problems.models import Problem, ProblemTag, ProblemVersion, Track
+from app.problems.models import Problem, ProblemOwner, ProblemTag, ProblemVersion, Track
 from app.progress import repository as progress
 
 DIFFICULTY_RANK = {"easy": 0, "medium": 1, "hard": 2}
@@ -14,6 +14,14 @@ _DIFFICULTY_ORDER = case(DIFFICULTY_RANK, value=Problem.difficulty, else_=3)
 ListKey = tuple[str, int, str, int]  # (category, difficulty rank, title, id): the problem list's order
 
 
+
+# What every public listing shows (lists, search, filters, tracks, related): published, live and
+# site-wide. A course-only problem is never in one (``visibility.py``).
+SITE_WIDE = (
+    Problem.published.is_(True),
+    Problem.current_version_id.is_not(None),
+    Problem.course_only.is_(False),
+)
 
 _BY_SLUG = select(Problem).where(Problem.slug == bindparam("slug"))
 # Without the tags' second query: they load if something reads them (submitting does not).
@@ -71,7 +79,7 @@ def list_published(
     limit: int | None = None,
 ) -> Sequence[Problem]:
     """Published problems in list order (category, difficulty, title, id); keyset-paged by ``after``."""
-    stmt = select(Problem).where(Problem.published.is_(True), Problem.current_version_id.is_not(None))
+    stmt = select(Problem).where(*SITE_WIDE)
     if difficulty:
         stmt = stmt.where(Problem.difficulty == difficulty)
     if category:
@@ -100,7 +108,7 @@ def list_key(problem: Problem) -> ListKey:
 
 
 def published_categories(session: Session) -> list[str]:
-    stmt = select(Problem.category).where(Problem.published.is_(True)).distinct().order_by(Problem.category)
+    stmt = select(Problem.category).where(*SITE_WIDE).distinct().order_by(Problem.category)
     return list(session.scalars(stmt))
 
 
@@ -108,7 +116,7 @@ def published_tags(session: Session) -> list[str]:
     stmt = (
         select(ProblemTag.tag)
         .join(Problem, Problem.id == ProblemTag.problem_id)
-        .where(Problem.published.is_(True))
+        .where(*SITE_WIDE)
         .distinct()
         .order_by(ProblemTag.tag)
     )
@@ -121,8 +129,7 @@ def related(session: Session, problem: Problem, limit: int = 5) -> Sequence[Prob
         .where(
             Problem.category == problem.category,
             Problem.id != problem.id,
-            Problem.published.is_(True),
-            Problem.current_version_id.is_not(None),
+            *SITE_WIDE,
         )
         .order_by(_DIFFICULTY_ORDER, Problem.title)
         .limit(limit)
@@ -148,9 +155,7 @@ def track_by_title(session: Session, title: str) -> Track | None:
 
 def track_problems(session: Session, track_ids: Sequence[int]) -> Sequence[Problem]:
     """The published problems of these tracks, each track's in its ``order`` (unnumbered ones last, by title)."""
-    stmt = select(Problem).where(
-        Problem.track_id.in_(track_ids), Problem.published.is_(True), Problem.current_version_id.is_not(None)
-    )
+    stmt = select(Problem).where(Problem.track_id.in_(track_ids), *SITE_WIDE)
     unnumbered_last = case((Problem.position == 0, 1), else_=0)  # order 0: after the numbered ones
     return session.scalars(
         stmt.order_by(Problem.track_id, unnumbered_last, Problem.position, Problem.title)
@@ -181,3 +186,14 @@ def acceptance_counts(session: Session, problem_ids: Sequence[int]) -> dict[int,
 def solved_and_attempted(session: Session, user_id: int) -> dict[int, bool]:
     """``{problem_id: solved}`` for every problem the user ran or submitted anything for."""
     return progress.marks(session, user_id)
+
+
+def owner_role(session: Session, problem_id: int, user_id: int) -> str | None:
+    """"author" / "coauthor" when the user owns the problem, else None."""
+    stmt = select(ProblemOwner.role).where(ProblemOwner.problem_id == problem_id, ProblemOwner.user_id == user_id)
+    return session.scalars(stmt).first()
+
+
+def has_owners(session: Session, problem_id: int) -> bool:
+    stmt = select(ProblemOwner.user_id).where(ProblemOwner.problem_id == problem_id).limit(1)
+    return session.scalars(stmt).first() is not None

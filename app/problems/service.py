@@ -11,11 +11,12 @@ from sqlalchemy.orm import Session, object_session
 
 from app.accounts.models import User
 from app.accounts.premium import is_premium
+from app.kit.db import utcnow
 from app.kit.errors import InvalidInput, NotFound, PremiumRequired
 from app.kit.markdown import Section, preview_markdown, render_markdown, split_sections
 from app.kit.paging import decode_cursor, page_of
 from app.kit.runner import display_value
-from app.problems import repository
+from app.problems import repository, visibility
 from app.problems.models import Problem, ProblemVersion
 from runner.jobs import Limits
 from runner.format.problem import DIFFICULTIES, ProblemFiles, build_problem
@@ -203,12 +204,37 @@ def filter_choices(session: Session) -> dict[str, Sequence[str]]:
     }
 
 
-def get_published(session: Session, slug: str, *, tags: bool = True) -> Problem:
-    """A published problem by slug (NotFound otherwise); ``tags=False``: its tags only if used."""
+def get_published(
+    session: Session, slug: str, viewer: User | None, now: datetime | None = None, *, tags: bool = True
+) -> Problem:
+    """A published problem by slug that ``viewer`` may see (``visibility.can_see``); NotFound otherwise,
+    the same for a course-only problem outside its course as for a slug that does not exist.
+    ``tags=False``: its tags only if used."""
     if len(slug) > 80 or "\x00" in slug:  # never a slug; PostgreSQL refuses NUL in text
         raise NotFound(f"There is no problem called {slug[:80]!r}.")
     problem = repository.get_by_slug(session, slug, tags=tags)
-    if problem is None or not problem.published or problem.current_version_id is None:
+    if (
+        problem is None
+        or not problem.published
+        or problem.current_version_id is None
+        or not visibility.can_see(session, problem, viewer, now or utcnow())
+    ):
+        raise NotFound(f"There is no problem called {slug!r}.")
+    return problem
+
+
+def get_for_course(session: Session, slug: str, course_id: int) -> Problem:
+    """A published problem that course ``course_id`` may use: site-wide, or course-only in that course
+    (never another course's). NotFound otherwise, as for an unknown slug."""
+    if len(slug) > 80 or "\x00" in slug:
+        raise NotFound(f"There is no problem called {slug[:80]!r}.")
+    problem = repository.get_by_slug(session, slug)
+    if (
+        problem is None
+        or not problem.published
+        or problem.current_version_id is None
+        or not visibility.belongs_in(problem, course_id)
+    ):
         raise NotFound(f"There is no problem called {slug!r}.")
     return problem
 
@@ -230,7 +256,7 @@ def version_files(problem_slug: str, version: ProblemVersion) -> ProblemFiles:
 
 
 def problem_page(session: Session, slug: str, viewer: User | None, now: datetime) -> ProblemPage:
-    problem = get_published(session, slug)
+    problem = get_published(session, slug, viewer, now)
     version = current_version(session, problem)
     files = version_files(problem.slug, version)
     unlocked = can_work_on(problem, viewer, now)
@@ -280,7 +306,7 @@ class ProblemDetail:
 
 
 def problem_detail(session: Session, slug: str, viewer: User | None, now: datetime) -> ProblemDetail:
-    problem = get_published(session, slug)
+    problem = get_published(session, slug, viewer, now)
     version = current_version(session, problem)
     files = version_files(problem.slug, version)
     unlocked = can_work_on(problem, viewer, now)

@@ -69,7 +69,7 @@ def problem_page(
 ) -> Any:
     now = utcnow()
     page = service.problem_page(session, slug, user, now)
-    problem = service.get_published(session, slug)
+    problem = service.get_published(session, slug, user, now)
     hint_view = hints.hints_for(session, slug, user, now)
     history = []
     older = None  # the URL of the next (older) page of the history, for "Older submissions"

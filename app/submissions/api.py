@@ -41,8 +41,6 @@ def create_submission(
     settings: SettingsDep,
 ) -> dict[str, Any]:
     now = utcnow()
-    if body.mode == "custom":  # two sandbox jobs each: held to the API's submission rate
-        service.check_rate(session, user, settings.api_submissions_per_minute, now)
     submission = service.create_submission(
         session,
         dispatcher,
@@ -51,6 +49,7 @@ def create_submission(
         body.code,
         body.mode,
         max_code_bytes=settings.max_code_bytes,
+        per_minute=settings.api_submissions_per_minute,  # every route, every mode (app.submissions.limit)
         now=now,
         custom_text=body.input_text,
     )
@@ -67,7 +66,7 @@ def list_submissions(
     limit: Annotated[int, Query(ge=1, le=100)] = service.HISTORY_PAGE,
 ) -> dict[str, Any]:
     """The learner's submissions on the problem, newest first; ``next`` loads older ones."""
-    problem = problems.get_published(session, slug)
+    problem = problems.get_published(session, slug, user)
     page = service.history(session, user, problem, before_id=before, limit=limit)
     return {
         "submissions": [service.summary_view(s, slug) for s in page.items],

@@ -72,3 +72,17 @@ class Submission(Base):
     def is_copy(self) -> bool:
         """A course regrade's re-judged copy (see :data:`COPY_KEY_PREFIX`), not the learner's practice."""
         return (self.idempotency_key or "").startswith(COPY_KEY_PREFIX)
+
+
+class SubmissionGate(Base):
+    """One row per user that every new submission of theirs locks first (``app.submissions.limit``).
+
+    The row itself holds no count: taking it (an upsert, in the submission's own transaction)
+    makes a user's concurrent submissions queue one behind the other, so each counts the ones
+    committed before it and the per-minute limit cannot be overrun by a burst.
+    """
+
+    __tablename__ = "submission_gates"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    last_at: Mapped[datetime] = mapped_column(UTCDateTime())

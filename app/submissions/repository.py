@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session, defer
 from app.kit.db import backend_insert, prepared
 from app.progress import repository as progress
 from app.progress import rules
-from app.submissions.models import COPY_KEY_PREFIX, FINISHED, QUEUED, RUNNING, Submission
+from app.submissions.models import COPY_KEY_PREFIX, FINISHED, QUEUED, RUNNING, Submission, SubmissionGate
 
 
 def insert_new(
@@ -257,6 +257,26 @@ _COUNT_SINCE = select(func.count(_TABLE.c.id), func.min(_TABLE.c.created_at)).wh
     _TABLE.c.user_id == bindparam("user_id"),
     _TABLE.c.created_at >= bindparam("since", type_=_TABLE.c.created_at.type),
 )  # on the table: columns only (``app.kit.db.prepared`` says why)
+
+
+def take_gate(session: Session, user_id: int, now: datetime) -> None:
+    """Lock the user's submission gate until this transaction ends (made on first use).
+
+    One ``INSERT … ON CONFLICT (user_id) DO UPDATE``: on PostgreSQL a concurrent one of the same
+    user waits on the row until this transaction commits or rolls back; on SQLite it is a write,
+    so it takes the database's one writer lock. Either way, what this transaction reads next
+    includes every submission committed by the user's earlier gate holders.
+    """
+    session.execute(prepared(session, "submissions.gate", _gate_statement), {"user_id": user_id, "now": now})
+
+
+def _gate_statement(backend: str) -> Any:
+    table: Table = SubmissionGate.__table__  # type: ignore[assignment]
+    values = {"user_id": bindparam("user_id"), "last_at": bindparam("now", type_=table.c.last_at.type)}
+    insert = backend_insert(backend)(table).values(values)
+    return insert.on_conflict_do_update(
+        index_elements=[table.c.user_id], set_={"last_at": insert.excluded.last_at}
+    )
 
 
 def count_since(session: Session, user_id: int, since: datetime) -> tuple[int, datetime | None]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -25,7 +25,7 @@ from app.problems import repository as problems_repository
 from app.problems import service as problems
 from app.problems.models import Problem
 from app.progress import repository as progress_state
-from app.submissions import repository
+from app.submissions import limit, repository
 from app.submissions.dispatch import Dispatcher
 from app.submissions.models import CUSTOM, MODES, Submission
 from app.submissions.views import SubmissionSummary, SubmissionView
@@ -41,13 +41,14 @@ def create_submission(
     mode: str,
     *,
     max_code_bytes: int,
+    per_minute: int,
     now: datetime,
     custom_text: str | None = None,
 ) -> Submission:
     """Store a queued submission; it is handed to the dispatcher once the transaction commits."""
     submission, _replayed = create_or_replay(
         session, dispatcher, user, slug, code, mode, max_code_bytes=max_code_bytes, now=now,
-        custom_text=custom_text,
+        custom_text=custom_text, per_minute=per_minute,
     )  # fmt: skip
     return submission
 
@@ -118,31 +119,31 @@ def create_or_replay(
     idempotency_key: str | None = None,
     custom_input: Any = None,
     custom_text: str | None = None,
-    per_minute: int | None = None,
+    per_minute: int,
 ) -> tuple[Submission, bool]:
     """Create a submission, or return the one made earlier with the same idempotency key (and True).
 
     A ``custom`` run carries the learner's arguments (``custom_input`` decoded, or ``custom_text``
     as typed: JSON or Python literals); it is judged against the reference on those arguments.
-    With ``per_minute``, a new submission (not a replay) is first held to that rate (:func:`check_rate`).
+    A new submission (not a replay) is held to ``per_minute`` before it is inserted
+    (:func:`limit.hold_to_rate`, atomic: call this in the transaction that commits the submission).
     """
     # The key is looked up only where a replay would be answered differently from a new
     # submission (over the rate, no access any more) or where the insert finds it taken: a new
     # submission costs no lookup.
-    existing: Submission | None = None
-    if per_minute is not None:
-        try:
-            check_rate(session, user, per_minute, now)
-        except TooManyRequests:
-            existing = _earlier(session, user, idempotency_key)
-            if existing is None:
-                raise
     if mode not in MODES:
         raise InvalidInput(f"mode must be 'run', 'submit' or 'custom', not {mode!r}.")
     _check_code(code, max_code_bytes)
-    problem = problems.get_published(session, slug, tags=False)
+    problem = problems.get_published(session, slug, user, now, tags=False)
     arguments = custom_arguments(session, problem, mode, custom_input, custom_text)
-    if existing is not None:
+    # The limit's gate is the transaction's first write (held to the commit): taken once the
+    # request is known to be well-formed, so a bad one never waits behind it, nor it behind them.
+    try:
+        limit.hold_to_rate(session, user.id, per_minute, now)
+    except TooManyRequests:
+        existing = _earlier(session, user, idempotency_key)
+        if existing is None:
+            raise
         return _replay(existing, problem, code, mode, arguments)
     try:
         problems.require_access(problem, user, now)
@@ -179,17 +180,6 @@ def _earlier(session: Session, user: User, idempotency_key: str | None) -> Submi
     if idempotency_key is None:
         return None
     return repository.get_by_idempotency_key(session, user.id, idempotency_key)
-
-
-def check_rate(session: Session, user: User, per_minute: int, now: datetime) -> None:
-    """Refuse (429) a user's submission beyond ``per_minute`` in the last minute (all processes)."""
-    count, oldest = repository.count_since(session, user.id, now - timedelta(minutes=1))
-    if count >= per_minute:
-        wait = ((oldest or now) + timedelta(minutes=1) - now).total_seconds()
-        raise TooManyRequests(
-            f"At most {per_minute} submissions a minute; try again in {max(1, round(wait))} s.",
-            retry_after_s=wait,
-        )
 
 
 def list_own(

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from runner.format.fields import one_line_error
 from runner.format.inputs import InputError, parse_arguments
 from runner.jobs import Expectations, Job, Limits, Mode
 
@@ -153,6 +154,10 @@ def parse_metadata(toml_source: str, slug: str) -> dict[str, Any]:
     tags = data.get("tags", [])
     if not isinstance(tags, list) or not all(isinstance(t, str) and t.strip() for t in tags):
         raise ProblemFormatError('tags must be a list of strings, e.g. tags = ["hooks"]', rel)
+    for key, value in (("title", title), ("category", category), *(("tags", tag) for tag in tags)):
+        error = one_line_error(key, value.strip())
+        if error is not None:
+            raise ProblemFormatError(error, rel)
     premium = data.get("premium", False)
     if not isinstance(premium, bool):
         raise ProblemFormatError("premium must be true or false", rel)

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from runner.format.fields import one_line_error
 from runner.format.problem import ProblemFormatError
 
 TRACKS_FILE = "tracks.toml"
@@ -60,6 +61,9 @@ def parse_tracks(source: str) -> list[TrackSpec]:
             )
         if not isinstance(title, str) or not title.strip() or len(title.strip()) > MAX_TITLE:
             raise ProblemFormatError(f"{where}: title must be 1 to {MAX_TITLE} characters", TRACKS_FILE)
+        error = one_line_error(f"{where}: title", title.strip())
+        if error is not None:
+            raise ProblemFormatError(error, TRACKS_FILE)
         if isinstance(order, bool) or not isinstance(order, int) or not 0 < order <= 1000:
             raise ProblemFormatError(f"{where}: order must be an integer in [1, 1000]", TRACKS_FILE)
         if not isinstance(description, str) or not 0 < len(description.strip()) <= MAX_DESCRIPTION:

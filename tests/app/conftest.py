@@ -100,8 +100,16 @@ def seeded(database: Database, runner: JudgeRunner) -> Database:
 
 
 def settings_for(url: str) -> Settings:
+    # The public URL is the test client's own address (TestClient sends Host: testserver), so the
+    # allowed-hosts check lets the suite in and mailed links read http://testserver/...
     return Settings(
-        env="development", database_url=url, secret_key="test-secret-" + "x" * 40, judge_workers=2
+        env="development",
+        database_url=url,
+        secret_key="test-secret-" + "x" * 40,
+        judge_workers=2,
+        public_url="http://testserver",
+        # Every test signs up from the same client address; tests of the limit set their own.
+        signup_per_client_hour=100_000,
     )
 
 

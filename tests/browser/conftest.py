@@ -57,6 +57,7 @@ class Accounts:
     student: str
     premium: str
     instructor: str
+    author: str  # an admin: authors site-wide problems, which every learner sees once published
 
 
 @dataclass(frozen=True)
@@ -102,13 +103,17 @@ def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
 def _make_accounts(db: Database) -> Accounts:
     tag = uuid.uuid4().hex[:6]
     accounts = Accounts(
-        f"student-{tag}@example.com", f"premium-{tag}@example.com", f"teacher-{tag}@example.com"
+        f"student-{tag}@example.com",
+        f"premium-{tag}@example.com",
+        f"teacher-{tag}@example.com",
+        f"author-{tag}@example.com",
     )
     with db.transaction() as session:
         sign_up(session, accounts.student, PASSWORD)
         premium = sign_up(session, accounts.premium, PASSWORD)
         grant_premium(session, premium, 30, utcnow())
         sign_up(session, accounts.instructor, PASSWORD, role="instructor")
+        sign_up(session, accounts.author, PASSWORD, role="admin")
     with db.transaction() as session:  # the entitlement really holds, as the app will see it
         assert is_premium(get_user_by_email(session, accounts.premium), utcnow())
     return accounts

@@ -15,7 +15,7 @@ from app.accounts.models import User
 from app.accounts.service import get_user_by_email, sign_up
 from app.accounts.tokens import create_token
 from app.courses import assignments, enrolment, repository
-from app.courses.models import STUDENT, CourseMember
+from app.courses.models import STUDENT, CourseMember, EnrolmentPeriod
 from app.kit.db import Database, utcnow
 from tests.app.courses.helpers import stored_submit
 from tests.browser.conftest import PASSWORD
@@ -67,17 +67,20 @@ def tokens(db: Database, email: str, count: int) -> None:
 
 def course(db: Database, instructor: str, students: int, also: list[int]) -> int:
     """A course of ``instructor`` with ``students`` new students (sections A/B), the ``also`` ids
-    enrolled too, and one assignment on SLUG released a day ago."""
+    enrolled too (all of them since a day ago), and one assignment on SLUG released a day ago."""
     ids = accounts(db, students, "pupil")
     with db.transaction() as session:
         owner = get_user_by_email(session, instructor)
         made = enrolment.create_course(session, owner, f"Paged course {uuid.uuid4().hex[:4]}")
+        now = utcnow()
         for n, uid in enumerate(ids + also):
             section = "A" if n % 2 else "B"
             repository.add(
                 session, CourseMember(course_id=made.id, user_id=uid, role=STUDENT, section=section)
             )
-        now = utcnow()
+            repository.add(
+                session, EnrolmentPeriod(course_id=made.id, user_id=uid, joined_at=now - timedelta(days=1))
+            )
         assignments.create_assignment(
             session,
             made,

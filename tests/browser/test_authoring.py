@@ -1,4 +1,5 @@
-"""An instructor creates, validates and publishes a problem in the browser; a student then solves it."""
+"""An author (an admin: a site-wide problem) creates, validates and publishes a problem in the browser;
+a student then solves it. Instructors' problems are course-only: tests/app/authoring/test_ownership.py."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ def test_instructor_publishes_a_problem_that_a_student_solves(visits: Visits, se
     slug = f"browser-add-{uuid.uuid4().hex[:6]}"
     teacher = visits.new("instructor")
     page = teacher.page
-    teacher.login(server.accounts.instructor, "/authoring")
+    teacher.login(server.accounts.author, "/authoring")
     page.goto("/authoring/new")
     page.get_by_label("Slug").fill(slug)
     page.get_by_label("Title").fill(TITLE)

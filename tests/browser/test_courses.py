@@ -163,3 +163,32 @@ def test_regrade_dry_run_then_apply(visits: Visits, server: Server, tmp_path: Pa
 
     learner.page.goto("/account")
     expect(learner.page.locator("#my-courses")).to_contain_text(title)
+
+
+def test_a_roster_invites_and_only_the_invited_account_accepts(visits: Visits, server: Server) -> None:
+    teacher, learner, other = visits.new("instructor"), visits.new("student"), visits.new("other")
+    invited, stranger = server.new_account(), server.new_account()
+    teacher.login(server.new_account("instructor"), "/courses")
+    title = f"Invited {uuid.uuid4().hex[:4]}"
+    course, _code = create_course(teacher.page, title)
+    teacher.page.get_by_label("…or paste it").fill(f"email\n{invited}\n")
+    teacher.page.get_by_role("button", name="Invite", exact=True).click()
+    expect(teacher.page.locator("#roster-report")).to_contain_text("Invited 1; skipped 0.")
+    code = teacher.page.locator("#roster-report code").first.inner_text()
+
+    other.login(stranger, f"/courses/join?code={code}")  # a forwarded invitation link
+    other.page.get_by_role("button", name="Join").click()
+    expect(other.page.locator("#course-error")).to_contain_text("another email address")
+    other.page.goto(course)
+    expect(other.page.get_by_role("heading", level=1)).to_contain_text("Not found")
+
+    learner.login(invited, "/courses")
+    invitation = learner.page.locator("#my-invitations li")
+    expect(invitation).to_contain_text(title)
+    both_themes(learner, "my-courses-invitation")
+    invitation.get_by_role("button", name="Accept").click()
+    expect(learner.page.get_by_role("heading", level=1)).to_have_text(title)
+    both_themes(learner, "course-joined-by-invitation")
+    learner.page.get_by_role("button", name="Leave course").click()
+    expect(learner.page.locator("#notice")).to_contain_text(f"You left {title}")
+    expect(learner.page.locator("#course-table")).not_to_contain_text(title)

@@ -45,7 +45,7 @@ def test_code_typed_before_sign_up_becomes_the_server_draft(visits: Visits, serv
 def test_publish_publishes_unsaved_edits_and_leaving_asks_first(visits: Visits, server: Server) -> None:
     teacher = visits.new("instructor")
     page = teacher.page
-    teacher.login(server.accounts.instructor, "/authoring")
+    teacher.login(server.accounts.author, "/authoring")
     slug = f"lost-work-{uuid.uuid4().hex[:6]}"
     page.goto("/authoring/new")
     page.get_by_label("Slug").fill(slug)

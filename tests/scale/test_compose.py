@@ -16,6 +16,8 @@ SECRETS = {
     "POSTGRES_PASSWORD": "pg-" + "p" * 30,
     "REDIS_PASSWORD": "redis-" + "r" * 30,
     "TORCHDRILL_SECRET_KEY": "k" * 48,
+    "TORCHDRILL_METRICS_TOKEN": "m" * 32,
+    "TORCHDRILL_PUBLIC_URL": "https://drill.example.org",
 }
 
 
@@ -81,6 +83,14 @@ def test_web_is_production_with_health_checks_and_migrations_first(config: dict[
     assert web["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
     assert services["migrate"]["command"] == ["migrate"]
     assert web.get("user") in (None, "torchdrill")  # the image's non-root user
+
+
+def test_web_names_its_site_and_trusts_only_the_frontend_gateway(config: dict[str, Any]) -> None:
+    env = config["services"]["web"]["environment"]
+    assert env["TORCHDRILL_PUBLIC_URL"] == SECRETS["TORCHDRILL_PUBLIC_URL"]
+    [frontend] = config["networks"]["frontend"]["ipam"]["config"]
+    assert env["TORCHDRILL_FORWARDED_ALLOW_IPS"] == frontend["gateway"]  # the host's proxy, nobody else
+    assert "frontend" in config["services"]["web"]["networks"]
 
 
 def test_no_secret_is_baked_into_the_image() -> None:

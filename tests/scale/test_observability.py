@@ -43,7 +43,8 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Database:
 
 
 def make_client(database: Database, **settings: Any) -> TestClient:
-    config = Settings(env="development", database_url=database.url, secret_key="s" * 40, **settings)
+    config = Settings(env="development", database_url=database.url, secret_key="s" * 40,
+                      public_url="http://testserver", **settings)  # fmt: skip
     return TestClient(create_app(config, database=database, runner=FakeRunner()))
 
 

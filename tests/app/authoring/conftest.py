@@ -1,4 +1,4 @@
-"""Fixtures for authoring: a logged-in instructor, and the walkthrough problem's files."""
+"""Fixtures for authoring: a logged-in instructor, an admin author, and the walkthrough problem's files."""
 
 from __future__ import annotations
 
@@ -19,6 +19,17 @@ def instructor(new_browser: Callable[[], Any], db: Database) -> Any:
     email = f"instructor-{uuid.uuid4().hex[:8]}@example.com"
     with db.transaction() as session:
         sign_up(session, email, PASSWORD, role="instructor")
+    b = new_browser()
+    assert b.login(email, PASSWORD).status_code == 303
+    return b
+
+
+@pytest.fixture
+def author(new_browser: Callable[[], Any], db: Database) -> Any:
+    """An admin: authors site-wide problems (the public bank), which every learner sees once published."""
+    email = f"author-{uuid.uuid4().hex[:8]}@example.com"
+    with db.transaction() as session:
+        sign_up(session, email, PASSWORD, role="admin")
     b = new_browser()
     assert b.login(email, PASSWORD).status_code == 303
     return b

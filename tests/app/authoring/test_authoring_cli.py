@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -12,7 +13,7 @@ from typer.testing import CliRunner
 from app.cli.main import app
 from app.kit.db import Database
 from app.kit.settings import get_settings
-from tests.app.authoring.helpers import AUTHORING_FIXTURES, WALKTHROUGH
+from tests.app.authoring.helpers import AUTHORING_FIXTURES, WALKTHROUGH, call
 
 cli = CliRunner()
 
@@ -115,3 +116,23 @@ def test_import_with_validate_refuses_a_broken_problem(tmp_path: Path, on_test_d
     assert (
         "cli-broken: does not pass validation" in result.output and "gives the answer away" in result.output
     )
+
+
+def test_a_bank_import_never_overwrites_a_problem_authored_on_the_site(
+    tmp_path: Path, on_test_database: Database, author: Any, walkthrough_files: dict[str, str]
+) -> None:
+    """A folder named like a problem that has owners (or is course-only) is refused, not imported:
+    holding a folder of that name gives no right to someone else's problem."""
+    slug = "cli-owned"
+    created = call(
+        author, "POST", "/api/v1/authoring/problems", json={"slug": slug, "files": walkthrough_files}
+    )
+    assert created.status_code == 201, created.text
+    folder = _copy(tmp_path, slug)
+    (folder / "learn.md").write_text("Taken over by a folder.\n")
+    for command in (["problems", "import", str(folder)], ["problems", "import", str(folder.parent)]):
+        result = cli.invoke(app, command)
+        assert result.exit_code == 1, result.output
+        assert f"'{slug}' was authored on the site" in result.output
+    state = call(author, "GET", f"/api/v1/authoring/problems/{slug}").json()
+    assert state["live_version"] is None and state["files"] == walkthrough_files

@@ -37,9 +37,9 @@ class WatchingRunner:
 
 
 def an_instructor(app: Any, db: Database) -> Browser:
-    email = f"instructor-{uuid.uuid4().hex[:8]}@example.com"
+    email = f"author-{uuid.uuid4().hex[:8]}@example.com"
     with db.transaction() as session:
-        sign_up(session, email, PASSWORD, role="instructor")
+        sign_up(session, email, PASSWORD, role="admin")
     browser = Browser(app)
     assert browser.login(email, PASSWORD).status_code == 303
     return browser
@@ -49,28 +49,30 @@ def test_no_connection_is_held_while_the_sandbox_validates(
     make_app: Callable[..., Any], runner: JudgeRunner, db: Database, walkthrough_files: dict[str, str]
 ) -> None:
     watching = WatchingRunner(runner, db)
-    instructor = an_instructor(make_app(runner=watching), db)
+    author = an_instructor(make_app(runner=watching), db)
     assert db.engine.pool.checkedout() == 0  # type: ignore[attr-defined]
 
     # unsaved files
     report = call(
-        instructor,
+        author,
         "POST",
         f"/api/v1/authoring/problems/{WALKTHROUGH}/validate",
         json={"files": walkthrough_files},
     )
     assert report.status_code == 200 and report.json()["ok"], report.text
     body = {"slug": WALKTHROUGH, "files": walkthrough_files}
-    created = call(instructor, "POST", "/api/v1/authoring/problems", json=body)
+    created = call(author, "POST", "/api/v1/authoring/problems", json=body)
     assert created.status_code == 201, created.text
     # the working copy (read from the database, then validated), and a publish
-    assert call(instructor, "POST", f"/api/v1/authoring/problems/{WALKTHROUGH}/validate").json()["ok"]
-    published = call(instructor, "POST", f"/api/v1/authoring/problems/{WALKTHROUGH}/publish")
+    assert call(author, "POST", f"/api/v1/authoring/problems/{WALKTHROUGH}/validate").json()["ok"]
+    published = call(author, "POST", f"/api/v1/authoring/problems/{WALKTHROUGH}/publish")
     assert published.status_code == 200, published.text
-    # a save of a published problem validates before it publishes
+    # a saved draft of a published problem, validated as it is published
     edited = dict(walkthrough_files, **{"statement.md": walkthrough_files["statement.md"] + "\nEdited.\n"})
-    saved = call(instructor, "PUT", f"/api/v1/authoring/problems/{WALKTHROUGH}", json={"files": edited})
-    assert saved.status_code == 200 and saved.json()["published_version"] == 2, saved.text
+    saved = call(author, "PUT", f"/api/v1/authoring/problems/{WALKTHROUGH}", json={"files": edited})
+    assert saved.status_code == 200 and saved.json()["live_version"] == 1, saved.text
+    again = call(author, "POST", f"/api/v1/authoring/problems/{WALKTHROUGH}/publish")
+    assert again.status_code == 200 and again.json()["live_version"] == 2, again.text
 
     assert len(watching.checked_out) >= 4
     assert watching.checked_out == [0] * len(watching.checked_out)

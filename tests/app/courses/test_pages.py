@@ -110,9 +110,14 @@ def test_instructor_manages_enrolment_on_the_course_page(new_browser, db: Databa
         data={"csrf_token": teacher.csrf(course_url)},
         files={"file": ("roster.csv", roster, "text/csv")},
     )
-    assert page.status_code == 200 and "Enrolled 1; invited 1; skipped 0." in page.text
+    assert page.status_code == 200 and "Invited 2; skipped 0." in page.text
     invitation = re.search(r"<td>new-person@example.com</td><td><code>([^<]+)</code>", page.text)
     assert invitation
+    assert student.get(course_url).status_code == 404  # invited, not enrolled
+    assert "Roster course" in student.get("/courses").text  # ... until they accept on My courses
+    mine = re.search(r'<input type="hidden" name="code" value="([^"]+)">', student.get("/courses").text)
+    assert mine
+    assert _post(student, "/courses/join", {"code": mine.group(1)}).status_code == 303  # type: ignore[attr-defined]
     assert "Roster course" in student.get(course_url).text
 
     assert co.email

@@ -17,8 +17,8 @@ import pytest
 
 from app.accounts.models import User
 from app.courses import api as courses_api
-from app.courses import assignments, enrolment, gradebook, repository
-from app.courses.models import INSTRUCTOR, STUDENT, Course, CourseMember
+from app.courses import assignments, enrolment, gradebook, repository, visibility
+from app.courses.models import INSTRUCTOR, STUDENT, Course, CourseMember, EnrolmentPeriod
 from app.kit.db import Database, utcnow
 from tests.app.courses import helpers
 from tests.app.keyset import assert_ordered_by_index, plan_of, walk
@@ -45,12 +45,18 @@ def _user(db: Database, email: str) -> User:
 
 
 def _enrol(db: Database, course_id: int, email: str, section: str = "", status: str = "active") -> int:
+    """A student member since 30 days ago (an enrolment period from then, closed now unless active)."""
     with db.transaction() as session:
         who = helpers.user(session, email=email)
         repository.add(
             session,
             CourseMember(course_id=course_id, user_id=who.id, role=STUDENT, section=section, status=status),
         )
+        now = utcnow()
+        left = None if status == "active" else now
+        period = EnrolmentPeriod(course_id=course_id, user_id=who.id, joined_at=now - timedelta(days=30))
+        period.left_at = left
+        repository.add(session, period)
         return who.id
 
 
@@ -91,7 +97,11 @@ def test_my_courses_pages_walk_every_course_once_newest_first(make_account, db: 
             assert found is not None
             found.created_at = same
         enrolment.set_student_status(
-            session, repository.get_course(session, left["id"]), _user(db, student.email).id, "removed"
+            session,
+            repository.get_course(session, left["id"]),
+            _user(db, student.email).id,
+            "removed",
+            utcnow(),
         )  # type: ignore[arg-type]
     newer: list[int] = []
 
@@ -363,11 +373,13 @@ def test_drill_down_pages_walk_every_attempt_once_newest_first(make_account, db:
 def test_the_drill_down_query_reads_its_index_in_order(make_account, db: Database) -> None:
     _teacher, _cid, me, _expected = _attempts_course(make_account, db)
     with db.transaction() as session:
-        problems = [helpers.problem(session, slug).id for slug in ("add-tensors", "sum-of-squares")]
+        course = repository.get_course(session, _cid)
+        assert course is not None
+        visible = visibility.course_work(session, repository.assignments(session, course.id), [me]).where(me)
         for after in (None, (utcnow(), 2**31 - 1)):  # the first page and a deeper one
             explained = plan_of(
                 session,
-                lambda a=after: repository.attempts_page(session, me, problems, after=a, limit=11),  # type: ignore[misc]
+                lambda a=after: repository.attempts_page(session, visible, after=a, limit=11),  # type: ignore[misc]
             )
             assert_ordered_by_index(explained, "ix_submissions_user_created")
 

@@ -134,7 +134,7 @@ def test_course_access_opens_premium_problems_to_enrolled_students(db: Database)
         assert problems.can_work_on(premium, student, soon)
         assert not problems.can_work_on(premium, outsider, soon)
         assert not problems.can_work_on(premium, student, now + timedelta(days=2))  # closed after due
-        enrolment.set_student_status(session, course, student.id, "removed")
+        enrolment.set_student_status(session, course, student.id, "removed", soon)
         assert not problems.can_work_on(premium, student, soon)
 
 

@@ -31,7 +31,9 @@ def test_without_smtp_development_logs_the_mail_production_never_does(
     assert not Mailer(settings()).send("ada@example.com", "Reset", "secret-link-123")
     assert "secret-link-123" in caplog.text
     caplog.clear()
-    production = Settings(env="production", secret_key="y" * 40)
+    production = Settings(
+        env="production", secret_key="y" * 40, public_url="https://drill.example.org", metrics_token="m" * 32
+    )
     assert not Mailer(production).send("ada@example.com", "Reset", "secret-link-456")
     assert "not sent to ada@example.com" in caplog.text and "secret-link-456" not in caplog.text
 

@@ -5,14 +5,16 @@ from pydantic import ValidationError
 
 from app.kit.settings import DEFAULT_SECRET, Settings
 
+SITE = {"public_url": "https://drill.example.org", "metrics_token": "m" * 32}
+
 
 def test_production_refuses_the_default_secret(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TORCHDRILL_SECRET_KEY", raising=False)
     with pytest.raises(ValidationError, match="TORCHDRILL_SECRET_KEY"):
-        Settings(env="production")
+        Settings(env="production", **SITE)  # type: ignore[arg-type]
     with pytest.raises(ValidationError):
-        Settings(env="production", secret_key="too-short")
-    assert Settings(env="production", secret_key="s" * 40).secure_cookies
+        Settings(env="production", secret_key="too-short", **SITE)  # type: ignore[arg-type]
+    assert Settings(env="production", secret_key="s" * 40, **SITE).secure_cookies  # type: ignore[arg-type]
     assert Settings(env="development").secret_key == DEFAULT_SECRET
 
 
