@@ -218,6 +218,10 @@ def no_builtin_adam(solution):
     # torch.optim deletes its submodule attributes: fetch the modules by name.
     kernels = [("torch.optim.adam", "adam"), ("torch.optim.adamw", "adamw")]
     kernels += [("torch.optim._functional", "adam"), ("torch.optim._functional", "adamw")]
+    # The functional forms look these up in their module's globals at every call: a reference to
+    # adamw() taken at import is seen through them.
+    for private in ("_single_tensor_adam", "_multi_tensor_adam", "_fused_adam"):
+        kernels += [("torch.optim.adam", private), ("torch.optim.adamw", private)]
     for module_name, name in kernels:
         module = importlib.import_module(module_name)
         if hasattr(module, name):
