@@ -1,6 +1,7 @@
 # rule: no-builtin-attention
 # kind: cheat
-# The math kernel behind scaled_dot_product_attention, by its private aten name.
+# The built-in attention below the Python API: the aten operator through torch.ops, fully masked
+# rows zeroed afterwards.
 import torch
 
 
@@ -10,5 +11,5 @@ def masked_attention(q, k, v, key_padding_mask, causal=False):
     if causal:
         allowed = allowed & torch.ones(t_q, t_k, dtype=torch.bool).tril()
     has_key = allowed.any(dim=-1, keepdim=True)
-    out = torch.ops.aten._scaled_dot_product_attention_math(q, k, v, attn_mask=allowed | ~has_key)[0]
+    out = torch.ops.aten.scaled_dot_product_attention(q, k, v, attn_mask=allowed | ~has_key)
     return out * has_key
