@@ -122,7 +122,7 @@ def step_with_closure(solution):
 
 ONLY_PARAMS_AND_STATE = (
     "`step()` changes only the parameters and `self.state`: "
-    "it never modifies `p.grad` or the param groups in place."
+    "it never modifies `p.grad` or the param groups in place, not even temporarily."
 )
 SAME_AS_SGD = "This is exactly `torch.optim.SGD` with `dampening=0` and `nesterov=False`."
 
