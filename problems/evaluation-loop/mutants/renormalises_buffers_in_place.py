@@ -1,5 +1,5 @@
 # rule: model-untouched
-# Right metrics, but every floating buffer is "renormalised" in place on the way in (a rescale by 1):
+# Right metrics, but every floating buffer is "renormalised" in place on the way in (a rescale by 1).
 import torch
 
 
