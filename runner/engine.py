@@ -20,7 +20,7 @@ from runner.format import custom
 from runner.format.problem import ProblemFiles
 from runner.format.rules import with_rule_sentences
 from runner.jobs import JUDGE_FORMAT, CaseExpectation, Expectations, Job, JudgeResult, Limits
-from runner.judging import observations
+from runner.judging import observations, source_policy
 from runner.judging.results import build_result
 from runner.sandbox import compiled
 from runner.sandbox.channel import RawRun
@@ -92,7 +92,12 @@ class JobProfile:
 
 
 class Runner:
-    def __init__(self, max_concurrent: int | None = None, trace: bool = False) -> None:
+    def __init__(
+        self, max_concurrent: int | None = None, trace: bool = False, source_policy: bool = True
+    ) -> None:
+        """``source_policy=False`` judges code the policy would refuse: only for the suite's
+        attacks on the layers below it (the sandbox, the guard), never for a learner's code."""
+        self.source_policy = source_policy
         self.trace = trace  # runner.sandbox.host.Sandbox's: every record read as it comes (benchmarks)
         self.max_concurrent = max_concurrent or default_slots()
         self._slots = threading.BoundedSemaphore(self.max_concurrent)
@@ -160,7 +165,11 @@ class Runner:
         started = time.perf_counter()
         selected = [c.name for c in job.expectations.select(job.mode)]
         try:
-            if job.custom is not None:
+            # Checked before anything runs, on every route (runner.judging.source_policy).
+            refusal = source_policy.check(job.code, job.source_allow) if self.source_policy else None
+            if refusal is not None:
+                result = source_policy.refused_result(refusal, _judged_cases(job))
+            elif job.custom is not None:
                 selected = [custom.CASE_NAME]
                 result = self._judge_custom(job, job.custom)
             else:
@@ -269,6 +278,13 @@ class Runner:
         self, problem: ProblemFiles, expectations: Expectations, code: str, mode: jobs.Mode, job_id: str = ""
     ) -> Job:
         return problem.job(expectations, code, mode, job_id)
+
+
+def _judged_cases(job: Job) -> tuple[CaseExpectation, ...]:
+    """The cases a job's verdict lists: its mode's, or the one case of a custom run."""
+    if job.custom is not None:
+        return (CaseExpectation(name=custom.CASE_NAME, public=True, rtol=0.0, atol=0.0, value=None),)
+    return job.expectations.select(job.mode)
 
 
 def _reference_observations(name: str, events: observations.RunEvents) -> dict[str, Any] | None:

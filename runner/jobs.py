@@ -109,9 +109,11 @@ class Job:
     # "Run with my input": the reference runs the learner's arguments first, in its own sandbox job
     # (runner.format.custom); ``tests_source`` and ``expectations`` are then ignored.
     custom: CustomInput | None = None
+    # What the problem allows beyond the source policy (runner.judging.source_policy), from problem.toml.
+    source_allow: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "entry_point": self.entry_point,
             "tests_source": self.tests_source,
             "code": self.code,
@@ -120,6 +122,7 @@ class Job:
             "limits": self.limits.to_dict(),
             "job_id": self.job_id,
         } | ({"custom": self.custom.to_dict()} if self.custom is not None else {})
+        return data | ({"source_allow": list(self.source_allow)} if self.source_allow else {})
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Job:
@@ -132,6 +135,7 @@ class Job:
             limits=Limits.from_dict(data.get("limits")),
             job_id=data.get("job_id", ""),
             custom=CustomInput.from_dict(data["custom"]) if data.get("custom") else None,
+            source_allow=tuple(str(a) for a in data.get("source_allow") or ()),
         )
 
 

@@ -1,38 +1,78 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
 import anyio
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy.orm import Session
 
-from app.accounts import service, tokens, two_factor
-from app.accounts.models import User
+from app.accounts import service, sessions, tokens, two_factor
+from app.accounts.models import User, UserSession
 from app.kit.db import Database, utcnow
-from app.kit.errors import InvalidToken, LoginRequired
+from app.kit.errors import Forbidden, InvalidToken, LoginRequired
 from app.kit.limits import RequestLimiter, make_limiter
+from app.kit.security import csrf_token
+from app.kit.settings import Settings
 from app.kit.web import SessionDep, SettingsDep, get_database
 
-SESSION_USER_KEY = "uid"
-SESSION_EPOCH_KEY = "epoch"  # the user's session_epoch at log-in; a password reset bumps it
+SESSION_ID_KEY = "sid"  # in the signed cookie: the random id of the browser's UserSession row
 
 
 def optional_user(request: Request, session: SessionDep) -> User | None:
-    """The logged-in user, or None; also exposes the user to page templates."""
-    user_id = request.session.get(SESSION_USER_KEY)
-    user = service.get_user(session, user_id) if isinstance(user_id, int) else None
-    if user is not None and request.session.get(SESSION_EPOCH_KEY, 0) != user.session_epoch:
-        user = None  # made before a password reset: no longer valid
-    if user is None and user_id is not None:
-        request.session.pop(SESSION_USER_KEY, None)
-        request.session.pop(SESSION_EPOCH_KEY, None)
+    """The signed-in user (their session row live on the server), or None; also exposes the user
+    to page templates. A cookie whose session ended (logged out, password changed or reset,
+    signed out everywhere, expired) signs nobody in, whatever it still says."""
+    session_id = request.session.get(SESSION_ID_KEY)
+    found = sessions.find(session, session_id, utcnow()) if isinstance(session_id, str) else None
+    user = found[1] if found is not None else None
+    request.state.user_session = found[0] if found is not None else None
+    if found is None and session_id is not None:
+        request.session.clear()  # an ended session's cookie: its CSRF token and notices go too
     # Templates get plain values: error pages render after the session has rolled back and closed.
     viewer = {"id": user.id, "email": user.email, "role": user.role} if user is not None else None
     request.state.page_context = {**getattr(request.state, "page_context", {}), "current_user": viewer}
     if user is not None:
         _enrolment_gate(request, user)
     return user
+
+
+def start_session(request: Request, session: Session, user: User) -> None:
+    """A user has proven who they are: sign this browser in with a new session.
+
+    The one step that sign-up, log-in and a password change end with. Nothing set before it
+    carries over (no fixation): a session the cookie still named ends, and the cookie's contents
+    are replaced, with a new random session id and a new CSRF token, whatever the browser sent.
+    """
+    settings: Settings = request.app.state.settings
+    end_session(request, session)
+    _row, session_id = sessions.start(
+        session,
+        user,
+        utcnow(),
+        settings.session_max_age_s,
+        user_agent=request.headers.get("user-agent", ""),
+        client=client_address(request),
+    )
+    request.session.clear()
+    request.session[SESSION_ID_KEY] = session_id
+    csrf_token(request.session)
+
+
+def end_session(request: Request, session: Session) -> None:
+    """Log this browser out: its session ends on the server and the cookie is emptied."""
+    session_id = request.session.get(SESSION_ID_KEY)
+    found = sessions.find(session, session_id, utcnow()) if isinstance(session_id, str) else None
+    if found is not None:
+        sessions.end(session, found[0], utcnow())
+    request.session.clear()
+
+
+def current_session(request: Request) -> UserSession | None:
+    """The session row :func:`optional_user` found for this request (after it ran)."""
+    row: UserSession | None = getattr(request.state, "user_session", None)
+    return row
 
 
 def _enrolment_gate(request: Request, user: User) -> None:
@@ -91,17 +131,52 @@ def get_limiter(request: Request) -> RequestLimiter:
 TOKEN_NEEDED = "This needs a token: send `Authorization: Bearer <token>`."
 
 
+class InsufficientScope(Forbidden):
+    """403: the token is valid but was not given the scope this route needs."""
+
+    code = "insufficient_scope"
+
+    def __init__(self, scope: str) -> None:
+        self.scope = scope
+        super().__init__(
+            f"This token does not have the `{scope}` scope this needs. Make a token with it "
+            "(the account page, `POST /api/v1/auth/token` with `scope`, or `torchdrill login --scope`)."
+        )
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"WWW-Authenticate": f'Bearer error="insufficient_scope", scope="{self.scope}"'}
+
+
+@dataclass(frozen=True)
+class ApiCaller:
+    """Who a bearer token signs in, and what the token may do (its scopes)."""
+
+    user: User
+    scopes: frozenset[str]
+
+    def require(self, scope: str) -> User:
+        """The token's owner, or 403 ``insufficient_scope`` when the token lacks ``scope``.
+
+        A student's token never holds a staff scope (``teach``): on those routes it gets the
+        answer the route gives any student (403 ``forbidden``, or 404 for a course's instructor
+        routes), not a hint to make a token that could not be made."""
+        if scope not in self.scopes and (scope not in tokens.STAFF_SCOPES or self.user.is_staff):
+            raise InsufficientScope(scope)
+        return self.user
+
+
 @dataclass(frozen=True)
 class TokenToCheck:
-    """A bearer token the request sent, not yet looked up: :meth:`owner` looks it up, in the
+    """A bearer token the request sent, not yet looked up: :meth:`caller` looks it up, in the
     worker thread it is called from.
 
-    :func:`optional_api_user` calls it in a hop of its own, before the route runs; the hottest
-    route (``POST /api/v1/submissions``, through :func:`token_to_check`) calls it first thing in
-    the worker thread that does its database work: a hop to a worker thread and back costs the
-    web process ~0.3 ms of CPU (thread wake-ups and the interpreter's lock; docs/benchmarks.md,
-    the twelfth pass). Either way the same 401 and 429; only a request to that route whose body is
-    invalid too learns that (422) before it learns its token is bad.
+    :func:`optional_api_caller` calls it in a hop of its own, before the route runs; the hottest
+    route (``POST /api/v1/submissions``, through :func:`token_to_check`) calls :meth:`owner` first
+    thing in the worker thread that does its database work: a hop to a worker thread and back
+    costs the web process ~0.3 ms of CPU (thread wake-ups and the interpreter's lock;
+    docs/benchmarks.md, the twelfth pass). Either way the same 401, 403 and 429; only a request to
+    that route whose body is invalid too learns that (422) before it learns its token is bad.
     """
 
     db: Database
@@ -127,26 +202,31 @@ class TokenToCheck:
             settings.require_2fa_for_staff,
         )
 
-    def owner(self) -> User:
-        """The token's owner, counted against the request limit, looked up in one short
-        transaction of its own (returned detached, its premium grants loaded); 401 for a bad or
-        revoked token. Blocking: call it from a worker thread."""
+    def caller(self) -> ApiCaller:
+        """The token's owner and scopes, counted against the request limit, looked up in one short
+        transaction of its own (the owner returned detached, its premium grants loaded); 401 for
+        a bad, revoked or expired token. Blocking: call it from a worker thread."""
         with self.db.transaction() as session:
-            user = tokens.user_for_token(session, self.token, utcnow())
-        if user is None:
+            found = tokens.owner_and_scopes(session, self.token, utcnow())
+        if found is None:
             raise InvalidToken()
-        if two_factor.must_enrol(user, self.staff_need_2fa):
+        if two_factor.must_enrol(found[0], self.staff_need_2fa):
             raise two_factor.TwoFactorRequired()
-        self.limiter.hit(user.id, self.per_minute)  # a Redis round trip when scaled out: in this thread too
-        return user
+        self.limiter.hit(found[0].id, self.per_minute)  # a Redis round trip when scaled out: here too
+        return ApiCaller(*found)
+
+    def owner(self, scope: str) -> User:
+        """:meth:`caller`'s user, when the token has ``scope`` (403 otherwise)."""
+        return self.caller().require(scope)
 
 
-async def optional_api_user(
+async def optional_api_caller(
     request: Request,
     settings: SettingsDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
-) -> User | None:
-    """The token's owner; None without an Authorization header; 401 for a bad or revoked token.
+) -> ApiCaller | None:
+    """The token's owner and scopes; None without an Authorization header; 401 for a bad, revoked
+    or expired token. Resolved once per request (FastAPI caches it for every dependency below).
 
     Looked up in its own transaction, in one worker thread, so the request holds no database
     connection once it is known (the owner is returned detached, its premium grants loaded): a
@@ -154,13 +234,39 @@ async def optional_api_user(
     capped pool could deadlock many requests in flight (docs/architecture.md).
     """
     token = TokenToCheck.sent(request, settings, credentials)
-    return None if token is None else await anyio.to_thread.run_sync(token.owner)
+    return None if token is None else await anyio.to_thread.run_sync(token.caller)
+
+
+OptionalApiCaller = Annotated[ApiCaller | None, Depends(optional_api_caller)]
+
+
+async def optional_api_user(caller: OptionalApiCaller) -> User | None:
+    """The token's owner, or None without a token (the route's scope is checked by :func:`needs`)."""
+    return caller.user if caller is not None else None
 
 
 async def api_user(user: Annotated[User | None, Depends(optional_api_user)]) -> User:
     if user is None:
         raise InvalidToken(TOKEN_NEEDED)
     return user
+
+
+@dataclass(frozen=True)
+class ScopeCheck:
+    """A route's scope: a request with a token lacking it is refused (403 ``insufficient_scope``);
+    one without a token is left to the route's own sign-in rule (anonymous reads, or a session)."""
+
+    scope: str
+
+    async def __call__(self, caller: OptionalApiCaller) -> None:
+        if caller is not None:
+            caller.require(self.scope)
+
+
+def needs(scope: str) -> Any:
+    """``dependencies=[needs("read")]`` on a route or a router (``tokens.SCOPES``)."""
+    assert scope in tokens.SCOPES, scope
+    return Depends(ScopeCheck(scope))
 
 
 async def token_to_check(

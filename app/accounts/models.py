@@ -1,4 +1,5 @@
-"""Accounts: users, their premium entitlements, premium codes, API tokens and failed log-ins."""
+"""Accounts: users, their sign-in sessions, premium entitlements, premium codes, API tokens and
+failed log-ins."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ class User(Base):
     password_hash: Mapped[str] = mapped_column(String(255))
     role: Mapped[str] = mapped_column(String(20), default="student", server_default="student")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-    # Bumped when the password is reset: every session made before then stops being valid.
+    # Bumped by a password change or reset (``service.end_access``): a two-factor sign-in pending
+    # since then is void (``two_factor_login``). Sessions themselves are rows (``UserSession``).
     session_epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     # Two-factor sign-in (accounts/two_factor.py): the TOTP secret, sealed with a key derived from
     # TORCHDRILL_SECRET_KEY (kit/sealing.py); on while ``totp_enabled_at`` is set (a secret without it
@@ -97,8 +99,46 @@ class PremiumCode(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
+class UserSession(Base):
+    """One signed-in browser: the cookie carries a random id, the table only its SHA-256.
+
+    A request is signed in while its row is live (not revoked, not expired): logging out, a
+    password change or reset and "sign out everywhere" set ``revoked_at``, so a copy of the cookie
+    stops working at once. ``last_seen_at`` moves at most once a minute (``accounts.sessions``).
+    """
+
+    __tablename__ = "user_sessions"
+    __table_args__ = (
+        # The account page's "where you're signed in" (a user's live sessions, newest first).
+        Index(
+            "ix_user_sessions_live",
+            "user_id",
+            "created_at",
+            sqlite_where=text("revoked_at IS NULL"),
+            postgresql_where=text("revoked_at IS NULL"),
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    id_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    last_seen_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    user_agent: Mapped[str] = mapped_column(String(200), default="")
+    client: Mapped[str] = mapped_column(String(100), default="")
+
+    def live_at(self, now: datetime) -> bool:
+        return self.revoked_at is None and now < self.expires_at
+
+
 class ApiToken(Base):
-    """A personal access token; only its SHA-256 is stored (the token is shown once)."""
+    """A personal access token; only its SHA-256 is stored (the token is shown once).
+
+    ``scopes`` is a space-separated subset of ``read submit teach`` (``accounts.tokens``); a token
+    stops working when revoked or once ``expires_at`` (if any) has passed.
+    """
 
     __tablename__ = "api_tokens"
     __table_args__ = (
@@ -121,6 +161,15 @@ class ApiToken(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    scopes: Mapped[str] = mapped_column(String(40), default="read submit")
+    expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+    @property
+    def scope_set(self) -> frozenset[str]:
+        return frozenset(self.scopes.split())
+
+    def live_at(self, now: datetime) -> bool:
+        return self.revoked_at is None and (self.expires_at is None or now < self.expires_at)
 
 
 class LoginFailure(Base):

@@ -9,11 +9,9 @@ from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse
 
 from app.accounts import browsers, service, two_factor_login
-from app.accounts.deps import SESSION_EPOCH_KEY, SESSION_USER_KEY, OptionalUser, client_address
-from app.accounts.models import User
+from app.accounts.deps import OptionalUser, client_address, end_session, start_session
 from app.kit.db import utcnow
 from app.kit.errors import FormErrors, TooManyRequests
-from app.kit.security import CSRF_SESSION_KEY, csrf_token
 from app.kit.web import CsrfProtected, SessionDep, SettingsDep, get_database, render
 
 router = APIRouter(tags=["accounts"])
@@ -27,13 +25,6 @@ def safe_next(target: str | None) -> str:
     if parts.scheme or parts.netloc:
         return "/problems"
     return target
-
-
-def _start_session(request: Request, user: User) -> None:
-    request.session.clear()  # a fresh session (and CSRF token) on every log-in
-    request.session[SESSION_USER_KEY] = user.id
-    request.session[SESSION_EPOCH_KEY] = user.session_epoch or 0
-    csrf_token(request.session)
 
 
 def _form_page(
@@ -70,7 +61,7 @@ def signup(
         response = _form_page(request, "accounts/signup.html", values, {"form": exc.detail}, 429)
         response.headers.update(exc.headers)
         return response
-    _start_session(request, user)
+    start_session(request, session, user)
     response = RedirectResponse(safe_next(next), status_code=303)
     browsers.remember(request, response, settings, user.id)
     return response
@@ -113,15 +104,16 @@ def login(
         response.headers.update(exc.headers)
         return response
     if user.two_factor_on:  # the session starts after the code (two_factor_pages.second_step)
+        end_session(request, session)  # nobody is signed in in this browser while it is pending
         return two_factor_login.begin(request, user, safe_next(next), settings, utcnow())
-    _start_session(request, user)
+    start_session(request, session, user)
     response = RedirectResponse(safe_next(next), status_code=303)
     browsers.remember(request, response, settings, user.id)
     return response
 
 
 @router.post("/logout", dependencies=[CsrfProtected])
-def logout(request: Request) -> Any:
-    request.session.pop(SESSION_USER_KEY, None)
-    request.session.pop(CSRF_SESSION_KEY, None)
+def logout(request: Request, session: SessionDep) -> Any:
+    """End this browser's session on the server (a copy of the cookie is dead too)."""
+    end_session(request, session)
     return RedirectResponse("/problems", status_code=303)

@@ -3,7 +3,8 @@
 * The answer is the same whether or not an account has that email (no user enumeration); the
   mail is sent after the commit, in the background, so timing tells nothing either.
 * Only the token's SHA-256 is stored; a link works once, until it expires, and a reset closes
-  every other open link of the account and ends all of its sessions (``User.session_epoch``).
+  every other open link of the account, ends all of its sessions and revokes all of its API
+  tokens (``service.end_access``): the mail and the page say so.
 * Requests are limited per email and per client address an hour, counted in the database
   (unknown emails included), so the limits hold across processes and answer alike for everyone.
 """
@@ -18,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts import repository
 from app.accounts.models import PasswordReset, User
-from app.accounts.service import normalise_email, password_problem
+from app.accounts.service import end_access, normalise_email, password_problem
 from app.kit.db import on_commit
 from app.kit.errors import FormErrors, TooManyRequests
 from app.kit.links import absolute_url
@@ -77,6 +78,8 @@ def request_reset(
         "Someone (hopefully you) asked to reset the password of your Torchdrill account.\n\n"
         f"Choose a new password here (the link works once, for {minutes} minutes):\n\n"
         f"{absolute_url(settings, '/reset-password', token=token)}\n\n"
+        "Setting a new password signs you out everywhere and revokes your API tokens (the command\n"
+        "line and scripts will need a new one).\n\n"
         "If you did not ask for this, ignore this mail: your password stays as it is.\n"
     )
     recipient = user.email
@@ -96,7 +99,8 @@ def check_token(session: Session, token: str, now: datetime) -> None:
 
 
 def reset_password(session: Session, token: str, new_password: str, now: datetime) -> User:
-    """Set the new password (the sign-up rules), use up every open link, end every session."""
+    """Set the new password (the sign-up rules), use up every open link, end every session and
+    revoke every API token."""
     reset = _open_reset(session, token, now)
     problem = password_problem(new_password)
     if problem:
@@ -105,7 +109,7 @@ def reset_password(session: Session, token: str, new_password: str, now: datetim
     if user is None:
         raise FormErrors({"form": INVALID_LINK})
     user.password_hash = hash_password(new_password)
-    user.session_epoch = (user.session_epoch or 0) + 1
+    end_access(session, user, now)
     repository.close_resets(session, user.id, now)
     session.flush()
     return user

@@ -19,6 +19,7 @@ from app.accounts.models import (
     RecoveryCode,
     TwoFactorAttempt,
     User,
+    UserSession,
 )
 
 
@@ -45,7 +46,8 @@ def add(
     | LoginFailure
     | PasswordReset
     | TwoFactorAttempt
-    | ClientAttempt,
+    | ClientAttempt
+    | UserSession,
 ) -> None:
     session.add(obj)
     session.flush()
@@ -120,6 +122,70 @@ def token_key(token: ApiToken) -> TokenKey:
 
 def get_token(session: Session, token_id: int) -> ApiToken | None:
     return session.get(ApiToken, token_id)
+
+
+def revoke_tokens(session: Session, user_id: int, now: datetime) -> int:
+    """Revoke every live token of the user (a password change or reset); how many were."""
+    result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+        update(ApiToken)
+        .where(ApiToken.user_id == user_id, ApiToken.revoked_at.is_(None))
+        .values(revoked_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    return result.rowcount
+
+
+# --- sign-in sessions -----------------------------------------------------------------------------
+
+
+_SESSION_AND_USER = (
+    select(UserSession, User)
+    .join(User, User.id == UserSession.user_id)
+    .where(UserSession.id_hash == bindparam("id_hash"))
+    .options(joinedload(User.premium_grants))
+)  # every signed-in page asks: one query by the unique index, the user's grants in it
+
+
+def session_and_user(session: Session, id_hash: str) -> tuple[UserSession, User] | None:
+    """A sign-in session by the hash of its id, with its user and their premium grants."""
+    rows = session.execute(_SESSION_AND_USER, {"id_hash": id_hash}).unique().all()
+    return (rows[0][0], rows[0][1]) if rows else None
+
+
+def live_sessions(session: Session, user_id: int, now: datetime, limit: int) -> Sequence[UserSession]:
+    """The user's unrevoked, unexpired sessions, newest first (ix_user_sessions_live)."""
+    stmt = (
+        select(UserSession)
+        .where(UserSession.user_id == user_id, UserSession.revoked_at.is_(None), UserSession.expires_at > now)
+        .order_by(UserSession.created_at.desc(), UserSession.id.desc())
+        .limit(limit)
+    )
+    return session.scalars(stmt).all()
+
+
+def get_session(session: Session, session_id: int) -> UserSession | None:
+    return session.get(UserSession, session_id)
+
+
+def end_sessions(session: Session, user_id: int, now: datetime, *, keep_id: int | None = None) -> int:
+    """End every live session of the user (but ``keep_id``); how many were ended."""
+    stmt = update(UserSession).where(UserSession.user_id == user_id, UserSession.revoked_at.is_(None))
+    if keep_id is not None:
+        stmt = stmt.where(UserSession.id != keep_id)
+    result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+        stmt.values(revoked_at=now).execution_options(synchronize_session=False)
+    )
+    return result.rowcount
+
+
+def purge_sessions(session: Session, user_id: int, before: datetime) -> None:
+    """Forget the user's sessions that ended (expired or revoked) before ``before``."""
+    session.execute(
+        delete(UserSession).where(
+            UserSession.user_id == user_id,
+            (UserSession.expires_at < before) | (UserSession.revoked_at < before),
+        )
+    )
 
 
 # --- premium codes --------------------------------------------------------------------------------

@@ -229,7 +229,18 @@ def check_signup_allowed(db: Database, settings: Settings, client: str, now: dat
         )
 
 
-def change_password(session: Session, user: User, current: str, new: str) -> None:
+def end_access(session: Session, user: User, now: datetime) -> None:
+    """What a password change or reset does besides the password: every session of the account
+    ends (its copied cookies with them), every API token is revoked, and a two-factor sign-in
+    pending since before is void (``session_epoch``, checked by ``two_factor_login``)."""
+    repository.end_sessions(session, user.id, now)
+    repository.revoke_tokens(session, user.id, now)
+    user.session_epoch = (user.session_epoch or 0) + 1
+
+
+def change_password(session: Session, user: User, current: str, new: str, now: datetime) -> None:
+    """Set a new password (the current one must be given); ends every session and revokes every
+    token (:func:`end_access`): the page then signs this browser in again with a new session."""
     errors: dict[str, str] = {}
     if not verify_password(user.password_hash, current):
         errors["current_password"] = "Your current password is not correct."
@@ -239,6 +250,7 @@ def change_password(session: Session, user: User, current: str, new: str) -> Non
     if errors:
         raise FormErrors(errors)
     user.password_hash = hash_password(new)
+    end_access(session, user, now)
     session.flush()
 
 

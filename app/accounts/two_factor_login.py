@@ -15,7 +15,6 @@ from fastapi.responses import RedirectResponse
 from sqlalchemy.orm import Session
 
 from app.accounts import service
-from app.accounts.deps import SESSION_EPOCH_KEY, SESSION_USER_KEY
 from app.accounts.models import User
 from app.kit.settings import Settings
 
@@ -33,9 +32,8 @@ class Pending:
 def begin(
     request: Request, user: User, next_path: str, settings: Settings, now: datetime
 ) -> RedirectResponse:
-    """Instead of starting the session: remember the password step, and ask for the code."""
-    request.session.pop(SESSION_USER_KEY, None)
-    request.session.pop(SESSION_EPOCH_KEY, None)
+    """Instead of starting the session: remember the password step, and ask for the code (the
+    caller has ended any session this browser had: ``deps.end_session``)."""
     request.session[PENDING_KEY] = {
         "uid": user.id,
         "epoch": user.session_epoch or 0,

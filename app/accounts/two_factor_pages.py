@@ -9,9 +9,8 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse
 
 from app.accounts import browsers, two_factor, two_factor_login
-from app.accounts.deps import CurrentUser
+from app.accounts.deps import CurrentUser, start_session
 from app.accounts.models import User
-from app.accounts.pages import _start_session
 from app.accounts.reset_pages import get_mailer
 from app.kit.db import utcnow
 from app.kit.errors import Conflict, FormErrors, TooManyRequests
@@ -65,7 +64,7 @@ def second_step(request: Request, session: SessionDep, settings: SettingsDep, co
         return response
     if used is None:
         return _second_step_page(request, {"code": two_factor.WRONG_CODE}, 400)
-    _start_session(request, user)
+    start_session(request, session, user)
     if used == "recovery":
         left = two_factor.recovery_codes_left(session, user)
         request.session[NOTICE_KEY] = (

@@ -1,4 +1,5 @@
-"""What API v1 routes depend on: who calls (bearer tokens, from ``app.accounts.deps``) and body size."""
+"""What API v1 routes depend on: who calls (bearer tokens, from ``app.accounts.deps``), the token's
+scope (:func:`needs`) and body size."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from app.accounts.deps import (
     api_user,
     bearer,
     get_limiter,
+    needs,
     optional_api_user,
 )
 from app.kit.errors import PayloadTooLarge
@@ -24,6 +26,7 @@ __all__ = [
     "bearer",
     "get_limiter",
     "limit_body",
+    "needs",
     "optional_api_user",
 ]
 

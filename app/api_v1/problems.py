@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 
-from app.api_v1.deps import OptionalApiUser
+from app.api_v1.deps import OptionalApiUser, needs
 from app.api_v1.schemas import (
     Difficulty,
     Example,
@@ -27,12 +27,12 @@ from app.submissions import service as submissions
 from app.tracks import service as tracks
 from app.tracks.service import Neighbours
 
-router = APIRouter(prefix="/problems", tags=["problems"])
+router = APIRouter(prefix="/problems", tags=["problems"], dependencies=[needs("read")])
 
 Filter = Annotated[str | None, Query(max_length=100, pattern=r"^[^\x00]*$")]
 
 
-@router.get("", response_model=ProblemList, responses=error_responses(401, 422, 429))
+@router.get("", response_model=ProblemList, responses=error_responses(401, 403, 422, 429))
 def list_problems(
     session: SessionDep,
     user: OptionalApiUser,
@@ -68,7 +68,7 @@ def list_problems(
     return ProblemList(items=items, next=next_url("/api/v1/problems", params, cursor))
 
 
-@router.get("/{slug}", response_model=ProblemOut, responses=error_responses(401, 404, 429))
+@router.get("/{slug}", response_model=ProblemOut, responses=error_responses(401, 403, 404, 429))
 def get_problem(
     slug: Annotated[str, Path(max_length=200)],
     session: SessionDep,

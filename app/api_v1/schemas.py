@@ -49,20 +49,46 @@ class UserOut(BaseModel):
     premium_expires_at: datetime | None
 
 
+Scope = Literal["read", "submit", "teach"]
+SCOPES_DESCRIPTION = (
+    "What the token may do: `read` (GET routes), `submit` (submit and run code, reveal hints, "
+    "join a course), `teach` (authoring, course management, gradebooks; instructors and admins)"
+)
+
+
 class TokenOut(BaseModel):
     model_config = ConfigDict(
-        json_schema_extra={"examples": [{"access_token": "td_3q2x…", "token_type": "bearer"}]}
+        json_schema_extra={
+            "examples": [
+                {
+                    "access_token": "td_3q2x…",
+                    "token_type": "bearer",
+                    "id": 12,
+                    "name": "laptop",
+                    "scope": "read submit",
+                    "scopes": ["read", "submit"],
+                    "expires_at": "2027-03-05T18:00:00Z",
+                }
+            ]
+        }
     )
     access_token: str = Field(description="Shown once; send it as `Authorization: Bearer <token>`")
     token_type: Literal["bearer"] = "bearer"
+    id: int = Field(description="The token's id (to revoke it: `DELETE /api/v1/auth/tokens/{id}`)")
+    name: str
+    scope: str = Field(description="The scopes, space-separated (OAuth2's form)")
+    scopes: list[Scope] = Field(description=SCOPES_DESCRIPTION)
+    expires_at: datetime | None = Field(description="When it stops working; null: never")
 
 
 class TokenInfo(BaseModel):
     id: int
     name: str
     prefix: str = Field(description="The first characters of the token, to recognise it")
+    scopes: list[Scope] = Field(description=SCOPES_DESCRIPTION)
     created_at: datetime
-    last_used_at: datetime | None
+    last_used_at: datetime | None = Field(description="Updated at most once a minute")
+    expires_at: datetime | None = Field(description="When it stops working (401); null: never")
 
 
 class TokenList(BaseModel):
@@ -252,8 +278,8 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI entries for the error statuses a route can answer."""
     descriptions = {
         400: "Bad request",
-        401: "Missing, malformed, unknown or revoked token (`invalid_token`)",
-        403: "Not allowed, e.g. `premium_required`",
+        401: "Missing, malformed, unknown, revoked or expired token (`invalid_token`)",
+        403: "Not allowed, e.g. `premium_required`; `insufficient_scope`: the token lacks the route's scope",
         404: "No such object (other people's objects are answered like missing ones)",
         409: "Conflict, e.g. an Idempotency-Key reused with a different body",
         413: "Code larger than the configured limit",

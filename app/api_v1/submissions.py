@@ -10,7 +10,7 @@ import anyio
 from fastapi import APIRouter, Depends, Header, Path, Query, Request
 from fastapi.responses import JSONResponse
 
-from app.api_v1.deps import ApiToken, ApiUser, limit_body
+from app.api_v1.deps import ApiToken, ApiUser, limit_body, needs
 from app.api_v1.schemas import SubmissionIn, error_responses, model_response
 from app.kit.db import Database, utcnow
 from app.kit.logging import tag_request
@@ -124,7 +124,7 @@ async def create_submission(
         # Its connection is counted in the database slot every route holds (app.kit.web.DatabaseSlot).
         # The view is the submission as this request stored it (or found it, on a replay): a new
         # one is answered ``queued`` with 202 however fast the judge then is.
-        user = token.owner()
+        user = token.owner("submit")  # 401, 403 without the submit scope, 429
         now = utcnow()
         with db.transaction() as session:
             submission, replayed = service.create_or_replay(
@@ -159,7 +159,8 @@ async def create_submission(
     "/{submission_id}",
     response_model=SubmissionView,
     responses=model_response(202, SubmissionView, "Still queued or running (after `wait`)")
-    | error_responses(401, 404, 422, 429),
+    | error_responses(401, 403, 404, 422, 429),
+    dependencies=[needs("read")],
 )
 async def get_submission(
     request: Request,
@@ -193,7 +194,12 @@ async def get_submission(
     return submission_response(_produce(db, waiter, submission_id, slug, wait_s, since), {})
 
 
-@router.get("", response_model=SubmissionList, responses=error_responses(401, 404, 422, 429))
+@router.get(
+    "",
+    response_model=SubmissionList,
+    responses=error_responses(401, 403, 404, 422, 429),
+    dependencies=[needs("read")],
+)
 def list_submissions(
     user: ApiUser,
     session: SessionDep,

@@ -6,14 +6,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from app.api_v1.deps import OptionalApiUser
+from app.api_v1.deps import OptionalApiUser, needs
 from app.api_v1.schemas import TrackItem, TrackList, TrackOut, TrackProblem, TrackProgress, error_responses
 from app.kit.db import utcnow
 from app.kit.web import SessionDep
 from app.tracks import service as tracks
 from app.tracks.service import TrackView
 
-router = APIRouter(prefix="/tracks", tags=["tracks"])
+router = APIRouter(prefix="/tracks", tags=["tracks"], dependencies=[needs("read")])
 
 
 def _item(track: TrackView, with_progress: bool) -> TrackItem:
@@ -38,14 +38,14 @@ def _item(track: TrackView, with_progress: bool) -> TrackItem:
     )
 
 
-@router.get("", response_model=TrackList, responses=error_responses(401, 429))
+@router.get("", response_model=TrackList, responses=error_responses(401, 403, 429))
 def list_tracks(session: SessionDep, user: OptionalApiUser) -> TrackList:
     """Every track in order with its problem count; `progress` when called with a token."""
     views = tracks.list_tracks(session, user, utcnow())
     return TrackList(items=[_item(t, user is not None) for t in views])
 
 
-@router.get("/{slug}", response_model=TrackOut, responses=error_responses(401, 404, 429))
+@router.get("/{slug}", response_model=TrackOut, responses=error_responses(401, 403, 404, 429))
 def get_track(
     slug: Annotated[str, Path(max_length=60)], session: SessionDep, user: OptionalApiUser
 ) -> TrackOut:

@@ -3,7 +3,8 @@ Which problems each may touch (their own; admins: all) is ``app.authoring.owners
 
 Session requests that change something must carry the CSRF token (header or form field);
 requests authenticated with ``Authorization: Bearer <token>`` (``app.accounts.deps``) need none,
-since a browser never attaches that header by itself.
+since a browser never attaches that header by itself. A token needs the ``teach`` scope (403
+``insufficient_scope`` without it), for reading as for writing.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Annotated
 
 from fastapi import Depends, Path, Request
 
-from app.accounts.deps import OptionalApiUser, OptionalUser
+from app.accounts.deps import ApiCaller, OptionalApiCaller, OptionalUser
 from app.accounts.models import User
 from app.accounts.service import require_role
 from app.kit.errors import LoginRequired
@@ -22,23 +23,23 @@ from runner.format.problem import SLUG_RE
 AUTHOR_ROLES = ("instructor", "admin")
 
 
-def _author(session_user: User | None, token_user: User | None) -> User:
-    user = token_user or session_user
+def _author(session_user: User | None, caller: ApiCaller | None) -> User:
+    user = caller.require("teach") if caller is not None else session_user
     if user is None:
         raise LoginRequired()
     require_role(user, *AUTHOR_ROLES)
     return user
 
 
-def author(session_user: OptionalUser, token_user: OptionalApiUser) -> User:
+def author(session_user: OptionalUser, caller: OptionalApiCaller) -> User:
     """An instructor or admin, for reading (no CSRF needed)."""
-    return _author(session_user, token_user)
+    return _author(session_user, caller)
 
 
-async def author_writing(request: Request, session_user: OptionalUser, token_user: OptionalApiUser) -> User:
+async def author_writing(request: Request, session_user: OptionalUser, caller: OptionalApiCaller) -> User:
     """An instructor or admin, for writing: session requests must carry the CSRF token."""
-    user = _author(session_user, token_user)
-    if token_user is None:
+    user = _author(session_user, caller)
+    if caller is None:
         await require_csrf(request)
     return user
 

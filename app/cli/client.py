@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import socket
 import sys
 import time
 import uuid
@@ -28,6 +29,7 @@ from runner.verdict import Verdict
 EXIT_NOT_ACCEPTED = 1
 EXIT_ERROR = 2
 POLL_WAIT_S = 5
+DEFAULT_TOKEN_DAYS = 90  # `torchdrill login`'s new token expires after this many days (--expires-in-days)
 
 
 def config_path() -> Path:
@@ -124,6 +126,22 @@ def login(
         str | None, typer.Option("--password", help="asked for (hidden) when missing")
     ] = None,
     token: Annotated[str | None, typer.Option("--token", help="use an existing API token instead")] = None,
+    expires_in_days: Annotated[
+        str,
+        typer.Option(
+            "--expires-in-days",
+            help=f"the new token's life: days (1-3650) or 'never' (default {DEFAULT_TOKEN_DAYS})",
+        ),
+    ] = str(DEFAULT_TOKEN_DAYS),
+    scope: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--scope", help="read, submit or teach; repeat for several (default: all your role can use)"
+        ),
+    ] = None,
+    name: Annotated[
+        str | None, typer.Option("--name", help="the new token's name (default: cli@<host>)")
+    ] = None,
     otp: Annotated[
         str | None,
         typer.Option(
@@ -131,19 +149,32 @@ def login(
         ),
     ] = None,
 ) -> None:
-    """Log in to a server and remember a token in the config file (0600)."""
+    """Log in to a server and remember a new token (expiring; 90 days by default) in the config file
+    (0600)."""
     if not server.startswith(("http://", "https://")):
         raise fail("--server must be an http:// or https:// URL")
+    expiry = expires_in_days.strip().lower()
+    if expiry != "never" and not (expiry.isdigit() and 1 <= int(expiry) <= 3650):
+        raise fail("--expires-in-days must be a number of days from 1 to 3650, or 'never'")
     if token is None:
         email = email or typer.prompt("Email")
         password = password or typer.prompt("Password", hide_input=True)
-        form = {"username": email, "password": password} | ({"otp": otp} if otp else {})
+        form = {
+            "username": email,
+            "password": password,
+            "name": name or f"cli@{socket.gethostname()}"[:100],
+            "expires_in_days": expiry,
+            "scope": " ".join(scope or []),
+        } | ({"otp": otp} if otp else {})
         api = Api(server)
         response = api.request("POST", "/api/v1/auth/token", data=form, passing=("otp_required",))
         if error_code(response) == "otp_required":  # two-factor sign-in is on: ask, once
             form["otp"] = typer.prompt("Two-factor code (or a recovery code)")
             response = api.request("POST", "/api/v1/auth/token", data=form)
-        token = str(response.json()["access_token"])
+        body = response.json()
+        token = str(body["access_token"])
+        expires = f"expires {body['expires_at'][:10]}" if body.get("expires_at") else "never expires"
+        echo(f"new token {body.get('name', '')} ({body.get('scope', '')}; {expires})")
     me = Api(server, token).request("GET", "/api/v1/auth/me").json()
     path = save_config({"server": server.rstrip("/"), "token": token, "email": me["email"]})
     premium = " (Premium)" if me.get("premium") else ""

@@ -119,4 +119,4 @@ def reset_two_factor(email: Annotated[str, typer.Argument(help="the account's em
         address = user.email
     # After the commit, and in this process (a background thread would die with the command).
     Mailer(Settings()).send(address, two_factor.NOTICE_SUBJECT, two_factor.notice("reset"))
-    typer.echo(f"two-factor sign-in of {address} was reset: their password alone signs in now")
+    echo(f"two-factor sign-in of {address} was reset: their password alone signs in now")

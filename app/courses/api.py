@@ -14,7 +14,16 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.courses import assignments, enrolment, gradebook, regrades
-from app.courses.deps import AssignmentId, CourseId, CourseReader, CourseWriter, RegradeId, UserId
+from app.courses.deps import (
+    AssignmentId,
+    CourseId,
+    CourseJoiner,
+    CourseReader,
+    CourseTeacher,
+    CourseWriter,
+    RegradeId,
+    UserId,
+)
 from app.courses.views import assignment_view, course_view
 from app.kit.db import utcnow
 from app.kit.paging import next_url
@@ -26,7 +35,7 @@ router = APIRouter(prefix=ROOT, tags=["courses"])
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"description": "Not logged in / no valid token"},
-    403: {"description": "Not allowed (e.g. a student creating a course)"},
+    403: {"description": "Not allowed (a student creating a course; a token without the scope)"},
     404: {"description": "No such course, or you are not in it"},
     422: {"description": "Invalid fields (`invalid_input`)"},
 }
@@ -150,7 +159,7 @@ def my_courses(
 
 
 @router.post("/join", responses=ERRORS, summary="Join a course with a code, or accept an invitation")
-def join(body: JoinIn, session: SessionDep, user: CourseWriter) -> dict[str, Any]:
+def join(body: JoinIn, session: SessionDep, user: CourseJoiner) -> dict[str, Any]:
     """A join code enrols you; an invitation code does so only for the account of the email it
     was sent to (403 for any other account)."""
     course = enrolment.join(session, user, body.code, utcnow())
@@ -179,7 +188,7 @@ def my_invitations(session: SessionDep, user: CourseReader) -> dict[str, Any]:
 
 @router.post("/invitations/{invitation_id}/decline", responses=ERRORS, summary="Decline an invitation")
 def decline_invitation(
-    invitation_id: InvitationId, session: SessionDep, user: CourseWriter
+    invitation_id: InvitationId, session: SessionDep, user: CourseJoiner
 ) -> dict[str, Any]:
     invitation = enrolment.decline(session, user, invitation_id, utcnow())
     return {"id": invitation.id, "declined": True}
@@ -268,7 +277,7 @@ def student_status(
 
 
 @router.post("/{course_id}/leave", responses=ERRORS, summary="Leave a course (students)")
-def leave(course_id: CourseId, session: SessionDep, user: CourseWriter) -> dict[str, Any]:
+def leave(course_id: CourseId, session: SessionDep, user: CourseJoiner) -> dict[str, Any]:
     """You are out of the course at once; nothing you do from now on is visible to it. What you did
     while enrolled stays in its record. Rejoin with the join code or an invitation."""
     course = enrolment.course_for_member(session, course_id, user)
@@ -281,7 +290,7 @@ def student_attempts(
     course_id: CourseId,
     user_id: UserId,
     session: SessionDep,
-    user: CourseReader,
+    user: CourseTeacher,
     settings: SettingsDep,
     limit: PageLimit = None,
     after: PageAfter = None,
@@ -382,7 +391,7 @@ Filter = Annotated[str | None, Query(max_length=100)]
 def get_gradebook(
     course_id: CourseId,
     session: SessionDep,
-    user: CourseReader,
+    user: CourseTeacher,
     settings: SettingsDep,
     section: Filter = None,
     q: Filter = None,
@@ -412,12 +421,12 @@ def _download(course_id: int, session: SessionDep, user: Any, fmt: str) -> Respo
     responses=ERRORS | {200: {"content": {"text/csv": {}}, "description": "UTF-8 CSV with a BOM"}},
     summary="The gradebook as CSV",
 )
-def gradebook_csv(course_id: CourseId, session: SessionDep, user: CourseReader) -> Response:
+def gradebook_csv(course_id: CourseId, session: SessionDep, user: CourseTeacher) -> Response:
     return _download(course_id, session, user, "csv")
 
 
 @router.get("/{course_id}/gradebook.xlsx", responses=ERRORS, summary="The gradebook as XLSX")
-def gradebook_xlsx(course_id: CourseId, session: SessionDep, user: CourseReader) -> Response:
+def gradebook_xlsx(course_id: CourseId, session: SessionDep, user: CourseTeacher) -> Response:
     return _download(course_id, session, user, "xlsx")
 
 
@@ -470,7 +479,7 @@ def get_regrade(
     assignment_id: AssignmentId,
     regrade_id: RegradeId,
     session: SessionDep,
-    user: CourseReader,
+    user: CourseTeacher,
 ) -> dict[str, Any]:
     course = enrolment.course_for_instructor(session, course_id, user)
     assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())

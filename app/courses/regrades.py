@@ -187,14 +187,20 @@ class Change:
 class Progress:
     judged: int
     total: int
-    failed: int  # copies that ended in internal_error: their original verdict stands
+    failed: int  # copies that ended in internal_error: flagged for review, and the run cannot be applied
+    review: tuple[dict[str, int], ...] = ()  # {"submission_id": original, "copy_id": its copy}
 
 
 def progress(session: Session, regrade: Regrade) -> Progress:
     copies = repository.submissions_by_ids(session, list(regrade.copies.values()))
     judged = [c for c in copies if c.status == FINISHED]
-    failed = sum(1 for c in judged if c.verdict == Verdict.INTERNAL_ERROR)
-    return Progress(judged=len(judged), total=len(regrade.copies), failed=failed)
+    failed_ids = {c.id for c in judged if c.verdict == Verdict.INTERNAL_ERROR}
+    review = tuple(
+        {"submission_id": int(original), "copy_id": copy_id}
+        for original, copy_id in sorted(regrade.copies.items(), key=lambda item: int(item[0]))
+        if copy_id in failed_ids
+    )
+    return Progress(judged=len(judged), total=len(regrade.copies), failed=len(failed_ids), review=review)
 
 
 def status(regrade: Regrade, state: Progress) -> str:
@@ -244,8 +250,14 @@ def apply(
     """Apply the dry run. Idempotent: an applied run is returned unchanged."""
     if regrade.status == APPLIED:
         return regrade
-    if status(regrade, progress(session, regrade)) != READY:
+    state = progress(session, regrade)
+    if status(regrade, state) != READY:
         raise Conflict("The regrade is still judging; apply it once every submission is re-judged.")
+    if state.failed:  # applying would silently keep these students' old verdicts
+        raise Conflict(
+            f"{state.failed} re-judged submission(s) ended in internal_error (the platform failed, not the "
+            "student) and need review: re-judge them (torchdrill submissions rejudge) before applying."
+        )
     changes = dry_run(session, course, assignment, regrade)
     floors = {str(c.user_id): c.old for c in changes if never_lower and c.new < c.old}
     regrade.changes = [
@@ -288,6 +300,7 @@ def view(session: Session, course: Course, assignment: Assignment, regrade: Regr
         "judged": state.judged,
         "total": state.total,
         "failed": state.failed,
+        "review": list(state.review),
         "changes": changes,
         "never_lower": regrade.never_lower,
         "started_by_id": regrade.started_by_id,

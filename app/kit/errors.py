@@ -36,7 +36,7 @@ class LoginRequired(AppError):
 
 class InvalidToken(LoginRequired):
     code = "invalid_token"
-    default_detail = "The API token is missing, malformed, revoked or unknown."
+    default_detail = "The API token is missing, malformed, revoked, expired or unknown."
 
     @property
     def headers(self) -> dict[str, str]:

@@ -1,4 +1,5 @@
-"""The account page: progress, premium, tokens, code redemption and codes (staff), password change."""
+"""The account page: progress, premium, sessions ("where you're signed in"), tokens, code
+redemption and codes (staff), password change."""
 
 from __future__ import annotations
 
@@ -7,13 +8,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse
 
-from app.accounts import premium, service, tokens
-from app.accounts.deps import CurrentUser, StaffUser
+from app.accounts import premium, service, sessions, tokens
+from app.accounts.deps import CurrentUser, StaffUser, current_session, start_session
 from app.accounts.models import User
 from app.accounts.pages import safe_next
 from app.courses import enrolment
 from app.kit.db import utcnow
-from app.kit.errors import FormErrors
+from app.kit.errors import FormErrors, InvalidInput
 from app.kit.web import CsrfProtected, SessionDep, parse_int, render
 from app.submissions import service as submissions
 from app.submissions.progress_chart import progress_chart
@@ -42,6 +43,7 @@ def account_page(
 ) -> Any:
     now = utcnow()
     token_page = tokens.page_of_tokens(session, user, tokens_after, TOKENS_SHOWN)
+    this_session = current_session(request)
     context = {
         "user": user,
         "premium": premium.premium_status(user, now),
@@ -50,6 +52,13 @@ def account_page(
         "tokens": token_page.items,
         "tokens_next": token_page.cursor,  # "Older tokens": /account?tokens_after=<cursor>
         "tokens_paged": tokens_after is not None,
+        "token_scopes": tokens.SCOPES,
+        "scope_meanings": tokens.SCOPE_MEANINGS,
+        "default_scopes": tokens.default_scopes(user),
+        "default_days": tokens.DEFAULT_DAYS,
+        "now": now,
+        "sessions": sessions.live(session, user, now),
+        "this_session_id": this_session.id if this_session is not None else None,
         "codes": premium.list_codes(session, user) if user.is_staff else [],
         "courses": enrolment.my_courses(session, user),
         "new_token": new_token,
@@ -72,9 +81,26 @@ def show(
 
 @router.post("/account/tokens", dependencies=[CsrfProtected])
 def create_token(
-    request: Request, session: SessionDep, user: CurrentUser, name: Annotated[str, Form(max_length=200)] = ""
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    name: Annotated[str, Form(max_length=200)] = "",
+    scope: Annotated[list[str] | None, Form(max_length=len(tokens.SCOPES))] = None,
+    expires_in_days: Annotated[str, Form(max_length=20)] = "",
 ) -> Any:
-    _token, plain = tokens.create_token(session, user, name or "web", utcnow())
+    """A new token with the scopes ticked (at least one) and a life in days."""
+    now = utcnow()
+    values = {"name": name, "expires_in_days": expires_in_days}
+    try:
+        if not scope:  # unticking everything must not mean "the default": every scope
+            raise InvalidInput("Tick at least one scope.")
+        expires_at = tokens.expiry_after(tokens.parse_days(expires_in_days), now)
+        _token, plain = tokens.create_token(
+            session, user, name or "web", now, scopes=scope, expires_at=expires_at
+        )
+    except InvalidInput as exc:
+        errors = {"token": exc.detail}
+        return account_page(request, session, user, errors=errors, values=values, status_code=400)
     # Shown on this response only: the token is never stored in plain text, nor put in the session.
     return account_page(request, session, user, new_token=plain, status_code=201)
 
@@ -83,6 +109,25 @@ def create_token(
 def revoke_token(request: Request, token_id: int, session: SessionDep, user: CurrentUser) -> Any:
     tokens.revoke_token(session, user, token_id, utcnow())
     return _notice(request, "The token was revoked; programs using it can no longer sign in.")
+
+
+@router.post("/account/sessions/{session_id}/end", dependencies=[CsrfProtected])
+def end_session(request: Request, session_id: int, session: SessionDep, user: CurrentUser) -> Any:
+    """Sign out one browser from the list (this one too: then log in again)."""
+    this = current_session(request)
+    sessions.end_one(session, user, session_id, utcnow())
+    if this is not None and this.id == session_id:
+        request.session.clear()
+        return RedirectResponse("/login", status_code=303)
+    return _notice(request, "That session was ended: the browser is signed out.")
+
+
+@router.post("/account/sessions/end-all", dependencies=[CsrfProtected])
+def sign_out_everywhere(request: Request, session: SessionDep, user: CurrentUser) -> Any:
+    """End every session of the account, this one included (tokens are left as they are)."""
+    sessions.end_all(session, user.id, utcnow())
+    request.session.clear()
+    return RedirectResponse("/login", status_code=303)
 
 
 @router.post("/account/redeem", dependencies=[CsrfProtected])
@@ -112,10 +157,15 @@ def change_password(
     new_password: Annotated[str, Form()] = "",
 ) -> Any:
     try:
-        service.change_password(session, user, current_password, new_password)
+        service.change_password(session, user, current_password, new_password, utcnow())
     except FormErrors as exc:
         return account_page(request, session, user, errors=exc.errors, status_code=400)
-    return _notice(request, "Your password was changed.")
+    start_session(request, session, user)  # this browser stays signed in, with a new session id
+    return _notice(
+        request,
+        "Your password was changed. Every other browser was signed out and your API tokens were "
+        "revoked: make a new token for the command line and scripts.",
+    )
 
 
 @router.post("/account/codes", dependencies=[CsrfProtected])

@@ -92,6 +92,7 @@ def load_job(session: Session, submission_id: int) -> Job | None:
         limits=files.limits,
         job_id=str(submission_id),
         custom=custom,
+        source_allow=files.source_allow,
     )
 
 

@@ -30,6 +30,7 @@ from typing import Any
 from runner.format.fields import one_line_error
 from runner.format.inputs import InputError, parse_arguments
 from runner.jobs import Expectations, Job, Limits, Mode
+from runner.judging.source_policy import PolicyError, parse_allow
 
 DIFFICULTIES = ("easy", "medium", "hard")
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{1,79}$")
@@ -80,6 +81,8 @@ class ProblemFiles:
     # The example's arguments as data (runner.format.inputs format); None: the entry point takes none
     # that can be written as data, and custom input is not offered.
     example_input: dict[str, Any] | None = None
+    # What the problem allows beyond the source policy (runner.judging.source_policy; [source_policy]).
+    source_allow: tuple[str, ...] = ()
 
     def job(self, expectations: Expectations, code: str, mode: Mode, job_id: str = "") -> Job:
         """The judge job for ``code`` against this problem: the one place a job is built."""
@@ -91,6 +94,7 @@ class ProblemFiles:
             expectations=expectations,
             limits=self.limits,
             job_id=job_id,
+            source_allow=self.source_allow,
         )
 
     def files(self) -> dict[str, str]:
@@ -203,7 +207,12 @@ def parse_metadata(toml_source: str, slug: str) -> dict[str, Any]:
             example_input = parse_arguments(data["example_input"], "example_input")
         except InputError as exc:
             raise ProblemFormatError(str(exc), rel) from None
+    try:
+        source_allow = parse_allow(data.get("source_policy"))
+    except PolicyError as exc:
+        raise ProblemFormatError(str(exc), rel) from None
     known = {
+        "source_policy",
         "title",
         "difficulty",
         "category",
@@ -234,6 +243,7 @@ def parse_metadata(toml_source: str, slug: str) -> dict[str, Any]:
         "order": order,
         "hints": tuple(h.strip() for h in hints),
         "example_input": example_input,
+        "source_allow": source_allow,
     }
 
 

@@ -21,7 +21,7 @@ from runner.format.problem import ProblemFiles
 from runner.format.rules import MUTANT, MutantMeta, Rule, RulesError, mutant_meta, parse_rules
 from runner.format.tracks import unknown_category
 from runner.jobs import Expectations, Job, JudgeResult, Mode
-from runner.judging import compare
+from runner.judging import compare, source_policy
 from runner.records import values
 from runner.records.check_value import reference_failure
 from runner.verdict import Verdict
@@ -175,7 +175,10 @@ class ValidationReport:
         lines.append("    " + " " * width + "  " + " ".join(str(i % 10) for i in numbers))
         for name, kills in self.kill_matrix():
             marks = " ".join("x" if k else "." for k in kills)
-            survived = "" if any(kills) else "  SURVIVED"
+            by_policy = any(
+                source_policy.KILLED_BY_POLICY in m.caught_by for m in self.mutants if m.name == name
+            )
+            survived = "  killed by the source policy" if by_policy else "" if any(kills) else "  SURVIVED"
             lines.append(f"    {name.ljust(width)}  {marks}{survived}")
         return lines
 
@@ -364,6 +367,12 @@ def validate_problem(
     for name, source in sorted(problem.mutants.items()):
         result = runner.judge(runner.job_for(problem, expectations, source, "submit"))
         caught = [c.name for c in result.cases if c.status != jobs.CASE_PASSED]
+        refusal = source_policy.check(source, problem.source_allow)
+        if refusal is not None:  # dies before it runs: the tests never see it
+            caught = [source_policy.KILLED_BY_POLICY]
+            report.warnings.append(
+                Finding(f"mutants/{name}", f"killed by the source policy before it ran ({refusal})")
+            )
         meta = metas.get(name, MutantMeta())
         mutant = MutantReport(
             name=name, verdict=result.verdict, caught_by=caught, rule=meta.rule, kind=meta.kind

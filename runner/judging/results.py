@@ -11,7 +11,7 @@ from typing import Any
 
 from runner import jobs
 from runner.jobs import CaseExpectation, CaseResult, Expectations, JudgeResult, Limits
-from runner.judging import checks, observations
+from runner.judging import checks, host_compare, observations
 from runner.records.events import MODIFIED
 from runner.records.text import clean
 from runner.sandbox.channel import RawRun
@@ -196,8 +196,7 @@ def build_result(
             case.message = limit[1] if limit else "Not run: the program ended before this case finished."
             cases.append(case)
             continue
-        time_ms = report.get("time_ms")
-        case.time_ms = round(float(time_ms), 3) if isinstance(time_ms, int | float) else 0.0
+        case.time_ms = host_compare.milliseconds(report.get("time_ms"))
         if exp.public and isinstance(report.get("stdout"), str):
             case.stdout = clean(report["stdout"], STDOUT_LIMIT)
         if report.get("status") == "error":
@@ -208,14 +207,14 @@ def build_result(
             where = _where(report)
             case.line, case.traceback = where["line"], where["traceback"]
         elif report.get("status") == "ok" and "value" in report:
-            failure = checks.failure(exp.value, report["value"], exp.rtol, exp.atol, exp.public)
+            failure = host_compare.failure(exp.value, report["value"], exp.rtol, exp.atol, exp.public)
             if exp.public:
-                case.actual = clean(checks.display(report["value"]))
+                case.actual = clean(host_compare.display(report["value"]))
             if failure is None:
                 case.status = jobs.CASE_PASSED
-            else:
-                case.status = jobs.CASE_FAILED
-                case.message = clean(failure, MESSAGE_LIMIT)
+            else:  # a value that cannot be compared is the learner's error, never the platform's
+                case.status = jobs.CASE_ERROR if failure[1] else jobs.CASE_FAILED
+                case.message = clean(failure[0], MESSAGE_LIMIT)
         else:
             case.message = "The case produced no usable value."
         cases.append(case)

@@ -19,6 +19,7 @@ from runner.records.check_value import CheckValue
 
 MAX_DEPTH = 64
 MAX_ITEMS = 1_000_000
+MAX_INT_BITS = 1023  # larger ints do not fit in a float, which is how the host compares numbers
 
 
 class UnsupportedValue(TypeError):
@@ -34,38 +35,86 @@ def _encode_float(x: float) -> Any:
 
 
 def encode(value: Any, _depth: int = 0) -> Any:
-    """Turn a case's return value into JSON-safe data. Runs inside the sandbox."""
+    """Turn a case's return value into JSON-safe data. Runs inside the sandbox.
+
+    Only real tensors and plain data: a subclass of a built-in is read through the built-in's own
+    methods (``int.__add__``, ``dict.items``), so an overridden ``__eq__``/``__len__``/``__iter__``
+    takes no part; a tensor must be a ``torch.Tensor`` or ``nn.Parameter`` exactly, not a class that
+    only looks like one; an int must fit in a float (the host compares numbers as floats).
+    """
     if _depth > MAX_DEPTH:
         raise UnsupportedValue("the returned value is nested too deeply")
-    if value is None or isinstance(value, bool | str):
+    kind = type(value)
+    if value is None or kind is bool or kind is str:
         return value
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
+    if kind is float:
         return _encode_float(value)
-    if isinstance(
-        value, CheckValue
-    ):  # built by runner.testing.checks: the one place the reserved tag is made
+    if kind is int:
+        return _encode_int(value)
+    if isinstance(value, bool):  # a bool's subclass cannot exist; kept for clarity
+        return bool(value)
+    if isinstance(value, int):
+        return _encode_int(int.__add__(value, 0))  # the int itself, not what its methods say
+    if isinstance(value, float):
+        return _encode_float(float.__add__(value, 0.0))
+    if isinstance(value, str):
+        return str.__str__(value)
+    if kind is CheckValue:  # built by runner.testing.checks: the one place the reserved tag is made
         return {CHECK_TAG: encode(value.payload(), _depth + 1)}
     if isinstance(value, dict):
         out: dict[str, Any] = {}
-        for key, item in value.items():
-            if not isinstance(key, str | int):
+        items = dict.items(value)
+        if len(items) > MAX_ITEMS:
+            raise UnsupportedValue(f"a dict with {len(items)} items is too large to compare")
+        for key, item in items:
+            if type(key) not in (str, int):
                 raise UnsupportedValue(f"dict keys must be strings or ints, not {type(key).__name__}")
-            if isinstance(key, str) and key.startswith("__") and key.endswith("__"):
+            if type(key) is str and key.startswith("__") and key.endswith("__"):
                 raise UnsupportedValue(f"dict key {key!r} is reserved")
             out[str(key)] = encode(item, _depth + 1)
         return out
     if isinstance(value, list | tuple):
-        return [encode(item, _depth + 1) for item in value]
-    type_name = type(value).__module__ + "." + type(value).__qualname__
-    if type_name.startswith("torch") and hasattr(value, "detach") and hasattr(value, "dtype"):
+        seq = list(list.__iter__(value) if isinstance(value, list) else tuple.__iter__(value))
+        if len(seq) > MAX_ITEMS:
+            raise UnsupportedValue(f"a sequence of {len(seq)} items is too large to compare")
+        return [encode(item, _depth + 1) for item in seq]
+    torch = sys.modules.get("torch")
+    if torch is not None and kind in (torch.Tensor, torch.nn.Parameter):
         return _encode_tensor(value)
-    if type_name.startswith("numpy") and hasattr(value, "tolist"):
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and (
+        kind is numpy.ndarray or (isinstance(value, numpy.generic) and kind.__module__ == "numpy")
+    ):
         return encode(value.tolist(), _depth + 1)
-    raise UnsupportedValue(
-        f"cases must return JSON-like values (dict, list, number, bool, str, None) or tensors, "
-        f"not {type(value).__name__}"
+    raise UnsupportedValue(_refused(value))
+
+
+def _encode_int(value: int) -> Any:
+    if value.bit_length() > MAX_INT_BITS:
+        raise UnsupportedValue(
+            f"an integer of about {int(value.bit_length() * 0.30103)} digits is too large to compare "
+            "(numbers are compared as floats): return a float or a tensor"
+        )
+    return value
+
+
+def _refused(value: Any) -> str:
+    kind = type(value)
+    name = f"{kind.__module__}.{kind.__qualname__}" if kind.__module__ != "builtins" else kind.__name__
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(value, torch.Tensor):
+        return f"a tensor subclass ({name}) is not a plain tensor: return torch.Tensor values"
+    if kind.__module__.startswith("torch"):
+        return f"{name} is not a tensor or plain data: return tensors, numbers, lists or dicts"
+    why = {
+        "bytes": "bytes are not compared: return a str or a list of ints",
+        "bytearray": "bytes are not compared: return a str or a list of ints",
+        "set": "sets have no order to compare: return a sorted list",
+        "frozenset": "sets have no order to compare: return a sorted list",
+        "complex": "complex numbers are not compared: return [real, imag]",
+    }.get(kind.__name__ if kind.__module__ == "builtins" else "")
+    return why or (
+        f"cases must return JSON-like values (dict, list, number, bool, str, None) or tensors, not {name}"
     )
 
 

@@ -175,13 +175,13 @@ def test_drill_down_older_attempts(instructor: Visit, seeded: Seeded) -> None:
 def test_older_tokens_and_next_users(visits: Visits, server: Server, seeded: Seeded) -> None:
     learner = visits.new("learner", viewport=PHONE)
     learner.login(seeded.learner, "/account")
-    tokens = _walk(learner, "/account#tokens", "#token-list li", "#tokens-older")
+    tokens = _walk(learner, "/account#tokens", "#token-list tr.token-row", "#tokens-older")
     assert [len(p) for p in tokens] == [50, 10]
-    # Each Revoke says which token it revokes, and sits beside it, right of its line.
+    # Each Revoke says which token it revokes, and sits on its row.
     revoke = learner.page.get_by_role("button", name="Revoke token").first
     expect(revoke).to_have_accessible_name(re.compile(r"^Revoke token td_.*… laptop 9$"))
     row, button = revoke.evaluate(
-        "b => [b.closest('li').getBoundingClientRect().top, b.getBoundingClientRect().top]"
+        "b => [b.closest('tr').getBoundingClientRect().top, b.getBoundingClientRect().top]"
     )
     assert button - row < 12, (row, button)
     _assert_accessible(learner.page)

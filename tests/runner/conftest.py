@@ -18,9 +18,21 @@ ALT_SOLUTIONS = Path(__file__).resolve().parents[1] / "fixtures" / "alt_solution
 
 @pytest.fixture(scope="session")
 def runner() -> Iterator[Runner]:
-    r = Runner(max_concurrent=4)
+    # Without the source policy: most of the suite attacks the layers below it (the sandbox, the
+    # guard) with code the policy would refuse. `checked_runner` judges with it, as production does.
+    r = Runner(max_concurrent=4, source_policy=False)
     yield r
     r.close()
+
+
+@pytest.fixture
+def checked_runner(runner: Runner) -> Iterator[Runner]:
+    """The session's runner with the source policy in force, as every production route has it."""
+    runner.source_policy = True
+    try:
+        yield runner
+    finally:
+        runner.source_policy = False
 
 
 @pytest.fixture(scope="session")

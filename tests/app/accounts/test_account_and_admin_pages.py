@@ -54,7 +54,7 @@ def test_progress_by_difficulty_and_category(learner, code_of) -> None:
 
 
 def test_token_is_shown_once_works_and_can_be_revoked(learner, app) -> None:
-    created = post(learner, "/account/tokens", name="laptop")
+    created = post(learner, "/account/tokens", name="laptop", scope="read")
     assert created.status_code == 201
     token = re.search(r"<code>(td_[^<]+)</code>", created.text).group(1)  # type: ignore[union-attr]
     api = TestClient(app)

@@ -9,8 +9,9 @@ import pytest
 from app.courses import assignments, enrolment, regrades, scoring
 from app.courses.models import Assignment, Course, Regrade
 from app.kit.db import Database, utcnow
-from app.kit.errors import InvalidInput, NotFound
+from app.kit.errors import Conflict, InvalidInput, NotFound
 from app.problems import service as problems
+from app.submissions.models import Submission
 from tests.app.courses.helpers import problem, stored_submit, user
 
 DUE = datetime(2026, 3, 1, 23, 59, tzinfo=UTC)
@@ -139,7 +140,8 @@ def test_course_access_opens_premium_problems_to_enrolled_students(db: Database)
 
 
 def test_applied_regrade_verdicts_and_a_failed_rejudge(db: Database) -> None:
-    """An applied run's copy verdict replaces the original's; a copy the platform failed keeps it."""
+    """An applied run's copy verdict replaces the original's; a copy the platform failed blocks the
+    run until it is re-judged (it never keeps the old verdict silently)."""
     with db.transaction() as session:
         teacher, flipped, failed = user(session, "instructor"), user(session), user(session)
         course = enrolment.create_course(session, teacher, "C")
@@ -152,6 +154,7 @@ def test_applied_regrade_verdicts_and_a_failed_rejudge(db: Database) -> None:
             original = stored_submit(session, who, "add-tensors", DUE - timedelta(hours=1))
             copy = stored_submit(session, judge, "add-tensors", DUE, verdict=copy_verdict)
             copies[str(original.id)] = copy.id
+            failed_original = original
         p = problem(session, "add-tensors")
         assert p.current_version_id is not None
         run = Regrade(
@@ -168,6 +171,13 @@ def test_applied_regrade_verdicts_and_a_failed_rejudge(db: Database) -> None:
         changes = regrades.dry_run(session, course, a, run)
         assert [(c.user_id, c.old, c.new) for c in changes] == [(flipped.id, 100.0, 0.0)]
         assert regrades.progress(session, run).failed == 1
+        with pytest.raises(Conflict, match="need review"):
+            regrades.apply(session, course, a, run, teacher, never_lower=False)
+        assert run.status == "judging"  # nothing applied
+        rejudged = session.get(Submission, copies[str(failed_original.id)])
+        assert rejudged is not None
+        rejudged.verdict = "accepted"  # re-judged, this time without the platform failing
+        session.flush()
         regrades.apply(session, course, a, run, teacher, never_lower=False)
         after = scoring.compute(session, [a], [flipped.id, failed.id])
         assert [after[(u.id, a.id)].percent for u in (flipped, failed)] == [0.0, 100.0]

@@ -38,8 +38,9 @@ def test_every_problem_meets_the_bank_bar(folder) -> None:  # type: ignore[no-un
 
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=lambda f: f.name)
-def test_every_problem_validates_in_the_sandbox(runner: Runner, folder) -> None:  # type: ignore[no-untyped-def]
-    report = validate_problem(load_problem_dir(folder), runner, bank_titles(folder))
+def test_every_problem_validates_in_the_sandbox(checked_runner: Runner, folder) -> None:  # type: ignore[no-untyped-def]
+    # With the source policy, as `make validate` and every production route judge.
+    report = validate_problem(load_problem_dir(folder), checked_runner, bank_titles(folder))
     assert report.ok, report.render()
     # Every example value printed in the statement equals the reference's value on this torch.
     assert not [e for e in report.errors if e.file == "statement.md"]

@@ -1,0 +1,213 @@
+"""The source policy's rules as data: what judged code may import and name, and why the rest is
+refused (the reasons are the learners' messages). ``runner.judging.source_policy`` applies them."""
+
+from __future__ import annotations
+
+# Modules judged code may import (and their submodules), besides torch's public ones.
+ALLOWED_MODULES = frozenset(
+    {
+        "__future__",
+        "abc",
+        "bisect",
+        "cmath",
+        "collections",
+        "contextlib",
+        "copy",
+        "dataclasses",
+        "decimal",
+        "enum",
+        "fractions",
+        "functools",
+        "heapq",
+        "itertools",
+        "math",
+        "numbers",
+        "random",
+        "statistics",
+        "time",
+        "typing",
+    }
+)
+# Public parts of torch that reach the dispatcher's registry, run code given as data, start
+# threads or processes, or change what every torch call does: not what an exercise is about.
+DENIED_TORCH = {
+    "torch.ops": "the dispatcher's operator registry (private kernels and redispatch are reachable there)",
+    "torch.library": "it registers kernels that replace PyTorch's own operations",
+    "torch.overrides": "it intercepts every torch function (the judge's own observation uses it)",
+    "torch.jit": "it compiles and forks code outside the Python the judge observes",
+    "torch.compile": "it compiles code outside the Python the judge observes",
+    "torch.compiler": "it compiles code outside the Python the judge observes",
+    "torch.fx": "it generates and runs Python code",
+    "torch.load": "it unpickles data, which can run arbitrary code",
+    "torch.serialization": "it unpickles data, which can run arbitrary code",
+    "torch.package": "it unpickles and imports packaged code",
+    "torch.hub": "it downloads and runs code",
+    "torch.multiprocessing": "it starts processes",
+    "torch.distributed": "it starts processes and opens network connections",
+    "torch.utils.cpp_extension": "it compiles and loads native code",
+    "torch.utils.model_zoo": "it downloads data",
+    "torch.profiler": "it hooks into the dispatcher",
+    "torch.autograd.profiler": "it hooks into the dispatcher",
+    "torch.classes": "it loads native classes",
+    "torch.futures": "it runs work on other threads",
+    "torch.utils.benchmark": "it runs statements given as strings",
+    "torch.export": "it compiles code outside the Python the judge observes",
+    "torch.onnx": "it compiles code outside the Python the judge observes",
+    "torch.utils.tensorboard": "it writes files and starts threads",
+    "torch.utils.bundled_inputs": "it builds TorchScript code",
+    "torch.utils.mobile_optimizer": "it builds TorchScript code",
+    "torch.utils.jit": "it builds TorchScript code",
+}
+# Builtins that run code from strings, reach frames and namespaces, or open files.
+DENIED_BUILTINS = {
+    "exec": "it runs code given as a string",
+    "eval": "it runs code given as a string",
+    "compile": "it builds code from a string",
+    "__import__": "it imports a module by a computed name",
+    "globals": "it exposes the module's namespace",
+    "locals": "it exposes a frame's namespace",
+    "vars": "it exposes an object's namespace",
+    "breakpoint": "it starts a debugger",
+    "open": "judged code has no files to read",
+    "input": "judged code reads its arguments, not standard input",
+    "memoryview": "it exposes raw memory",
+    "help": "it is for the interactive prompt",
+    "exit": "the judge ends the program, not the solution",
+    "quit": "the judge ends the program, not the solution",
+}
+# Builtins that may only be called with a constant attribute name (else: attribute access by a
+# computed name, which the rules above cannot read).
+NAMED_ATTRIBUTE_BUILTINS = frozenset({"getattr", "setattr", "delattr", "hasattr"})
+# Dunder attributes that may be read: the object protocol, nothing that leads to a namespace,
+# a frame, a class hierarchy or code.
+ALLOWED_DUNDER_ATTRIBUTES = frozenset(
+    {
+        "__init__",
+        "__name__",
+        "__qualname__",
+        "__doc__",
+        "__len__",
+        "__iter__",
+        "__next__",
+        "__getitem__",
+        "__setitem__",
+        "__delitem__",
+        "__contains__",
+        "__call__",
+        "__enter__",
+        "__exit__",
+        "__repr__",
+        "__str__",
+    }
+)
+# Dunder names that may be used as plain names.
+ALLOWED_DUNDER_NAMES = frozenset({"__name__", "__doc__", "__file__", "__all__", "__slots__"})
+# Special methods a solution may not define: they hook into torch's dispatch, the interpreter's
+# class machinery or object lifetime, where code runs outside the case that called it.
+DENIED_SPECIAL_METHODS = frozenset(
+    {
+        "__torch_function__",
+        "__torch_dispatch__",
+        "__del__",
+        "__getattribute__",
+        "__init_subclass__",
+        "__set_name__",
+        "__class_getitem__",
+        "__mro_entries__",
+        "__prepare__",
+        "__instancecheck__",
+        "__subclasscheck__",
+        "__reduce__",
+        "__reduce_ex__",
+        "__getstate__",
+        "__setstate__",
+        "__new__",
+    }
+)
+# Attribute names that lead out of Python's objects into frames, code and namespaces, or that
+# install process-wide hooks, whatever object they are read on.
+DENIED_ATTRIBUTES = {
+    **dict.fromkeys(
+        ("f_globals", "f_locals", "f_back", "f_builtins", "f_code", "f_trace", "tb_frame", "tb_next"),
+        "it reaches the interpreter's frames",
+    ),
+    **dict.fromkeys(
+        ("gi_frame", "gi_code", "cr_frame", "cr_code", "ag_frame", "ag_code", "co_code", "co_consts"),
+        "it reaches the interpreter's frames and code",
+    ),
+    "mro": "it walks the class hierarchy",
+    "redispatch": "it calls a kernel below the dispatcher, where the judge cannot see it",
+    "format_map": "it reads attributes by names written in a string",
+    "get_type_hints": "it evaluates strings as code",
+    "make_dataclass": "it generates and runs code",
+    "from_file": "it reads files",
+    "ForwardRef": "it evaluates strings as code",
+    **dict.fromkeys(
+        (
+            "register_module_forward_hook",
+            "register_module_forward_pre_hook",
+            "register_module_backward_hook",
+            "register_module_full_backward_hook",
+            "register_module_full_backward_pre_hook",
+            "register_module_buffer_registration_hook",
+            "register_module_module_registration_hook",
+            "register_module_parameter_registration_hook",
+        ),
+        "it installs a hook on every module in the process (register the hook on the module instead)",
+    ),
+}
+# Names of torch's internal tables and private parts: never allowed on ``self`` either, so a
+# learner's own class cannot stand in for torch's.
+TORCH_INTERNAL_NAMES = frozenset(
+    {
+        "_C",
+        "_VF",
+        "_nn",
+        "_ops",
+        "_decomp",
+        "_refs",
+        "_prims",
+        "_parameters",
+        "_buffers",
+        "_modules",
+        "_non_persistent_buffers_set",
+        "_forward_hooks",
+        "_forward_hooks_with_kwargs",
+        "_forward_hooks_always_called",
+        "_forward_pre_hooks",
+        "_forward_pre_hooks_with_kwargs",
+        "_backward_hooks",
+        "_backward_pre_hooks",
+        "_is_full_backward_hook",
+        "_state_dict_hooks",
+        "_state_dict_pre_hooks",
+        "_load_state_dict_pre_hooks",
+        "_load_state_dict_post_hooks",
+        "_version",
+        "_grad",
+        "_grad_fn",
+        "_base",
+        "_cdata",
+        "_optimizer_step_pre_hooks",
+        "_optimizer_step_post_hooks",
+        "_optimizer_state_dict_pre_hooks",
+        "_optimizer_state_dict_post_hooks",
+        "_optimizer_load_state_dict_pre_hooks",
+        "_optimizer_load_state_dict_post_hooks",
+        "_zero_grad_profile_name",
+        "_hook_for_profile",
+        "_patch_step_function",
+        "_call_impl",
+        "_wrapped_call_impl",
+        "_apply",
+        "_get_name",
+        "_named_members",
+    }
+)
+# Modules that are never reached through another module's attribute (``torch.sys``).
+MODULE_ESCAPES = frozenset(
+    {"sys", "os", "builtins", "ctypes", "gc", "inspect", "importlib", "threading", "multiprocessing"}
+    | {"subprocess", "pickle", "marshal", "codecs", "io", "types", "weakref", "signal", "socket", "runner"}
+)
+NEVER_ALLOWED = ("runner",)  # the judge's own package: a problem cannot allow it
+KILLED_BY_POLICY = "source policy"  # what validation's kill matrix says killed a refused mutant
