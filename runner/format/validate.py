@@ -198,7 +198,8 @@ class ValidationReport:
             for rule, kill in zip(self.rules, kills, strict=True):
                 mark = "x" if kill else "."
                 cells.append(f"{mark}{'*' if m.rule == rule.id else ' '}")
-            state = "" if m.killed else "  SURVIVED"
+            by_policy = source_policy.KILLED_BY_POLICY in m.caught_by
+            state = "  killed by the source policy" if by_policy else "" if m.killed else "  SURVIVED"
             lines.append(f"    {name.ljust(width)}  {m.kind:<6} " + " ".join(cells).rstrip() + state)
         return lines
 
@@ -490,6 +491,7 @@ def _check_rules_killed(report: ValidationReport) -> None:
             m.rule
             and m.kind == MUTANT
             and m.killed
+            and source_policy.KILLED_BY_POLICY not in m.caught_by  # refused before any check ran
             and m.rule in known
             and m.rule not in report.rules_caught(m)
         ):
