@@ -53,7 +53,9 @@ def test_small_inputs_are_shown_with_their_values_but_never_the_expected_output(
     result = judge(runner, NAME, code)
     message = failed_message(result, "random_rows")
     assert re.match(
-        r"Breaks rule subtract-row-max: Random inputs: .*\(random, size 1\) is x of shape \(\d, 1\), dtype float32 = \[\[", message
+        r"Breaks rule subtract-row-max: "
+        r"Random inputs: .*\(random, size 1\) is x of shape \(\d, 1\), dtype float32 = \[\[",
+        message,
     ), message
     assert "your output: tensor([0.0" in message
     assert "1.0" not in message.split("your output:")[1]  # the expected ones are never shown
