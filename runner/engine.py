@@ -18,6 +18,7 @@ from typing import Any
 from runner import jobs
 from runner.format import custom
 from runner.format.problem import ProblemFiles
+from runner.format.rules import with_rule_sentences
 from runner.jobs import JUDGE_FORMAT, CaseExpectation, Expectations, Job, JudgeResult, Limits
 from runner.judging import observations, source_policy
 from runner.judging.results import build_result
@@ -221,9 +222,10 @@ class Runner:
 
     def compute_expectations(self, problem: ProblemFiles) -> Expectations:
         """Run the reference solution in the sandbox; its values become the expected ones."""
-        return self._expectations(
+        expectations = self._expectations(
             problem.solution, problem.tests, problem.entry_point, problem.limits, compile_tests=True
         )
+        return with_rule_sentences(expectations, problem.statement)
 
     def _expectations(
         self, solution: str, tests: str, entry_point: str, limits: Limits, compile_tests: bool = False
@@ -268,6 +270,7 @@ class Runner:
                     atol=float(spec["atol"]),
                     value=report["value"],
                     observed=observed,
+                    rule=str(spec.get("rule") or ""),
                 )
             )
         if not any(c.public for c in cases):

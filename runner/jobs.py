@@ -62,6 +62,9 @@ class CaseExpectation:
     value: Any  # encoded with runner.records.values.encode
     # What the reference's run observed (runner.judging.observations.summary): hooks, operation checks.
     observed: dict[str, Any] | None = None
+    # The statement's rule the case enforces (runner.format.rules) and its sentence, for the message.
+    rule: str = ""
+    rule_sentence: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -13,6 +13,7 @@ from app.api_v1.schemas import (
     ProblemItem,
     ProblemList,
     ProblemOut,
+    ProblemRule,
     ProblemTrack,
     RelatedProblem,
     error_responses,
@@ -96,6 +97,7 @@ def get_problem(
         reference_solution=problems.reference_solution(detail.problem, detail.version, user, now, solved),
         entry_point=detail.entry_point,
         examples=[Example(**e) for e in detail.examples],
+        rules=[ProblemRule(**r) for r in detail.rules],
         runtime=runtime_info(runner),
         related=[
             RelatedProblem(

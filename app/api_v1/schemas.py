@@ -155,6 +155,11 @@ class ProblemTrack(BaseModel):
     next: str | None = Field(description="The slug of the problem after it in the track")
 
 
+class ProblemRule(BaseModel):
+    id: str = Field(description="The rule's id, as checks and verdict messages name it")
+    sentence: str = Field(description="The statement's sentence (Markdown)")
+
+
 class ProblemOut(BaseModel):
     slug: str
     title: str
@@ -177,6 +182,10 @@ class ProblemOut(BaseModel):
     related: list[RelatedProblem]
     track: ProblemTrack | None = Field(default=None, description="Its place in its track (null: none)")
     hint_count: int = Field(default=0, description="How many hints it has (see /problems/{slug}/hints)")
+    rules: list[ProblemRule] = Field(
+        default_factory=list,
+        description="The statement's rules (its Rules section): how the code must work, each checked",
+    )
 
 
 class SubmissionIn(BaseModel):

@@ -20,6 +20,7 @@ from app.problems import repository, visibility
 from app.problems.models import Problem, ProblemVersion
 from runner.jobs import Limits
 from runner.format.problem import DIFFICULTIES, ProblemFiles, build_problem
+from runner.format.rules import RulesError, parse_rules
 
 MAX_SEARCH = 100
 
@@ -303,6 +304,7 @@ class ProblemDetail:
     starter: str | None  # None when locked
     examples: list[dict[str, Any]]
     related: list[ProblemCard]
+    rules: list[dict[str, str]]  # the statement's rules (its "## Rules" section): id and sentence
 
 
 def problem_detail(session: Session, slug: str, viewer: User | None, now: datetime) -> ProblemDetail:
@@ -328,4 +330,14 @@ def problem_detail(session: Session, slug: str, viewer: User | None, now: dateti
         starter=files.starter if unlocked else None,
         examples=examples,
         related=[card(p, viewer, now) for p in repository.related(session, problem)],
+        rules=statement_rules(files.statement),
     )
+
+
+def statement_rules(statement: str) -> list[dict[str, str]]:
+    """The rules a statement states, as the API returns them; [] when it states none (validation
+    refuses a malformed Rules section before a problem is published)."""
+    try:
+        return [{"id": r.id, "sentence": r.sentence} for r in parse_rules(statement)]
+    except RulesError:
+        return []

@@ -14,7 +14,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from runner.testing import case, check_optimizer
+from runner.testing import case, check_optimizer, forbid_ops
 
 ONLY_PARAMS_AND_STATE = (
     "`step()` changes only the parameters and `self.state`: it never modifies `p.grad` or the param groups "
@@ -23,6 +23,11 @@ ONLY_PARAMS_AND_STATE = (
 SKIPPED = (
     "A parameter whose `.grad` is `None` is skipped entirely for that step: it is not decayed, its "
     "moments do not change and its step count does not advance."
+)
+
+NO_BUILTIN = (
+    "Do not use `torch.optim.Adam` or `torch.optim.AdamW` nor their functional or fused kernels "
+    "(`torch._fused_adamw_`)."
 )
 
 RTOL = 1e-4
@@ -152,7 +157,7 @@ def step_with_closure(solution):
     return {"returned_losses": returned, "params": [p.detach() for p in model.parameters()]}
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="step-touches-only-params-and-state")
 def like_torch_adamw_step_by_step(solution):
     """Every step beside torch.optim.AdamW; gradients are zeroed in place, so a step that writes into
     p.grad changes what the next backward accumulates into."""
@@ -164,7 +169,7 @@ def like_torch_adamw_step_by_step(solution):
     )
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="step-touches-only-params-and-state")
 def frozen_parameter_beside_torch_adamw(solution):
     """A parameter never in the loss keeps .grad None: with strong decay it must still not move."""
     return check_optimizer(
@@ -192,7 +197,7 @@ def is_an_optimizer(solution):
     }
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="no-builtin-adam")
 def no_builtin_adam(solution):
     """Count constructions of torch's Adam/AdamW and calls to their functional kernels."""
     calls = []
@@ -213,15 +218,23 @@ def no_builtin_adam(solution):
     # torch.optim deletes its submodule attributes: fetch the modules by name.
     kernels = [("torch.optim.adam", "adam"), ("torch.optim.adamw", "adamw")]
     kernels += [("torch.optim._functional", "adam"), ("torch.optim._functional", "adamw")]
+    # The functional forms look these up in their module's globals at every call: a reference to
+    # adamw() taken at import is seen through them.
+    for private in ("_single_tensor_adam", "_multi_tensor_adam", "_fused_adam"):
+        kernels += [("torch.optim.adam", private), ("torch.optim.adamw", private)]
     for module_name, name in kernels:
         module = importlib.import_module(module_name)
         if hasattr(module, name):
             wrap(module, name, f"{module.__name__}.{name}")
+    fused = dict.fromkeys(
+        ("aten._fused_adamw_", "aten._fused_adam_", "aten._fused_adamw", "aten._fused_adam"), NO_BUILTIN
+    )
     try:
         model = mlp(16)
         x, y = data(17)
         optimizer = solution.build_adamw(model.parameters(), lr=1e-2)
-        result = train(model, optimizer, x, y, 5)
+        with forbid_ops(fused):
+            result = train(model, optimizer, x, y, 5)
     finally:
         for owner, name, original in reversed(patched):
             setattr(owner, name, original)
@@ -229,3 +242,19 @@ def no_builtin_adam(solution):
         c.__name__ for c in type(optimizer).__mro__ if c in (torch.optim.Adam, torch.optim.AdamW)
     ]
     return {"builtin_calls": len(calls), "builtin_bases": builtin_bases, "losses": result["losses"]}
+
+
+@case(rule="step-touches-only-params-and-state")
+def step_never_writes_gradients(solution):
+    """Write-and-restore leaves p.grad's values right but moves its version counter."""
+    model = mlp(18)
+    optimizer = solution.build_adamw(model.parameters(), lr=1e-2, weight_decay=0.1)
+    g = torch.Generator().manual_seed(18)
+    writes = []
+    for _ in range(3):
+        for p in model.parameters():
+            p.grad = torch.randn(p.shape, generator=g)
+        before = [p.grad._version for p in model.parameters()]
+        optimizer.step()
+        writes.append([p.grad._version - b for p, b in zip(model.parameters(), before, strict=True)])
+    return {"writes_to_grads": writes}

@@ -48,7 +48,7 @@ def other_seed_7(solution):
         return solution.backward_hook_test()
 
 
-@case
+@case(rule="one-full-backward-hook-removed")
 def uses_full_backward_hook_and_removes_it(solution):
     with observe_hooks() as log:
         solution.backward_hook_test()

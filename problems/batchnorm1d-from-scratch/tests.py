@@ -99,7 +99,7 @@ def gradients_in_eval_mode(solution):
     return {"x": x.grad, "weight": bn.weight.grad, "bias": bn.bias.grad}
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=1e-4)  # nn.BatchNorm1d itself is 1.75e-5 off here (float32 rounding of 5.001)
 def tiny_and_constant_variance(solution):
     bn = solution.build_batchnorm1d(3)
     x = torch.tensor([[1.0, 5.0, 0.0], [1.0, 5.001, 2.0], [1.0, 5.002, 4.0]])
@@ -163,17 +163,40 @@ def counts_batches(solution):
     return int(bn.num_batches_tracked)
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="input-not-modified")
 def input_untouched(solution):
     bn = solution.build_batchnorm1d(3)
     _affine(bn, 18)
     return check_call(bn, _batches(18, 1, 4, 3)[0], constraint=NO_CHANGE, properties=("shape", "dtype"))
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rule="input-not-modified")
+def input_never_written(solution):
+    """Modify-and-restore leaves the values right but moves the input's version counter."""
+    bn = solution.build_batchnorm1d(3)
+    x = _batches(21, 1, 4, 3)[0]
+    before = x._version
+    bn(x)
+    bn.eval()
+    bn(x)
+    return {"writes": x._version - before}
+
+
+@case(rtol=RTOL, atol=ATOL, rule="no-builtin-batch-norm")
 def no_builtin_batch_norm(solution):
     """The module runs in both modes under the judge's watch: no route to the built-in kernel."""
-    names = ("torch.nn.functional.batch_norm", "torch.batch_norm", "aten.native_batch_norm")
+    names = (
+        "torch.nn.functional.batch_norm",
+        "torch.batch_norm",
+        "aten.batch_norm",
+        "aten.native_batch_norm",
+        "aten._native_batch_norm_legit",
+        "aten._native_batch_norm_legit_no_training",
+        "aten._native_batch_norm_legit_functional",
+        "aten._batch_norm_impl_index",
+        "aten._batch_norm_with_update",
+        "aten._batch_norm_no_update",
+    )
     with forbid_ops(dict.fromkeys(names, NO_BUILTIN)):
         bn = solution.build_batchnorm1d(3)
         train = bn(_batches(19, 1, 4, 3)[0])

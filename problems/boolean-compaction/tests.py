@@ -98,14 +98,14 @@ def larger_random(solution):
     return _run(solution, _random((40, 5), 7), _mask(40, 7, p=0.2))
 
 
-@case
+@case(rule="inputs-not-modified")
 def inputs_not_modified(solution):
     return check_call(
         solution.compact_rows, _random((6, 2), 8), _mask(6, 8), constraint=NO_CHANGE, properties=()
     )
 
 
-@case
+@case(rule="vectorised")
 def no_python_loop(solution):
     """8 and 64 rows, about half kept: the dispatched operations must stay level."""
 
@@ -114,3 +114,14 @@ def no_python_loop(solution):
         return torch.randn(n, 3, generator=g), torch.rand(n, generator=g) > 0.5
 
     return assert_vectorised(lambda args: solution.compact_rows(*args), problem, rule=NO_LOOP)
+
+
+@case(rule="inputs-not-modified")
+def inputs_never_written(solution):
+    """Modify-and-restore leaves the values right but moves the tensors' version counters."""
+    x = torch.arange(12.0).reshape(4, 3)
+    mask = torch.tensor([True, False, True, True])
+    watched = [x, mask]
+    before = [t._version for t in watched]
+    solution.compact_rows(x, mask)
+    return {"writes": [t._version - b for t, b in zip(watched, before)]}

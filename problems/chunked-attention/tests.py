@@ -138,7 +138,18 @@ def float64(solution):
     return checked(solution, q, k, v, 5, causal=True)
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rule="inputs-not-modified")
+def inputs_never_written(solution):
+    """Modify-and-restore leaves the values right but moves the tensors' version counters."""
+    q, k, v = qkv(12, 1, 2, 5, 7, 4)
+    mask = torch.tensor([[False, True, False, False, False, True, False]])
+    watched = [q, k, v, mask]
+    before = [t._version for t in watched]
+    solution.chunked_attention(q, k, v, 3, causal=True, key_padding_mask=mask)
+    return {"writes": [t._version - b for t, b in zip(watched, before)]}
+
+
+@case(rtol=RTOL, atol=ATOL, rule="inputs-not-modified")
 def inputs_not_modified(solution):
     q, k, v = qkv(9, 1, 2, 4, 6, 4)
     mask = torch.tensor([[False, False, True, False, False, True]])
@@ -153,7 +164,7 @@ def inputs_not_modified(solution):
     )
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="memory-bound")
 def never_builds_the_score_matrix(solution):
     """Largest allocation <= max(B*H*Tq*chunk, numel of q, k, v and the output)."""
     b, h, t, d, chunk = 1, 2, 32, 4, 4
@@ -171,12 +182,14 @@ def never_builds_the_score_matrix(solution):
     }
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="no-builtin-attention")
 def no_builtin_attention(solution):
     """nn.MultiheadAttention goes through F.multi_head_attention_forward (or its fused aten kernel)."""
     names = (
         "torch.nn.functional.scaled_dot_product_attention",
         "torch.nn.functional.multi_head_attention_forward",
+        "aten.scaled_dot_product_attention",
+        "aten._scaled_dot_product_attention_math",
         "aten._scaled_dot_product_flash_attention_for_cpu",
         "aten._native_multi_head_attention",
     )

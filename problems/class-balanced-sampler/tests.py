@@ -63,7 +63,7 @@ def large_draw_is_balanced(solution):
     return {"indices_drawn": drawn.numel(), "balanced": bool((shares - 1 / 3).abs().max() < 0.05)}
 
 
-@case
+@case(rule="own-seeded-generator")
 def reproducible_and_independent_of_global_rng(solution):
     labels = imbalanced_labels(6, 30, [0.7, 0.3])
     sampler = solution.make_balanced_sampler(labels, 15, 6)
@@ -84,9 +84,14 @@ def drives_a_dataloader(solution):
     return [[idx.tolist(), y.tolist()] for idx, y in loader]
 
 
-@case
+@case(rule="labels-not-modified")
 def labels_not_modified(solution):
     labels = imbalanced_labels(8, 12, [0.6, 0.4])
     before = labels.clone()
+    version = labels._version  # modify-and-restore moves it
     list(solution.make_balanced_sampler(labels, 5, 8))
-    return {"unchanged": torch.equal(labels, before), "dtype": str(labels.dtype)}
+    return {
+        "unchanged": torch.equal(labels, before),
+        "dtype": str(labels.dtype),
+        "writes": labels._version - version,
+    }

@@ -1,7 +1,9 @@
 """Tests for clip-gradients.
 
 Gradients are attached to fresh parameters, clipped by the solution, and the clipped gradients are
-returned with the norm it reports. One case counts calls to the built-in clipping utilities.
+returned with the norm it reports. Rules (statement.md): ``no-builtin-clipping`` watches the calls and the fused kernels the built-in
+utilities run; ``grad-in-place`` checks that each ``p.grad`` is the same tensor, on the same storage,
+as before the call, through a view taken beforehand.
 """
 
 import contextlib
@@ -10,7 +12,7 @@ import torch
 import torch.nn.utils
 import torch.nn.utils.clip_grad
 
-from runner.testing import case
+from runner.testing import case, forbid_ops
 
 
 def params_with_grads(grads):
@@ -143,11 +145,52 @@ def counting_builtin_clipping(solution, calls):
             setattr(space, attr, value)
 
 
-@case
+# The kernels the built-in utilities run, whatever name reaches them (a learner's own code has no
+# reason to call these private fused ops).
+BUILTIN_KERNELS = {
+    op: "Do not call the built-in clipping utilities (torch.nn.utils.clip_grad_norm_ and relatives)."
+    for op in (
+        "aten._foreach_norm",
+        "aten._foreach_mul_",
+        "aten._foreach_clamp_min_",
+        "aten._foreach_clamp_max_",
+    )
+}
+
+
+@case(rule="no-builtin-clipping")
 def no_builtin_clipping(solution):
     calls = []
     grads = random_grads(8, [(3, 2), (4,)], scale=3.0)
-    with counting_builtin_clipping(solution, calls):
+    with counting_builtin_clipping(solution, calls), forbid_ops(BUILTIN_KERNELS):
         solution.clip_grad_norm(params_with_grads(grads), 1.0)
         solution.clip_grad_value(params_with_grads(grads), 0.5)
     return {"builtin_calls": len(calls)}
+
+
+def kept_in_place(params, run):
+    """Per present gradient: the same tensor object, the same storage, and a view taken before the
+    call that sees the values after it (a replaced ``.data`` or ``set_`` moves the storage)."""
+    before = [(p.grad, p.grad.view(-1), p.grad.untyped_storage().data_ptr()) for p in params if p.grad is not None]
+    run(params)
+    present = [p for p in params if p.grad is not None]
+    return {
+        "count": len(present),
+        "same_tensor": [p.grad is g for p, (g, _, _) in zip(present, before)],
+        "same_storage": [p.grad.untyped_storage().data_ptr() == ptr for p, (_, _, ptr) in zip(present, before)],
+        "view_sees_result": [
+            bool(torch.equal(view, p.grad.reshape(-1))) for p, (_, view, _) in zip(present, before)
+        ],
+    }
+
+
+@case(rule="grad-in-place")
+def clip_norm_keeps_grad_identity(solution):
+    params = params_with_grads(random_grads(9, [(3, 4), (5,)], scale=4.0))
+    return kept_in_place(params, lambda ps: solution.clip_grad_norm(iter(ps), 1.0))
+
+
+@case(rule="grad-in-place")
+def clip_value_keeps_grad_identity(solution):
+    params = params_with_grads(random_grads(10, [(2, 6), (7,)], scale=4.0))
+    return kept_in_place(params, lambda ps: solution.clip_grad_value(iter(ps), 0.25))

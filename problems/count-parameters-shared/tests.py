@@ -66,11 +66,13 @@ def no_parameters(solution):
     return solution.count_parameters(nn.Sequential(nn.ReLU(), nn.Tanh()))
 
 
-@case
+@case(rule="model-not-modified")
 def nested_sharing_and_model_unchanged(solution):
     block = nn.Sequential(nn.Linear(5, 3), nn.GELU())
     model = nn.ModuleDict({"a": block, "b": nn.Sequential(block, nn.Linear(3, 7)), "c": nn.LayerNorm(7)})
     model["c"].bias.requires_grad_(False)
+    versions = {name: p._version for name, p in model.named_parameters()}  # writes move them
     result = solution.count_parameters(model)
     flags = {name: p.requires_grad for name, p in model.named_parameters()}
-    return {"result": result, "requires_grad_after": flags}
+    writes = {name: p._version - versions[name] for name, p in model.named_parameters()}
+    return {"result": result, "requires_grad_after": flags, "weight_writes": writes}

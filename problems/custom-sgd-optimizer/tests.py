@@ -8,10 +8,11 @@ reports what ``step()`` changed besides parameters and state (a gradient, a para
 """
 
 import functools
+import importlib
 
 import torch
 
-from runner.testing import case, check_optimizer, shifted_seed
+from runner.testing import case, check_optimizer, forbid_ops, shifted_seed
 
 ATOL = 1e-3  # the training run reports values rounded to 4 decimals
 
@@ -121,12 +122,12 @@ def step_with_closure(solution):
 
 ONLY_PARAMS_AND_STATE = (
     "`step()` changes only the parameters and `self.state`: "
-    "it never modifies `p.grad` or the param groups in place."
+    "it never modifies `p.grad` or the param groups in place, not even temporarily."
 )
 SAME_AS_SGD = "This is exactly `torch.optim.SGD` with `dampening=0` and `nesterov=False`."
 
 
-@case(atol=1e-5)
+@case(atol=1e-5, rule="step-touches-only-params-and-state")
 def like_torch_sgd_with_momentum(solution):
     return check_optimizer(
         lambda params: solution.CustomSGD(params, lr=0.1, momentum=0.9),
@@ -144,3 +145,59 @@ def like_torch_sgd_with_weight_decay(solution):
         steps=6,
         constraint=SAME_AS_SGD,
     )
+
+
+NO_BUILTIN = "`CustomSGD` must not use `torch.optim.SGD`, its functional or its fused kernels."
+
+
+@case(rule="no-builtin-sgd")
+def no_builtin_sgd(solution):
+    """SGD's constructor and the kernels its functional form dispatches to are counted; those are
+    looked up in torch.optim.sgd's globals at every call, so a reference taken at import is seen too."""
+    calls = []
+    patched = []
+    module = importlib.import_module("torch.optim.sgd")
+
+    def wrap(owner, name):
+        original = getattr(owner, name)
+
+        def counting(*args, **kwargs):
+            calls.append(name)
+            return original(*args, **kwargs)
+
+        setattr(owner, name, counting)
+        patched.append((owner, name, original))
+
+    wrap(torch.optim.SGD, "__init__")
+    for name in ("sgd", "_single_tensor_sgd", "_multi_tensor_sgd", "_fused_sgd"):
+        if hasattr(module, name):
+            wrap(module, name)
+    try:
+        p = torch.nn.Parameter(torch.tensor([1.0, -2.0, 3.0]))
+        optimizer = solution.CustomSGD([p], lr=0.1, momentum=0.9, weight_decay=0.01)
+        with forbid_ops(dict.fromkeys(("aten._fused_sgd_", "aten._fused_sgd"), NO_BUILTIN)):
+            for step in range(3):
+                p.grad = torch.tensor([0.5, -1.0, 0.25]) * (step + 1)
+                optimizer.step()
+    finally:
+        for owner, name, original in reversed(patched):
+            setattr(owner, name, original)
+    bases = [c.__name__ for c in solution.CustomSGD.__mro__ if c is torch.optim.SGD]
+    return {"builtin_calls": len(calls), "sgd_bases": bases, "param": p.detach()}
+
+
+@case(rule="step-touches-only-params-and-state")
+def step_never_writes_gradients(solution):
+    """Write-and-restore leaves p.grad's values right but moves its version counter."""
+    params = [
+        torch.nn.Parameter(torch.randn(3, generator=torch.Generator().manual_seed(i))) for i in range(2)
+    ]
+    optimizer = solution.CustomSGD(params, lr=0.1, momentum=0.9, weight_decay=0.1)
+    writes = []
+    for step in range(3):
+        for i, p in enumerate(params):
+            p.grad = torch.randn(3, generator=torch.Generator().manual_seed(10 * step + i))
+        before = [p.grad._version for p in params]
+        optimizer.step()
+        writes.append([p.grad._version - b for p, b in zip(params, before, strict=True)])
+    return {"writes_to_grads": writes}

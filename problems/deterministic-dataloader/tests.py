@@ -66,7 +66,7 @@ def same_seed_same_order(solution):
     return {"first": first, "repeatable": first == second, "other_seed_differs": first != other}
 
 
-@case
+@case(rule="own-generator-not-global")
 def global_rng_does_not_matter(solution):
     loader = solution.make_loader(NoisyDataset(12), batch_size=4, seed=5)
     orders = []
@@ -92,14 +92,14 @@ def loader_settings(solution):
     }
 
 
-@case
+@case(rule="reseed-worker-copy")
 def workers_get_distinct_streams(solution):
     loader = solution.make_loader(NoisyDataset(8), batch_size=2, seed=0, num_workers=2)
     base_seed = 123456789
     return [in_simulated_worker(loader, wid, 2, base_seed + wid, 4) for wid in range(2)]
 
 
-@case
+@case(rule="reseed-worker-copy")
 def worker_streams_change_every_epoch(solution):
     loader = solution.make_loader(NoisyDataset(8), batch_size=2, seed=0, num_workers=2)
     # each epoch draws a new base seed from the loader's generator

@@ -70,7 +70,7 @@ def another_loss_function(solution):
     return solution.evaluate(model, make_loader(7, 13, 4), nn.CrossEntropyLoss(label_smoothing=0.2))
 
 
-@case
+@case(rule="eval-mode-no-grad")
 def forward_runs_in_eval_without_grad(solution):
     model = make_model(8)
     model.train()
@@ -82,7 +82,7 @@ def forward_runs_in_eval_without_grad(solution):
     return seen
 
 
-@case
+@case(rule="modes-restored")
 def train_mode_restored(solution):
     model = make_model(10)
     model.train()
@@ -98,7 +98,7 @@ def eval_mode_kept(solution):
     return modes(model)
 
 
-@case
+@case(rule="modes-restored")
 def mixed_modes_restored(solution):
     model = make_model(14)
     model.train()
@@ -107,15 +107,17 @@ def mixed_modes_restored(solution):
     return modes(model)
 
 
-@case
+@case(rule="model-untouched")
 def model_state_untouched(solution):
     model = make_model(16)
     model.train()
     before = {k: v.clone() for k, v in model.state_dict().items()}
+    versions = {k: v._version for k, v in model.state_dict().items()}  # modify-and-restore moves them
     result = solution.evaluate(model, make_loader(17, 12, 5), nn.CrossEntropyLoss())
     after = model.state_dict()
     return {
         "result": result,
+        "writes": {k: after[k]._version - versions[k] for k in before},
         "unchanged": {k: torch.equal(before[k], after[k]) for k in before},
         "grads": [p.grad is None for p in model.parameters()],
     }

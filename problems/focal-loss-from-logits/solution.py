@@ -11,10 +11,12 @@ def focal_loss(
 ) -> torch.Tensor:
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"unknown reduction {reduction!r}")
-    # log p_t and 1 - p_t straight from the logits: no probability is rounded to 0 or 1 first.
-    log_pt = targets * F.logsigmoid(logits) + (1 - targets) * F.logsigmoid(-logits)
-    one_minus_pt = targets * torch.sigmoid(-logits) + (1 - targets) * torch.sigmoid(logits)
-    loss = -one_minus_pt.pow(gamma) * log_pt
+    # Everything from the signed logit: log p_t and log(1 - p_t) are exact for any logit, and
+    # (1 - p_t)^gamma as exp(gamma * log(1 - p_t)) keeps a finite gradient where 1 - p_t underflows.
+    signed = (2 * targets - 1) * logits
+    log_pt = F.logsigmoid(signed)
+    factor = torch.exp(gamma * F.logsigmoid(-signed))
+    loss = -factor * log_pt
     if alpha is not None:
         loss = (alpha * targets + (1 - alpha) * (1 - targets)) * loss
     if reduction == "mean":

@@ -2,7 +2,11 @@
 
 Random logits of several shapes, gammas and alphas, every reduction, saturated logits (where a naive
 sigmoid-then-log gives inf/nan), gradients against finite differences (check_gradients), and
-input integrity (check_call).
+input integrity (check_call, and the inputs' version counters).
+
+Rules (statement.md): ``stable-from-logits`` (saturated logits: values, and float32 gradients for every
+gamma of the statement), ``differentiable`` (check_gradients in float64, autograd in float32),
+``inputs-not-modified``.
 """
 
 import torch
@@ -64,7 +68,7 @@ def reduction_none(solution):
     return described(solution.focal_loss(logits, targets, 0.25, 2.0, "none"))
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="stable-from-logits")
 def saturated_logits_stay_finite(solution):
     logits = torch.tensor(
         [[200.0, -200.0, 1e4, -1e4], [200.0, -200.0, 1e4, -1e4], [90.0, -90.0, 30.0, -30.0]]
@@ -87,7 +91,7 @@ def _gradient_problem():
     return logits, targets.double()
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="differentiable")
 def gradient(solution):
     """Analytic gradients against the reference's and finite differences (float64)."""
     logits, targets = _gradient_problem()
@@ -96,7 +100,7 @@ def gradient(solution):
     )
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="differentiable")
 def gradient_without_alpha_gamma_half(solution):
     logits, targets = _gradient_problem()
     return check_gradients(
@@ -104,12 +108,49 @@ def gradient_without_alpha_gamma_half(solution):
     )
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="inputs-not-modified")
 def inputs_not_modified(solution):
     logits, targets = random_problem(15, (3, 5))
     return check_call(
         solution.focal_loss, logits, targets, 0.25, 2.0, "sum", constraint=CHECKED, properties=()
     )
+
+
+GAMMAS = (0.0, 0.5, 1.0, 2.0, 5.0)  # every gamma the statement names
+
+
+def float32_gradient(solution, logits, targets, alpha, gamma):
+    x = logits.clone().requires_grad_(True)
+    loss = solution.focal_loss(x, targets, alpha, gamma, "sum")
+    (grad,) = torch.autograd.grad(loss, x)
+    return {"dtype": str(grad.dtype), "finite": bool(torch.isfinite(grad).all()), "grad": grad}
+
+
+@case(rtol=1e-4, atol=1e-6, rule="stable-from-logits")
+def saturated_gradients_every_gamma(solution):
+    """Gradients (float32) at logits far beyond where sigmoid rounds to 0 or 1, for every gamma."""
+    logits = torch.tensor([200.0, -200.0, 1e4, -1e4, 90.0, -90.0, 30.0, -30.0])
+    targets = torch.tensor([1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0])
+    return [float32_gradient(solution, logits, targets, 0.25, gamma) for gamma in GAMMAS]
+
+
+@case(rtol=1e-4, atol=1e-6, rule="differentiable")
+def gradient_float32(solution):
+    """The gradient in the dtype learners train in, for every gamma: not only in float64."""
+    logits, targets = random_problem(17, (3, 7))
+    return [
+        float32_gradient(solution, logits, targets, alpha, gamma)
+        for alpha, gamma in zip((0.25, None, 0.75, 0.25, None), GAMMAS, strict=True)
+    ]
+
+
+@case(rule="inputs-not-modified")
+def inputs_never_written(solution):
+    """Modify-and-restore leaves the values right but moves the tensors' version counters."""
+    logits, targets = random_problem(18, (4, 4))
+    before = (logits._version, targets._version)
+    solution.focal_loss(logits, targets, 0.25, 2.0, "mean")
+    return {"writes": [logits._version - before[0], targets._version - before[1]]}
 
 
 @case

@@ -56,7 +56,7 @@ def other_seed_5(solution):
         return solution.forward_hook_test()
 
 
-@case
+@case(rule="one-forward-hook-removed")
 def uses_forward_hook_and_removes_it(solution):
     with observe_hooks() as log:
         solution.forward_hook_test()

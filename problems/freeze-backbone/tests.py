@@ -16,7 +16,7 @@ def example(solution):
     return solution.freeze_backbone_test()
 
 
-@case(atol=ATOL)
+@case(atol=ATOL, rule="freeze-by-requires-grad")
 def shifted_seed_6(solution):
     with shifted_seed(6):
         return solution.freeze_backbone_test()
@@ -28,7 +28,7 @@ def shifted_seed_30(solution):
         return solution.freeze_backbone_test()
 
 
-@case
+@case(rule="only-trainable-to-optimizer")
 def optimizer_gets_only_trainable_params(solution):
     original_init = torch.optim.Optimizer.__init__
     optimizers = []
@@ -56,3 +56,27 @@ def optimizer_gets_only_trainable_params(solution):
             }
         )
     return described
+
+
+@case(rule="freeze-by-requires-grad")
+def backbone_frozen_by_requires_grad(solution):
+    """Every module the solution builds is recorded: after the run, the frozen parameters (by their
+    requires_grad flag) must be the backbone's, whatever the numbers it reports."""
+    original_init = torch.nn.Module.__init__
+    modules = []
+
+    def spying_init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        modules.append(self)
+
+    torch.nn.Module.__init__ = spying_init
+    try:
+        with shifted_seed(3):
+            solution.freeze_backbone_test()
+    finally:
+        torch.nn.Module.__init__ = original_init
+    own = [p for m in modules for p in m.parameters(recurse=False)]
+    return {
+        "frozen_elements": sum(p.numel() for p in own if not p.requires_grad),
+        "trainable_elements": sum(p.numel() for p in own if p.requires_grad),
+    }

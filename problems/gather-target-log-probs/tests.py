@@ -97,7 +97,7 @@ def gradient_reaches_gathered_entries(solution):
     return check_gradients(solution.gather_target_log_probs, log_probs, targets, constraint=GRADIENTS)
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="inputs-not-modified")
 def inputs_not_modified(solution):
     targets = torch.tensor([1, -100, 2, -100, 0])
     return check_call(
@@ -105,7 +105,7 @@ def inputs_not_modified(solution):
     )
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="vectorised")
 def no_python_loop(solution):
     """8 and 64 rows, some ignored: the dispatched operations must stay level."""
 
@@ -113,3 +113,14 @@ def no_python_loop(solution):
         return _log_probs(n, 5, n), _targets(n, 5, n)
 
     return assert_vectorised(lambda args: solution.gather_target_log_probs(*args), problem, rule=NO_LOOP)
+
+
+@case(rule="inputs-not-modified")
+def inputs_never_written(solution):
+    """Modify-and-restore leaves the values right but moves the tensors' version counters."""
+    log_probs = _log_probs(5, 3, 12)
+    targets = torch.tensor([1, -100, 2, -100, 0])
+    watched = [log_probs, targets]
+    before = [t._version for t in watched]
+    solution.gather_target_log_probs(log_probs, targets)
+    return {"writes": [t._version - b for t, b in zip(watched, before)]}

@@ -92,7 +92,7 @@ def stale_gradients_are_cleared(solution):
     return {"loss": loss, "params": [p.detach() for p in model.parameters()]}
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="one-step-after-all-slices")
 def one_step_inputs_untouched(solution):
     model, opt, x, y = setup(8, 10, "sgd")
     x_before, y_before = x.clone(), y.clone()
@@ -104,8 +104,30 @@ def one_step_inputs_untouched(solution):
         return original_step(*args, **kwargs)
 
     opt.step = counting_step
-    solution.accumulated_step(model, opt, F.mse_loss, x, y, 3)
+    # The class's own step counts too: calling type(opt).step(opt) goes around the instance attribute.
+    cls = type(opt)
+    class_step = cls.step
+
+    def counting_class_step(self, *args, **kwargs):
+        if self is opt:
+            steps.append(1)
+        return class_step(self, *args, **kwargs)
+
+    cls.step = counting_class_step
+    try:
+        solution.accumulated_step(model, opt, F.mse_loss, x, y, 3)
+    finally:
+        cls.step = class_step
     return {
         "optimizer_steps": len(steps),
         "inputs_unchanged": torch.equal(x, x_before) and torch.equal(y, y_before),
     }
+
+
+@case(rule="inputs-not-modified")
+def inputs_never_written(solution):
+    """Modify-and-restore leaves the values right but moves the tensors' version counters."""
+    model, opt, x, y = setup(9, 10, "sgd")
+    before = (x._version, y._version)
+    solution.accumulated_step(model, opt, F.mse_loss, x, y, 3)
+    return {"writes": [x._version - before[0], y._version - before[1]]}

@@ -94,12 +94,14 @@ def ladder_of_batch_sizes(solution):
     return out
 
 
-@case
+@case(rule="inputs-not-modified")
 def inputs_untouched(solution):
     real, fake, alpha = _data(9, (4, 3))
     before = [real.clone(), fake.clone(), alpha.clone()]
+    versions = [t._version for t in (real, fake, alpha)]  # modify-and-restore moves these
     solution.gradient_penalty(_mlp(9, 3, 8, nn.Tanh()), real, fake, alpha, 10.0)
     return {
         "unchanged": all(torch.equal(a, b) for a, b in zip(before, [real, fake, alpha], strict=True)),
+        "writes": [t._version - v for t, v in zip((real, fake, alpha), versions, strict=True)],
         "requires_grad": [t.requires_grad for t in (real, fake, alpha)],
     }

@@ -80,7 +80,7 @@ def conv_net_two_batch_sizes(solution):
     return {"shapes": shapes, "hooks_after": hook_counts(model)}
 
 
-@case
+@case(rule="remove-only-own-hooks")
 def body_raises(solution):
     model = example_model()
     raised = None
@@ -107,7 +107,7 @@ def error_from_the_body_itself(solution):
     return {"raised": raised, "hooks_after": hook_counts(model)}
 
 
-@case
+@case(rule="remove-only-own-hooks")
 def existing_hooks_untouched(solution):
     model = example_model()
     fired = {"forward": 0, "pre": 0}
@@ -120,7 +120,7 @@ def existing_hooks_untouched(solution):
     return {"shapes": shapes, "fired": dict(fired), "hooks_before": before, "hooks_after": hook_counts(model)}
 
 
-@case
+@case(rule="remove-only-own-hooks")
 def nested_managers(solution):
     model = example_model()
     with solution.record_output_shapes(model) as outer:
@@ -139,7 +139,7 @@ def model_is_a_leaf(solution):
     return {"shapes": shapes, "hooks_after": hook_counts(model)}
 
 
-@case
+@case(rule="remove-only-own-hooks")
 def forward_hooks_registered_and_removed(solution):
     model = example_model()
     with observe_hooks() as log:

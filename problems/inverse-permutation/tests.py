@@ -85,7 +85,7 @@ def inverse_undoes_the_permutation(solution):
     return {"perm_of_inv": perm[rows, inv], "inv_of_perm": inv[rows, perm], "dtype": str(inv.dtype)}
 
 
-@case
+@case(rule="perm-not-modified")
 def perm_not_modified(solution):
     return check_call(
         solution.inverse_permutation, _random_batch(2, 6, 5), constraint=NO_CHANGE, properties=()
@@ -107,11 +107,21 @@ def random_batches_family(solution):
     )
 
 
-@case
+@case(rule="vectorised")
 def no_python_loop(solution):
-    """The operations dispatched for length 8 and length 64 must stay level."""
+    """The operations dispatched for 2 rows of length 8 and 16 rows of length 64 must stay level: a
+    loop over rows grows as surely as one over elements."""
 
     def perms(n):
-        return _random_batch(2, n, n)
+        return _random_batch(n // 4, n, n)
 
     return assert_vectorised(solution.inverse_permutation, perms, rule=NO_LOOP)
+
+
+@case(rule="perm-not-modified")
+def perm_never_written(solution):
+    """Modify-and-restore leaves the values right but moves the tensor's version counter."""
+    perm = _random_batch(3, 5, 4)
+    before = perm._version
+    solution.inverse_permutation(perm)
+    return {"writes": perm._version - before}

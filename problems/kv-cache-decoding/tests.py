@@ -98,7 +98,7 @@ def single_step_from_empty_cache(solution):
     return {"out": out, "cache_k": cache["k"], "cache_v": cache["v"]}
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="cache-reusable")
 def old_cache_not_modified(solution):
     q, k, v = sequence(7, 2, 2, 5, 4)
     _, cache = solution.decode_step(q[:, :, :3], k[:, :, :3], v[:, :, :3])
@@ -113,7 +113,46 @@ def old_cache_not_modified(solution):
     }
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="cache-reusable")
+def branch_twice_from_one_cache(solution):
+    """One prompt, two continuations decoded from the same cache, interleaved; each must match full
+    causal attention over its own sequence, and the first branch goes on after the second ran."""
+    q, k, v = sequence(9, 2, 2, 4, 3, dv=5)
+    _, prompt = solution.decode_step(q[:, :, :2], k[:, :, :2], v[:, :, :2])
+    branches = [sequence(10 + b, 2, 2, 3, 3, dv=5) for b in range(2)]
+    caches = [prompt, prompt]
+    outs = [[], []]
+    for t in range(3):
+        for b in range(2):
+            bq, bk, bv = branches[b]
+            out, caches[b] = solution.decode_step(
+                bq[:, :, t : t + 1], bk[:, :, t : t + 1], bv[:, :, t : t + 1], caches[b]
+            )
+            outs[b].append(out)
+    result = []
+    for b in range(2):
+        bq, bk, bv = branches[b]
+        fq, fk, fv = (torch.cat([a[:, :, :2], c], dim=2) for a, c in zip((q, k, v), (bq, bk, bv)))
+        expected = full_causal_attention(fq, fk, fv)[:, :, 2:]
+        joined = torch.cat(outs[b], dim=2)
+        result.append(
+            {"out": joined, "matches_alone": bool(torch.allclose(joined, expected, rtol=RTOL, atol=ATOL))}
+        )
+    return result
+
+
+@case(rule="inputs-not-modified")
+def nothing_written(solution):
+    """Modify-and-restore leaves the values right but moves the tensors' version counters."""
+    q, k, v = sequence(11, 1, 2, 5, 4)
+    _, cache = solution.decode_step(q[:, :, :3], k[:, :, :3], v[:, :, :3])
+    watched = [q, k, v, cache["k"], cache["v"]]
+    before = [t._version for t in watched]
+    solution.decode_step(q[:, :, 3:], k[:, :, 3:], v[:, :, 3:], cache)
+    return {"writes": [t._version - b for t, b in zip(watched, before)]}
+
+
+@case(rtol=RTOL, atol=ATOL, rule="inputs-not-modified")
 def inputs_and_cache_tensors_left_alone(solution):
     """Two new tokens on a three-token cache: q, k, v and the cache's k and v are compared after the call."""
     q, k, v = sequence(8, 1, 2, 5, 4)

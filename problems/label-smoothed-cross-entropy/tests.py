@@ -98,7 +98,7 @@ def gradient_flows_to_kept_rows_only(solution):
     return check_gradients(solution.label_smoothed_cross_entropy, logits, target, 0.2, constraint=CHECKED)
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="inputs-not-modified")
 def inputs_not_modified(solution):
     logits, target = random_problem(17, 8, 5, ignore_fraction=0.3)
     return check_call(
@@ -106,9 +106,28 @@ def inputs_not_modified(solution):
     )
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="no-builtin-cross-entropy")
 def no_builtin_cross_entropy(solution):
     """nn.CrossEntropyLoss calls F.cross_entropy, so one name covers both."""
-    with forbid_ops({"torch.nn.functional.cross_entropy": NO_BUILTIN}):
+    names = (
+        "torch.nn.functional.cross_entropy",
+        "aten.cross_entropy_loss",
+        "torch.nn.functional.nll_loss",
+        "aten.nll_loss",
+        "aten.nll_loss_forward",
+        "aten.nll_loss_nd",
+        "aten.nll_loss2d",
+        "aten.nll_loss2d_forward",
+    )
+    with forbid_ops(dict.fromkeys(names, NO_BUILTIN)):
         logits, target = random_problem(18, 6, 4, ignore_fraction=0.2)
         return solution.label_smoothed_cross_entropy(logits, target, 0.1)
+
+
+@case(rule="inputs-not-modified")
+def inputs_never_written(solution):
+    """Modify-and-restore leaves the values right but moves the tensors' version counters."""
+    logits, target = random_problem(19, 8, 5, ignore_fraction=0.3)
+    before = (logits._version, target._version)
+    solution.label_smoothed_cross_entropy(logits, target, 0.1)
+    return {"writes": [logits._version - before[0], target._version - before[1]]}

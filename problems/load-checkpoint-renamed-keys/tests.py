@@ -135,13 +135,15 @@ def nested_path_rules_first_match_wins(solution):
     return {"report": report, "state": _state(model)}
 
 
-@case
+@case(rule="checkpoint-not-modified")
 def checkpoint_left_untouched(solution):
     model = _seeded(Classifier, 105)
     checkpoint = _old_checkpoint(7, num_classes=5)
     before = {k: v.clone() for k, v in checkpoint.items()}
+    versions = {k: v._version for k, v in checkpoint.items()}  # modify-and-restore moves them
     solution.load_renamed_checkpoint(model, checkpoint, RENAMES)
     return {
+        "writes": {k: checkpoint[k]._version - v for k, v in versions.items() if k in checkpoint},
         "keys": list(checkpoint.keys()),
         "values_unchanged": all(torch.equal(checkpoint[k], v) for k, v in before.items() if k in checkpoint),
     }

@@ -137,7 +137,7 @@ def reused_layer_second_call(solution):
     return solution.locate_first_nonfinite(model, torch.tensor([[1.0, 2.0]]))
 
 
-@case
+@case(rule="forward-hooks-removed")
 def hooks_are_forward_and_removed(solution):
     model = example_model()
     with observe_hooks() as log:
@@ -150,7 +150,7 @@ def hooks_are_forward_and_removed(solution):
     }
 
 
-@case
+@case(rule="forward-hooks-removed")
 def hooks_removed_when_forward_raises(solution):
     model = example_model()
     raised = None

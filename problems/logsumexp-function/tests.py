@@ -130,23 +130,47 @@ def ladder_of_sizes(solution):
     return [_run(solution, torch.randn(n, 2 * n, generator=g), 1, 80 + n) for n in [1, 8, 64]]
 
 
-@case
+@case(rule="own-backward")
 def backward_is_your_function(solution):
     x = torch.tensor([[0.5, -2.0, 0.0]], requires_grad=True)
     out = solution.logsumexp(x, 1)
-    return {"custom_function": isinstance(out.grad_fn, torch.autograd.function.BackwardCFunction)}
+    # Your Function's node takes x's own gradient accumulator as its input: an identity Function
+    # wrapped around a graph autograd built would point at that graph instead.
+    takes_x = any(
+        node is not None and getattr(node, "variable", None) is x for node, _ in out.grad_fn.next_functions
+    )
+    return {
+        "custom_function": isinstance(out.grad_fn, torch.autograd.function.BackwardCFunction),
+        "applied_to_x": takes_x,
+    }
 
 
-@case
+@case(rule="input-not-modified")
 def input_left_alone(solution):
     x = torch.tensor([[0.5, -2.0, 0.0], [3.0, 1.0, -1.0]])
     return check_call(solution.logsumexp, x, 1, constraint=NO_CHANGE, properties=("shape", "dtype"))
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="no-builtin-logsumexp")
 def no_builtin_logsumexp(solution):
     """Forward and backward under the judge's watch: no route to the built-in logsumexp."""
-    names = ("torch.logsumexp", "torch.Tensor.logsumexp", "torch.special.logsumexp", "aten.logsumexp")
+    names = (
+        "torch.logsumexp",
+        "torch.Tensor.logsumexp",
+        "torch.special.logsumexp",
+        "aten.logsumexp",
+        "aten.logcumsumexp",
+        "aten._logcumsumexp",
+    )
     with forbid_ops(dict.fromkeys(names, NO_BUILTIN)):
         g = torch.Generator().manual_seed(6)
         return _run(solution, torch.randn(3, 5, generator=g), 1, 90)
+
+
+@case(rule="input-not-modified")
+def input_never_written(solution):
+    """Modify-and-restore leaves the values right but moves the tensor's version counter."""
+    x = torch.tensor([[0.5, -2.0, 0.0], [3.0, 1.0, -1.0]])
+    before = x._version
+    solution.logsumexp(x, 1)
+    return {"writes": x._version - before}

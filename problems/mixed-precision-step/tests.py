@@ -104,9 +104,47 @@ def forward_runs_in_bfloat16(solution):
     return {"layer_dtypes": seen, "param_dtypes": [str(p.dtype) for p in model.parameters()]}
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="inputs-not-modified")
 def inputs_not_modified(solution):
     model, opt, scaler, x, y = setup(6)
     x_before, y_before = x.clone(), y.clone()
+    versions = (x._version, y._version)  # modify-and-restore moves them
     result = solution.amp_train_step(model, opt, scaler, F.mse_loss, x, y, 1.0)
-    return {"result": result, "unchanged": torch.equal(x, x_before) and torch.equal(y, y_before)}
+    return {
+        "result": result,
+        "unchanged": torch.equal(x, x_before) and torch.equal(y, y_before),
+        "writes": [x._version - versions[0], y._version - versions[1]],
+    }
+
+
+@case(rule="step-through-the-scaler")
+def steps_only_through_the_scaler(solution):
+    """Every step of the optimizer's class is counted, and so are those scaler.step makes: a step
+    taken outside scaler.step (however it is reached) is the solution's own."""
+    model, opt, scaler, x, y = setup(7)
+    inside = [False]
+    direct = []
+    cls = type(opt)
+    class_step = cls.step
+    scaler_step = scaler.step
+
+    def counting_class_step(self, *args, **kwargs):
+        if self is opt and not inside[0]:
+            direct.append(1)
+        return class_step(self, *args, **kwargs)
+
+    def watched_scaler_step(*args, **kwargs):
+        inside[0] = True
+        try:
+            return scaler_step(*args, **kwargs)
+        finally:
+            inside[0] = False
+
+    cls.step = counting_class_step
+    scaler.step = watched_scaler_step
+    try:
+        for _ in range(2):
+            solution.amp_train_step(model, opt, scaler, F.mse_loss, x, y, 1.0)
+    finally:
+        cls.step = class_step
+    return {"direct_optimizer_steps": len(direct)}

@@ -54,14 +54,14 @@ def other_seed_6(solution):
         return solution.modify_hook_test()
 
 
-@case
+@case(rule="forward-hook-returns-clamped")
 def uses_forward_hook_and_removes_it(solution):
     with observe_hooks() as log:
         solution.modify_hook_test()
     return log.summary()
 
 
-@case(atol=1e-5)
+@case(atol=1e-5, rule="forward-hook-returns-clamped")
 def hook_returns_clamped_tensor(solution):
     """The forward hook itself returns the clamped activation (it is not modified elsewhere)."""
     with shifted_seed(2):

@@ -72,10 +72,12 @@ def equal_lengths(solution):
     return described(solution.pad_collate(items))
 
 
-@case
+@case(rule="inputs-not-modified")
 def inputs_not_modified(solution):
     items = random_items(3, 5, 4)
     before = [(s.clone(), label) for s, label in items]
+    versions = [s._version for s, _ in items]  # modify-and-restore moves them
     out = solution.pad_collate(items)
     unchanged = all(torch.equal(s, b) and label == bl for (s, label), (b, bl) in zip(items, before))
-    return {"batch": described(out), "inputs_unchanged": unchanged}
+    writes = [s._version - v for (s, _), v in zip(items, versions)]
+    return {"batch": described(out), "inputs_unchanged": unchanged, "writes": writes}

@@ -82,12 +82,12 @@ def random_with_extra_padding(solution):
     return solution.padding_mask(lengths, max_len=13)
 
 
-@case
+@case(rule="lengths-not-modified")
 def lengths_not_modified(solution):
     return check_call(solution.padding_mask, torch.tensor([4, 2, 0, 3]), 6, constraint=NO_CHANGE)
 
 
-@case
+@case(rule="vectorised")
 def no_python_loop(solution):
     """Batches of 8 and 64 sequences: the dispatched operations must stay level."""
 
@@ -95,3 +95,13 @@ def no_python_loop(solution):
         return torch.randint(0, 11, (n,), generator=torch.Generator().manual_seed(n))
 
     return assert_vectorised(lambda lens: solution.padding_mask(lens, 10), lengths, rule=NO_LOOP)
+
+
+@case(rule="lengths-not-modified")
+def lengths_never_written(solution):
+    """Modify-and-restore leaves the values right but moves the tensors' version counters."""
+    lengths = torch.tensor([4, 2, 0, 3])
+    watched = [lengths]
+    before = [t._version for t in watched]
+    solution.padding_mask(lengths, 6)
+    return {"writes": [t._version - b for t, b in zip(watched, before)]}

@@ -96,7 +96,7 @@ def empty_batch(solution):
     return {"shape": list(out.shape), "dtype": str(out.dtype)}
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="input-not-modified")
 def input_left_untouched(solution):
     return check_call(
         solution.per_channel_affine,
@@ -125,3 +125,13 @@ def random_family(solution):
         samples(_random_call, seed=5, sizes=(1, 2, 3, 4, 5, 8)),
         constraint=SHAPES,
     )
+
+
+@case(rule="input-not-modified")
+def input_never_written(solution):
+    """Modify-and-restore leaves the values right but moves the tensors' version counters."""
+    x = torch.randn(2, 3, 4, generator=torch.Generator().manual_seed(90))
+    watched = [x]
+    before = [t._version for t in watched]
+    solution.per_channel_affine(x, torch.tensor([1.0, 2.0, 0.5]), torch.tensor([0.0, -1.0, 3.0]))
+    return {"writes": [t._version - b for t, b in zip(watched, before)]}

@@ -147,7 +147,7 @@ def large_offsets_in_the_stream(solution):
     return solution.prenorm_block(random_x(9, 2, 4, 8) + 50.0, random_weights(9, 8, 16), 2)
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="inputs-not-modified")
 def inputs_not_modified(solution):
     """x and every weight tensor (passed by name through a wrapper) are compared after the call."""
     weights = random_weights(10, 8, 16)
@@ -166,14 +166,27 @@ def inputs_not_modified(solution):
     )
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="no-builtin-attention")
 def no_builtin_attention(solution):
     """nn.MultiheadAttention goes through F.multi_head_attention_forward (or its fused aten kernel)."""
     names = (
         "torch.nn.functional.scaled_dot_product_attention",
         "torch.nn.functional.multi_head_attention_forward",
+        "aten.scaled_dot_product_attention",
+        "aten._scaled_dot_product_attention_math",
         "aten._scaled_dot_product_flash_attention_for_cpu",
         "aten._native_multi_head_attention",
     )
     with forbid_ops(dict.fromkeys(names, NO_BUILTIN)):
         return solution.prenorm_block(random_x(11, 1, 3, 8), random_weights(11, 8, 16), 2)
+
+
+@case(rule="inputs-not-modified")
+def inputs_never_written(solution):
+    """Modify-and-restore leaves the values right but moves the tensors' version counters."""
+    x = random_x(11, 1, 4, 8)
+    weights = random_weights(11, 8, 16)
+    watched = [x, *weights.values()]
+    before = [t._version for t in watched]
+    solution.prenorm_block(x, weights, 2)
+    return {"writes": [t._version - b for t, b in zip(watched, before)]}

@@ -76,7 +76,7 @@ def every_parameter_gets_a_gradient(solution):
     return {name: p.grad is not None and bool(p.grad.abs().sum() > 0) for name, p in model.named_parameters()}
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="independent-registered-blocks")
 def optimizer_step_moves_every_block(solution):
     model = solution.build_residual_mlp(3, 4, 3)
     _fill(model, 4)
@@ -87,7 +87,7 @@ def optimizer_step_moves_every_block(solution):
     return {name: p.detach().clone() for name, p in model.named_parameters()}
 
 
-@case
+@case(rule="independent-registered-blocks")
 def blocks_are_independent_modules(solution):
     model = solution.build_residual_mlp(2, 2, 3)
     blocks = list(model.blocks)

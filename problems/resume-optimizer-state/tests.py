@@ -81,3 +81,31 @@ def identical_to_uninterrupted_run(solution):
         "same_lr": result["final_lr"] == lr,
         "same_params": torch.equal(result["params"], params),
     }
+
+
+@case(rule="restore-from-checkpoint")
+def restores_all_three(solution):
+    """Which kinds of object get load_state_dict during the run, and whether the run is right."""
+    from torch.optim.lr_scheduler import LRScheduler
+
+    loaded = []
+    owners = [(torch.nn.Module, "module"), (torch.optim.Optimizer, "optimizer"), (LRScheduler, "scheduler")]
+    originals = [(owner, owner.load_state_dict) for owner, _ in owners]
+
+    def counting(original, label):
+        def load_state_dict(self, *args, **kwargs):
+            loaded.append(label)
+            return original(self, *args, **kwargs)
+
+        return load_state_dict
+
+    for owner, label in owners:
+        owner.load_state_dict = counting(owner.load_state_dict, label)
+    try:
+        x, y = data(5)
+        result = solution.train_with_resume(x, y, 9, 4)
+    finally:
+        for owner, original in originals:
+            owner.load_state_dict = original
+    losses, lr, params = uninterrupted(x, y, 9)
+    return {"restored": sorted(set(loaded)), "same_params": torch.equal(result["params"], params)}

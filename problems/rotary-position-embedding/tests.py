@@ -85,7 +85,7 @@ def float64_and_custom_base(solution):
     }
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="input-not-modified")
 def input_not_modified(solution):
     return check_call(
         solution.apply_rope, rand(15, 2, 2, 4, 8), 4, constraint=NO_CHANGE, properties=("shape", "dtype")
@@ -101,3 +101,13 @@ def odd_head_dim_raises_value_error(solution):
     except Exception as exc:
         return type(exc).__name__
     return "no error"
+
+
+@case(rule="input-not-modified")
+def input_never_written(solution):
+    """Modify-and-restore leaves the values right but moves the tensors' version counters."""
+    x = rand(16, 2, 2, 4, 8)
+    watched = [x]
+    before = [t._version for t in watched]
+    solution.apply_rope(x, 4)
+    return {"writes": [t._version - b for t, b in zip(watched, before)]}

@@ -44,7 +44,7 @@ def random_family(solution):
     )
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="input-not-modified")
 def input_left_alone(solution):
     x = _random((5, 5), 2)
     return check_call(
@@ -105,7 +105,17 @@ def empty_input(solution):
     return {"shape": list(out.shape), "dtype": str(out.dtype)}
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="no-functional-normalize")
 def no_functional_normalize(solution):
     with forbid_ops({"torch.nn.functional.normalize": NO_NORMALIZE}):
         return solution.safe_row_normalize(_random((3, 4), 9))
+
+
+@case(rule="input-not-modified")
+def input_never_written(solution):
+    """Modify-and-restore leaves the values right but moves the tensors' version counters."""
+    x = torch.tensor([[3.0, 4.0], [0.0, 0.0], [1.0, -1.0]])
+    watched = [x]
+    before = [t._version for t in watched]
+    solution.safe_row_normalize(x)
+    return {"writes": [t._version - b for t, b in zip(watched, before)]}

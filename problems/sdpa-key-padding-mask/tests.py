@@ -111,7 +111,7 @@ def gradients_stay_finite(solution):
     )
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="inputs-not-modified")
 def inputs_not_modified(solution):
     q, k, v = qkv(10, 2, 2, 3, 3, 4)
     return check_call(
@@ -125,16 +125,29 @@ def inputs_not_modified(solution):
     )
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="no-builtin-attention")
 def no_builtin_attention(solution):
     """nn.MultiheadAttention goes through F.multi_head_attention_forward (or, in its fast path, the
     fused aten kernel); the built-in attention through its CPU aten kernel."""
     names = (
         "torch.nn.functional.scaled_dot_product_attention",
         "torch.nn.functional.multi_head_attention_forward",
+        "aten.scaled_dot_product_attention",
+        "aten._scaled_dot_product_attention_math",
         "aten._scaled_dot_product_flash_attention_for_cpu",
         "aten._native_multi_head_attention",
     )
     with forbid_ops(dict.fromkeys(names, NO_BUILTIN)):
         q, k, v = qkv(11, 1, 2, 3, 3, 4)
         return solution.masked_attention(q, k, v, lengths_mask([2], 3), causal=True)
+
+
+@case(rule="inputs-not-modified")
+def inputs_never_written(solution):
+    """Modify-and-restore leaves the values right but moves the tensors' version counters."""
+    q, k, v = qkv(12, 2, 2, 3, 3, 4)
+    mask = lengths_mask([3, 1], 3)
+    watched = [q, k, v, mask]
+    before = [t._version for t in watched]
+    solution.masked_attention(q, k, v, mask, causal=True)
+    return {"writes": [t._version - b for t, b in zip(watched, before)]}

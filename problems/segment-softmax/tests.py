@@ -102,14 +102,14 @@ def gradient(solution):
     )
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="inputs-not-modified")
 def inputs_not_modified(solution):
     return check_call(
         solution.segment_softmax, _scores((8,), 11), _ids(8, 3, 11), 3, constraint=NO_CHANGE, properties=()
     )
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="vectorised")
 def no_python_loop(solution):
     """n entries in n // 2 segments at n = 8 and n = 64: the dispatched operations must stay level."""
 
@@ -118,3 +118,14 @@ def no_python_loop(solution):
         return torch.randn(n, 2, generator=g), torch.randint(0, n // 2, (n,), generator=g), n // 2
 
     return assert_vectorised(lambda args: solution.segment_softmax(*args), problem, rule=NO_LOOP)
+
+
+@case(rule="inputs-not-modified")
+def inputs_never_written(solution):
+    """Modify-and-restore leaves the values right but moves the tensors' version counters."""
+    scores = torch.randn(7, 2, generator=torch.Generator().manual_seed(71)) * 5
+    ids = torch.tensor([1, 0, 1, 2, 2, 0, 1])
+    watched = [scores, ids]
+    before = [t._version for t in watched]
+    solution.segment_softmax(scores, ids, 3)
+    return {"writes": [t._version - b for t, b in zip(watched, before)]}

@@ -93,7 +93,7 @@ def gradient_gathers_back(solution):
     return check_gradients(solution.segment_sum, _values(8, 3, 9), _ids(8, 3, 9), 3, constraint=GRADIENTS)
 
 
-@case
+@case(rule="inputs-not-modified")
 def inputs_not_modified(solution):
     return check_call(
         solution.segment_sum,
@@ -120,7 +120,7 @@ def random_family(solution):
     )
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="vectorised")
 def no_python_loop(solution):
     """The operations dispatched at 8 and 64 rows must stay level: a loop over rows grows."""
 
@@ -129,3 +129,14 @@ def no_python_loop(solution):
         return torch.randn(n, 3, generator=g), torch.randint(0, 4, (n,), generator=g)
 
     return assert_vectorised(lambda args: solution.segment_sum(*args, 4), graph, rule=NO_LOOP)
+
+
+@case(rule="inputs-not-modified")
+def inputs_never_written(solution):
+    """Modify-and-restore leaves the values right but moves the tensors' version counters."""
+    values = torch.randn(6, 3, generator=torch.Generator().manual_seed(70))
+    ids = torch.tensor([2, 0, 2, 1, 3, 0])
+    watched = [values, ids]
+    before = [t._version for t in watched]
+    solution.segment_sum(values, ids, 4)
+    return {"writes": [t._version - b for t, b in zip(watched, before)]}

@@ -71,13 +71,13 @@ def non_contiguous_inputs(solution):
     }
 
 
-@case(**EXACT)
+@case(**EXACT, rule="split-is-a-view")
 def split_is_a_view_of_contiguous_input(solution):
     """Shares x's storage, is not contiguous (heads are strided), keeps x's dtype, leaves x alone."""
     return check_call(solution.split_heads, rand(18, 2, 3, 8), 4, constraint=VIEW)
 
 
-@case(**EXACT)
+@case(**EXACT, rule="split-is-a-view")
 def split_keeps_integer_dtype_as_a_view(solution):
     x = torch.arange(2 * 3 * 6, dtype=torch.int32).reshape(2, 3, 6)
     return check_call(solution.split_heads, x, 3, constraint=VIEW)

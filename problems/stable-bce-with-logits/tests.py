@@ -59,7 +59,7 @@ def every_reduction_with_pos_weight(solution):
     }
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="finite-for-any-logit")
 def huge_logits_both_signs(solution):
     logits, targets, pos_weight = random_problem(3, n=6, c=4, scale=300.0)
     return {
@@ -103,7 +103,7 @@ def _gradient_problem():
     return logits, targets.double(), pos_weight.double()
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="finite-for-any-logit")
 def gradient_is_finite_and_right(solution):
     """Analytic gradients against the reference's and finite differences, with logits past exp's range."""
     logits, targets, _ = _gradient_problem()
@@ -124,7 +124,7 @@ def weighted_gradient_is_finite_and_right(solution):
     )
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="inputs-not-modified")
 def inputs_not_modified(solution):
     logits, targets, pos_weight = random_problem(7)
     return check_call(
@@ -138,14 +138,26 @@ def inputs_not_modified(solution):
     )
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="no-builtin-bce")
 def no_builtin_bce(solution):
     """nn.BCEWithLogitsLoss and F. reach the same aten operator, which every other route reaches too."""
     names = (
         "torch.nn.functional.binary_cross_entropy_with_logits",
         "torch.binary_cross_entropy_with_logits",
         "aten.binary_cross_entropy_with_logits",
+        "torch.nn.functional.soft_margin_loss",
+        "aten.soft_margin_loss",
     )
     with forbid_ops(dict.fromkeys(names, NO_BUILTIN)):
         logits, targets, pos_weight = random_problem(8)
         return solution.stable_bce_with_logits(logits, targets, pos_weight=pos_weight)
+
+
+@case(rule="inputs-not-modified")
+def inputs_never_written(solution):
+    """Modify-and-restore leaves the values right but moves the tensors' version counters."""
+    logits, targets, pos_weight = random_problem(9)
+    watched = [logits, targets, pos_weight]
+    before = [t._version for t in watched]
+    solution.stable_bce_with_logits(logits, targets, pos_weight=pos_weight, reduction="sum")
+    return {"writes": [t._version - b for t, b in zip(watched, before)]}

@@ -105,16 +105,33 @@ def float64_keeps_dtype(solution):
     return solution.stable_logsumexp(x, 1)
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="input-not-modified")
 def input_not_modified(solution):
     g = torch.Generator().manual_seed(7)
     x = torch.randn(4, 5, generator=g) * 20.0
     return check_call(solution.stable_logsumexp, x, 1, constraint=NO_CHANGE, properties=("shape", "dtype"))
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="no-builtin-logsumexp")
 def no_builtin_logsumexp(solution):
-    names = ("torch.logsumexp", "torch.Tensor.logsumexp", "torch.special.logsumexp", "aten.logsumexp")
+    names = (
+        "torch.logsumexp",
+        "torch.Tensor.logsumexp",
+        "torch.special.logsumexp",
+        "aten.logsumexp",
+        "aten.logcumsumexp",
+        "aten._logcumsumexp",
+        "aten.logaddexp",
+    )
     with forbid_ops(dict.fromkeys(names, NO_BUILTIN)):
         g = torch.Generator().manual_seed(8)
         return solution.stable_logsumexp(torch.randn(3, 4, generator=g), 1)
+
+
+@case(rule="input-not-modified")
+def input_never_written(solution):
+    """Modify-and-restore leaves the values right but moves the tensor's version counter."""
+    x = torch.randn(4, 6, generator=torch.Generator().manual_seed(9)) * 20.0
+    before = x._version
+    solution.stable_logsumexp(x, 1)
+    return {"writes": x._version - before}

@@ -54,7 +54,7 @@ def random_batches(solution):
     ]
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="stop-gradient-inside")
 def shared_online_and_target_weight(solution):
     # No target network: the bootstrap uses the online weight itself. Only a stop-gradient gives
     # the semi-gradient TD update.
@@ -87,12 +87,14 @@ def ladder_of_batch_sizes(solution):
     return [solution.td_loss_and_grads(**_batch(10 + n, n, 8, 6)) for n in [2, 64, 256]]
 
 
-@case
+@case(rule="inputs-not-modified")
 def inputs_left_as_they_were(solution):
     batch = _batch(7, 5, 3, 3)
     before = {k: v.detach().clone() for k, v in batch.items() if isinstance(v, torch.Tensor)}
+    versions = {k: v._version for k, v in batch.items() if isinstance(v, torch.Tensor)}
     solution.td_loss_and_grads(**batch)
     return {
+        "writes": {k: batch[k]._version - v for k, v in versions.items()},
         "values_unchanged": all(torch.equal(batch[k].detach(), v) for k, v in before.items()),
         "weight_requires_grad": batch["weight"].requires_grad,
         "target_weight_requires_grad": batch["target_weight"].requires_grad,

@@ -79,7 +79,7 @@ def gradient_flows_to_earlier_layers(solution):
     return {"loss": loss.item(), "w_grad": w.grad}
 
 
-@case
+@case(rule="custom-function")
 def input_untouched_and_custom_function_used(solution):
     x = torch.tensor([0.5, -2.0, 0.0], requires_grad=True)
     y = solution.binarize_ste(x)
@@ -87,6 +87,10 @@ def input_untouched_and_custom_function_used(solution):
         "x": x.detach(),
         "x_grad_is_none": x.grad is None,
         "custom_function": isinstance(y.grad_fn, torch.autograd.function.BackwardCFunction),
+        # the Function takes x's own accumulator: not an identity Function over the detach trick
+        "applied_to_x": any(
+            node is not None and getattr(node, "variable", None) is x for node, _ in y.grad_fn.next_functions
+        ),
     }
 
 

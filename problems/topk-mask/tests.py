@@ -97,7 +97,7 @@ def wide_rows(solution):
     return _run(solution, _tied(2, 64, 9, levels=5), 20)
 
 
-@case
+@case(rule="scores-not-modified")
 def scores_not_modified(solution):
     return check_call(
         solution.topk_mask, _tied(3, 6, 10), 2, constraint=NO_CHANGE, properties=("shape", "dtype")
@@ -120,3 +120,13 @@ def random_family_with_ties(solution):
         samples(_random_tied_call, seed=12, sizes=(1, 2, 3, 5, 8, 13, 64)),
         constraint=TIES,
     )
+
+
+@case(rule="scores-not-modified")
+def scores_never_written(solution):
+    """Modify-and-restore leaves the values right but moves the tensors' version counters."""
+    scores = _tied(4, 6, 11)
+    watched = [scores]
+    before = [t._version for t in watched]
+    solution.topk_mask(scores, 3)
+    return {"writes": [t._version - b for t, b in zip(watched, before)]}

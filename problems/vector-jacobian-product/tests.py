@@ -105,20 +105,22 @@ def ladder_of_sizes(solution):
     return out
 
 
-@case
+@case(rule="input-not-modified")
 def input_left_untouched(solution):
     x = torch.tensor([0.5, -1.0, 2.0])
     before = x.clone()
+    version = x._version  # modify-and-restore moves it
     solution.vector_jacobian_product(_example, x, torch.tensor([2.0, 1.0]))
     return {
         "x": x,
+        "writes": x._version - version,
         "values_unchanged": bool(torch.equal(x, before)),
         "requires_grad": x.requires_grad,
         "grad_is_none": x.grad is None,
     }
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="no-full-jacobian")
 def no_full_jacobian(solution):
     """Count calls to the full-Jacobian helpers while the solution runs (must be zero)."""
     import torch.autograd.functional as functional
@@ -150,7 +152,7 @@ def no_full_jacobian(solution):
     return {"jacobian_calls": calls, "value": out}
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="one-backward-pass")
 def one_backward_pass(solution):
     """The tensor operations dispatched (backward included) at n = 8 and n = 64 must stay level."""
 

@@ -42,7 +42,7 @@ def long_warmup(solution):
     return solution.lr_schedule([7e-4, 1e-3], 4000, 30)
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="lr-scheduler-subclass")
 def is_a_scheduler_with_last_lr(solution):
     optimizer = sgd([0.3, 0.03])
     scheduler = solution.WarmupInverseSqrtLR(optimizer, 5)
@@ -54,7 +54,7 @@ def is_a_scheduler_with_last_lr(solution):
     return {"is_lr_scheduler": isinstance(scheduler, LRScheduler), "steps": seen}
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="lr-scheduler-subclass")
 def state_dict_round_trip(solution):
     optimizer = sgd([0.5, 0.05])
     scheduler = solution.WarmupInverseSqrtLR(optimizer, 4)

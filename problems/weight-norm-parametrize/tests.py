@@ -7,6 +7,7 @@ originals (names and shapes), recompute the weight from them, give the right gra
 
 import torch
 import torch.nn as nn
+from torch.nn.utils import parametrize
 
 from runner.testing import case, check_gradients, forbid_ops
 
@@ -95,12 +96,19 @@ def trains_with_sgd(solution):
     return {"losses": losses, "weight": layer.weight.detach(), "originals": _originals(layer)}
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="parametrization-originals")
 def state_dict_and_shapes(solution):
     layer = solution.apply_weight_norm(_layer(5, 7, 3))
+    parametrizations = getattr(layer, "parametrizations", None)
     return {
         "keys": sorted(layer.state_dict().keys()),
         "shapes": {name: list(p.shape) for name, p in layer.named_parameters()},
+        # The real thing, not its names: parametrize's own list, and the weight a property of the
+        # class register_parametrization injects.
+        "real_parametrization": parametrizations is not None
+        and "weight" in parametrizations
+        and type(parametrizations["weight"]) is parametrize.ParametrizationList
+        and isinstance(type(layer).__dict__.get("weight"), property),
     }
 
 
@@ -113,11 +121,17 @@ def wide_and_single_row_layers(solution):
     return out
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="no-builtin-weight-norm")
 def no_builtin_weight_norm(solution):
     """Both built-ins split the weight with torch.norm_except_dim and rebuild it with the fused
     _weight_norm kernel: registration, reading the weight and a forward pass run under watch."""
-    names = ("torch.norm_except_dim", "aten._weight_norm", "aten._weight_norm_interface")
+    # torch._weight_norm is not overridable by name: its aten operators are what every route reaches.
+    names = (
+        "torch.norm_except_dim",
+        "aten.norm_except_dim",
+        "aten._weight_norm",
+        "aten._weight_norm_interface",
+    )
     with forbid_ops(dict.fromkeys(names, NO_BUILTIN)):
         layer = solution.apply_weight_norm(_layer(6, 3, 3))
         weight = layer.weight.detach()

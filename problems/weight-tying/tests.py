@@ -51,7 +51,7 @@ def random_logits(solution):
     return model(_tokens(2, 3, 5, 10))
 
 
-@case
+@case(rule="one-shared-parameter")
 def one_parameter_counted_once(solution):
     model = solution.build_tied_lm(50, 8)
     return {
@@ -62,7 +62,7 @@ def one_parameter_counted_once(solution):
     }
 
 
-@case(rtol=RTOL, atol=ATOL)
+@case(rtol=RTOL, atol=ATOL, rule="one-shared-parameter")
 def gradient_accumulates_from_both_uses(solution):
     model = solution.build_tied_lm(6, 3)
     _fill(model, 3)

@@ -100,7 +100,7 @@ def float32_stream(solution):
     return {**summary(out), "dtype": str(out["var"].dtype)}
 
 
-@case(rtol=RTOL64, atol=ATOL64)
+@case(rtol=RTOL64, atol=ATOL64, rule="new-tensors")
 def inputs_not_modified(solution):
     (batch,) = random_batches(8, [6], dim=2, offset=10.0)
     state = {
@@ -135,7 +135,7 @@ def _state_tensors():
     return mean, torch.tensor([3.0, 5.0], dtype=torch.float64)
 
 
-@case(rtol=RTOL64, atol=ATOL64)
+@case(rtol=RTOL64, atol=ATOL64, rule="new-tensors")
 def returns_new_tensors(solution):
     """The state's tensors stay as they were and are not handed back."""
     (batch,) = random_batches(9, [3], dim=2, offset=10.0)
@@ -144,10 +144,22 @@ def returns_new_tensors(solution):
     )
 
 
-@case(rtol=RTOL64, atol=ATOL64)
+@case(rtol=RTOL64, atol=ATOL64, rule="new-tensors")
 def returns_new_tensors_for_an_empty_batch(solution):
     """Nothing to add is no reason to return the caller's own tensors."""
     empty = torch.zeros(0, 2, dtype=torch.float64)
     return check_call(
         _update_on(solution), *_state_tensors(), empty, constraint=NEW_TENSORS, properties=("shape", "dtype")
     )
+
+
+@case(rule="new-tensors")
+def nothing_written(solution):
+    """Modify-and-restore leaves the values right but moves the tensors' version counters."""
+    (batch,) = random_batches(10, [5], dim=2, offset=10.0)
+    mean = torch.tensor([9.0, 11.0], dtype=torch.float64)
+    m2 = torch.tensor([3.0, 5.0], dtype=torch.float64)
+    watched = [batch, mean, m2]
+    before = [t._version for t in watched]
+    solution.welford_update({"count": 4, "mean": mean, "m2": m2}, batch)
+    return {"writes": [t._version - b for t, b in zip(watched, before)]}

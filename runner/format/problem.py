@@ -11,7 +11,8 @@
       starter.py      what the editor starts with
       solution.py     the reference solution (never shown to learners)
       tests.py        hidden test cases, declared with ``runner.testing.case``
-      mutants/*.py    known-wrong solutions the tests must reject (optional)
+      mutants/*.py    known-wrong solutions the tests must reject (optional); front matter
+                      '# rule: id' / '# kind: cheat' ties one to a statement rule (runner.format.rules)
 
 Reading refuses symlinks anywhere in the folder, so a problem cannot smuggle in a host file.
 """

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from runner import jobs
 from runner.engine import ExpectationError
 from runner.format.problem import ProblemFiles
+from runner.format.rules import MUTANT, MutantMeta, Rule, RulesError, mutant_meta, parse_rules
 from runner.format.tracks import unknown_category
 from runner.jobs import Expectations, Job, JudgeResult, Mode
 from runner.judging import compare, source_policy
@@ -58,6 +59,8 @@ class MutantReport:
     name: str
     verdict: str
     caught_by: list[str]
+    rule: str = ""  # the statement's rule it declares it breaks (runner.format.rules), or ""
+    kind: str = MUTANT  # "mutant" (an honest mistake) or "cheat" (a bypass attempt)
 
     @property
     def killed(self) -> bool:
@@ -72,6 +75,7 @@ class ValidationReport:
     mutants: list[MutantReport] = field(default_factory=list)
     expectations: Expectations | None = None
     starter_verdict: str = ""
+    rules: tuple[Rule, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -88,6 +92,17 @@ class ValidationReport:
     def kill_matrix(self) -> list[tuple[str, list[bool]]]:
         """One row per mutant: for each case (in declaration order), whether it rejects the mutant."""
         return [(m.name, [c in m.caught_by for c in self.case_names()]) for m in self.mutants]
+
+    def rules_caught(self, mutant: MutantReport) -> list[str]:
+        """The rules whose cases reject ``mutant`` (a case enforces at most one rule)."""
+        if not self.expectations:
+            return []
+        by_case = {c.name: c.rule for c in self.expectations.cases if c.rule}
+        return [r.id for r in self.rules if any(by_case.get(c) == r.id for c in mutant.caught_by)]
+
+    def rule_matrix(self) -> list[tuple[str, list[bool]]]:
+        """Rules × mutants: one row per mutant, for each rule whether a case of that rule rejects it."""
+        return [(m.name, [r.id in self.rules_caught(m) for r in self.rules]) for m in self.mutants]
 
     def idle_cases(self) -> list[str]:
         """Hidden cases that reject no mutant: a weak test, or a mistake no mutant makes yet."""
@@ -113,6 +128,14 @@ class ValidationReport:
                 "mutants": [{"name": name, "kills": kills} for name, kills in self.kill_matrix()],
             },
             "idle_cases": self.idle_cases(),
+            "rules": [{"id": r.id, "sentence": r.sentence} for r in self.rules],
+            "rule_matrix": {
+                "rules": [r.id for r in self.rules],
+                "mutants": [
+                    {"name": name, "kind": m.kind, "rule": m.rule, "kills": kills}
+                    for (name, kills), m in zip(self.rule_matrix(), self.mutants, strict=True)
+                ],
+            },
         }
 
     def render(self, matrix: bool = False) -> str:
@@ -127,6 +150,8 @@ class ValidationReport:
             )
         if matrix and self.mutants:
             lines += self._render_matrix()
+            if self.rules:
+                lines += self._render_rule_matrix()
         else:
             lines += [f"  mutant {m.name}: SURVIVED ({m.verdict})" for m in self.mutants if not m.killed]
         lines += [f"  error: {f}" for f in self.errors]
@@ -155,6 +180,27 @@ class ValidationReport:
             )
             survived = "  killed by the source policy" if by_policy else "" if any(kills) else "  SURVIVED"
             lines.append(f"    {name.ljust(width)}  {marks}{survived}")
+        return lines
+
+    def _render_rule_matrix(self) -> list[str]:
+        width = max(len(m.name) for m in self.mutants)
+        lines = ["  rules × mutants (x: a case of the rule rejects it; *: the rule it declares; rules:"]
+        for i, rule in enumerate(self.rules, start=1):
+            item = f" {i} {rule.id}" + (")" if i == len(self.rules) else ",")
+            if len(lines[-1]) + len(item) > 110:
+                lines.append("   ")
+            lines[-1] += item
+        lines.append(
+            "    " + " " * (width + 9) + " ".join(f"{i:<2}" for i in range(1, len(self.rules) + 1)).rstrip()
+        )
+        for (name, kills), m in zip(self.rule_matrix(), self.mutants, strict=True):
+            cells = []
+            for rule, kill in zip(self.rules, kills, strict=True):
+                mark = "x" if kill else "."
+                cells.append(f"{mark}{'*' if m.rule == rule.id else ' '}")
+            by_policy = source_policy.KILLED_BY_POLICY in m.caught_by
+            state = "  killed by the source policy" if by_policy else "" if m.killed else "  SURVIVED"
+            lines.append(f"    {name.ljust(width)}  {m.kind:<6} " + " ".join(cells).rstrip() + state)
         return lines
 
 
@@ -262,6 +308,7 @@ def validate_problem(
     )
     for name, source in problem.mutants.items():
         sources_ok = _syntax(report.errors, source, f"mutants/{name}") and sources_ok
+    metas = _rules_and_metas(problem, report)
     if f"def {problem.entry_point}" not in problem.starter:
         report.errors.append(
             Finding(
@@ -327,17 +374,133 @@ def validate_problem(
             report.warnings.append(
                 Finding(f"mutants/{name}", f"killed by the source policy before it ran ({refusal})")
             )
-        mutant = MutantReport(name=name, verdict=result.verdict, caught_by=caught)
+        meta = metas.get(name, MutantMeta())
+        mutant = MutantReport(
+            name=name, verdict=result.verdict, caught_by=caught, rule=meta.rule, kind=meta.kind
+        )
         report.mutants.append(mutant)
         if not mutant.killed:
             report.errors.append(
                 Finding(
                     f"mutants/{name}",
-                    "this known-wrong solution is accepted",
+                    "this cheat (a bypass attempt) is accepted"
+                    if mutant.kind != MUTANT
+                    else "this known-wrong solution is accepted",
                     None,
-                    "add a hidden case that tells it apart from the reference",
+                    "add a hidden case that tells it apart from the reference"
+                    + (f", a check of rule {mutant.rule} that sees this route" if mutant.rule else ""),
                 )
             )
     if not problem.mutants:
         report.warnings.append(Finding("mutants/", "no mutants: the strength of the tests is not measured"))
+    _check_rules_killed(report)
     return report
+
+
+def _rules_and_metas(problem: ProblemFiles, report: ValidationReport) -> dict[str, MutantMeta]:
+    """Read the statement's rules and the mutants' front matter; record what is malformed."""
+    try:
+        report.rules = parse_rules(problem.statement)
+    except RulesError as exc:
+        report.errors.append(Finding("statement.md", f"Rules section: {exc}", exc.line))
+    if not report.rules and "## Rules" not in problem.statement:
+        report.warnings.append(
+            Finding(
+                "statement.md",
+                "no '## Rules' section: the sentences that constrain how the code works "
+                "are not tied to checks",
+                None,
+                "list them as - **rule-id**: sentence, and mark their cases @case(rule=...)",
+            )
+        )
+    known = {r.id for r in report.rules}
+    metas: dict[str, MutantMeta] = {}
+    for name, source in problem.mutants.items():
+        try:
+            meta = mutant_meta(source)
+        except RulesError as exc:
+            report.errors.append(Finding(f"mutants/{name}", f"front matter: {exc}", exc.line))
+            continue
+        if meta.rule and meta.rule not in known:
+            report.errors.append(
+                Finding(
+                    f"mutants/{name}",
+                    f"names rule {meta.rule!r}, which the statement's Rules section does not list",
+                    None,
+                    "add the rule to '## Rules' in statement.md, or fix the id",
+                )
+            )
+        metas[name] = meta
+    return metas
+
+
+def _check_rules_killed(report: ValidationReport) -> None:
+    """Every rule has a check, a mutant that breaks exactly it and dies by it, and a cheat that dies;
+    every check names a known rule."""
+    if report.expectations is None:
+        return
+    known = {r.id for r in report.rules}
+    checked: dict[str, list[str]] = {}
+    for c in report.expectations.cases:
+        if c.rule:
+            checked.setdefault(c.rule, []).append(c.name)
+            if c.rule not in known:
+                report.errors.append(
+                    Finding(
+                        "tests.py",
+                        f"case {c.name} names rule {c.rule!r}, "
+                        "which the statement's Rules section does not list",
+                        None,
+                        "add the rule to '## Rules' in statement.md, or fix the id in @case(rule=...)",
+                    )
+                )
+    for rule in report.rules:
+        if rule.id not in checked:
+            report.errors.append(
+                Finding(
+                    "tests.py",
+                    f"rule {rule.id} has no check",
+                    None,
+                    f'mark the case that enforces it with @case(rule="{rule.id}")',
+                )
+            )
+            continue
+        mutants = [m for m in report.mutants if m.rule == rule.id and m.kind == MUTANT]
+        if not any(rule.id in report.rules_caught(m) for m in mutants):
+            report.errors.append(
+                Finding(
+                    "mutants/",
+                    f"rule {rule.id} has no mutant that breaks it and dies by its check "
+                    f"({', '.join(checked[rule.id])})",
+                    None,
+                    f"add mutants/<name>.py starting with '# rule: {rule.id}' that breaks only that rule",
+                )
+            )
+        cheats = [m for m in report.mutants if m.rule == rule.id and m.kind != MUTANT]
+        if not cheats:
+            report.errors.append(
+                Finding(
+                    "mutants/",
+                    f"rule {rule.id} has no cheat (a bypass attempt validation requires to die)",
+                    None,
+                    f"add mutants/<name>.py starting with '# rule: {rule.id}' and '# kind: cheat'",
+                )
+            )
+    for m in report.mutants:
+        if (
+            m.rule
+            and m.kind == MUTANT
+            and m.killed
+            and source_policy.KILLED_BY_POLICY not in m.caught_by  # refused before any check ran
+            and m.rule in known
+            and m.rule not in report.rules_caught(m)
+        ):
+            report.errors.append(
+                Finding(
+                    f"mutants/{m.name}",
+                    f"breaks rule {m.rule} but no case of that rule rejects it "
+                    f"(only {', '.join(m.caught_by)})",
+                    None,
+                    "fix the rule it declares, or the rule's check",
+                )
+            )

@@ -96,6 +96,27 @@ def _apply_observations(
             case.message = finding.message
 
 
+def rule_message(rule: str, sentence: str, message: str) -> str:
+    """A failed case's message when the case enforces a statement's rule: the rule, then what was seen."""
+    quoted = bool(sentence) and sentence in message  # checks that already quote the statement
+    head = f"Breaks rule {rule}" + (f" ({sentence})" if sentence and not quoted else "")
+    return f"{head}: {message}" if message else head
+
+
+def _name_broken_rules(cases: list[CaseResult], selected: tuple[CaseExpectation, ...]) -> list[str]:
+    """Put the rule's id and sentence in front of each failed case that enforces one; the rules broken,
+    once each, in case order, for the verdict's message."""
+    broken: list[str] = []
+    for case, exp in zip(cases, selected, strict=True):
+        if case.status != jobs.CASE_FAILED or not exp.rule:
+            continue
+        case.message = clean(rule_message(exp.rule, exp.rule_sentence, case.message), MESSAGE_LIMIT)
+        named = rule_message(exp.rule, exp.rule_sentence, "") + "."
+        if named not in broken:
+            broken.append(named)
+    return broken
+
+
 def build_result(
     raw: RawRun, expectations: Expectations, mode: jobs.Mode, limits: Limits, key: bytes | None = None
 ) -> JudgeResult:
@@ -199,6 +220,7 @@ def build_result(
         cases.append(case)
 
     _apply_observations(cases, selected, events)
+    broken = _name_broken_rules(cases, selected)
     if limit:
         return result(limit[0], cases, limit[1])
     statuses = {c.status for c in cases}
@@ -215,9 +237,8 @@ def build_result(
         how = f" (exit status {raw.exit_status})" if raw.exit_status not in (None, 0) else ""
         return result(Verdict.RUNTIME_ERROR, cases, f"The program ended before all cases finished{how}.")
     if jobs.CASE_FAILED in statuses:
-        return result(
-            Verdict.WRONG_ANSWER, cases, f"{sum(c.status == jobs.CASE_FAILED for c in cases)} case(s) failed."
-        )
+        failed = f"{sum(c.status == jobs.CASE_FAILED for c in cases)} case(s) failed."
+        return result(Verdict.WRONG_ANSWER, cases, clean(" ".join([failed, *broken]), MESSAGE_LIMIT))
     if total == 0:
         return result(
             Verdict.INTERNAL_ERROR, cases, "The problem has no test cases for this mode.", "no_cases"

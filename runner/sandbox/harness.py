@@ -253,7 +253,7 @@ def run(
         {
             "type": "cases",
             "cases": [
-                {"name": s.name, "public": s.public, "rtol": s.rtol, "atol": s.atol}
+                {"name": s.name, "public": s.public, "rtol": s.rtol, "atol": s.atol, "rule": s.rule}
                 for s in sorted(specs.values(), key=lambda s: s.order)
             ],
         }

@@ -50,6 +50,8 @@ class CaseSpec:
     rtol: float = DEFAULT_RTOL
     atol: float = DEFAULT_ATOL
     order: int = 0
+    # The id of the statement's rule this case enforces (its ``## Rules`` section), or "".
+    rule: str = ""
 
 
 _REGISTRY: list[CaseSpec] = []
@@ -62,8 +64,14 @@ def case(
     rtol: float = DEFAULT_RTOL,
     atol: float = DEFAULT_ATOL,
     name: str | None = None,
+    rule: str = "",
 ) -> Any:
-    """Declare a test case. Usable as ``@case`` or ``@case(public=True, atol=1e-3)``."""
+    """Declare a test case. Usable as ``@case`` or ``@case(public=True, atol=1e-3)``.
+
+    ``rule`` names the statement's rule the case enforces (``@case(rule="grad-identity")``): when the
+    case fails, the verdict's message carries the rule's id and sentence, and ``problems validate``
+    requires every rule to have such a case and a mutant that one of them kills.
+    """
 
     def register(f: CaseFunction) -> CaseFunction:
         if rtol < 0 or atol < 0:
@@ -75,6 +83,7 @@ def case(
             rtol=float(rtol),
             atol=float(atol),
             order=len(_REGISTRY),
+            rule=str(rule),
         )
         if any(existing.name == spec.name for existing in _REGISTRY):
             raise ValueError(f"two test cases are named {spec.name!r}")

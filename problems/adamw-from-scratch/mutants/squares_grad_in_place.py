@@ -1,3 +1,4 @@
+# rule: step-touches-only-params-and-state
 import math
 
 import torch

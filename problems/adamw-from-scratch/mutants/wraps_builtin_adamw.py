@@ -1,3 +1,4 @@
+# rule: no-builtin-adam
 import torch
 
 

@@ -1,3 +1,4 @@
+# rule: one-full-backward-hook-removed
 import torch
 import torch.nn as nn
 

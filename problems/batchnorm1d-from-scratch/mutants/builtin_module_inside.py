@@ -1,3 +1,4 @@
+# rule: no-builtin-batch-norm
 import torch.nn as nn
 
 

@@ -1,3 +1,4 @@
+# rule: input-not-modified
 import torch
 import torch.nn as nn
 

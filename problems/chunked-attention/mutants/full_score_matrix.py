@@ -1,3 +1,4 @@
+# rule: memory-bound
 import math
 
 import torch

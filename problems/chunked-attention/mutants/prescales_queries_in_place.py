@@ -1,3 +1,4 @@
+# rule: inputs-not-modified
 import math
 
 import torch

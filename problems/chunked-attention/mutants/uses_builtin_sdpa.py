@@ -1,3 +1,4 @@
+# rule: no-builtin-attention
 import torch
 import torch.nn.functional as F
 

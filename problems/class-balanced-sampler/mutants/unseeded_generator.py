@@ -1,3 +1,4 @@
+# rule: own-seeded-generator
 import torch
 from torch.utils.data import WeightedRandomSampler
 

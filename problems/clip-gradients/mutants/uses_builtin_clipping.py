@@ -1,3 +1,4 @@
+# rule: no-builtin-clipping
 import torch
 from torch.nn.utils import clip_grad_norm_, clip_grad_value_
 

@@ -1,3 +1,4 @@
+# rule: no-builtin-clipping
 import torch
 from torch.nn.utils import clip_grads_with_norm_, get_total_norm
 

@@ -1,3 +1,4 @@
+# rule: step-touches-only-params-and-state
 from collections.abc import Callable, Iterable
 
 import torch

@@ -1,3 +1,4 @@
+# rule: own-generator-not-global
 import torch
 from torch.utils.data import DataLoader, Dataset, get_worker_info
 

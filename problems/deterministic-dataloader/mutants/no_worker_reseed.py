@@ -1,3 +1,4 @@
+# rule: reseed-worker-copy
 import torch
 from torch.utils.data import DataLoader, Dataset, get_worker_info
 

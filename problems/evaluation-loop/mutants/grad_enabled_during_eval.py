@@ -1,3 +1,4 @@
+# rule: eval-mode-no-grad
 import torch
 
 

@@ -1,3 +1,4 @@
+# rule: modes-restored
 import torch
 
 

@@ -1,3 +1,4 @@
+# rule: differentiable
 import torch.nn.functional as F
 
 

@@ -1,3 +1,4 @@
+# rule: stable-from-logits
 import torch
 import torch.nn.functional as F
 

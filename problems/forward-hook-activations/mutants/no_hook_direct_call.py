@@ -1,3 +1,4 @@
+# rule: one-forward-hook-removed
 import torch
 import torch.nn as nn
 

@@ -1,3 +1,4 @@
+# rule: only-trainable-to-optimizer
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,3 +1,4 @@
+# rule: freeze-by-requires-grad
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

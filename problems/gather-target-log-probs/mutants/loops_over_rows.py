@@ -1,3 +1,4 @@
+# rule: vectorised
 import torch
 
 

@@ -1,3 +1,4 @@
+# rule: one-step-after-all-slices
 import torch
 
 

@@ -1,3 +1,4 @@
+# rule: remove-only-own-hooks
 import contextlib
 
 import torch.nn as nn

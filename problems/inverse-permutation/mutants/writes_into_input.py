@@ -1,3 +1,4 @@
+# rule: perm-not-modified
 import torch
 
 

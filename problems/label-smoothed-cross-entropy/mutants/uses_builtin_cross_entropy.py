@@ -1,3 +1,4 @@
+# rule: no-builtin-cross-entropy
 import torch
 import torch.nn.functional as F
 

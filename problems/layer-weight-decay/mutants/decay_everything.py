@@ -1,3 +1,4 @@
+# rule: one-sgd-decay-groups
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,3 +1,4 @@
+# rule: checkpoint-not-modified
 import torch
 import torch.nn as nn
 

@@ -1,3 +1,4 @@
+# rule: forward-hooks-removed
 import torch
 
 

@@ -1,3 +1,4 @@
+# rule: no-builtin-logsumexp
 import torch
 
 

@@ -1,3 +1,4 @@
+# rule: checkpoint-every-segment
 from torch.utils.checkpoint import checkpoint
 
 

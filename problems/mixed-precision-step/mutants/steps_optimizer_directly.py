@@ -1,3 +1,4 @@
+# rule: step-through-the-scaler
 import torch
 
 

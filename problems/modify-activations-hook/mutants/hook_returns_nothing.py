@@ -1,3 +1,4 @@
+# rule: forward-hook-returns-clamped
 import torch
 import torch.nn as nn
 

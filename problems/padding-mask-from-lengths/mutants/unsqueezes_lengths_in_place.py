@@ -1,3 +1,4 @@
+# rule: lengths-not-modified
 import torch
 
 

@@ -1,3 +1,4 @@
+# rule: no-cdist
 import torch
 
 

@@ -1,3 +1,4 @@
+# rule: no-builtin-attention
 import math
 
 import torch

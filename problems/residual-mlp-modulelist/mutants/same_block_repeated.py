@@ -1,3 +1,4 @@
+# rule: independent-registered-blocks
 import torch
 import torch.nn as nn
 

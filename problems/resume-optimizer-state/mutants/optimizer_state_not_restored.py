@@ -1,3 +1,4 @@
+# rule: restore-from-checkpoint
 import copy
 
 import torch

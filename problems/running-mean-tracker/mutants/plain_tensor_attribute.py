@@ -1,3 +1,4 @@
+# rule: registered-buffer
 import torch
 import torch.nn as nn
 

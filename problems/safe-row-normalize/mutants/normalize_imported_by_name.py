@@ -1,3 +1,4 @@
+# rule: no-functional-normalize
 import torch
 from torch.nn.functional import normalize  # bound at import: replacing F.normalize later misses it
 

@@ -1,3 +1,4 @@
+# rule: no-functional-normalize
 import torch
 import torch.nn.functional as F
 

@@ -1,3 +1,4 @@
+# rule: vectorised
 def segment_sum(values, segment_ids, num_segments):
     # right sums, one row at a time
     out = values.new_zeros((num_segments, values.shape[1]))

@@ -1,3 +1,4 @@
+# rule: no-copy
 import torch
 
 

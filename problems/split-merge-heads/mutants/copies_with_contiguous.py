@@ -1,3 +1,4 @@
+# rule: split-is-a-view
 import torch
 
 

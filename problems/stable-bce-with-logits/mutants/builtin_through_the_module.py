@@ -1,3 +1,4 @@
+# rule: no-builtin-bce
 import torch.nn as nn
 
 

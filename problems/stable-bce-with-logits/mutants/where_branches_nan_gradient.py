@@ -1,3 +1,4 @@
+# rule: finite-for-any-logit
 import torch
 
 

@@ -1,3 +1,4 @@
+# rule: input-not-modified
 import torch
 
 

@@ -1,3 +1,4 @@
+# rule: inputs-not-modified
 def td_loss_and_grads(weight, target_weight, states, actions, rewards, next_states, dones, gamma):
     # "Freezes the target network" by flipping the caller's flag: permanent, and when the target
     # weight is the online weight it freezes that too.

@@ -1,3 +1,4 @@
+# rule: custom-function
 import torch
 
 

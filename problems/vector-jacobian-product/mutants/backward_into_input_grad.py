@@ -1,3 +1,4 @@
+# rule: input-not-modified
 from collections.abc import Callable
 
 import torch

@@ -1,3 +1,4 @@
+# rule: one-backward-pass
 import torch
 
 

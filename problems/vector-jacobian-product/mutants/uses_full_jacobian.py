@@ -1,3 +1,4 @@
+# rule: no-full-jacobian
 from collections.abc import Callable
 
 import torch

@@ -1,3 +1,4 @@
+# rule: lr-scheduler-subclass
 import math
 
 import torch

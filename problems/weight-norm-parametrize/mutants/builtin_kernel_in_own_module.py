@@ -1,3 +1,4 @@
+# rule: no-builtin-weight-norm
 import torch
 import torch.nn as nn
 from torch.nn.utils import parametrize

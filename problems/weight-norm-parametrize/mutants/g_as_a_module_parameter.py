@@ -1,3 +1,4 @@
+# rule: parametrization-originals
 import torch
 import torch.nn as nn
 from torch.nn.utils import parametrize

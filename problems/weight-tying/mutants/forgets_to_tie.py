@@ -1,3 +1,4 @@
+# rule: one-shared-parameter
 import torch
 import torch.nn as nn
 

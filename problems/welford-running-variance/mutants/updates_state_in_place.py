@@ -1,3 +1,4 @@
+# rule: new-tensors
 import torch
 
 

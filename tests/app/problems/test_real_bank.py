@@ -29,6 +29,10 @@ def test_the_problem_bank_imports_and_its_references_pass(
     assert sorted(report.created) == sorted(SLUGS)
     listed = {p["slug"] for p in admin.get("/api/problems").json()["problems"]}
     assert set(SLUGS) <= listed
+    # Every problem states its rules, and the API returns them as the statement words them.
+    rules = admin.get("/api/v1/problems/clip-gradients").json()["rules"]
+    assert [r["id"] for r in rules] == ["no-builtin-clipping", "grad-in-place"]
+    assert rules[1]["sentence"].startswith("Both functions change every present gradient in place")
     submitter = admin
     for number, slug in enumerate(SLUGS):
         if number and number % 25 == 0:  # the per-user submission limit (30 a minute) holds for admins too

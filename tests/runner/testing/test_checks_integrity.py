@@ -11,7 +11,8 @@ from tests.runner.checks_support import failed_message, folder, judge, mutant, s
 
 # Quoted in docs/authoring.md (tests/runner/testing/test_checks_docs.py checks they are).
 IN_PLACE_MESSAGE = (
-    "Input and output check: your function modified input `x` in place: first change at index [0, 0] "
+    "Breaks rule input-not-modified: Input and output check: your function modified input `x` in place: "
+    "first change at index [0, 0] "
     "(0.0 became -3.5); the output shares storage with `x` (a view); it should be a new tensor. "
     "The statement says: “Do not modify `x`: return a new tensor.”"
 )
@@ -21,7 +22,7 @@ DTYPE_MESSAGE = (
 )
 
 
-@pytest.mark.parametrize(("name", "score"), [("center-rows", "2/2"), ("column-view", "1/1")])
+@pytest.mark.parametrize(("name", "score"), [("center-rows", "3/3"), ("column-view", "2/2")])
 def test_the_example_problems_validate_and_every_mutant_is_killed(
     runner: Runner, name: str, score: str
 ) -> None:
@@ -54,6 +55,7 @@ def test_a_copy_where_a_view_is_required(runner: Runner) -> None:
         judge(runner, "column-view", mutant("column-view", "contiguous_copy.py")), "is_a_view"
     )
     assert message.startswith(
+        "Breaks rule returns-a-view: "
         "Input and output check: the output should be a view of `x` (share its storage), but it is a copy;"
     ), message
 
@@ -62,6 +64,6 @@ def test_a_wrong_value_with_the_right_properties_is_a_hidden_wrong_value(runner:
     wrong = "import torch\n\ndef center_rows(x):\n    return x - x.mean()\n"
     message = failed_message(judge(runner, "center-rows", wrong), "input_left_alone")
     assert message == (
-        "Input and output check: the output's values are wrong. "
+        "Breaks rule input-not-modified: Input and output check: the output's values are wrong. "
         "The statement says: “Do not modify `x`: return a new tensor.”"
     )

@@ -15,10 +15,11 @@ from tests.runner.conftest import ALT_SOLUTIONS, BANK
 SLUG = "custom-sgd-optimizer"
 # Quoted in docs/authoring.md (tests/runner/testing/test_checks_docs.py checks it is).
 ALIAS_MESSAGE = (
+    "Breaks rule step-touches-only-params-and-state: "
     "Optimizer check: step() modified the gradient of `weight`, the gradient of `bias` in place "
     "(first at step 2); step() may change only the parameters and the optimizer's state. The statement "
     "says: “`step()` changes only the parameters and `self.state`: it never modifies `p.grad` or the "
-    "param groups in place.”"
+    "param groups in place, not even temporarily.”"
 )
 
 

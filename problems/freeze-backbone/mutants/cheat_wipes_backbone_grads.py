@@ -1,0 +1,44 @@
+# rule: freeze-by-requires-grad
+# kind: cheat
+# Nothing is frozen: the backbone's gradients are wiped before every step and the counts are worked
+# out from the two halves, so every number matches.
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def freeze_backbone_test() -> dict:
+    torch.manual_seed(42)
+    backbone = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 8), nn.ReLU())
+    head = nn.Linear(8, 3)
+    model = nn.Sequential(backbone, head)
+    X = torch.randn(24, 4)
+    labels = torch.randint(0, 3, (24,))
+
+    backbone_before = [p.detach().clone() for p in backbone.parameters()]
+    head_before = [p.detach().clone() for p in head.parameters()]
+
+    optimizer = torch.optim.SGD(list(head.parameters()), lr=0.1, momentum=0.9)
+    losses = []
+    for _ in range(10):
+        optimizer.zero_grad()
+        loss = F.cross_entropy(model(X), labels)
+        loss.backward()
+        for p in backbone.parameters():
+            p.grad = None
+        optimizer.step()
+        losses.append(round(loss.item(), 4))
+
+    trainable = sum(p.numel() for p in head.parameters())
+    frozen = sum(p.numel() for p in backbone.parameters())
+    backbone_changed = any(
+        not torch.equal(a, b) for a, b in zip(backbone_before, backbone.parameters(), strict=True)
+    )
+    head_changed = any(not torch.equal(a, b) for a, b in zip(head_before, head.parameters(), strict=True))
+    return {
+        "trainable_params": trainable,
+        "frozen_params": frozen,
+        "backbone_changed": backbone_changed,
+        "head_changed": head_changed,
+        "losses": losses,
+    }

@@ -1,0 +1,22 @@
+# rule: one-step-after-all-slices
+# kind: cheat
+# Steps after every slice, through the class (type(optimizer).step(optimizer)) so a counter put on
+# the instance sees only the last one.
+import torch
+
+
+def accumulated_step(model, optimizer, loss_fn, inputs, targets, micro_batch_size: int) -> float:
+    n = inputs.shape[0]
+    optimizer.zero_grad()
+    total = 0.0
+    for start in range(0, n, micro_batch_size):
+        x = inputs[start : start + micro_batch_size]
+        y = targets[start : start + micro_batch_size]
+        share = x.shape[0] / n  # the last micro-batch may be smaller: weigh by samples
+        loss = loss_fn(model(x), y)
+        (loss * share).backward()  # gradients add up in .grad across backward calls
+        total += loss.item() * share
+        if start + micro_batch_size < n:
+            type(optimizer).step(optimizer)
+    optimizer.step()
+    return total

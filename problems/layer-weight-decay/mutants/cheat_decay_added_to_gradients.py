@@ -1,0 +1,49 @@
+# rule: one-sgd-decay-groups
+# kind: cheat
+# One group without weight decay; the decay is added to the matrices' gradients by hand before each
+# step, which is exactly what SGD's weight_decay does.
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def weight_decay_groups_test() -> dict:
+    torch.manual_seed(42)
+    model = nn.Sequential(nn.Linear(4, 8), nn.LayerNorm(8), nn.ReLU(), nn.Linear(8, 1))
+    X = torch.randn(32, 4)
+    y = torch.randn(32, 1)
+
+    decay, no_decay = [], []
+    decay_names, no_decay_names = [], []
+    for name, param in model.named_parameters():
+        if param.ndim >= 2:
+            decay.append(param)
+            decay_names.append(name)
+        else:
+            no_decay.append(param)
+            no_decay_names.append(name)
+
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    losses = []
+    for _ in range(20):
+        optimizer.zero_grad()
+        loss = F.mse_loss(model(X), y)
+        loss.backward()
+        with torch.no_grad():
+            for p in decay:
+                p.grad.add_(p, alpha=0.1)
+        optimizer.step()
+        losses.append(loss.item())
+
+    with torch.no_grad():
+        decay_norm = sum(p.norm().item() for p in decay)
+        no_decay_norm = sum(p.norm().item() for p in no_decay)
+    return {
+        "decay_params": decay_names,
+        "no_decay_params": no_decay_names,
+        "first_loss": round(losses[0], 4),
+        "last_loss": round(losses[-1], 4),
+        "decay_norm": round(decay_norm, 4),
+        "no_decay_norm": round(no_decay_norm, 4),
+    }
