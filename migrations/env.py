@@ -51,7 +51,7 @@ def run_migrations_online() -> None:
             if sqlite:
                 broken = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
                 if broken:
-                    raise RuntimeError(f"the migration left rows whose foreign keys point nowhere: {broken[:5]}")
+                    raise RuntimeError(f"the migration left rows with dangling foreign keys: {broken[:5]}")
         if sqlite:
             connection.exec_driver_sql("PRAGMA foreign_keys=ON")
             connection.commit()
