@@ -17,7 +17,7 @@ REQUIRED_STATEMENT_SECTIONS = ("Problem Statement", "Example", "Constraints")
 OUTPUT_BLOCK_RE = re.compile(r"(?ims)^#{2,4}\s*Output\s*$\s*```[a-z]*\n(.*?)```")
 
 
-def _check_statement(problem: ProblemFiles, expectations: Expectations, report: ValidationReport) -> None:
+def check_statement(problem: ProblemFiles, expectations: Expectations, report: ValidationReport) -> None:
     headings = re.findall(r"(?m)^##\s+(.+?)\s*$", problem.statement)
     for section in REQUIRED_STATEMENT_SECTIONS:
         if section not in headings:

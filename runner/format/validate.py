@@ -17,7 +17,7 @@ from runner import jobs
 from runner.engine import ExpectationError
 from runner.format.problem import ProblemFiles
 from runner.format.rules import MUTANT, MutantMeta, RulesError, mutant_meta, parse_rules
-from runner.format.statement_examples import _check_statement
+from runner.format.statement_examples import check_statement
 from runner.format.tracks import unknown_category
 from runner.format.validation_report import Finding, MutantReport, ValidationReport
 from runner.jobs import Expectations, Job, JudgeResult, Mode
@@ -94,7 +94,7 @@ def validate_problem(
                     "the reference defines what the check requires: make it pass (see the case's check)",
                 )
             )
-    _check_statement(problem, expectations, report)
+    check_statement(problem, expectations, report)
 
     starter = runner.judge(runner.job_for(problem, expectations, problem.starter, "submit"))
     report.starter_verdict = starter.verdict

@@ -34,7 +34,7 @@ from runner.jobs import CASE_NOT_RUN, CaseExpectation, CaseResult, JudgeResult
 from runner.judging.source_rules import KILLED_BY_POLICY as KILLED_BY_POLICY  # validation's word for it
 from runner.judging.source_rules import NEVER_ALLOWED
 from runner.judging.source_walk import Refusal as Refusal
-from runner.judging.source_walk import _Checker
+from runner.judging.source_walk import SourceWalk
 from runner.verdict import Verdict
 
 TOO_DEEP = "the code is nested too deeply to be checked: write the expression in simpler steps."
@@ -79,7 +79,7 @@ def check(source: str, allow: Collection[str] = ()) -> Refusal | None:
     except (RecursionError, MemoryError):
         return Refusal(1, 1, "depth", TOO_DEEP)
     try:
-        found = list(_Checker(tree, frozenset(allow)).refusals())
+        found = list(SourceWalk(tree, frozenset(allow)).refusals())
     except (RecursionError, MemoryError):
         return Refusal(1, 1, "depth", TOO_DEEP)
     # The first in the file (a walk meets an outer expression before the part of it that is refused).

@@ -61,7 +61,7 @@ def _under(path: str, prefix: str) -> bool:
     return path == prefix or path.startswith(prefix + ".")
 
 
-class _Checker:
+class SourceWalk:
     def __init__(self, tree: ast.Module, allow: frozenset[str]) -> None:
         self.tree = tree
         self.allow = allow

@@ -36,8 +36,8 @@ from runner.sandbox.cgroups import (
 )
 from runner.sandbox.channel import RawRun, collect
 from runner.sandbox.control import COLD, WARM
-from runner.sandbox.job_pipes import F_SETPIPE_SZ, RESULT_PIPE_BYTES, _prefeed
-from runner.sandbox.spares import PoolState, _idle_message, _made, _normal_priority
+from runner.sandbox.job_pipes import F_SETPIPE_SZ, RESULT_PIPE_BYTES, prefeed
+from runner.sandbox.spares import PoolState, idle_message, is_made, normal_priority
 
 log = logging.getLogger("runner.sandbox.host")
 
@@ -127,7 +127,7 @@ class Sandbox:
             ready = list(self._spares)
         with self._in_flight_lock:
             in_flight = self._in_flight
-        return PoolState(self.spare_count, len(ready), sum(1 for spare in ready if _made(spare)), in_flight)
+        return PoolState(self.spare_count, len(ready), sum(1 for spare in ready if is_made(spare)), in_flight)
 
     def zygote_group(self) -> ZygoteCgroup | None:
         """The zygote's CPU group, where spares are made; None without a cpu controller."""
@@ -220,7 +220,7 @@ class Sandbox:
         msg = {
             "uid": uid,
             "procs": group.sandbox_procs_files(),
-            "idle": _idle_message(group),
+            "idle": idle_message(group),
             "tmp_mb": Limits().tmp_mb,
         }
         link, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -268,7 +268,7 @@ class Sandbox:
                 if len(self._spares) >= self.spare_count:
                     return
                 waiting = list(self._spares)
-            self._spare_making_priority(sum(1 for spare in waiting if _made(spare)))
+            self._spare_making_priority(sum(1 for spare in waiting if is_made(spare)))
             spare = self._prepare()
             with self._spares_lock:
                 self._spares.append(spare)
@@ -280,7 +280,7 @@ class Sandbox:
         job, and its making (a fork of a process holding torch, the spare's namespaces and
         mounts: a few ms of CPU) would only take CPU from the jobs running now. At the normal
         priority otherwise: a job may soon wait for it. A job that takes a spare still being made
-        puts it back at once (_normal_priority). Spares merely asked for do not count: at idle
+        puts it back at once (normal_priority). Spares merely asked for do not count: at idle
         priority on a busy machine their making can lag, and counting them let jobs come to
         spares not yet made (docs/benchmarks.md, the seventh pass).
         """
@@ -317,7 +317,7 @@ class Sandbox:
         try:
             # The job's input goes into its pipe before the spare has the pipe, as far as it fits
             # (all of it, for any ordinary job): the spare reads it the moment it wakes.
-            rest = _prefeed(pipes[0][1], compiled.encode_payload(payload))
+            rest = prefeed(pipes[0][1], compiled.encode_payload(payload))
             raw.mark("payload written", started)
             msg = {
                 "op": "job",
@@ -334,7 +334,7 @@ class Sandbox:
             # a still-warming spare back to normal priority, in trace mode the counters the job's
             # CPU and page faults are measured from (reading the CPU counter took ~0.3 ms here,
             # measured), the rest of a large payload.
-            if not _normal_priority(spare) and self._zygote_group is not None:
+            if not normal_priority(spare) and self._zygote_group is not None:
                 self._zygote_group.set_idle(False)  # the spare is still being made: the job waits for it
             cpu_at_hand_over = group.cpu_ms() if self.trace else 0.0
             faults_at_hand_over = group.page_faults() if self.trace else 0

@@ -11,7 +11,7 @@ RESULT_PIPE_BYTES = 1 << 20  # its buffer: a large record fits without waiting f
 F_SETPIPE_SZ = 1031
 
 
-def _prefeed(fd: int, data: bytes) -> memoryview:
+def prefeed(fd: int, data: bytes) -> memoryview:
     """Write as much of ``data`` as the pipe takes without blocking (a pipe holds 64 KB; it is
     grown up to 1 MB for a larger job); what did not fit is returned, for ``Sandbox._feed``."""
     if len(data) > 1 << 16:

@@ -21,7 +21,7 @@ class PoolState:
     jobs_in_flight: int  # from taking their spare to their end
 
 
-def _idle_message(group: JobCgroup) -> dict[str, str] | None:
+def idle_message(group: JobCgroup) -> dict[str, str] | None:
     """Where and how the spare puts its own group at idle CPU priority while it warms up."""
     idle = group.idle_setting()
     if idle is None:
@@ -30,7 +30,7 @@ def _idle_message(group: JobCgroup) -> dict[str, str] | None:
     return {"path": path, "idle": setting.idle, "normal": setting.normal}
 
 
-def _made(spare: dict[str, Any]) -> bool:
+def is_made(spare: dict[str, Any]) -> bool:
     """Whether a waiting spare is made: in its job's group (its making done), not merely asked
     for, and alive. Once seen in its group it stays there until it dies (then its waiter is
     set), so its group's process list is read until then only."""
@@ -39,7 +39,7 @@ def _made(spare: dict[str, Any]) -> bool:
     return bool(spare["made"]) and not spare["waiter"]["event"].is_set()
 
 
-def _normal_priority(spare: dict[str, Any]) -> bool:
+def normal_priority(spare: dict[str, Any]) -> bool:
     """Give a spare that may still be warming up at idle priority (``runner.sandbox.warmup.warm_spare``)
     the normal one back, now that a job waits for it: its group's and the process's nice (its
     only process is the spare itself). The spare sets both back itself too, before the job
@@ -48,9 +48,9 @@ def _normal_priority(spare: dict[str, Any]) -> bool:
 
     A spare asked for without the warm-up (jobs filled every CPU: ``Sandbox._prepare``) never
     lowers its priority: for it only whether it is made is asked, which the host knows already
-    for most (``_made``), without a write or a read of its group's files."""
+    for most (``is_made``), without a write or a read of its group's files."""
     if not spare["warm"]:
-        return _made(spare)
+        return is_made(spare)
     group = spare["group"]
     group.normal_priority()
     pids = group.pids()
