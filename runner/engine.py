@@ -24,7 +24,8 @@ from runner.judging import observations, source_policy
 from runner.judging.results import build_result
 from runner.sandbox import compiled
 from runner.sandbox.channel import RawRun
-from runner.sandbox.host import PoolState, Sandbox
+from runner.sandbox.host import Sandbox
+from runner.sandbox.spares import PoolState
 
 log = logging.getLogger("runner")
 

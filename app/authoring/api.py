@@ -19,7 +19,7 @@ from app.authoring.deps import AuthorUser, AuthorWriter, OwnerId, SlugPath
 from app.kit.errors import PayloadTooLarge
 from app.kit.paging import next_url
 from app.kit.web import PageAfter, PageLimit, RunnerDep, SessionDep, SettingsDep
-from runner.format.validate import ValidationReport
+from runner.format.validation_report import ValidationReport
 
 router = APIRouter(prefix="/api/v1/authoring", tags=["authoring"])
 

@@ -21,7 +21,7 @@ from app.kit.errors import AppError, InvalidInput, PayloadTooLarge
 from app.kit.web import CsrfProtected, RunnerDep, SessionDep, render
 from app.problems import visibility
 from app.problems.models import Problem
-from runner.format.validate import ValidationReport
+from runner.format.validation_report import ValidationReport
 
 router = APIRouter(prefix="/authoring", tags=["authoring"])
 

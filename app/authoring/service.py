@@ -43,7 +43,7 @@ from app.problems import visibility
 from app.problems.importer import import_problem
 from app.problems.models import Problem, ProblemVersion
 from runner.format.problem import MAX_FILE_BYTES, SLUG_RE, ProblemFiles, ProblemFormatError, build_problem
-from runner.format.validate import ValidationReport
+from runner.format.validation_report import ValidationReport
 from runner.jobs import Expectations, Job, JudgeResult, Mode
 
 MAX_PREVIEW_BYTES = MAX_FILE_BYTES

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from app.kit.markdown import render_markdown
 from app.kit.runner import JudgeRunner
 from runner.format.problem import ProblemFiles, ProblemFormatError, build_problem
-from runner.format.validate import Finding, ValidationReport, validate_problem
+from runner.format.validate import validate_problem
+from runner.format.validation_report import Finding, ValidationReport
 
 MARKDOWN_FILES = (("statement.md", "statement"), ("learn.md", "learn"))
 MATH_ERROR_RE = re.compile(r'<code class="math-error"[^>]*>(.*?)</code>', re.S)

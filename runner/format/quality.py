@@ -17,7 +17,7 @@ from pathlib import Path
 
 from runner.format.problem import ProblemFiles
 from runner.format.tracks import load_tracks
-from runner.format.validate import Finding
+from runner.format.validation_report import Finding
 
 MIN_MUTANTS = 3
 MIN_HINTS = 1

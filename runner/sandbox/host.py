@@ -20,7 +20,6 @@ import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any
 
 from runner.jobs import Limits
@@ -37,24 +36,14 @@ from runner.sandbox.cgroups import (
 )
 from runner.sandbox.channel import RawRun, collect
 from runner.sandbox.control import COLD, WARM
+from runner.sandbox.job_pipes import F_SETPIPE_SZ, RESULT_PIPE_BYTES, prefeed
+from runner.sandbox.spares import PoolState, idle_message, is_made, normal_priority
 
 log = logging.getLogger("runner.sandbox.host")
 
-RESULT_PIPE_BYTES = 1 << 20  # its buffer: a large record fits without waiting for a read
-F_SETPIPE_SZ = 1031
 STARTUP_TIMEOUT_S = float(os.environ.get("TORCHDRILL_SANDBOX_STARTUP_S", "120"))
 UID_BASE = 61000
 UID_SPAN = 4000
-
-
-@dataclass(frozen=True)
-class PoolState:
-    """The pool at one moment, as monitoring and tests read it (:meth:`Sandbox.pool_state`)."""
-
-    spares_wanted: int  # spares kept ready
-    spares_ready: int  # asked for and waiting for a job
-    spares_made: int  # of those, made: in their job's group (their making done) and alive
-    jobs_in_flight: int  # from taking their spare to their end
 
 
 class Sandbox:
@@ -138,7 +127,7 @@ class Sandbox:
             ready = list(self._spares)
         with self._in_flight_lock:
             in_flight = self._in_flight
-        return PoolState(self.spare_count, len(ready), sum(1 for spare in ready if _made(spare)), in_flight)
+        return PoolState(self.spare_count, len(ready), sum(1 for spare in ready if is_made(spare)), in_flight)
 
     def zygote_group(self) -> ZygoteCgroup | None:
         """The zygote's CPU group, where spares are made; None without a cpu controller."""
@@ -231,7 +220,7 @@ class Sandbox:
         msg = {
             "uid": uid,
             "procs": group.sandbox_procs_files(),
-            "idle": _idle_message(group),
+            "idle": idle_message(group),
             "tmp_mb": Limits().tmp_mb,
         }
         link, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -279,7 +268,7 @@ class Sandbox:
                 if len(self._spares) >= self.spare_count:
                     return
                 waiting = list(self._spares)
-            self._spare_making_priority(sum(1 for spare in waiting if _made(spare)))
+            self._spare_making_priority(sum(1 for spare in waiting if is_made(spare)))
             spare = self._prepare()
             with self._spares_lock:
                 self._spares.append(spare)
@@ -291,7 +280,7 @@ class Sandbox:
         job, and its making (a fork of a process holding torch, the spare's namespaces and
         mounts: a few ms of CPU) would only take CPU from the jobs running now. At the normal
         priority otherwise: a job may soon wait for it. A job that takes a spare still being made
-        puts it back at once (_normal_priority). Spares merely asked for do not count: at idle
+        puts it back at once (normal_priority). Spares merely asked for do not count: at idle
         priority on a busy machine their making can lag, and counting them let jobs come to
         spares not yet made (docs/benchmarks.md, the seventh pass).
         """
@@ -328,7 +317,7 @@ class Sandbox:
         try:
             # The job's input goes into its pipe before the spare has the pipe, as far as it fits
             # (all of it, for any ordinary job): the spare reads it the moment it wakes.
-            rest = _prefeed(pipes[0][1], compiled.encode_payload(payload))
+            rest = prefeed(pipes[0][1], compiled.encode_payload(payload))
             raw.mark("payload written", started)
             msg = {
                 "op": "job",
@@ -345,7 +334,7 @@ class Sandbox:
             # a still-warming spare back to normal priority, in trace mode the counters the job's
             # CPU and page faults are measured from (reading the CPU counter took ~0.3 ms here,
             # measured), the rest of a large payload.
-            if not _normal_priority(spare) and self._zygote_group is not None:
+            if not normal_priority(spare) and self._zygote_group is not None:
                 self._zygote_group.set_idle(False)  # the spare is still being made: the job waits for it
             cpu_at_hand_over = group.cpu_ms() if self.trace else 0.0
             faults_at_hand_over = group.page_faults() if self.trace else 0
@@ -401,56 +390,3 @@ class Sandbox:
             pass
         finally:
             os.close(fd)
-
-
-def _prefeed(fd: int, data: bytes) -> memoryview:
-    """Write as much of ``data`` as the pipe takes without blocking (a pipe holds 64 KB; it is
-    grown up to 1 MB for a larger job); what did not fit is returned, for ``Sandbox._feed``."""
-    if len(data) > 1 << 16:
-        with contextlib.suppress(OSError):
-            fcntl.fcntl(fd, F_SETPIPE_SZ, min(len(data), RESULT_PIPE_BYTES))
-    os.set_blocking(fd, False)
-    view = memoryview(data)
-    with contextlib.suppress(BlockingIOError):
-        while view:
-            view = view[os.write(fd, view) :]
-    return view
-
-
-def _idle_message(group: JobCgroup) -> dict[str, str] | None:
-    """Where and how the spare puts its own group at idle CPU priority while it warms up."""
-    idle = group.idle_setting()
-    if idle is None:
-        return None
-    path, setting = idle
-    return {"path": path, "idle": setting.idle, "normal": setting.normal}
-
-
-def _made(spare: dict[str, Any]) -> bool:
-    """Whether a waiting spare is made: in its job's group (its making done), not merely asked
-    for, and alive. Once seen in its group it stays there until it dies (then its waiter is
-    set), so its group's process list is read until then only."""
-    if not spare["made"]:
-        spare["made"] = bool(spare["group"].pids())
-    return bool(spare["made"]) and not spare["waiter"]["event"].is_set()
-
-
-def _normal_priority(spare: dict[str, Any]) -> bool:
-    """Give a spare that may still be warming up at idle priority (``runner.sandbox.warmup.warm_spare``)
-    the normal one back, now that a job waits for it: its group's and the process's nice (its
-    only process is the spare itself). The spare sets both back itself too, before the job
-    runs, so nothing depends on this succeeding. False when the spare has not joined its group
-    yet (it is still being made, in the zygote's group).
-
-    A spare asked for without the warm-up (jobs filled every CPU: ``Sandbox._prepare``) never
-    lowers its priority: for it only whether it is made is asked, which the host knows already
-    for most (``_made``), without a write or a read of its group's files."""
-    if not spare["warm"]:
-        return _made(spare)
-    group = spare["group"]
-    group.normal_priority()
-    pids = group.pids()
-    for pid in pids:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.setpriority(os.PRIO_PROCESS, pid, 0)
-    return bool(pids)

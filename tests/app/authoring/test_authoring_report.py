@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from app.kit.web import templates
-from runner.format.validate import MutantReport, ValidationReport
+from runner.format.validation_report import MutantReport, ValidationReport
 from runner.jobs import CaseExpectation, Expectations
 
 

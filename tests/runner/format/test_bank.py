@@ -7,8 +7,9 @@ import pytest
 from runner.engine import Runner
 from runner.format.problem import discover_problems, load_problem_dir
 from runner.format.quality import bank_findings, bank_titles
+from runner.format.statement_examples import OUTPUT_BLOCK_RE
 from runner.format.tracks import unknown_category
-from runner.format.validate import OUTPUT_BLOCK_RE, validate_problem
+from runner.format.validate import validate_problem
 from tests.runner.conftest import BANK
 
 FOLDERS = discover_problems(BANK)

@@ -11,7 +11,8 @@ import pytest
 from runner.engine import Runner
 from runner.format.problem import load_problem_dir
 from runner.format.rules import RulesError, mutant_meta, parse_rules
-from runner.format.validate import ValidationReport, validate_problem
+from runner.format.validate import validate_problem
+from runner.format.validation_report import ValidationReport
 from tests.runner.conftest import FIXTURES
 
 SENTENCE = "Leave `x` as it is: return a new tensor."

@@ -1,0 +1,430 @@
+"""The source policy's walk: one pass over judged code's syntax tree, yielding every :class:`Refusal`.
+
+``runner.judging.source_policy.check`` runs it and reports the first refusal; the rules it applies,
+as data with their reasons, are in ``runner.judging.source_rules``.
+"""
+
+from __future__ import annotations
+
+import ast
+import string
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from runner.judging.source_rules import (
+    ALLOWED_DUNDER_ATTRIBUTES,
+    ALLOWED_DUNDER_NAMES,
+    ALLOWED_MODULES,
+    DENIED_ATTRIBUTES,
+    DENIED_BUILTINS,
+    DENIED_SPECIAL_METHODS,
+    DENIED_TORCH,
+    MODULE_ESCAPES,
+    NAMED_ATTRIBUTE_BUILTINS,
+    NEVER_ALLOWED,
+    TORCH_INTERNAL_NAMES,
+)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why judged code is refused: where, which rule, and a message a learner understands."""
+
+    line: int
+    column: int
+    rule: str
+    message: str
+    # Where the refused expression ends: of two refusals at one place, the inner one is reported
+    # (`a.__self__.__dict__` names `__self__`, the first step that is refused).
+    end: tuple[int, int] = field(default=(0, 0), repr=False, compare=False)
+
+    def __str__(self) -> str:
+        return f"Line {self.line}: {self.message}"
+
+
+def _norm(name: str) -> str:
+    return unicodedata.normalize("NFKC", name)
+
+
+def _is_dunder(name: str) -> bool:
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
+
+def _static_or_class(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(
+        isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in func.decorator_list
+    )
+
+
+def _under(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith(prefix + ".")
+
+
+class SourceWalk:
+    def __init__(self, tree: ast.Module, allow: frozenset[str]) -> None:
+        self.tree = tree
+        self.allow = allow
+        self.modules: dict[str, str] = {}  # local name -> the dotted path an import bound to it
+        self.imported_modules: set[str] = set()  # names bound by `import x` (certainly modules)
+        # One walk: every node in order, each node's parent, and the solution's own private names.
+        self.nodes: list[ast.AST] = []
+        self.parents: dict[ast.AST, ast.AST] = {}
+        own: set[str] = set()
+        for parent in ast.walk(tree):
+            self.nodes.append(parent)
+            for child in ast.iter_child_nodes(parent):
+                self.parents[child] = parent
+            own.update(self._defined_private(parent))
+        self.own_private = frozenset(n for n in own if n.startswith("_") and not _is_dunder(n))
+        # The solution's classes and the methods that take an instance: such a method reached
+        # through its class could be handed any object as `self` (`A.method(torch.nn)`).
+        self.classes = {n.name for n in self.nodes if isinstance(n, ast.ClassDef)}
+        self.instance_methods = {
+            item.name
+            for n in self.nodes
+            if isinstance(n, ast.ClassDef)
+            for item in n.body
+            if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and not _static_or_class(item)
+        }
+
+    def _allowed(self, path: str) -> bool:
+        return any(_under(path, a) for a in self.allow)
+
+    @staticmethod
+    def _defined_private(node: ast.AST) -> Iterator[str]:
+        """Names the solution gives its own objects: ``self._x = …`` and class bodies."""
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                yield node.attr
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                    yield item.name
+                elif isinstance(item, ast.Assign | ast.AnnAssign):
+                    targets = item.targets if isinstance(item, ast.Assign) else [item.target]
+                    yield from (t.id for t in targets if isinstance(t, ast.Name))
+
+    # --- the walk ---------------------------------------------------------------------------
+
+    def refusals(self) -> Iterator[Refusal]:
+        # Imports first, so a name is known as a module wherever it is used.
+        for node in self.nodes:
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                yield from self._import(node)
+        for node in self.nodes:
+            yield from self._node(node)
+
+    def _refuse(self, node: ast.AST, rule: str, message: str) -> Refusal:
+        end = (getattr(node, "end_lineno", 0) or 0, getattr(node, "end_col_offset", 0) or 0)
+        return Refusal(getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1, rule, message, end)
+
+    def _import(self, node: ast.Import | ast.ImportFrom) -> Iterator[Refusal]:
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                yield self._refuse(
+                    node, "import", "relative imports are not allowed: solution.py is one file."
+                )
+                return
+            base = node.module or ""
+            yield from self._module(node, base)
+            for alias in node.names:
+                if alias.name == "*":
+                    yield self._refuse(
+                        node, "import", f"`from {base} import *` is not allowed: import the names you use."
+                    )
+                    continue
+                path = f"{base}.{alias.name}"
+                yield from self._path(node, path)
+                self.modules[alias.asname or alias.name] = path
+        else:
+            for alias in node.names:
+                yield from self._module(node, alias.name)
+                local = alias.asname or alias.name.split(".")[0]
+                self.modules[local] = alias.name if alias.asname else local
+                self.imported_modules.add(local)
+
+    def _module(self, node: ast.AST, name: str) -> Iterator[Refusal]:
+        top = name.split(".")[0]
+        if top == "torch":
+            yield from self._path(node, name)
+        elif top in NEVER_ALLOWED:
+            yield self._refuse(
+                node, "judge", f"`{name}` is the judge's own code: solutions may not import or use it."
+            )
+        elif not (self._allowed(name) or (top in ALLOWED_MODULES and not self._private_part(name))):
+            yield self._refuse(
+                node,
+                "import",
+                f"importing `{name}` is not allowed: solutions may import torch and its public "
+                f"submodules and {', '.join(sorted(ALLOWED_MODULES - {'__future__'}))}.",
+            )
+
+    @staticmethod
+    def _private_part(path: str) -> str | None:
+        return next((p for p in path.split(".") if p.startswith("_") and p != "__future__"), None)
+
+    def _path(self, node: ast.AST, path: str) -> Iterator[Refusal]:
+        """A dotted name read through a module: private parts and denied torch parts."""
+        if self._allowed(path):
+            return
+        private = self._private_part(path)
+        if private is not None and not (path.startswith("__future__") and private == "__future__"):
+            if _is_dunder(private):
+                yield self._dunder(node, private)
+            else:
+                yield self._refuse(
+                    node,
+                    "private",
+                    f"`{path}` is not allowed: `{private}` is a private part of "
+                    f"{'PyTorch' if path.startswith('torch') else 'a module'} (its name starts with an "
+                    "underscore). Exercises are about public PyTorch: use the documented name instead.",
+                )
+            return
+        for denied, why in DENIED_TORCH.items():
+            if _under(path, denied):
+                yield self._refuse(node, "torch-internals", f"`{denied}` is not allowed here: {why}.")
+                return
+        escape = next((p for p in path.split(".")[1:] if p in MODULE_ESCAPES), None)
+        if escape is not None:
+            yield self._refuse(node, "module", f"`{path}` is not allowed: it reaches the `{escape}` module.")
+            return
+        leaf = path.split(".")[-1]
+        if leaf in DENIED_ATTRIBUTES:
+            yield self._refuse(node, "attribute", f"`{leaf}` is not allowed: {DENIED_ATTRIBUTES[leaf]}.")
+
+    def _dunder(self, node: ast.AST, name: str) -> Refusal:
+        instead = " (`type(x)` gives an object's class)" if name == "__class__" else ""
+        return self._refuse(
+            node,
+            "dunder",
+            f"`{name}` is not allowed: it reaches Python's internals (classes, namespaces, code). "
+            f"Solutions use objects through their public methods{instead}.",
+        )
+
+    def _node(self, node: ast.AST) -> Iterator[Refusal]:
+        if isinstance(node, ast.Attribute):
+            yield from self._attribute(node)
+        elif isinstance(node, ast.Name):
+            yield from self._name(node)
+        elif isinstance(node, ast.Call):
+            yield from self._call(node)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            if node.name in DENIED_SPECIAL_METHODS and not self._allowed(node.name):
+                yield self._refuse(
+                    node,
+                    "special-method",
+                    f"defining `{node.name}` is not allowed: it hooks into PyTorch's or Python's machinery, "
+                    "where code runs outside the function the judge calls.",
+                )
+        elif isinstance(node, ast.ClassDef):
+            yield from self._class(node)
+        elif isinstance(node, ast.MatchClass):
+            for attr in node.kwd_attrs:  # `case C(name=x)` reads attribute `name` of the subject
+                yield from self._attribute_name(node, _norm(attr), None)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            for name in node.names:
+                if _is_dunder(name) and name not in ALLOWED_DUNDER_NAMES:
+                    yield self._dunder(node, name)
+
+    def _class(self, node: ast.ClassDef) -> Iterator[Refusal]:
+        for keyword in node.keywords:
+            if keyword.arg == "metaclass" and not self._allowed("metaclass"):
+                yield self._refuse(node, "class", "a metaclass is not allowed: define a plain class.")
+        for base in node.bases:
+            path = self._dotted(base)
+            if path in ("torch.Tensor", "torch.nn.Parameter") and not self._allowed(path):
+                yield self._refuse(
+                    node,
+                    "class",
+                    f"subclassing `{path}` is not allowed: a tensor subclass changes what every torch "
+                    "function does with it. Work with plain tensors.",
+                )
+
+    def _dotted(self, node: ast.expr) -> str | None:
+        """The dotted path of ``a.b.c`` when ``a`` is a name an import bound; else None."""
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Name) and node.id in self.modules:
+            return ".".join([self.modules[node.id], *reversed(parts)])
+        return None
+
+    def _own_instance(self, name: ast.Name) -> bool:
+        """Whether ``name`` is the first parameter (``self``/``cls``) of one of the solution's
+        methods, never rebound: then it is an instance (or the class) of the solution's own."""
+        node: ast.AST = name
+        while (node := self.parents.get(node)) is not None:  # type: ignore[assignment]
+            if isinstance(node, ast.ClassDef):
+                return False  # a class body binds no parameter
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                continue
+            params = [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]
+            if node.args.vararg or node.args.kwarg:
+                params += [a.arg for a in (node.args.vararg, node.args.kwarg) if a is not None]
+            if name.id not in params:
+                continue  # a closure: the name is bound further out
+            positional = [*node.args.posonlyargs, *node.args.args]
+            first = positional[0] if positional else None
+            return (
+                name.id in ("self", "cls")
+                and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+                and isinstance(self.parents.get(node), ast.ClassDef)
+                and first is not None
+                and first.arg == name.id
+                and not any(
+                    isinstance(n, ast.Name) and n.id == name.id and not isinstance(n.ctx, ast.Load)
+                    for n in ast.walk(node)
+                )
+            )
+        return False
+
+    def _unbound_method(self, node: ast.Attribute) -> Iterator[Refusal]:
+        """``A.method`` of the solution's own class, unless called on ``self`` (``Base.f(self)``)."""
+        if not (
+            isinstance(node.value, ast.Name)
+            and node.value.id in self.classes
+            and node.attr in self.instance_methods
+        ):
+            return
+        call = self.parents.get(node)
+        if (
+            isinstance(call, ast.Call)
+            and call.func is node
+            and call.args
+            and isinstance(call.args[0], ast.Name)
+            and self._own_instance(call.args[0])
+        ):
+            return
+        yield self._refuse(
+            node,
+            "unbound-method",
+            f"`{node.value.id}.{node.attr}` is only called on an instance (`obj.{node.attr}(...)`) "
+            "or on `self`: through the class it could be handed any object as `self`.",
+        )
+
+    def _attribute(self, node: ast.Attribute) -> Iterator[Refusal]:
+        yield from self._unbound_method(node)
+        path = self._dotted(node)
+        if path is not None:
+            yield from self._path(node, path)
+            if not isinstance(node.ctx, ast.Load) and not self._allowed(path):
+                yield self._refuse(
+                    node,
+                    "patch",
+                    f"changing `{path}` is not allowed: a solution uses PyTorch and Python as they are, "
+                    "it does not replace their parts.",
+                )
+            return
+        yield from self._attribute_name(node, node.attr, node.value)
+
+    def _attribute_name(self, node: ast.AST, name: str, base: ast.expr | None) -> Iterator[Refusal]:
+        """An attribute read on an object the checker cannot name (an instance, a call's result)."""
+        if self._allowed(name):
+            return
+        if _is_dunder(name):
+            if name not in ALLOWED_DUNDER_ATTRIBUTES:
+                yield self._dunder(node, name)
+            return
+        if name.startswith("_"):
+            on_self = isinstance(base, ast.Name) and self._own_instance(base)
+            if on_self and name in self.own_private and name not in TORCH_INTERNAL_NAMES:
+                return
+            yield self._refuse(
+                node,
+                "private",
+                f"`.{name}` is not allowed: names that start with an underscore are private "
+                "(PyTorch's internal tables and machinery). Use the public API; your own classes may "
+                "keep private attributes on `self`.",
+            )
+            return
+        if name in DENIED_ATTRIBUTES:
+            yield self._refuse(node, "attribute", f"`.{name}` is not allowed: {DENIED_ATTRIBUTES[name]}.")
+        elif name == "format" and base is not None and not isinstance(base, ast.Constant):
+            yield self._refuse(
+                node,
+                "format",
+                "`.format` is only allowed on a string literal (or use an f-string): a format string "
+                "built at run time can read attributes by name.",
+            )
+        elif name == "format" and isinstance(base, ast.Constant) and isinstance(base.value, str):
+            yield from self._format_fields(node, base.value)
+        elif name in MODULE_ESCAPES:
+            yield self._refuse(node, "module", f"`.{name}` is not allowed: it reaches the `{name}` module.")
+
+    def _format_fields(self, node: ast.AST, text: str, depth: int = 0) -> Iterator[Refusal]:
+        """A literal's replacement fields, nested ones in format specs (``{0:{1.x}}``) included."""
+        try:
+            parsed = list(string.Formatter().parse(text))
+        except ValueError:
+            return
+        for _, name, spec, _ in parsed:
+            if name and ("." in name or "[" in name):
+                yield self._refuse(
+                    node,
+                    "format",
+                    f"the format field `{{{name}}}` reads attributes or items by name: "
+                    "pass the value itself.",
+                )
+                return
+            if spec and depth < 2:
+                yield from self._format_fields(node, spec, depth + 1)
+
+    def _name(self, node: ast.Name) -> Iterator[Refusal]:
+        name = node.id
+        if name in self.imported_modules and isinstance(node.ctx, ast.Load) and not self._used_as_base(node):
+            yield self._refuse(
+                node,
+                "module-value",
+                f"the module `{name}` may only be used through its names (`{name}.something`), "
+                "not passed around or stored.",
+            )
+            return
+        if self._allowed(name):
+            return
+        if name in DENIED_BUILTINS and name not in self.modules:
+            yield self._refuse(node, "builtin", f"`{name}` is not allowed: {DENIED_BUILTINS[name]}.")
+        elif name in NAMED_ATTRIBUTE_BUILTINS and name not in self.modules and not self._called(node):
+            yield self._refuse(
+                node,
+                "dynamic-attribute",
+                f"`{name}` may only be called directly, with the attribute's name written as a string.",
+            )
+        elif _is_dunder(name) and name not in ALLOWED_DUNDER_NAMES:
+            yield self._dunder(node, name)
+
+    def _call(self, node: ast.Call) -> Iterator[Refusal]:
+        func = node.func
+        if not isinstance(func, ast.Name):
+            return
+        if func.id in NAMED_ATTRIBUTE_BUILTINS and func.id not in self.modules:
+            if len(node.args) < 2 or (node.keywords and func.id != "getattr"):
+                yield self._refuse(node, "dynamic-attribute", f"`{func.id}` needs an object and a name.")
+                return
+            name = node.args[1]
+            if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+                yield self._refuse(
+                    node,
+                    "dynamic-attribute",
+                    f"`{func.id}` with a computed name is not allowed: write the attribute's name "
+                    "(`obj.name`), so what the code uses can be read.",
+                )
+                return
+            attr = _norm(name.value)
+            target = node.args[0]
+            path = self._dotted(target)
+            if path is not None:
+                yield from self._path(node, f"{path}.{attr}")
+            else:
+                yield from self._attribute_name(node, attr, target)
+        elif func.id == "type" and len(node.args) == 3:
+            yield self._refuse(node, "class", "`type(name, bases, namespace)` is not allowed: use `class`.")
+
+    def _used_as_base(self, node: ast.Name) -> bool:
+        parent = self.parents.get(node)
+        return isinstance(parent, ast.Attribute) and parent.value is node
+
+    def _called(self, node: ast.Name) -> bool:
+        parent = self.parents.get(node)
+        return isinstance(parent, ast.Call) and parent.func is node
