@@ -1,0 +1,78 @@
+"""check_call against a learner who patches what the check uses from solution.py, in the real
+sandbox: the torch primitives the check reads inputs and outputs through (``Tensor.clone``,
+``nonzero``, ``view``, ``reshape``, ``untyped_storage``, …), reached through the tensor's own class,
+which the source policy cannot tell from any other name. The check captures them before the
+learner's code is imported, so every attempt still fails with the rule's message."""
+
+from __future__ import annotations
+
+import pytest
+
+from runner.engine import Runner
+from runner.format.problem import load_problem_dir
+from tests.runner.checks_support import failed_message
+from tests.runner.conftest import FIXTURES
+
+CONTAINER = FIXTURES / "redteam" / "container-output"
+CASE = "new_tensors_inside_containers"
+RULE = "The statement says: “Leave `x` unchanged: every tensor returned is a new one.”"
+
+# Each patch makes a write to `x` (through `.data`, which moves no version counter) or an alias of
+# it in the output invisible to a check that looked the primitive up at call time.
+PATCHES = {
+    "nonzero finds nothing": "T.nonzero = lambda self, *a, **k: T.new_zeros(self, (0, 1), dtype=torch.long)",
+    "clone returns the tensor itself": "T.clone = lambda self, *a, **k: self",
+    "detach returns a fresh zero tensor": "T.detach = lambda self: torch.zeros(3)",
+    "reshape returns a constant": "T.reshape = lambda self, *a: torch.zeros(6)",
+    "view returns a constant": "T.view = lambda self, *a: torch.zeros(6, dtype=torch.int32)",
+    "numel says empty": "T.numel = lambda self: 0",
+    "item returns a constant": "T.item = lambda self: 0",
+    "storage has another address": (
+        "real = T.untyped_storage\n    T.untyped_storage = lambda self: real(self.clone())"
+    ),
+    "is_floating_point says no": "T.is_floating_point = lambda self: False",
+}
+WRITE = "x.data.mul_(2)\n"
+
+
+
+def _judge(runner: Runner, code: str):  # type: ignore[no-untyped-def]
+    problem = load_problem_dir(CONTAINER)
+    expectations = runner.compute_expectations(problem)
+    return runner.judge(runner.job_for(problem, expectations, code, "submit"))
+
+
+def _solution(patch: str, body: str, output: str) -> str:
+    return (
+        "import torch\n\n"
+        "def split_scale(x):\n"
+        "    T = type(x)\n"
+        f"    {patch}\n"
+        f"    out = {output}\n"
+        f"    {body}"
+        "    return out\n"
+    )
+
+
+NEW = '{"scaled": 2 * x, "parts": [x[0] + 1, x[1] + 1]}'
+
+
+def test_the_patched_solution_is_accepted_when_it_keeps_the_rule(runner: Runner) -> None:
+    """So the checks below can fail: a patch alone, with the rule kept, is not what fails them."""
+    result = _judge(runner, _solution("T.numel = T.numel", "pass\n", NEW))
+    assert result.accepted, result
+
+
+@pytest.mark.parametrize("patch", sorted(PATCHES))
+def test_a_write_through_data_is_seen_whatever_the_patch(runner: Runner, patch: str) -> None:
+    result = _judge(runner, _solution(PATCHES[patch], WRITE, NEW))
+    message = failed_message(result, CASE)
+    assert RULE in message, message
+
+
+@pytest.mark.parametrize("patch", sorted(PATCHES))
+def test_an_aliased_output_is_seen_whatever_the_patch(runner: Runner, patch: str) -> None:
+    output = '{"scaled": 2 * x, "parts": [x[0], x[1] + 1]}'
+    result = _judge(runner, _solution(PATCHES[patch], "pass\n", output))
+    message = failed_message(result, CASE)
+    assert RULE in message, message
