@@ -35,7 +35,6 @@ PATCHES = {
 WRITE = "x.data.mul_(2)\n"
 
 
-
 def _judge(runner: Runner, code: str):  # type: ignore[no-untyped-def]
     problem = load_problem_dir(CONTAINER)
     expectations = runner.compute_expectations(problem)
