@@ -6,6 +6,9 @@ learner's code is imported, so every attempt still fails with the rule's message
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 from runner.engine import Runner
@@ -53,6 +56,7 @@ def _solution(patch: str, body: str, output: str) -> str:
     )
 
 
+ALIASED = '{"scaled": 2 * x, "parts": [x[0], x[1] + 1]}'
 NEW = '{"scaled": 2 * x, "parts": [x[0] + 1, x[1] + 1]}'
 
 
@@ -71,7 +75,64 @@ def test_a_write_through_data_is_seen_whatever_the_patch(runner: Runner, patch: 
 
 @pytest.mark.parametrize("patch", sorted(PATCHES))
 def test_an_aliased_output_is_seen_whatever_the_patch(runner: Runner, patch: str) -> None:
-    output = '{"scaled": 2 * x, "parts": [x[0], x[1] + 1]}'
-    result = _judge(runner, _solution(PATCHES[patch], "pass\n", output))
+    result = _judge(runner, _solution(PATCHES[patch], "pass\n", ALIASED))
     message = failed_message(result, CASE)
     assert RULE in message, message
+
+
+# Defence in depth: a copy of the fixture whose source policy allows `sys` and `gc` (which no
+# bank problem allows), so solution.py reaches the judge's modules through `sys.modules`.
+DEEP_PATCHES = {
+    "the check's helpers, in its module": (
+        'm = vars(sys.modules["runner.testing.checks.integrity"])\n'
+        "    m['index_of'] = lambda *a: None\n"
+        "    m['_first_change'] = lambda *a: (None, None, None)\n"
+        "    m['_version_of'] = lambda: (lambda t: 0)\n"
+        "    m['_shares_storage'] = lambda *a: False"
+    ),
+    "the check's helper module": 'vars(sys.modules["runner.testing.checks.arguments"])["index_of"] = len',
+    "the exported check": (
+        'sys.modules["runner.testing"].check_call = len\n'
+        '    sys.modules["runner.testing.checks.integrity"].check_call = len'
+    ),
+    "torch's functions, through sys.modules": (
+        'vars(sys.modules["torch"])["view_as_real"] = lambda t: t\n'
+        '    vars(sys.modules["torch"])["int32"] = torch.float32'
+    ),
+}
+
+
+ALLOW_SYS = '\n[source_policy]\nallow = ["sys", "gc"]\nreason = "the red team\'s defence in depth"\n'
+
+
+@pytest.fixture(scope="module")
+def deep_problem(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    copy = tmp_path_factory.mktemp("deep") / "container-output"
+    shutil.copytree(CONTAINER, copy)
+    toml = copy / "problem.toml"
+    toml.write_text(toml.read_text() + ALLOW_SYS)
+    return copy
+
+
+def _judge_deep(runner: Runner, problem_dir: Path, code: str):  # type: ignore[no-untyped-def]
+    problem = load_problem_dir(problem_dir)
+    expectations = runner.compute_expectations(problem)
+    return runner.judge(runner.job_for(problem, expectations, code, "submit"))
+
+
+def test_with_sys_allowed_the_patches_alone_keep_an_honest_solution_accepted(
+    runner: Runner, deep_problem: Path
+) -> None:
+    """So the checks below can fail: reaching the modules is not itself what fails a solution."""
+    code = "import sys\n" + _solution('sys.modules["runner.testing.checks.arguments"]', "pass\n", NEW)
+    assert _judge_deep(runner, deep_problem, code).accepted
+
+
+@pytest.mark.parametrize("patch", sorted(DEEP_PATCHES))
+def test_with_sys_allowed_patching_the_judges_modules_changes_nothing(
+    runner: Runner, deep_problem: Path, patch: str
+) -> None:
+    for body, output in ((WRITE, NEW), ("pass\n", ALIASED)):
+        code = "import sys\n" + _solution(DEEP_PATCHES[patch], body, output)
+        message = failed_message(_judge_deep(runner, deep_problem, code), CASE)
+        assert RULE in message, message
