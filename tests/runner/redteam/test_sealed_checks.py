@@ -1,8 +1,10 @@
 """check_call against a learner who patches what the check uses from solution.py, in the real
 sandbox: the torch primitives the check reads inputs and outputs through (``Tensor.clone``,
 ``nonzero``, ``view``, ``reshape``, ``untyped_storage``, …), reached through the tensor's own class,
-which the source policy cannot tell from any other name. The check captures them before the
-learner's code is imported, so every attempt still fails with the rule's message."""
+which the source policy cannot tell from any other name, and (with ``sys`` allowed) the check's own
+module. Two layers hold: torch's tensor classes are immutable once the guard is in force (the patch
+raises ``TypeError``), and the check captured every primitive and helper before the learner's code
+was imported (sealed constants), so a write or an alias is still reported with the rule."""
 
 from __future__ import annotations
 
@@ -60,24 +62,48 @@ ALIASED = '{"scaled": 2 * x, "parts": [x[0], x[1] + 1]}'
 NEW = '{"scaled": 2 * x, "parts": [x[0] + 1, x[1] + 1]}'
 
 
-def test_the_patched_solution_is_accepted_when_it_keeps_the_rule(runner: Runner) -> None:
-    """So the checks below can fail: a patch alone, with the rule kept, is not what fails them."""
-    result = _judge(runner, _solution("T.numel = T.numel", "pass\n", NEW))
+def test_the_solution_is_accepted_when_it_keeps_the_rule(runner: Runner) -> None:
+    """So the checks below can fail: the solution's shape, without the patch and the write, passes."""
+    result = _judge(runner, _solution("T.numel(x)", "pass\n", NEW))
     assert result.accepted, result
+
+
+REFUSED = "cannot set"  # CPython's TypeError for an immutable type's attribute
+
+
+def _rejected(result) -> str:  # type: ignore[no-untyped-def]
+    """The check's case did not pass: it failed with the rule, or the patch itself was refused."""
+    assert not result.accepted, result
+    found = next(c for c in result.cases if c.name == CASE)
+    assert found.status in ("failed", "error"), (found.status, found.message)
+    assert RULE in found.message or REFUSED in found.message, found.message
+    return found.message
 
 
 @pytest.mark.parametrize("patch", sorted(PATCHES))
 def test_a_write_through_data_is_seen_whatever_the_patch(runner: Runner, patch: str) -> None:
-    result = _judge(runner, _solution(PATCHES[patch], WRITE, NEW))
-    message = failed_message(result, CASE)
-    assert RULE in message, message
+    _rejected(_judge(runner, _solution(PATCHES[patch], WRITE, NEW)))
 
 
 @pytest.mark.parametrize("patch", sorted(PATCHES))
 def test_an_aliased_output_is_seen_whatever_the_patch(runner: Runner, patch: str) -> None:
-    result = _judge(runner, _solution(PATCHES[patch], "pass\n", ALIASED))
-    message = failed_message(result, CASE)
-    assert RULE in message, message
+    _rejected(_judge(runner, _solution(PATCHES[patch], "pass\n", ALIASED)))
+
+
+@pytest.mark.parametrize(
+    "route",
+    [
+        "type(x).clone = lambda self: self",
+        "setattr(type(x), 'clone', lambda self: self)",
+        "torch.nn.Parameter.detach = lambda self: self",
+        "type(x.untyped_storage()).data_ptr = lambda self: 0",
+    ],
+)
+def test_torchs_tensor_classes_cannot_be_changed_from_solution_py(runner: Runner, route: str) -> None:
+    code = f"import torch\n\ndef split_scale(x):\n    {route}\n    return {NEW}\n"
+    result = _judge(runner, code)
+    message = _rejected(result)
+    assert REFUSED in message and "immutable type" in message, message
 
 
 # Defence in depth: a copy of the fixture whose source policy allows `sys` and `gc` (which no
