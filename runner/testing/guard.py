@@ -304,6 +304,18 @@ def _seal(key: bytes | bytearray, fd: int) -> Sealed:
     return Sealed(guard, audit, (*hook_patches, *ops_patches))
 
 
+def protected_classes() -> tuple[type, ...]:
+    """torch's classes whose methods the checks call on tensors (``clone``, ``detach``, ``sum``,
+    ``max``, …): once the guard is in force (after the observers' wrappers are put in place, before
+    the learner's import) they are immutable like a built-in type, so ``type(x).clone = …``,
+    ``setattr`` and a route through ``sys.modules`` all raise ``TypeError`` and a check reading a
+    tensor reads what torch computes. ``nn.Module`` is not among them: a problem's own tests wrap its
+    methods per case (``observe_hooks``), and the hook observers read its tables exactly."""
+    import torch
+
+    return (torch.Tensor, torch.nn.Parameter, torch.storage.UntypedStorage, torch.storage.TypedStorage)
+
+
 def _targets() -> list[tuple[Any, str, Any]]:
     return hook_events.targets() + ops.bypass_targets()
 
@@ -316,6 +328,8 @@ def activate(ready: Sealed) -> Guard | None:
 
     if not sealed.apply_patches(ready.patches, _targets()):
         return None
+    for cls in protected_classes():
+        sealed.make_immutable(cls)
     sys.addaudithook(ready.audit)
     _active = ready.guard
     return ready.guard

@@ -15,6 +15,15 @@ plain data compared with the reference's on the host:
 
 What the statement requires is what the reference does: a reference that returns a view makes
 "must be a view" a rule, one that returns a float32 copy makes "same dtype, new tensor" one.
+
+The check is sealed (``runner.testing.sealed``): :data:`check_call` is made when this module is
+imported — in the zygote, before any problem's tests or learner's code — from templates whose every
+global name is a constant captured then, and every tensor primitive it reads inputs and outputs
+through is torch's C descriptor on ``torch._C.TensorBase`` (``clone``, ``nonzero``, ``view``,
+``untyped_storage``, the version counter, …), not a lookup through ``torch.Tensor`` at call time.
+A solution that replaces ``Tensor.clone``, ``Tensor.nonzero``, ``torch.view_as_real``, this
+module's helpers or ``runner.testing.check_call`` itself changes nothing the check does, and a
+case's reference to it (``tests.py``'s ``check_call``) is bound to the sealed function.
 """
 
 from __future__ import annotations
@@ -23,106 +32,141 @@ from collections.abc import Sequence
 from typing import Any
 
 from runner.records.check_value import CheckValue
+from runner.testing import sealed
 from runner.testing.checks.arguments import argument_names, index_of
 
 PROPERTIES = ("shape", "dtype", "device", "requires_grad", "contiguous")
 
 
-_BITS = {1: "int8", 2: "int16", 4: "int32", 8: "int64"}
 OUTPUT_TENSORS = 64  # tensors looked for in a returned container, at most
 OUTPUT_DEPTH = 4
 
+# The names the templates below use; seal() binds each to a constant captured at import. Never
+# read at run time.
+TENSOR: Any = None
+CLONE: Any = None
+DETACH: Any = None
+RESHAPE: Any = None
+VIEW: Any = None
+NE: Any = None
+NONZERO: Any = None
+NUMEL: Any = None
+ITEM: Any = None
+GETITEM: Any = None
+IS_COMPLEX: Any = None
+IS_FLOATING_POINT: Any = None
+ELEMENT_SIZE: Any = None
+UNTYPED_STORAGE: Any = None
+STORAGE_DATA_PTR: Any = None
+IS_CONTIGUOUS: Any = None
+SHAPE: Any = None
+DTYPE: Any = None
+DEVICE: Any = None
+DEVICE_TYPE: Any = None
+REQUIRES_GRAD: Any = None
+VERSION: Any = None
+VIEW_AS_REAL: Any = None
+INT_OF_WIDTH: Any = None
+IS_DATACLASS: Any = None
+FIELDS: Any = None
+GET_ATTRIBUTE: Any = None
+DICT_ITEMS: Any = None
+STR_OF: Any = None
+FIRST_CHANGE: Any = None
+SHARES_STORAGE: Any = None
+OUTPUT_TENSORS_OF: Any = None
+PROPERTIES_OF: Any = None
+ARGUMENT_NAMES: Any = None
+INDEX_OF: Any = None
+CHECK_VALUE: Any = None
+KNOWN_PROPERTIES: Any = None
+MAX_TENSORS: Any = None
+MAX_DEPTH: Any = None
 
-def _bits(tensor: Any) -> Any:
-    """The tensor's elements as integers of the same width: equal only when bit for bit equal."""
-    import torch
 
-    if tensor.is_complex():
-        tensor = torch.view_as_real(tensor)
-    if tensor.is_floating_point():
-        return tensor.view(getattr(torch, _BITS[tensor.element_size()]))
-    return tensor
-
-
-def _version_of() -> Any:
-    """A tensor's version counter read through torch's C descriptor, not ``tensor._version``
-    (which a class attribute on ``torch.Tensor`` or a subclass could shadow)."""
-    import torch
-
-    descriptor: Any = torch._C.TensorBase.__dict__["_version"]
-    return descriptor.__get__
-
-
-def _first_change(before: Any, after: Any) -> tuple[list[int] | None, Any, Any]:
-    """Index of the first element that differs bit for bit, with its old and new values."""
-    if before.shape != after.shape or before.dtype != after.dtype:
-        return [], f"shape {tuple(before.shape)}", f"shape {tuple(after.shape)}"
-    old, new = before.detach().reshape(-1), after.detach().reshape(-1)
-    same = _bits(old) == _bits(new)
-    changed = (~same).nonzero()
-    if changed.numel() == 0:
+def _first_change_template(before: Any, after: Any) -> tuple[list[int] | None, Any, Any]:
+    """Index of the first element that differs bit for bit (floats compared as integers of the
+    same width: ``-0.0`` is not ``0.0``, a NaN's payload counts), with its old and new values."""
+    if tuple(SHAPE(before)) != tuple(SHAPE(after)) or DTYPE(before) is not DTYPE(after):
+        return [], f"shape {tuple(SHAPE(before))}", f"shape {tuple(SHAPE(after))}"
+    old = RESHAPE(DETACH(before), -1)
+    new = RESHAPE(DETACH(after), -1)
+    old_bits, new_bits = old, new
+    if IS_COMPLEX(old):
+        old_bits, new_bits = VIEW_AS_REAL(old), VIEW_AS_REAL(new)
+    if IS_FLOATING_POINT(old_bits):
+        width = INT_OF_WIDTH[ELEMENT_SIZE(old_bits)]
+        old_bits, new_bits = VIEW(old_bits, width), VIEW(new_bits, width)
+    changed = NONZERO(NE(old_bits, new_bits))
+    if NUMEL(changed) == 0:
         return None, None, None
-    flat = int(changed[0, 0].item())
-    index = index_of(flat, before.shape)
-    return index, old[flat].item(), new[flat].item()
+    flat = int(ITEM(GETITEM(changed, (0, 0))))
+    return INDEX_OF(flat, tuple(SHAPE(before))), ITEM(GETITEM(old, flat)), ITEM(GETITEM(new, flat))
 
 
-def _shares_storage(a: Any, b: Any) -> bool:
+def _shares_storage_template(a: Any, b: Any) -> bool:
     try:
         return bool(
-            a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr() and a.numel() and b.numel()
+            STORAGE_DATA_PTR(UNTYPED_STORAGE(a)) == STORAGE_DATA_PTR(UNTYPED_STORAGE(b))
+            and NUMEL(a)
+            and NUMEL(b)
         )
     except (RuntimeError, NotImplementedError):
         return False
 
 
-def _output_tensors(result: Any) -> dict[str, Any]:
+def _output_tensors_template(result: Any) -> dict[str, Any]:
     """The output's tensors by label: the output itself, or those inside tuples, lists, dicts
     (string or int keys) and dataclasses, a few levels deep; exact types only, so a container
-    subclass of the learner's cannot hide or invent what it holds."""
-    import dataclasses
-
-    import torch
-
+    subclass of the learner's cannot hide or invent what it holds. Walked with an explicit stack
+    (a sealed template has no nested functions), in the order a recursive walk takes."""
     found: dict[str, Any] = {}
-
-    def walk(value: Any, label: str, depth: int) -> None:
-        if len(found) >= OUTPUT_TENSORS or depth > OUTPUT_DEPTH:
-            return
+    stack: list[tuple[Any, str, int]] = []
+    if type(result) is tuple or type(result) is list:  # the labels the checks have always used
+        top = list(result)
+        for i in range(len(top) - 1, -1, -1):
+            stack.append((top[i], "the output" if len(top) == 1 else f"output[{i}]", 1))
+    else:
+        stack.append((result, "the output", 0))
+    while stack:
+        value, label, depth = stack.pop()
+        if len(found) >= MAX_TENSORS or depth > MAX_DEPTH:
+            continue
         kind = type(value)
-        if isinstance(value, torch.Tensor):
+        children: list[tuple[Any, str, int]] = []
+        if isinstance(value, TENSOR):
             found[label] = value
         elif kind is tuple or kind is list:
-            for i, item in enumerate(value):
-                walk(item, f"{label}[{i}]", depth + 1)
+            items = list(value)
+            for i in range(len(items)):
+                children.append((items[i], f"{label}[{i}]", depth + 1))
         elif kind is dict:
-            for key, item in list(value.items()):
+            for key, item in list(DICT_ITEMS(value)):
                 if type(key) is str or type(key) is int:
-                    walk(item, f"{label}[{key!r}]", depth + 1)
-        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-            for f in dataclasses.fields(value):
-                walk(object.__getattribute__(value, f.name), f"{label}.{f.name}", depth + 1)
-
-    if type(result) is tuple or type(result) is list:  # the labels the checks have always used
-        for i, item in enumerate(result):
-            walk(item, "the output" if len(result) == 1 else f"output[{i}]", 1)
-    else:
-        walk(result, "the output", 0)
+                    children.append((item, f"{label}[{key!r}]", depth + 1))
+        elif IS_DATACLASS(value) and not isinstance(value, type):
+            for f in FIELDS(value):
+                children.append((GET_ATTRIBUTE(value, f.name), f"{label}.{f.name}", depth + 1))
+        for i in range(len(children) - 1, -1, -1):
+            stack.append(children[i])
     return found
 
 
-def _properties(tensor: Any, wanted: Sequence[str]) -> dict[str, Any]:
+def _properties_template(tensor: Any, wanted: Sequence[str]) -> dict[str, Any]:
     every = {
-        "shape": list(tensor.shape),
-        "dtype": str(tensor.dtype).removeprefix("torch."),
-        "device": tensor.device.type,
-        "requires_grad": bool(tensor.requires_grad),
-        "contiguous": bool(tensor.is_contiguous()),
+        "shape": list(SHAPE(tensor)),
+        "dtype": STR_OF(DTYPE(tensor)).removeprefix("torch."),
+        "device": DEVICE_TYPE(DEVICE(tensor)),
+        "requires_grad": bool(REQUIRES_GRAD(tensor)),
+        "contiguous": bool(IS_CONTIGUOUS(tensor)),
     }
-    return {p: every[p] for p in wanted}
+    chosen: dict[str, Any] = {}
+    for p in wanted:
+        chosen[p] = every[p]
+    return chosen
 
 
-def check_call(
+def _check_call_template(
     fn: Any,
     *args: Any,
     names: Sequence[str] | None = None,
@@ -132,23 +176,26 @@ def check_call(
     storage: bool = True,
 ) -> CheckValue:
     """Call ``fn(*args)`` and report what it did to its tensor arguments and what it returned."""
-    import torch
-
-    unknown = set(properties) - set(PROPERTIES)
+    unknown = set(properties) - set(KNOWN_PROPERTIES)
     if unknown:
-        raise ValueError(f"check_call: unknown properties {sorted(unknown)}; known: {PROPERTIES}")
-    arg_names = list(names) if names is not None else argument_names(fn, len(args))
-    tensors = {arg_names[i]: a for i, a in enumerate(args) if isinstance(a, torch.Tensor)}
-    copies = {name: t.detach().clone() for name, t in tensors.items()}
-    version = _version_of()
-    versions = {name: version(t) for name, t in tensors.items()}  # every in-place write moves it
+        raise ValueError(f"check_call: unknown properties {sorted(unknown)}; known: {KNOWN_PROPERTIES}")
+    arg_names = list(names) if names is not None else ARGUMENT_NAMES(fn, len(args))
+    tensors: dict[str, Any] = {}
+    for i in range(len(args)):
+        if isinstance(args[i], TENSOR):
+            tensors[arg_names[i]] = args[i]
+    copies: dict[str, Any] = {}
+    versions: dict[str, int] = {}
+    for name, t in DICT_ITEMS(tensors):
+        copies[name] = CLONE(DETACH(t))
+        versions[name] = VERSION(t)  # every in-place write moves it
     result = fn(*args)
 
     changed: dict[str, Any] = {}
     changes: dict[str, Any] = {}
-    for name, tensor in tensors.items():
-        index, before, after = _first_change(copies[name], tensor)
-        writes = version(tensor) - versions[name]
+    for name, tensor in DICT_ITEMS(tensors):
+        index, before, after = FIRST_CHANGE(copies[name], tensor)
+        writes = VERSION(tensor) - versions[name]
         if index is None and writes:
             changed[name] = "restored"
             changes[name] = {"writes": writes}
@@ -156,13 +203,97 @@ def check_call(
         changed[name] = index
         if index is not None:
             changes[name] = {"before": before, "after": after}
-    labelled = _output_tensors(result)
+    labelled = OUTPUT_TENSORS_OF(result)
     compared: dict[str, Any] = {"inputs_changed": changed}
     if storage:
-        compared["shares_storage"] = {
-            name: any(_shares_storage(o, t) for o in labelled.values()) for name, t in tensors.items()
-        }
-    compared["properties"] = {label: _properties(o, properties) for label, o in labelled.items()}
+        shares: dict[str, bool] = {}
+        for name, t in DICT_ITEMS(tensors):
+            shares[name] = False
+            for o in list(labelled.values()):
+                if SHARES_STORAGE(o, t):
+                    shares[name] = True
+                    break
+        compared["shares_storage"] = shares
+    described: dict[str, Any] = {}
+    for label, o in DICT_ITEMS(labelled):
+        described[label] = PROPERTIES_OF(o, properties)
+    compared["properties"] = described
     if output:
         compared["output"] = result
-    return CheckValue("integrity", constraint, compared, {"changes": changes})
+    return CHECK_VALUE("integrity", constraint, compared, {"changes": changes})
+
+
+sealed.prepare(
+    _first_change_template,
+    _shares_storage_template,
+    _output_tensors_template,
+    _properties_template,
+    _check_call_template,
+    index_of,
+)
+
+
+def _sealed_check_call() -> Any:
+    """``check_call`` with every function and primitive it uses captured now, as sealed constants."""
+    import dataclasses
+
+    import torch
+
+    base: Any = torch._C.TensorBase.__dict__
+    primitives: dict[str, Any] = {
+        "TENSOR": torch.Tensor,
+        "CLONE": base["clone"],
+        "DETACH": base["detach"],
+        "RESHAPE": base["reshape"],
+        "VIEW": base["view"],
+        "NE": base["ne"],
+        "NONZERO": base["nonzero"],
+        "NUMEL": base["numel"],
+        "ITEM": base["item"],
+        "GETITEM": base["__getitem__"],
+        "IS_COMPLEX": base["is_complex"],
+        "IS_FLOATING_POINT": base["is_floating_point"],
+        "ELEMENT_SIZE": base["element_size"],
+        "UNTYPED_STORAGE": base["untyped_storage"],
+        "STORAGE_DATA_PTR": torch._C.StorageBase.__dict__["data_ptr"],
+        "IS_CONTIGUOUS": base["is_contiguous"],
+        "SHAPE": base["shape"].__get__,
+        "DTYPE": base["dtype"].__get__,
+        "DEVICE": base["device"].__get__,
+        "DEVICE_TYPE": torch.device.__dict__["type"].__get__,
+        "REQUIRES_GRAD": base["requires_grad"].__get__,
+        # The version counter through torch's C descriptor, not ``tensor._version`` (which a class
+        # attribute on ``torch.Tensor`` or a subclass could shadow).
+        "VERSION": base["_version"].__get__,
+        "VIEW_AS_REAL": torch.view_as_real,
+        "INT_OF_WIDTH": {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64},
+        "IS_DATACLASS": dataclasses.is_dataclass,
+        "FIELDS": dataclasses.fields,
+        "GET_ATTRIBUTE": object.__getattribute__,
+        "DICT_ITEMS": dict.items,
+        "STR_OF": str,
+        "INDEX_OF": sealed.seal(index_of),
+        "MAX_TENSORS": OUTPUT_TENSORS,
+        "MAX_DEPTH": OUTPUT_DEPTH,
+    }
+    helpers = {
+        "FIRST_CHANGE": sealed.seal(_first_change_template, **primitives),
+        "SHARES_STORAGE": sealed.seal(_shares_storage_template, **primitives),
+        "OUTPUT_TENSORS_OF": sealed.seal(_output_tensors_template, **primitives),
+        "PROPERTIES_OF": sealed.seal(_properties_template, **primitives),
+    }
+    function = sealed.seal(
+        _check_call_template,
+        **primitives,
+        **helpers,
+        ARGUMENT_NAMES=argument_names,
+        CHECK_VALUE=CheckValue,
+        KNOWN_PROPERTIES=PROPERTIES,
+    )
+    # seal() keeps positional defaults only. A copy: changing it could only make a check differ
+    # from the reference's (which is computed in another process), never agree.
+    function.__kwdefaults__ = dict(_check_call_template.__kwdefaults__ or {})
+    return function
+
+
+check_call: Any = _sealed_check_call()
