@@ -56,6 +56,8 @@ class OpsObserver:
     leave: Callable[[], None]
     count: Callable[[Callable[[Any], Any], Any, str], Any]
     declare_vectorised: Callable[[str, str], None]
+    begin_case: Callable[[], None]
+    end_case: Callable[[], None]
 
 
 # Names the templates use; seal() binds each to a constant. Never read at run time.
@@ -134,7 +136,8 @@ def _function_mode_present_template() -> bool:
 
 def _dispatch_template(self: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
     STATE_COUNT[0] = STATE_COUNT[0] + 1
-    # FLAGS: [inside the function handler, function checks active, tampering already reported]
+    # FLAGS: [inside the function handler, function checks active, tampering already reported,
+    # inside a case (the modes are on for the whole case)]
     if FLAGS[1] and not FLAGS[0] and not FLAGS[2] and not FUNCTION_MODE_PRESENT():
         FLAGS[2] = 1
         EMIT("tampered", "the judge's interception of operation names was taken off its stack")
@@ -165,8 +168,9 @@ def _enter_template(forbidden: Any, required: Any) -> None:
         EMIT("check", "require", op, required[op])
     STATE.append(block)
     FLAGS[1] = FLAGS[1] + 1
-    push_function(FUNCTION_MODE)
-    push_dispatch(DISPATCH_MODE)
+    if not FLAGS[3]:  # outside a case: the modes are not on yet
+        push_function(FUNCTION_MODE)
+        push_dispatch(DISPATCH_MODE)
 
 
 def _leave_template() -> None:
@@ -184,6 +188,9 @@ def _leave_template() -> None:
         pass
     if dispatch_mode is not DISPATCH_MODE or function_mode is not FUNCTION_MODE:
         EMIT("tampered", "the judge's interception of operations was removed")
+    elif FLAGS[3]:  # the case's modes stay on until the case ends
+        push_function(FUNCTION_MODE)
+        push_dispatch(DISPATCH_MODE)
     EMIT("check_end")
 
 
@@ -192,17 +199,52 @@ def _declare_vectorised_template(rule: str, sizes: str) -> None:
 
 
 def _count_template(fn: Any, arg: Any, size: str) -> Any:
-    STATE_COUNT[0] = 0
+    case_wide = FLAGS[3]
     STATE.append(({}, {}, set(), set()))
-    push_dispatch(DISPATCH_MODE)
+    if not case_wide:
+        push_dispatch(DISPATCH_MODE)
+    STATE_COUNT[0] = 0
     try:
         result = fn(arg)
     finally:
+        counted = STATE_COUNT[0]
         STATE.pop()
-        if pop_dispatch(None) is not DISPATCH_MODE:
+        top = None
+        try:
+            top = pop_dispatch(None)
+        except RuntimeError:
+            pass
+        if top is not DISPATCH_MODE:
             EMIT("tampered", "the judge's count of operations was removed")
-    EMIT("op_count", size, int_repr(STATE_COUNT[0]))
+        elif case_wide:
+            push_dispatch(DISPATCH_MODE)
+    EMIT("op_count", size, int_repr(counted))
     return result
+
+
+def _begin_case_template() -> None:
+    # Every case is watched the same way, with or without a check in it: the modes go on the
+    # stacks for the whole case (inert while no check is active), so what the learner's code
+    # can observe of the judge does not depend on whether this case checks anything.
+    FLAGS[3] = 1
+    push_function(FUNCTION_MODE)
+    push_dispatch(DISPATCH_MODE)
+
+
+def _end_case_template() -> None:
+    if not FLAGS[3]:
+        EMIT("tampered", "a case of the judge ended twice")
+        return
+    FLAGS[3] = 0
+    dispatch_mode = None
+    function_mode = None
+    try:
+        dispatch_mode = pop_dispatch(None)
+        function_mode = pop_function()
+    except RuntimeError:
+        pass
+    if dispatch_mode is not DISPATCH_MODE or function_mode is not FUNCTION_MODE:
+        EMIT("tampered", "the judge's interception of operations was removed during the case")
 
 
 def _bypass_template(*args: Any, **kwargs: Any) -> Any:
@@ -229,6 +271,8 @@ sealed.prepare(
     _leave_template,
     _declare_vectorised_template,
     _count_template,
+    _begin_case_template,
+    _end_case_template,
     _bypass_template,
 )
 
@@ -342,7 +386,7 @@ def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]
     names = api_names()
     state: list[Any] = []
     count = [0]
-    flags = [0, 0, 0]
+    flags = [0, 0, 0, 0]
     common = {"EMIT": emit, "STATE": state, "STATE_COUNT": count, "FLAGS": flags, "int_repr": int.__repr__}
     where = sealed.seal(
         _where_template,
@@ -402,6 +446,8 @@ def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]
         leave=sealed.seal(_leave_template, **stack, **common),
         count=sealed.seal(_count_template, **stack, **common),
         declare_vectorised=sealed.seal(_declare_vectorised_template, **common),
+        begin_case=sealed.seal(_begin_case_template, **stack, **common),
+        end_case=sealed.seal(_end_case_template, **stack, **common),
     )
     return observer, patches
 
