@@ -210,7 +210,7 @@ def _count_template(fn: Any, arg: Any, size: str) -> Any:
         counted = STATE_COUNT[0]
         STATE.pop()
         top = None
-        try:
+        try:  # noqa: SIM105 (sealed: no module globals such as contextlib)
             top = pop_dispatch(None)
         except RuntimeError:
             pass

@@ -16,7 +16,6 @@ import pytest
 from runner.engine import Runner
 from runner.format.problem import ProblemFiles, load_problem_dir
 from runner.jobs import Expectations
-from runner.verdict import Verdict
 from tests.runner.conftest import FIXTURES
 
 WATCHED = {
