@@ -159,7 +159,7 @@ def _operation_findings(events: list[list[str]]) -> Finding | None:
     required: dict[str, str] = {}
     seen: set[str] = set()
     called: dict[str, str] = {}
-    vectorised: list[tuple[str, list[str], list[int]]] = []
+    vectorised: list[tuple[str, list[str], list[int], list[int]]] = []
     blocks_open = 0
     for kind, *data in events:
         if kind == "check" and len(data) >= 3:
@@ -168,7 +168,7 @@ def _operation_findings(events: list[list[str]]) -> Finding | None:
             elif data[0] == "require":
                 required[data[1]] = data[2]
             elif data[0] == "vectorised":
-                vectorised.append((data[1], data[2].split(","), []))
+                vectorised.append((data[1], data[2].split(","), [], []))
         elif kind == "check_begin":
             blocks_open += 1
         elif kind == "check_end":
@@ -179,6 +179,8 @@ def _operation_findings(events: list[list[str]]) -> Finding | None:
             seen.add(data[0])
         elif kind == "op_count" and len(data) == 2 and vectorised and data[1].isdigit():
             vectorised[-1][2].append(int(data[1]))
+        elif kind == "py_count" and len(data) == 2 and vectorised and data[1].isdigit():
+            vectorised[-1][3].append(int(data[1]))
     if blocks_open:
         return Finding("error", f"{MODIFIED}: a check of the operations your code calls did not finish.")
     for op, where in called.items():
@@ -188,9 +190,17 @@ def _operation_findings(events: list[list[str]]) -> Finding | None:
     for op, sentence in required.items():
         if op not in seen:
             return Finding("failed", f"{sentence} The judge did not see your code call {op}.")
-    for rule, sizes, counts in vectorised:
-        if len(counts) != 2 or len(sizes) != 2:
+    for rule, sizes, counts, converted in vectorised:
+        if len(counts) != 2 or len(sizes) != 2 or len(converted) != 2:
             return Finding("error", f"{MODIFIED}: the count of your code's operations did not finish.")
+        if converted[1] > GROWTH_FACTOR * converted[0] + GROWTH_SLACK:
+            return Finding(
+                "failed",
+                f"{rule} The judge counted {converted[0]} values your code took out of tensors into "
+                f"Python (.tolist(), .item(), float(), .numpy(), …) at size {sizes[0]} and "
+                f"{converted[1]} at size {sizes[1]}: the work grows with the input, done in Python "
+                "instead of with tensor operations.",
+            )
         if counts[1] > GROWTH_FACTOR * counts[0] + GROWTH_SLACK:
             return Finding(
                 "failed",

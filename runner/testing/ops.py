@@ -50,6 +50,31 @@ _BYPASSES = (
 _BYPASS_MODULES = ("torch._C", "torch", "torch.overrides", "torch.utils._python_dispatch", "torch._ops")
 
 
+# Calls that hand a tensor's values to Python, where the judge's count of operations cannot
+# follow the work done on them (a loop over ``.tolist()``, arithmetic on ``.item()``):
+# name -> whether the call hands over every element (else one value). ``assert_vectorised``
+# counts them too, and a vectorised solution's count does not grow with the input.
+_CONVERSIONS: Mapping[str, bool] = types.MappingProxyType(
+    {
+        "torch.Tensor.tolist": True,
+        "torch.Tensor.numpy": True,
+        "torch.Tensor.__array__": True,
+        "torch.Tensor.__dlpack__": True,
+        "torch.Tensor.__repr__": True,
+        "torch.Tensor.__format__": True,
+        "torch.Tensor.untyped_storage": True,
+        "torch.Tensor.storage": True,
+        "torch.Tensor.item": False,
+        "torch.Tensor.__float__": False,
+        "torch.Tensor.__int__": False,
+        "torch.Tensor.__bool__": False,
+        "torch.Tensor.__index__": False,
+        "torch.Tensor.__complex__": False,
+        "torch.Tensor.__len__": False,
+    }
+)
+
+
 @dataclass(frozen=True)
 class OpsObserver:
     enter: Callable[[Mapping[str, str], Mapping[str, str]], None]
@@ -114,6 +139,8 @@ def _function_template(self: Any, func: Any, types: Any, args: Any = (), kwargs:
     name = NAMES.get(func)
     if name is not None:
         NOTE(name)
+        if FLAGS[4] and name in CONVERSIONS:
+            CONVERTED[0] = CONVERTED[0] + CONVERTED_BY(name, args)
     # torch takes this mode off its stack while its handler runs: say so to the dispatch check.
     FLAGS[0] = FLAGS[0] + 1
     try:
@@ -132,6 +159,19 @@ def _function_mode_present_template() -> bool:
             return True
         i = i + 1
     return False
+
+
+def _converted_by_template(name: str, args: Any) -> int:
+    """How many values a call hands to Python: a whole tensor's elements (``tolist``,
+    ``numpy``, ``repr``), else one (``item``, ``float``, ``len``)."""
+    if CONVERSIONS[name] and args:
+        try:
+            n = numel(args[0])
+        except Exception:
+            return 1
+        if type(n) is int:
+            return n
+    return 1
 
 
 def _dispatch_template(self: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
@@ -202,23 +242,36 @@ def _count_template(fn: Any, arg: Any, size: str) -> Any:
     case_wide = FLAGS[3]
     STATE.append(({}, {}, set(), set()))
     if not case_wide:
+        push_function(FUNCTION_MODE)
         push_dispatch(DISPATCH_MODE)
     STATE_COUNT[0] = 0
+    CONVERTED[0] = 0
+    FLAGS[4] = 1
     try:
         result = fn(arg)
     finally:
+        FLAGS[4] = 0
         counted = STATE_COUNT[0]
+        converted = CONVERTED[0]
         STATE.pop()
         top = None
         try:  # noqa: SIM105 (sealed: no module globals such as contextlib)
             top = pop_dispatch(None)
         except RuntimeError:
             pass
-        if top is not DISPATCH_MODE:
+        function_top = None
+        if top is DISPATCH_MODE:
+            try:  # noqa: SIM105 (sealed: no module globals such as contextlib)
+                function_top = pop_function()
+            except RuntimeError:
+                pass
+        if top is not DISPATCH_MODE or function_top is not FUNCTION_MODE:
             EMIT("tampered", "the judge's count of operations was removed")
         elif case_wide:
+            push_function(FUNCTION_MODE)
             push_dispatch(DISPATCH_MODE)
     EMIT("op_count", size, int_repr(counted))
+    EMIT("py_count", size, int_repr(converted))
     return result
 
 
@@ -255,6 +308,10 @@ def _bypass_template(*args: Any, **kwargs: Any) -> Any:
 
 STATE_COUNT: Any = None
 FLAGS: Any = None
+CONVERSIONS: Any = None
+CONVERTED: Any = None
+CONVERTED_BY: Any = None
+numel: Any = None
 FUNCTION_MODE_PRESENT: Any = None
 FUNCTION_MODE_BOX: Any = None
 len_function_stack: Any = None
@@ -265,6 +322,7 @@ sealed.prepare(
     _note_template,
     _function_template,
     _function_mode_present_template,
+    _converted_by_template,
     _dispatch_template,
     _getattribute_template,
     _enter_template,
@@ -386,8 +444,18 @@ def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]
     names = api_names()
     state: list[Any] = []
     count = [0]
-    flags = [0, 0, 0, 0]
-    common = {"EMIT": emit, "STATE": state, "STATE_COUNT": count, "FLAGS": flags, "int_repr": int.__repr__}
+    flags = [0, 0, 0, 0, 0]
+    common = {
+        "EMIT": emit,
+        "STATE": state,
+        "STATE_COUNT": count,
+        "FLAGS": flags,
+        "CONVERTED": [0],
+        "int_repr": int.__repr__,
+    }
+    converted_by = sealed.seal(
+        _converted_by_template, CONVERSIONS=_CONVERSIONS, numel=torch._C.TensorBase.numel
+    )
     where = sealed.seal(
         _where_template,
         SOLUTION=SOLUTION_PATH,
@@ -395,7 +463,14 @@ def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]
         **common,
     )
     note = sealed.seal(_note_template, WHERE=where, **common)
-    function_handler = sealed.seal(_function_template, NAMES=names, NOTE=note, **common)
+    function_handler = sealed.seal(
+        _function_template,
+        NAMES=names,
+        NOTE=note,
+        CONVERSIONS=_CONVERSIONS,
+        CONVERTED_BY=converted_by,
+        **common,
+    )
     function_mode_box: list[Any] = [None]  # filled below, once the mode exists
     present = sealed.seal(
         _function_mode_present_template,
