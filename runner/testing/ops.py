@@ -208,9 +208,9 @@ def _enter_template(forbidden: Any, required: Any) -> None:
         EMIT("check", "require", op, required[op])
     STATE.append(block)
     FLAGS[1] = FLAGS[1] + 1
-    if not FLAGS[3]:  # outside a case: the modes are not on yet
+    if not FLAGS[3]:  # outside a case: the function mode is not on yet
         push_function(FUNCTION_MODE)
-        push_dispatch(DISPATCH_MODE)
+    push_dispatch(DISPATCH_MODE)
 
 
 def _leave_template() -> None:
@@ -228,9 +228,8 @@ def _leave_template() -> None:
         pass
     if dispatch_mode is not DISPATCH_MODE or function_mode is not FUNCTION_MODE:
         EMIT("tampered", "the judge's interception of operations was removed")
-    elif FLAGS[3]:  # the case's modes stay on until the case ends
+    elif FLAGS[3]:  # the case's function mode stays on until the case ends
         push_function(FUNCTION_MODE)
-        push_dispatch(DISPATCH_MODE)
     EMIT("check_end")
 
 
@@ -243,7 +242,7 @@ def _count_template(fn: Any, arg: Any, size: str) -> Any:
     STATE.append(({}, {}, set(), set()))
     if not case_wide:
         push_function(FUNCTION_MODE)
-        push_dispatch(DISPATCH_MODE)
+    push_dispatch(DISPATCH_MODE)
     STATE_COUNT[0] = 0
     CONVERTED[0] = 0
     FLAGS[4] = 1
@@ -269,19 +268,20 @@ def _count_template(fn: Any, arg: Any, size: str) -> Any:
             EMIT("tampered", "the judge's count of operations was removed")
         elif case_wide:
             push_function(FUNCTION_MODE)
-            push_dispatch(DISPATCH_MODE)
     EMIT("op_count", size, int_repr(counted))
     EMIT("py_count", size, int_repr(converted))
     return result
 
 
 def _begin_case_template() -> None:
-    # Every case is watched the same way, with or without a check in it: the modes go on the
-    # stacks for the whole case (inert while no check is active), so what the learner's code
-    # can observe of the judge does not depend on whether this case checks anything.
+    # Every case is watched the same way, with or without a check in it: the function mode goes
+    # on its stack for the whole case (inert while no check is active), so what public PyTorch
+    # shows of the judge (``torch.overrides.has_torch_function`` and its forms, a tensor
+    # subclass's dispatch) does not depend on whether this case checks anything. The dispatch
+    # mode, which only private names can see (refused by the source policy), still goes on
+    # only inside a check: on every aten operation of every case it cost ~15 % of a verdict.
     FLAGS[3] = 1
     push_function(FUNCTION_MODE)
-    push_dispatch(DISPATCH_MODE)
 
 
 def _end_case_template() -> None:
@@ -289,14 +289,12 @@ def _end_case_template() -> None:
         EMIT("tampered", "a case of the judge ended twice")
         return
     FLAGS[3] = 0
-    dispatch_mode = None
     function_mode = None
-    try:
-        dispatch_mode = pop_dispatch(None)
+    try:  # noqa: SIM105 (sealed: no module globals such as contextlib)
         function_mode = pop_function()
     except RuntimeError:
         pass
-    if dispatch_mode is not DISPATCH_MODE or function_mode is not FUNCTION_MODE:
+    if function_mode is not FUNCTION_MODE:
         EMIT("tampered", "the judge's interception of operations was removed during the case")
 
 
