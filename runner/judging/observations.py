@@ -99,8 +99,11 @@ def summary(case: CaseEvents) -> dict[str, Any]:
     window: list[str] | None = None
     window_ids: list[list[str]] = []
     checks: list[list[str]] = []
+    op_counts: list[int] = []
     for kind, *data in case.events:
-        if kind == "observe_hooks_begin":
+        if kind == "op_count" and len(data) == 2 and data[1].isdigit():
+            op_counts.append(int(data[1]))
+        elif kind == "observe_hooks_begin":
             window = []
             window_ids.append(window)
         elif kind == "observe_hooks_end":
@@ -128,6 +131,8 @@ def summary(case: CaseEvents) -> dict[str, Any]:
         out["hooks"] = windows
     if checks:
         out["checks"] = checks
+    if op_counts:
+        out["op_counts"] = op_counts
     return out
 
 
@@ -151,9 +156,13 @@ class Finding:
 
 GROWTH_FACTOR = 2  # vectorised: the larger size may dispatch at most 2x + 4 the smaller's operations
 GROWTH_SLACK = 4
+# vectorised: at most 4x + 16 the reference's operations at the same size. A loop padded to a
+# fixed trip count keeps its count level between the sizes, but far above a vectorised one's.
+PADDING_FACTOR = 4
+PADDING_SLACK = 16
 
 
-def _operation_findings(events: list[list[str]]) -> Finding | None:
+def _operation_findings(events: list[list[str]], reference_counts: list[int]) -> Finding | None:
     """What the operation checks of a case found (``runner.testing.ops``), decided here on the host."""
     forbidden: dict[str, str] = {}
     required: dict[str, str] = {}
@@ -208,6 +217,17 @@ def _operation_findings(events: list[list[str]]) -> Finding | None:
                 f"{counts[1]} at size {sizes[1]}: the work grows with the input, as with a Python "
                 "loop over its elements.",
             )
+    counted = [n for _, _, pair, _ in vectorised for n in pair]
+    if len(reference_counts) == len(counted):
+        for (rule, sizes, _, _), index in zip(vectorised, range(1, len(counted), 2), strict=False):
+            mine, theirs = counted[index], reference_counts[index]
+            if mine > PADDING_FACTOR * theirs + PADDING_SLACK:
+                return Finding(
+                    "failed",
+                    f"{rule} The judge counted {mine} tensor operations at size {sizes[1]}, where a "
+                    f"vectorised solution needs about {theirs}: the same few operations repeated, "
+                    "as with a Python loop (even one padded to a fixed number of steps).",
+                )
     return None
 
 
@@ -225,7 +245,9 @@ def judge_case(reference: dict[str, Any] | None, case: CaseEvents | None) -> Fin
         return Finding("error", f"{MODIFIED}: the judge's record of this case is missing.")
     if observed.get("checks", []) != reference.get("checks", []) and reference:
         return Finding("error", f"{MODIFIED}: a check of this case did not run as declared.")
-    finding = _operation_findings(events)
+    counts = reference.get("op_counts")
+    reference_counts = [c for c in counts if type(c) is int] if isinstance(counts, list) else []
+    finding = _operation_findings(events, reference_counts)
     if finding is not None:
         return finding
     if "hooks" in reference:

@@ -110,3 +110,40 @@ def test_a_vectorised_solution_that_reads_one_scalar_still_passes(
     result = runner.judge(runner.job_for(files, expectations, code, "submit"))
     statuses = {c.name: (c.status, c.message) for c in result.cases}
     assert all(s == "passed" for s, _ in statuses.values()), statuses
+
+
+PADDED = {
+    # one row per step, the loop padded to the larger size so both sizes run it 64 times
+    "rows": (
+        "n = p.shape[0]\n"
+        "    out = torch.zeros(n, n, dtype=p.dtype)\n"
+        "    for i in range(64):\n"
+        "        j = min(i, n - 1)\n"
+        "        out[j] = ((p[j] - p) ** 2).sum(-1)\n"
+        "    return out"
+    ),
+    # the points in 16 fixed chunks, each chunk vectorised: fewer steps, still a loop
+    "chunks": (
+        "n = p.shape[0]\n"
+        "    parts = []\n"
+        "    for k in range(16):\n"
+        "        lo, hi = min(n, k * n // 16), min(n, (k + 1) * n // 16)\n"
+        "        parts.append(((p[lo:hi, None, :] - p[None, :, :]) ** 2).sum(-1))\n"
+        "    return torch.cat(parts)"
+    ),
+}
+
+
+@pytest.mark.parametrize("route", sorted(PADDED))
+def test_a_loop_padded_to_a_fixed_trip_count_fails(
+    runner: Runner, ops_problem: tuple[ProblemFiles, Expectations], route: str
+) -> None:
+    files, expectations = ops_problem
+    code = HEAD + f"\n\ndef pairwise_sq(p):\n    {PADDED[route]}\n"
+    result = runner.judge(runner.job_for(files, expectations, code, "submit"))
+    cases = {c.name: (c.status, c.message or "") for c in result.cases}
+    status, message = cases["distances_vectorised"]
+    assert status == "failed", cases
+    assert message.startswith(NO_LOOP) and "padded" in message, message
+    # its values are right: only the count fails it
+    assert cases["example"][0] == "passed", cases
