@@ -136,6 +136,10 @@ def _note_template(name: str) -> None:
 
 
 def _function_template(self: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+    if not STATE:  # no check active (a case that checks nothing): only pass the call on
+        if kwargs is None:
+            return func(*args)
+        return func(*args, **kwargs)
     name = NAMES.get(func)
     if name is not None:
         NOTE(name)
