@@ -99,8 +99,11 @@ def summary(case: CaseEvents) -> dict[str, Any]:
     window: list[str] | None = None
     window_ids: list[list[str]] = []
     checks: list[list[str]] = []
+    op_counts: list[int] = []
     for kind, *data in case.events:
-        if kind == "observe_hooks_begin":
+        if kind == "op_count" and len(data) == 2 and data[1].isdigit():
+            op_counts.append(int(data[1]))
+        elif kind == "observe_hooks_begin":
             window = []
             window_ids.append(window)
         elif kind == "observe_hooks_end":
@@ -128,6 +131,8 @@ def summary(case: CaseEvents) -> dict[str, Any]:
         out["hooks"] = windows
     if checks:
         out["checks"] = checks
+    if op_counts:
+        out["op_counts"] = op_counts
     return out
 
 
@@ -151,15 +156,19 @@ class Finding:
 
 GROWTH_FACTOR = 2  # vectorised: the larger size may dispatch at most 2x + 4 the smaller's operations
 GROWTH_SLACK = 4
+# vectorised: at most 4x + 16 the reference's operations at the same size. A loop padded to a
+# fixed trip count keeps its count level between the sizes, but far above a vectorised one's.
+PADDING_FACTOR = 4
+PADDING_SLACK = 16
 
 
-def _operation_findings(events: list[list[str]]) -> Finding | None:
+def _operation_findings(events: list[list[str]], reference_counts: list[int]) -> Finding | None:
     """What the operation checks of a case found (``runner.testing.ops``), decided here on the host."""
     forbidden: dict[str, str] = {}
     required: dict[str, str] = {}
     seen: set[str] = set()
     called: dict[str, str] = {}
-    vectorised: list[tuple[str, list[str], list[int]]] = []
+    vectorised: list[tuple[str, list[str], list[int], list[int]]] = []
     blocks_open = 0
     for kind, *data in events:
         if kind == "check" and len(data) >= 3:
@@ -168,7 +177,7 @@ def _operation_findings(events: list[list[str]]) -> Finding | None:
             elif data[0] == "require":
                 required[data[1]] = data[2]
             elif data[0] == "vectorised":
-                vectorised.append((data[1], data[2].split(","), []))
+                vectorised.append((data[1], data[2].split(","), [], []))
         elif kind == "check_begin":
             blocks_open += 1
         elif kind == "check_end":
@@ -179,6 +188,8 @@ def _operation_findings(events: list[list[str]]) -> Finding | None:
             seen.add(data[0])
         elif kind == "op_count" and len(data) == 2 and vectorised and data[1].isdigit():
             vectorised[-1][2].append(int(data[1]))
+        elif kind == "py_count" and len(data) == 2 and vectorised and data[1].isdigit():
+            vectorised[-1][3].append(int(data[1]))
     if blocks_open:
         return Finding("error", f"{MODIFIED}: a check of the operations your code calls did not finish.")
     for op, where in called.items():
@@ -188,9 +199,17 @@ def _operation_findings(events: list[list[str]]) -> Finding | None:
     for op, sentence in required.items():
         if op not in seen:
             return Finding("failed", f"{sentence} The judge did not see your code call {op}.")
-    for rule, sizes, counts in vectorised:
-        if len(counts) != 2 or len(sizes) != 2:
+    for rule, sizes, counts, converted in vectorised:
+        if len(counts) != 2 or len(sizes) != 2 or len(converted) != 2:
             return Finding("error", f"{MODIFIED}: the count of your code's operations did not finish.")
+        if converted[1] > GROWTH_FACTOR * converted[0] + GROWTH_SLACK:
+            return Finding(
+                "failed",
+                f"{rule} The judge counted {converted[0]} values your code took out of tensors into "
+                f"Python (.tolist(), .item(), float(), .numpy(), …) at size {sizes[0]} and "
+                f"{converted[1]} at size {sizes[1]}: the work grows with the input, done in Python "
+                "instead of with tensor operations.",
+            )
         if counts[1] > GROWTH_FACTOR * counts[0] + GROWTH_SLACK:
             return Finding(
                 "failed",
@@ -198,6 +217,17 @@ def _operation_findings(events: list[list[str]]) -> Finding | None:
                 f"{counts[1]} at size {sizes[1]}: the work grows with the input, as with a Python "
                 "loop over its elements.",
             )
+    counted = [n for _, _, pair, _ in vectorised for n in pair]
+    if len(reference_counts) == len(counted):
+        for (rule, sizes, _, _), index in zip(vectorised, range(1, len(counted), 2), strict=False):
+            mine, theirs = counted[index], reference_counts[index]
+            if mine > PADDING_FACTOR * theirs + PADDING_SLACK:
+                return Finding(
+                    "failed",
+                    f"{rule} The judge counted {mine} tensor operations at size {sizes[1]}, where a "
+                    f"vectorised solution needs about {theirs}: the same few operations repeated, "
+                    "as with a Python loop (even one padded to a fixed number of steps).",
+                )
     return None
 
 
@@ -215,7 +245,9 @@ def judge_case(reference: dict[str, Any] | None, case: CaseEvents | None) -> Fin
         return Finding("error", f"{MODIFIED}: the judge's record of this case is missing.")
     if observed.get("checks", []) != reference.get("checks", []) and reference:
         return Finding("error", f"{MODIFIED}: a check of this case did not run as declared.")
-    finding = _operation_findings(events)
+    counts = reference.get("op_counts")
+    reference_counts = [c for c in counts if type(c) is int] if isinstance(counts, list) else []
+    finding = _operation_findings(events, reference_counts)
     if finding is not None:
         return finding
     if "hooks" in reference:

@@ -106,6 +106,7 @@ FrameType: Any = None
 PosixPath: Any = None
 SEALED_TYPES: Any = None  # sealed.SEALED_TYPES, frozen when the audit hook is sealed
 CASE_END_CHECKS: Any = None
+CASE_BEGIN_STEPS: Any = None
 S_ISDIR: Any = None
 stat: Any = None
 
@@ -230,11 +231,15 @@ def _is_directory_template(path: str) -> bool:
 
 def _begin_case_template(name: str) -> None:
     EMIT("case_start", name)
+    CASE_BEGIN_STEPS[0]()
 
 
 def _end_case_template(name: str) -> None:
-    CASE_END_CHECKS[0]()
-    EMIT("case_end", name)
+    try:
+        CASE_END_CHECKS[1]()
+    finally:
+        CASE_END_CHECKS[0]()
+        EMIT("case_end", name)
 
 
 def warm_up() -> None:
@@ -296,8 +301,10 @@ def _seal(key: bytes | bytearray, fd: int) -> Sealed:
         is_directory=sealed.seal(_is_directory_template, S_ISDIR=_stat.S_ISDIR, stat=posix.stat),
     )
     guard = Guard(
-        begin_case=sealed.seal(_begin_case_template, EMIT=emit),
-        end_case=sealed.seal(_end_case_template, EMIT=emit, CASE_END_CHECKS=(hooks.end_case_check,)),
+        begin_case=sealed.seal(_begin_case_template, EMIT=emit, CASE_BEGIN_STEPS=(operations.begin_case,)),
+        end_case=sealed.seal(
+            _end_case_template, EMIT=emit, CASE_END_CHECKS=(hooks.end_case_check, operations.end_case)
+        ),
         hooks=hooks,
         ops=operations,
     )

@@ -50,12 +50,39 @@ _BYPASSES = (
 _BYPASS_MODULES = ("torch._C", "torch", "torch.overrides", "torch.utils._python_dispatch", "torch._ops")
 
 
+# Calls that hand a tensor's values to Python, where the judge's count of operations cannot
+# follow the work done on them (a loop over ``.tolist()``, arithmetic on ``.item()``):
+# name -> whether the call hands over every element (else one value). ``assert_vectorised``
+# counts them too, and a vectorised solution's count does not grow with the input.
+_CONVERSIONS: Mapping[str, bool] = types.MappingProxyType(
+    {
+        "torch.Tensor.tolist": True,
+        "torch.Tensor.numpy": True,
+        "torch.Tensor.__array__": True,
+        "torch.Tensor.__dlpack__": True,
+        "torch.Tensor.__repr__": True,
+        "torch.Tensor.__format__": True,
+        "torch.Tensor.untyped_storage": True,
+        "torch.Tensor.storage": True,
+        "torch.Tensor.item": False,
+        "torch.Tensor.__float__": False,
+        "torch.Tensor.__int__": False,
+        "torch.Tensor.__bool__": False,
+        "torch.Tensor.__index__": False,
+        "torch.Tensor.__complex__": False,
+        "torch.Tensor.__len__": False,
+    }
+)
+
+
 @dataclass(frozen=True)
 class OpsObserver:
     enter: Callable[[Mapping[str, str], Mapping[str, str]], None]
     leave: Callable[[], None]
     count: Callable[[Callable[[Any], Any], Any, str], Any]
     declare_vectorised: Callable[[str, str], None]
+    begin_case: Callable[[], None]
+    end_case: Callable[[], None]
 
 
 # Names the templates use; seal() binds each to a constant. Never read at run time.
@@ -109,9 +136,15 @@ def _note_template(name: str) -> None:
 
 
 def _function_template(self: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+    if not STATE:  # no check active (a case that checks nothing): only pass the call on
+        if kwargs is None:
+            return func(*args)
+        return func(*args, **kwargs)
     name = NAMES.get(func)
     if name is not None:
         NOTE(name)
+        if FLAGS[4] and name in CONVERSIONS:
+            CONVERTED[0] = CONVERTED[0] + CONVERTED_BY(name, args)
     # torch takes this mode off its stack while its handler runs: say so to the dispatch check.
     FLAGS[0] = FLAGS[0] + 1
     try:
@@ -132,9 +165,23 @@ def _function_mode_present_template() -> bool:
     return False
 
 
+def _converted_by_template(name: str, args: Any) -> int:
+    """How many values a call hands to Python: a whole tensor's elements (``tolist``,
+    ``numpy``, ``repr``), else one (``item``, ``float``, ``len``)."""
+    if CONVERSIONS[name] and args:
+        try:
+            n = numel(args[0])
+        except Exception:
+            return 1
+        if type(n) is int:
+            return n
+    return 1
+
+
 def _dispatch_template(self: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
     STATE_COUNT[0] = STATE_COUNT[0] + 1
-    # FLAGS: [inside the function handler, function checks active, tampering already reported]
+    # FLAGS: [inside the function handler, function checks active, tampering already reported,
+    # inside a case (the modes are on for the whole case)]
     if FLAGS[1] and not FLAGS[0] and not FLAGS[2] and not FUNCTION_MODE_PRESENT():
         FLAGS[2] = 1
         EMIT("tampered", "the judge's interception of operation names was taken off its stack")
@@ -165,7 +212,8 @@ def _enter_template(forbidden: Any, required: Any) -> None:
         EMIT("check", "require", op, required[op])
     STATE.append(block)
     FLAGS[1] = FLAGS[1] + 1
-    push_function(FUNCTION_MODE)
+    if not FLAGS[3]:  # outside a case: the function mode is not on yet
+        push_function(FUNCTION_MODE)
     push_dispatch(DISPATCH_MODE)
 
 
@@ -184,6 +232,8 @@ def _leave_template() -> None:
         pass
     if dispatch_mode is not DISPATCH_MODE or function_mode is not FUNCTION_MODE:
         EMIT("tampered", "the judge's interception of operations was removed")
+    elif FLAGS[3]:  # the case's function mode stays on until the case ends
+        push_function(FUNCTION_MODE)
     EMIT("check_end")
 
 
@@ -192,17 +242,64 @@ def _declare_vectorised_template(rule: str, sizes: str) -> None:
 
 
 def _count_template(fn: Any, arg: Any, size: str) -> Any:
-    STATE_COUNT[0] = 0
+    case_wide = FLAGS[3]
     STATE.append(({}, {}, set(), set()))
+    if not case_wide:
+        push_function(FUNCTION_MODE)
     push_dispatch(DISPATCH_MODE)
+    STATE_COUNT[0] = 0
+    CONVERTED[0] = 0
+    FLAGS[4] = 1
     try:
         result = fn(arg)
     finally:
+        FLAGS[4] = 0
+        counted = STATE_COUNT[0]
+        converted = CONVERTED[0]
         STATE.pop()
-        if pop_dispatch(None) is not DISPATCH_MODE:
+        top = None
+        try:  # noqa: SIM105 (sealed: no module globals such as contextlib)
+            top = pop_dispatch(None)
+        except RuntimeError:
+            pass
+        function_top = None
+        if top is DISPATCH_MODE:
+            try:  # noqa: SIM105 (sealed: no module globals such as contextlib)
+                function_top = pop_function()
+            except RuntimeError:
+                pass
+        if top is not DISPATCH_MODE or function_top is not FUNCTION_MODE:
             EMIT("tampered", "the judge's count of operations was removed")
-    EMIT("op_count", size, int_repr(STATE_COUNT[0]))
+        elif case_wide:
+            push_function(FUNCTION_MODE)
+    EMIT("op_count", size, int_repr(counted))
+    EMIT("py_count", size, int_repr(converted))
     return result
+
+
+def _begin_case_template() -> None:
+    # Every case is watched the same way, with or without a check in it: the function mode goes
+    # on its stack for the whole case (inert while no check is active), so what public PyTorch
+    # shows of the judge (``torch.overrides.has_torch_function`` and its forms, a tensor
+    # subclass's dispatch) does not depend on whether this case checks anything. The dispatch
+    # mode, which only private names can see (refused by the source policy), still goes on
+    # only inside a check: on every aten operation of every case it cost ~15 % of a verdict.
+    FLAGS[3] = 1
+    push_function(FUNCTION_MODE)
+
+
+def _end_case_template() -> None:
+    if not FLAGS[3]:
+        EMIT("tampered", "a case of the judge ended twice")
+        return
+    FLAGS[3] = 0
+    function_mode = None
+    try:  # noqa: SIM105 (sealed: no module globals such as contextlib)
+        function_mode = pop_function()
+    except RuntimeError:
+        pass
+    if function_mode is not FUNCTION_MODE:
+        EMIT("tampered", "the judge's interception of operations was removed during the case")
 
 
 def _bypass_template(*args: Any, **kwargs: Any) -> Any:
@@ -213,6 +310,10 @@ def _bypass_template(*args: Any, **kwargs: Any) -> Any:
 
 STATE_COUNT: Any = None
 FLAGS: Any = None
+CONVERSIONS: Any = None
+CONVERTED: Any = None
+CONVERTED_BY: Any = None
+numel: Any = None
 FUNCTION_MODE_PRESENT: Any = None
 FUNCTION_MODE_BOX: Any = None
 len_function_stack: Any = None
@@ -223,12 +324,15 @@ sealed.prepare(
     _note_template,
     _function_template,
     _function_mode_present_template,
+    _converted_by_template,
     _dispatch_template,
     _getattribute_template,
     _enter_template,
     _leave_template,
     _declare_vectorised_template,
     _count_template,
+    _begin_case_template,
+    _end_case_template,
     _bypass_template,
 )
 
@@ -342,8 +446,18 @@ def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]
     names = api_names()
     state: list[Any] = []
     count = [0]
-    flags = [0, 0, 0]
-    common = {"EMIT": emit, "STATE": state, "STATE_COUNT": count, "FLAGS": flags, "int_repr": int.__repr__}
+    flags = [0, 0, 0, 0, 0]
+    common = {
+        "EMIT": emit,
+        "STATE": state,
+        "STATE_COUNT": count,
+        "FLAGS": flags,
+        "CONVERTED": [0],
+        "int_repr": int.__repr__,
+    }
+    converted_by = sealed.seal(
+        _converted_by_template, CONVERSIONS=_CONVERSIONS, numel=torch._C.TensorBase.numel
+    )
     where = sealed.seal(
         _where_template,
         SOLUTION=SOLUTION_PATH,
@@ -351,7 +465,14 @@ def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]
         **common,
     )
     note = sealed.seal(_note_template, WHERE=where, **common)
-    function_handler = sealed.seal(_function_template, NAMES=names, NOTE=note, **common)
+    function_handler = sealed.seal(
+        _function_template,
+        NAMES=names,
+        NOTE=note,
+        CONVERSIONS=_CONVERSIONS,
+        CONVERTED_BY=converted_by,
+        **common,
+    )
     function_mode_box: list[Any] = [None]  # filled below, once the mode exists
     present = sealed.seal(
         _function_mode_present_template,
@@ -402,6 +523,8 @@ def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]
         leave=sealed.seal(_leave_template, **stack, **common),
         count=sealed.seal(_count_template, **stack, **common),
         declare_vectorised=sealed.seal(_declare_vectorised_template, **common),
+        begin_case=sealed.seal(_begin_case_template, **stack, **common),
+        end_case=sealed.seal(_end_case_template, **stack, **common),
     )
     return observer, patches
 

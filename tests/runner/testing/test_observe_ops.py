@@ -51,7 +51,9 @@ def test_the_reference_declares_its_checks(ops_problem: tuple[ProblemFiles, Expe
     observed = {c.name: c.observed for c in ops_problem[1].cases}
     assert observed["example"] is None
     assert observed["uses_scatter_add"] == {"checks": [["require", "aten.scatter_add_", USE_SCATTER]]}
-    assert observed["distances_vectorised"] == {"checks": [["vectorised", NO_LOOP, "8,64"]]}
+    assert observed["distances_vectorised"]["checks"] == [["vectorised", NO_LOOP, "8,64"]]
+    small, large = observed["distances_vectorised"]["op_counts"]  # the reference's, for padded loops
+    assert 0 < small <= large
 
 
 def test_the_reference_is_accepted(runner: Runner, ops_problem: tuple[ProblemFiles, Expectations]) -> None:
