@@ -25,7 +25,7 @@ from app.submissions.models import COPY_KEY_PREFIX, FINISHED, Submission
 from runner.verdict import Verdict
 
 REGRADE_KEY_PREFIX = COPY_KEY_PREFIX
-ACCEPTED = "accepted"
+ACCEPTED = Verdict.ACCEPTED.value
 INTERNAL_ERROR = Verdict.INTERNAL_ERROR.value
 
 

@@ -10,8 +10,10 @@ from typing import Any
 
 from sqlalchemy import and_
 
+from runner.verdict import Verdict
+
 SUBMIT = "submit"
-ACCEPTED = "accepted"
+ACCEPTED = Verdict.ACCEPTED.value  # the one verdict list is runner.verdict.Verdict
 
 
 def counts_as_judged(mode: str, verdict: str | None) -> bool:

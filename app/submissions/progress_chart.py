@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from app.kit.db import utcnow
 from app.submissions import repository
+from runner.verdict import Verdict
 
 DAYS = 30
 WIDTH, HEIGHT = 600, 190
@@ -75,7 +76,7 @@ def daily(session: Session, user_id: int, today: date, days: int = DAYS) -> list
     for at, verdict in repository.activity_since(session, user_id, since):
         row = counts.setdefault(at.date(), [0, 0])
         row[0] += 1
-        row[1] += verdict == "accepted"
+        row[1] += verdict == Verdict.ACCEPTED
     rows = []
     for i in range(days):
         day = first + timedelta(days=i)
