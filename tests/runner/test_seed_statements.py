@@ -164,9 +164,9 @@ def test_known_wrong_variants_are_rejected(judged, name: str) -> None:  # type: 
 @pytest.mark.parametrize(
     ("slug", "fragment"),
     [
-        ("forward-hook-activations", "{'activation_shape': [1, 4], 'activation_values': ["),
-        ("modify-activations-hook", "{'output_without': [-"),
-        ("backward-hook-gradients", "{'grad_output_shape': [1, 1], 'grad_input_shapes': [[1, 4]]"),
+        ("forward-hook-activations", '"activation_shape": [1, 4],\n    "activation_values": ['),
+        ("modify-activations-hook", '{"output_without": [-'),
+        ("backward-hook-gradients", '{"grad_output_shape": [1, 1], "grad_input_shapes": [[1, 4]]'),
     ],
 )
 def test_the_statements_show_the_specified_format(slug: str, fragment: str) -> None:
