@@ -46,16 +46,23 @@ def test_instructor_publishes_a_problem_that_a_student_solves(visits: Visits, se
     fill_code(page, "f-starter", bank_file(SOURCE, "starter.py"))
     fill_code(page, "f-solution", bank_file(SOURCE, "solution.py"))
     fill_code(page, "f-tests", bank_file(SOURCE, "tests.py"))
-    page.locator("#f-mutant-1").fill("hook_after_relu")
-    fill_code(page, "f-mutant-code-1", bank_file(SOURCE, "mutants/hook_after_relu.py"))
+    page.locator("#f-mutant-1").fill("hook_not_removed")  # breaks the statement's one rule
+    fill_code(page, "f-mutant-code-1", bank_file(SOURCE, "mutants/hook_not_removed.py"))
+    page.get_by_role("button", name="Create draft").click()  # a draft is stored unvalidated
+    page.wait_for_url(re.compile(rf"/authoring/problems/{slug}"))
+    expect(page.locator("#status")).to_contain_text("never published")
+    # The form offers one new mutant a save: the rule's cheat, then a mutant with wrong values.
+    for number, name in ((2, "cheat_pre_hook_on_the_relu"), (3, "hook_after_relu")):
+        page.locator(f"#f-mutant-{number}").fill(name)
+        fill_code(page, f"f-mutant-code-{number}", bank_file(SOURCE, f"mutants/{name}.py"))
+        page.locator("#save-btn").click()
+        expect(page.locator(f"#f-mutant-{number + 1}")).to_have_count(1, timeout=30_000)
+    expect(page.locator("#status")).to_contain_text("never published")  # Save kept it a draft
 
-    page.get_by_role("button", name="Validate").click()  # in the sandbox, before anything is stored
+    page.get_by_role("button", name="Validate").click()  # in the sandbox, before publishing
     expect(page.locator("#report-body .report-ok")).to_contain_text("PASS", timeout=60_000)
     matrix = page.get_by_role("table", name="Kill matrix: which case rejects which mutant")
     expect(matrix.get_by_role("row", name=re.compile("hook_after_relu"))).to_contain_text("x")
-    page.get_by_role("button", name="Create draft").click()
-    page.wait_for_url(re.compile(rf"/authoring/problems/{slug}"))
-    expect(page.locator("#status")).to_contain_text("never published")
     page.get_by_role("button", name="Publish").click()
     page.wait_for_url(re.compile(rf"/authoring/problems/{slug}\?notice=published"), timeout=60_000)
     expect(page.locator("#status")).to_contain_text("Published")
