@@ -49,8 +49,10 @@ def _author_session(server: Server) -> httpx.Client:
 def test_a_statement_cannot_take_over_reset_and_its_anchor_links_work(visits: Visits, server: Server) -> None:
     slug = f"clobber-{uuid.uuid4().hex[:6]}"
     files = read_problem_files(ROOT / "problems" / SOURCE)
-    files["problem.toml"] = files["problem.toml"].replace(
-        'title = "Register Forward Hook to Capture Activations"', f'title = "Clobbering ids {slug}"'
+    files["problem.toml"] = (
+        files["problem.toml"]
+        .replace('title = "Register Forward Hook to Capture Activations"', f'title = "Clobbering ids {slug}"')
+        .replace("order = 1\n", "order = 999\n")  # last in its track: the track's own first stays first
     )
     files["statement.md"] += HOSTILE
     author = _author_session(server)
