@@ -80,7 +80,7 @@ class Api:
         if response.status_code >= 400:
             if passing and error_code(response) in passing:
                 return response
-            raise ClientError(error_detail(response))
+            raise ClientError(error_detail(response), error=error_code(response))
         return response
 
     def check_version(self) -> dict[str, Any]:

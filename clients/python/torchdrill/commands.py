@@ -255,7 +255,7 @@ def run_custom(
     try:
         view = _judge({"problem": slug, "code": code, "mode": "custom", "input_text": text})
     except ClientError as exc:
-        if "invalid_input" in exc.message:
+        if exc.error == "invalid_input":
             raise ClientError(f"{input_file}: {exc.message}") from None
         raise
     _print_result(view)
