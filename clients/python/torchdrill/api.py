@@ -85,7 +85,10 @@ class Api:
 
     def check_version(self) -> dict[str, Any]:
         """The server's ``/api/v1/version``; a :class:`ClientError` when this client cannot use it."""
-        response = self._send("GET", f"/api/{version.API}/version", passing=("not_found",))
+        try:
+            response = self.http.get(f"/api/{version.API}/version")
+        except httpx.HTTPError as exc:
+            raise ClientError(f"cannot reach {self.server}: {exc}") from None
         ours = version.describe()
         if response.status_code == 404:
             raise ClientError(
@@ -93,6 +96,8 @@ class Api:
                 f"/api/{version.API}/version. Ask its operator to upgrade it, or use the `torchdrill` "
                 "CLI that comes with that server."
             )
+        if response.status_code >= 400:
+            raise ClientError(f"{self.server} /api/{version.API}/version: {error_detail(response)}")
         try:
             body = response.json()
             revision = int(body["revision"])

@@ -31,6 +31,7 @@ from typer.testing import CliRunner
 
 from app.kit.db import Database
 from tests.app.api_v1.conftest import create_account
+from tests.app.cli.conftest import serve_in_thread
 from tests.app.cli.wheelhouse import build_wheelhouse
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -153,6 +154,18 @@ def _notebook(server: str, reference: str, mutant: str) -> nbformat.NotebookNode
     return nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
 
 
+class RecordingClient(NotebookClient):
+    """Keeps the display messages each cell sent (the executed notebook keeps only the last state)."""
+
+    displays: dict[int, list[tuple[str, str]]]
+
+    def process_message(self, msg: dict[str, Any], cell: Any, cell_index: int) -> Any:
+        if msg["msg_type"] in ("display_data", "update_display_data"):
+            html = msg["content"].get("data", {}).get("text/html", "")
+            self.displays.setdefault(cell_index, []).append((msg["msg_type"], html))
+        return super().process_message(msg, cell, cell_index)
+
+
 def _html(cell: Any) -> str:
     return "".join(o.get("data", {}).get("text/html", "") for o in cell.outputs)
 
@@ -186,7 +199,7 @@ def test_a_notebook_pulls_runs_and_submits(
     monkeypatch.setenv("TORCHDRILL_TOKEN", token)  # the kernel inherits it: no prompt
     notebook = _notebook(live_server, code_of("add-tensors"), code_of("add-tensors", "mutants/subtracts.py"))
     replies: dict[int, Any] = {}
-    client = NotebookClient(
+    client = RecordingClient(
         notebook,
         kernel_name=kernel,
         timeout=180,
@@ -195,6 +208,7 @@ def test_a_notebook_pulls_runs_and_submits(
             cell_index, execute_reply
         ),
     )
+    client.displays = {}
     client.execute()
     cells = notebook.cells
 
@@ -215,6 +229,12 @@ def test_a_notebook_pulls_runs_and_submits(
 
     for index, mode in ((3, "run"), (4, "submit")):
         assert len(cells[index].outputs) == 1  # the live status, updated in place into the result
+        shown = client.displays[index]
+        assert shown[0] == (
+            "display_data",
+            f'<p class="torchdrill-status">sending {mode} for add-tensors…</p>',
+        )
+        assert shown[-1][0] == "update_display_data" and shown[-1][1] == _html(cells[index])
         result = _html(cells[index])
         assert 'data-verdict="accepted"' in result and f" {mode}: " in result, result
         assert "<td>example</td><td>passed</td>" in result
@@ -249,6 +269,16 @@ def test_versions_are_checked_with_a_clear_message(
     newer = run.invoke(client_cli, ["tracks"])
     assert newer.exit_code == 2 and "is newer than torchdrill-client 0.0.9" in newer.output
     assert "pip install --upgrade torchdrill-client" in newer.output
+
+    monkeypatch.setattr(version, "__version__", "0.1.0")
+    url, server, thread = serve_in_thread(FastAPI())  # a server from before /api/v1/version
+    try:
+        old = run.invoke(client_cli, ["login", "--server", url, "--token", token])
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+    assert old.exit_code == 2 and f"the server at {url} is older than torchdrill-client 0.1.0" in old.output
+    assert "does not answer /api/v1/version" in old.output
 
 
 def test_custom_input_as_text_is_read_by_the_server(app: FastAPI, db: Database) -> None:
