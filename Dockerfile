@@ -24,6 +24,10 @@ RUN TORCH_VERSION="$(sed -n 's/^torch==//p' /tmp/requirements.txt)" \
         "torch==${TORCH_VERSION}" \
  && pip install -r /tmp/requirements.txt \
  && python -c "import torch; assert torch.version.cuda is None, 'not the CPU build of torch'; print('torch', torch.__version__)"
+# The learner commands the operator CLI registers live in the light client (clients/python, package
+# `torchdrill`); its dependencies are among requirements.txt's.
+COPY clients/python /tmp/client
+RUN pip install --no-deps /tmp/client && rm -rf /tmp/client
 # The zygote's fork loop, compiled (runner/sandbox/_forkserver.c; without it the zygote runs the same loop
 # in Python, slower: docs/benchmarks.md, the twelfth pass). The runtime stage takes the .so only.
 RUN apt-get update \

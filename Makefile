@@ -20,11 +20,14 @@ system-deps:
 	@bash scripts/system-deps.sh
 
 # Every Python dependency, transitive ones included, from the lock file with its hashes.
-# setup.py builds the zygote's fork loop (runner/sandbox/_forkserver.c) in place.
-$(STAMP): $(LOCK) pyproject.toml setup.py runner/sandbox/_forkserver.c
+# setup.py builds the zygote's fork loop (runner/sandbox/_forkserver.c) in place. The light client
+# (clients/python, package `torchdrill`) holds the learner commands the server's CLI registers; it
+# goes in first so that the server's `torchdrill` console script (the superset) is the one left.
+$(STAMP): $(LOCK) pyproject.toml setup.py runner/sandbox/_forkserver.c clients/python/pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q --require-hashes -r $(LOCK)
+	$(PY) -m pip install -q --no-deps -e clients/python
 	$(PY) -m pip install -q --no-deps -e .
 	@touch $(STAMP)
 

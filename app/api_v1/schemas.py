@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Difficulty = Literal["easy", "medium", "hard"]
 
@@ -208,6 +208,18 @@ class SubmissionIn(BaseModel):
         default=None,
         description='custom only: the arguments by name, e.g. {"x": {"tensor": [[1, 2]]}, "k": 2}',
     )
+    input_text: str | None = Field(
+        default=None,
+        max_length=1_000_000,
+        description="custom only, instead of `input`: the arguments as typed, JSON or Python literals "
+        "(read as data, never executed), e.g. \"{'x': {'tensor': [[1, 2]]}, 'k': 2}\"",
+    )
+
+    @model_validator(mode="after")
+    def _one_input(self) -> SubmissionIn:
+        if self.input is not None and self.input_text is not None:
+            raise ValueError("give the custom input once: `input` or `input_text`, not both")
+        return self
 
 
 def model_response(status: int, model: type[BaseModel], description: str) -> dict[int | str, dict[str, Any]]:

@@ -138,6 +138,7 @@ async def create_submission(
                 now=now,
                 idempotency_key=idempotency_key,
                 custom_input=body.input,
+                custom_text=body.input_text,
                 per_minute=settings.api_submissions_per_minute,
             )
             return submission.id, replayed, v1_view(submission, body.problem)

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-
-from app.cli.client import client_from_config, fail
-from app.cli.output import echo
+from torchdrill.api import client_from_config
+from torchdrill.commands import command, fail
+from torchdrill.output import echo
 
 app = typer.Typer(help="Courses you teach: export the gradebook.", no_args_is_help=True)
 
@@ -20,6 +20,7 @@ FORMATS = ("csv", "xlsx")
 
 
 @app.command("export")
+@command
 def export(
     course_id: Annotated[int, typer.Argument(help="the course's id (shown on the course page)", min=1)],
     fmt: Annotated[str, typer.Option("--format", help="csv (UTF-8 with BOM) or xlsx")] = "csv",

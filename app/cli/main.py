@@ -4,7 +4,9 @@
 - ``torchdrill problems import|export`` (authoring), ``users`` and ``tokens`` (accounts)
   act on the platform's database directly, for operators;
 - ``submissions rejudge`` judges stored submissions again; ``stats check|rebuild`` (operators);
-- ``login``, ``problems`` (list), ``tracks``, ``pull`` and ``submit`` talk to a server's REST API.
+- ``login``, ``problems`` (list), ``tracks``, ``pull``, ``submit``, ``run`` and ``hints`` talk to a
+  server's REST API: they are the light client's commands (``clients/python``, package
+  ``torchdrill``), registered here as they are in its own ``torchdrill``: one implementation.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import importlib
 
 import typer
+from torchdrill import commands as learner_commands
 
 from app.cli import problems
 from runner import cli as runner_cli
@@ -24,6 +27,7 @@ app = typer.Typer(
 )
 app.command("judge", help="Judge a solution.py against a problem folder in the sandbox.")(runner_cli.judge)
 app.add_typer(problems.app, name="problems")
+learner_commands.register(app)
 
 # Optional command groups live in their own modules; each registers itself on ``app``.
 for module in (
@@ -31,7 +35,6 @@ for module in (
     "app.cli.tokens",
     "app.cli.submissions",
     "app.cli.stats",
-    "app.cli.client",
     "app.cli.courses",
 ):
     try:

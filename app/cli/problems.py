@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
+from torchdrill.commands import command, list_problems
+from torchdrill.output import echo
 
-from app.cli.output import echo
 from app.kit.runner import JudgeRunner
 
 if TYPE_CHECKING:
@@ -29,12 +30,7 @@ def problems(ctx: typer.Context) -> None:
     """Without a sub-command: list the server's problems (after `torchdrill login`)."""
     if ctx.invoked_subcommand is not None:
         return
-    try:
-        from app.cli.client import list_problems
-    except ModuleNotFoundError:
-        echo("error: the API client is not available in this installation", err=True)
-        raise typer.Exit(2) from None
-    list_problems()
+    command(list_problems)()
 
 
 def _folders(dirs: list[Path]) -> list[Path]:

@@ -8,8 +8,8 @@ not); ``rebuild`` recomputes it from the submissions table, in one transaction.
 from __future__ import annotations
 
 import typer
+from torchdrill.output import echo
 
-from app.cli.output import echo
 from app.kit.db import Database
 from app.kit.settings import Settings
 from app.submissions import progress_rebuild

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from typing import Annotated
 
 import typer
+from torchdrill.output import echo
 
-from app.cli.output import echo
 from app.kit.db import Database
 from app.kit.settings import Settings
 from app.submissions import repository

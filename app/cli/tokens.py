@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from torchdrill.output import echo
 
 from app.accounts import service, tokens
-from app.cli.output import echo
 from app.cli.users import database_session
 from app.kit.db import utcnow
 

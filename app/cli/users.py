@@ -10,10 +10,10 @@ from typing import Annotated
 import typer
 from sqlalchemy.exc import OperationalError, ProgrammingError
 from sqlalchemy.orm import Session
+from torchdrill.output import echo
 
 from app.accounts import premium, service, two_factor
 from app.accounts.models import ROLES
-from app.cli.output import echo
 from app.kit.db import Database, utcnow
 from app.kit.errors import AppError, FormErrors
 from app.kit.mail import Mailer

@@ -331,7 +331,7 @@ def test_the_cli_strips_terminal_controls_from_everything_the_server_sends(
 
 @pytest.mark.parametrize("name", list(TERMINAL_ATTACKS))
 def test_terminal_safe_removes_each_control_and_keeps_the_text(name: str) -> None:
-    from app.cli.output import terminal_safe
+    from torchdrill.output import terminal_safe
 
     shown = terminal_safe(f"before {TERMINAL_ATTACKS[name]} after\tand\nnext ünïcode 👩\u200d💻")
     assert_terminal_safe(name, shown)

@@ -1,43 +1,37 @@
-"""The API client commands: ``torchdrill login``, ``problems`` (list), ``pull``, ``submit`` and ``run``
-(your own input).
+"""The learner commands: ``torchdrill login``, ``problems`` (list), ``tracks``, ``pull``, ``submit``,
+``run`` (your own input) and ``hints``.
 
-The server and token live in a JSON config file readable only by its owner:
-``$TORCHDRILL_CONFIG``, else ``$XDG_CONFIG_HOME/torchdrill/config.json``, else
-``~/.config/torchdrill/config.json``.
+The same functions are the light client's CLI (:mod:`torchdrill.cli`) and, registered by
+:func:`register`, the server's ``torchdrill`` (``app/cli/main.py``): one implementation. They raise
+:class:`~torchdrill.errors.ClientError`; :func:`command` prints it and exits with its code.
 """
 
 from __future__ import annotations
 
 import difflib
-import json
-import os
+import functools
 import socket
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, ParamSpec, TypeVar
 from urllib.parse import quote
 
-import httpx
 import typer
 
-from app.cli.output import echo, terminal_safe
-from runner.format.inputs import InputError, read_arguments
-from runner.verdict import Verdict
+from torchdrill.api import Api, client_from_config, error_code
+from torchdrill.config import save_config
+from torchdrill.errors import EXIT_ERROR, EXIT_NOT_ACCEPTED, ClientError
+from torchdrill.output import echo, terminal_safe
+from torchdrill.render import result_lines, status_line
 
-EXIT_NOT_ACCEPTED = 1
-EXIT_ERROR = 2
 POLL_WAIT_S = 5
 DEFAULT_TOKEN_DAYS = 90  # `torchdrill login`'s new token expires after this many days (--expires-in-days)
 
-
-def config_path() -> Path:
-    explicit = os.environ.get("TORCHDRILL_CONFIG")
-    if explicit:
-        return Path(explicit).expanduser()
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "torchdrill" / "config.json"
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def fail(message: str, code: int = EXIT_ERROR) -> typer.Exit:
@@ -45,76 +39,17 @@ def fail(message: str, code: int = EXIT_ERROR) -> typer.Exit:
     return typer.Exit(code)
 
 
-def save_config(data: dict[str, str]) -> Path:
-    """Write the config with 0600 permissions (the token is a password)."""
-    path = config_path()
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as fh:
-        json.dump(data, fh, indent=2)
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, path)
-    return path
+def command(func: Callable[P, R]) -> Callable[P, R]:
+    """A CLI command: a :class:`ClientError` is printed (``error: ...``) and ends it with its code."""
 
-
-def load_config() -> dict[str, str]:
-    path = config_path()
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise fail("not logged in: run `torchdrill login --server URL` first") from None
-    except (OSError, ValueError) as exc:
-        raise fail(f"cannot read {path}: {exc}") from None
-    if not isinstance(data, dict) or not data.get("server") or not data.get("token"):
-        raise fail(f"{path} has no server or token: run `torchdrill login --server URL` again")
-    return {k: str(v) for k, v in data.items()}
-
-
-class Api:
-    """A thin httpx client that turns the API's error shape into clear messages."""
-
-    def __init__(
-        self, server: str, token: str | None = None, transport: httpx.BaseTransport | None = None
-    ) -> None:
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        self.server = server.rstrip("/")
-        self.http = httpx.Client(base_url=self.server, headers=headers, timeout=60.0, transport=transport)
-
-    def request(
-        self, method: str, url: str, *, passing: tuple[str, ...] = (), **kwargs: Any
-    ) -> httpx.Response:
-        """The response; an error answer fails the command, unless its code is in ``passing``."""
+    @functools.wraps(func)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
-            response = self.http.request(method, url, **kwargs)
-        except httpx.HTTPError as exc:
-            raise fail(f"cannot reach {self.server}: {exc}") from None
-        if response.status_code >= 400:
-            if passing and error_code(response) in passing:
-                return response
-            try:
-                body = response.json()
-                message = (
-                    f"{body.get('detail') or body.get('error')} ({response.status_code} {body.get('error')})"
-                )
-            except ValueError:
-                message = f"the server answered {response.status_code}"
-            raise fail(message)
-        return response
+            return func(*args, **kwargs)
+        except ClientError as exc:
+            raise fail(exc.message, exc.code) from None
 
-
-def error_code(response: httpx.Response) -> str | None:
-    """The ``error`` of an error answer, if it has the API's error shape."""
-    try:
-        body = response.json()
-    except ValueError:
-        return None
-    return str(body.get("error")) if isinstance(body, dict) and body.get("error") else None
-
-
-def client_from_config() -> Api:
-    config = load_config()
-    return Api(config["server"], config["token"])
+    return run
 
 
 def login(
@@ -175,10 +110,15 @@ def login(
         token = str(body["access_token"])
         expires = f"expires {body['expires_at'][:10]}" if body.get("expires_at") else "never expires"
         echo(f"new token {body.get('name', '')} ({body.get('scope', '')}; {expires})")
+    echo(remember(server, token))
+
+
+def remember(server: str, token: str) -> str:
+    """Check ``token`` on ``server`` and keep both in the config file; the line that says so."""
     me = Api(server, token).request("GET", "/api/v1/auth/me").json()
     path = save_config({"server": server.rstrip("/"), "token": token, "email": me["email"]})
     premium = " (Premium)" if me.get("premium") else ""
-    echo(f"logged in to {server} as {me['email']}{premium}; token saved in {path}")
+    return f"logged in to {server} as {me['email']}{premium}; token saved in {path}"
 
 
 def list_problems() -> None:
@@ -239,26 +179,9 @@ def pull(
     echo(f"wrote {output} for {problem['title']} (implement {problem['entry_point']})")
 
 
-def _status_line(view: dict[str, Any], started: float) -> str:
-    return f"#{view['id']} {view['status']}… {time.monotonic() - started:.1f}s"
-
-
 def _print_result(view: dict[str, Any]) -> None:
-    known = Verdict.parse(view.get("verdict"))
-    verdict = known.label if known else str(view.get("verdict") or "")
-    echo(f"#{view['id']} {view['mode']}: {verdict.upper()}  {view.get('passed')}/{view.get('total')} passed")
-    if view.get("message"):
-        echo(view["message"])
-    tests = view.get("tests") or []
-    if tests:
-        width = max(len(t["name"]) for t in tests)
-        echo(f"{'case':<{width}}  {'status':<8} {'time':>8}  message")
-        for t in tests:
-            message = (t.get("message") or "").splitlines()[0] if t.get("message") else ""
-            if t.get("public") and t.get("status") == "failed" and t.get("expected") is not None:
-                message = message or f"expected {t['expected']}, got {t.get('actual')}"
-            line = f"{t['name']:<{width}}  {t['status']:<8} {t.get('time_ms', 0):>6.1f}ms  {message}"
-            echo(line)
+    for line in result_lines(view):
+        echo(line)
 
 
 def _read(file: Path) -> str:
@@ -268,11 +191,11 @@ def _read(file: Path) -> str:
         raise fail(f"cannot read {file}: {exc}") from None
 
 
-def _judge(body: dict[str, Any]) -> dict[str, Any]:
-    """POST a submission and follow it to its verdict, showing the status live."""
-    api = client_from_config()
-    started = time.monotonic()
-    live = sys.stdout.isatty()
+def judge(api: Api, body: dict[str, Any], show: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    """POST a submission and follow it to its verdict, calling ``show`` with each unfinished view.
+
+    The terminal redraws a status line with it; a notebook updates a display in place.
+    """
     view: dict[str, Any] = api.request(
         "POST",
         "/api/v1/submissions?wait=true&timeout=2",
@@ -280,12 +203,24 @@ def _judge(body: dict[str, Any]) -> dict[str, Any]:
         headers={"Idempotency-Key": uuid.uuid4().hex},  # a retried request never judges twice
     ).json()
     while view["status"] != "finished":
-        line = _status_line(view, started)
+        show(view)
+        view = api.request("GET", f"/api/v1/submissions/{view['id']}?wait=true&timeout={POLL_WAIT_S}").json()
+    return view
+
+
+def _judge(body: dict[str, Any]) -> dict[str, Any]:
+    """:func:`judge` with the status live on the terminal."""
+    started = time.monotonic()
+    live = sys.stdout.isatty()
+
+    def show(view: dict[str, Any]) -> None:
+        line = status_line(view, time.monotonic() - started)
         if live:  # the CR is the CLI's own (it redraws the line); the server's text is made safe
             typer.echo("\r" + terminal_safe(line), nl=False)
         else:
             echo(line)
-        view = api.request("GET", f"/api/v1/submissions/{view['id']}?wait=true&timeout={POLL_WAIT_S}").json()
+
+    view = judge(client_from_config(), body, show)
     if live:
         typer.echo("\r" + " " * 40 + "\r", nl=False)
     return view
@@ -316,11 +251,13 @@ def run_custom(
     Exit code 0 when both outputs match, 1 when they differ (or your code failed), 2 on errors.
     """
     code = _read(file)
+    text = _read(input_file)  # the server reads it (JSON or Python literals, as data) and names a typo
     try:
-        arguments = read_arguments(_read(input_file))
-    except InputError as exc:  # checked here too, so a typo is named before anything is sent
-        raise fail(f"{input_file}: {exc}") from None
-    view = _judge({"problem": slug, "code": code, "mode": "custom", "input": arguments})
+        view = _judge({"problem": slug, "code": code, "mode": "custom", "input_text": text})
+    except ClientError as exc:
+        if exc.error == "invalid_input":
+            raise ClientError(f"{input_file}: {exc.message}") from None
+        raise
     _print_result(view)
     for case in view.get("tests") or []:
         reference, yours = case.get("expected"), case.get("actual")
@@ -338,9 +275,38 @@ def run_custom(
         raise typer.Exit(EXIT_NOT_ACCEPTED)
 
 
+def hints(
+    slug: Annotated[str, typer.Argument(help="the problem's slug")],
+    reveal_next: Annotated[bool, typer.Option("--next", help="reveal the next hint")] = False,
+) -> None:
+    """The hints you have revealed for SLUG; with --next, reveal one more first."""
+    api = client_from_config()
+    url = f"/api/v1/problems/{quote(slug, safe='')}/hints"
+    body = api.request("POST" if reveal_next else "GET", url + ("/next" if reveal_next else "")).json()
+    if body.get("locked"):
+        raise fail(f"{slug} is a Premium problem: redeem a code on your account page to unlock it", 1)
+    total = body.get("total", 0)
+    if not total:
+        echo(f"{slug} has no hints")
+        return
+    for i, hint in enumerate(body.get("revealed") or [], 1):
+        echo(f"hint {i}/{total}: {hint}")
+    remaining = body.get("remaining", 0)
+    if remaining:
+        echo(f"{remaining} more: torchdrill hints {slug} --next")
+    else:
+        echo("all hints revealed")
+
+
 def register(root: typer.Typer) -> None:
-    root.command("login")(login)
-    root.command("tracks")(tracks)
-    root.command("pull")(pull)
-    root.command("submit")(submit)
-    root.command("run")(run_custom)
+    """The learner commands on ``root`` (the light client's app, or the server's ``torchdrill``).
+
+    ``problems`` (the list) is not among them: the server's ``problems`` is a group whose callback
+    calls :func:`list_problems`.
+    """
+    root.command("login")(command(login))
+    root.command("tracks")(command(tracks))
+    root.command("pull")(command(pull))
+    root.command("submit")(command(submit))
+    root.command("run")(command(run_custom))
+    root.command("hints")(command(hints))
