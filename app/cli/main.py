@@ -4,7 +4,8 @@
 - ``torchdrill problems import|export`` (authoring), ``users`` and ``tokens`` (accounts)
   act on the platform's database directly, for operators;
 - ``submissions rejudge`` judges stored submissions again; ``stats check|rebuild`` (operators);
-- ``login``, ``problems`` (list), ``tracks``, ``pull`` and ``submit`` talk to a server's REST API.
+- ``login``, ``problems`` (list), ``tracks``, ``pull``, ``submit``, ``report`` and ``reports`` talk to a
+  server's REST API.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ for module in (
     "app.cli.stats",
     "app.cli.client",
     "app.cli.courses",
+    "app.cli.reports",
 ):
     try:
         importlib.import_module(module).register(app)
