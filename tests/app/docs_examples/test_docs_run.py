@@ -35,7 +35,9 @@ ROOT = Path(__file__).resolve().parents[3]
 DOCS = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md"]
 FENCE = re.compile(r"(?:<!-- (runs(?::[^>]*)?) -->\n)?```(\w*)\n(.*?)```", re.S)
 MARK = re.compile(r"# => (\d+)((?: [A-Z_]+=\.[\w.]+)*)$")
-TALKS_TO_A_SERVER = re.compile(r"^\s*(curl|torchdrill (login|problems$|tracks|pull|submit|run|report|course))", re.M)
+TALKS_TO_A_SERVER = re.compile(
+    r"^\s*(curl|torchdrill (login|problems$|tracks|pull|submit|run|report|course))", re.M
+)
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,14 @@ def test_every_example_that_talks_to_a_server_is_marked_to_run() -> None:
         if b.marker is None and b.language in ("sh", "bash", "") and TALKS_TO_A_SERVER.search(b.text)
     ]
     assert unmarked == []
-    assert sum(len(b.commands()) for b in blocks() if b.marker == "runs" or (b.marker or "").startswith("runs: needs")) >= 30
+    assert (
+        sum(
+            len(b.commands())
+            for b in blocks()
+            if b.marker == "runs" or (b.marker or "").startswith("runs: needs")
+        )
+        >= 30
+    )
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +137,9 @@ def run(command: Command, env: dict[str, str], workdir: Path) -> tuple[int, str]
     if command.line.startswith("curl "):
         body_file = workdir / "answer.json"
         line = f"{command.line} -o {body_file} -w '%{{http_code}}'"
-        done = subprocess.run(["bash", "-c", line], env=env, cwd=workdir, capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            ["bash", "-c", line], env=env, cwd=workdir, capture_output=True, text=True, timeout=120
+        )
         assert done.returncode == 0, (command.line, done.stderr)
         return int(done.stdout.strip()), body_file.read_text() if body_file.exists() else ""
     done = subprocess.run(["bash", "-c", command.line], env=env, cwd=workdir, capture_output=True, text=True,

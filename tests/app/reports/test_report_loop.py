@@ -21,7 +21,10 @@ from tests.app.authoring.world import World, assign, publish
 from tests.local_smtp import LocalSmtp
 
 # The reference, off by 0.001: beyond the problem's atol of 5e-4, within a fixed one of 5e-3.
-OFF_BY_A_THOUSANDTH = "round(output.detach().norm().item(), 4)", "round(output.detach().norm().item(), 4) + 0.001"
+OFF_BY_A_THOUSANDTH = (
+    "round(output.detach().norm().item(), 4)",
+    "round(output.detach().norm().item(), 4) + 0.001",
+)
 
 
 @pytest.fixture
@@ -55,14 +58,18 @@ def enrol(db: Database, world: World) -> None:
         session.add(CourseMember(course_id=world.course_id, user_id=world.coauthor.user_id, role=INSTRUCTOR))
 
 
-def test_report_answer_fix_rejudge_and_the_reporter_sees_it(world: World, db: Database, smtp: LocalSmtp) -> None:
+def test_report_answer_fix_rejudge_and_the_reporter_sees_it(
+    world: World, db: Database, smtp: LocalSmtp
+) -> None:
     publish(world)
     assert assign(world).status_code == 201
     enrol(db, world)
     code = world.files["solution.py"].replace(*OFF_BY_A_THOUSANDTH)
     assert code != world.files["solution.py"]
     submitted = world.student.api(
-        "POST", "/api/v1/submissions?wait=true&timeout=60", json={"problem": world.slug, "code": code, "mode": "submit"}
+        "POST",
+        "/api/v1/submissions?wait=true&timeout=60",
+        json={"problem": world.slug, "code": code, "mode": "submit"},
     )
     assert submitted.status_code == 200, submitted.text
     view = submitted.json()
@@ -72,8 +79,8 @@ def test_report_answer_fix_rejudge_and_the_reporter_sees_it(world: World, db: Da
     # The student reports from the submission page (a form with the CSRF field).
     page = world.student.web.get(f"/submissions/{view['id']}")
     assert "Report a problem with a test" in page.text and f'value="{hidden}"' in page.text
-    filed = world.student.page_post(f"/submissions/{view['id']}/reports",
-                                    {"case": hidden, "note": "The statement rounds to 3 decimals."})  # fmt: skip
+    note = "The statement rounds to 3 decimals."
+    filed = world.student.page_post(f"/submissions/{view['id']}/reports", {"case": hidden, "note": note})
     assert filed.status_code == 303, filed.text
     mine = world.student.api("GET", "/api/v1/reports").json()["items"]
     assert len(mine) == 1 and mine[0]["case"] == hidden
@@ -98,8 +105,8 @@ def test_report_answer_fix_rejudge_and_the_reporter_sees_it(world: World, db: Da
     assert world.coauthor.api("POST", f"/api/v1/problems/{world.slug}/reports/rejudge").status_code == 404
 
     # The author answers on the page; the reporter is mailed.
-    answered = world.author.page_post(f"/reports/{report_id}/answer",
-                                      {"status": "fixed", "reply": "Right: the tolerance is now 5e-3."})  # fmt: skip
+    reply = "Right: the tolerance is now 5e-3."
+    answered = world.author.page_post(f"/reports/{report_id}/answer", {"status": "fixed", "reply": reply})
     assert answered.status_code == 303, answered.text
     mail = smtp.wait_for(world.student.email)[0]
     assert "answered: fixed" in mail["Subject"]
@@ -114,13 +121,19 @@ def test_report_answer_fix_rejudge_and_the_reporter_sees_it(world: World, db: Da
     assert publish(world) == 2
 
     # Re-judge: the dry run changes nothing, then the run.
-    dry = world.author.api("POST", f"/api/v1/problems/{world.slug}/reports/rejudge", params={"dry_run": "true"})
+    dry = world.author.api(
+        "POST", f"/api/v1/problems/{world.slug}/reports/rejudge", params={"dry_run": "true"}
+    )
     assert dry.status_code == 200, dry.text
     assert dry.json()["targets"] == [{"report_id": report_id, "submission_id": view["id"], "ran_on": 1}]
     assert world.student.api("GET", f"/api/v1/reports/{report_id}").json()["outcome"] is None
-    run = world.author.api("POST", f"/api/v1/problems/{world.slug}/reports/rejudge", params={"dry_run": "false"})
+    run = world.author.api(
+        "POST", f"/api/v1/problems/{world.slug}/reports/rejudge", params={"dry_run": "false"}
+    )
     assert run.status_code == 200 and run.json()["version"] == 2 and not run.json()["dry_run"]
-    again = world.author.api("POST", f"/api/v1/problems/{world.slug}/reports/rejudge", params={"dry_run": "false"})
+    again = world.author.api(
+        "POST", f"/api/v1/problems/{world.slug}/reports/rejudge", params={"dry_run": "false"}
+    )
     assert again.json()["targets"] == []  # re-judged once per version
 
     # The reporter sees the outcome: on the report, on the submission page, and in a mail.
@@ -146,7 +159,9 @@ def test_an_instructor_sees_no_report_on_work_outside_the_course(world: World, d
     assert assign(world).status_code == 201
     code = world.files["solution.py"].replace(*OFF_BY_A_THOUSANDTH)
     submitted = world.student.api(
-        "POST", "/api/v1/submissions?wait=true&timeout=60", json={"problem": world.slug, "code": code, "mode": "run"}
+        "POST",
+        "/api/v1/submissions?wait=true&timeout=60",
+        json={"problem": world.slug, "code": code, "mode": "run"},
     )
     assert submitted.status_code == 200, submitted.text
     view = submitted.json()

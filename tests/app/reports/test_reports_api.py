@@ -17,7 +17,6 @@ from app.kit.db import Database, utcnow
 from app.reports.models import TestReport
 from tests.app.api_v1.conftest import ApiAccount
 
-
 WRONG_SCALE_ROWS = "def scale_rows(x, s):\n    return x * 2\n"
 WRONG_ADD = "def add(a, b):\n    return a - b\n"
 
@@ -33,7 +32,9 @@ def failed_case(view: dict[str, Any], public: bool) -> str:
     return next(t["name"] for t in view["tests"] if t["status"] != "passed" and t["public"] is public)
 
 
-def report(account: ApiAccount, submission_id: int, case: str, note: str = "The tolerance is too strict.") -> Any:
+def report(
+    account: ApiAccount, submission_id: int, case: str, note: str = "The tolerance is too strict."
+) -> Any:
     return account.post(f"/api/v1/submissions/{submission_id}/reports", json={"case": case, "note": note})
 
 
@@ -66,7 +67,9 @@ def test_a_learner_reports_a_hidden_case_and_reads_it_back_without_its_expected_
 
 def test_what_cannot_be_reported(student: ApiAccount, make_account: Callable[..., ApiAccount]) -> None:
     view = judged(student, "add-tensors", WRONG_ADD)
-    passed = judged(student, "sum-of-squares", "def sum_of_squares(x):\n    return float((x ** 2).sum().item())\n")
+    passed = judged(
+        student, "sum-of-squares", "def sum_of_squares(x):\n    return float((x ** 2).sum().item())\n"
+    )
     assert passed["verdict"] == "accepted", passed
     cases = [
         (view["id"], "no-such-case", "A note", 422),
@@ -108,7 +111,9 @@ def test_a_learner_who_lost_premium_reads_no_premium_tests_through_a_report(
     assert refused.status_code == 403 and refused.json()["error"] == "premium_required"
 
 
-def test_reports_are_rate_limited(make_account: Callable[..., ApiAccount], app: FastAPI, db: Database) -> None:
+def test_reports_are_rate_limited(
+    make_account: Callable[..., ApiAccount], app: FastAPI, db: Database
+) -> None:
     learner = make_account()
     per_minute = app.state.settings.reports_per_minute
     ids = [judged(learner, "add-tensors", WRONG_ADD, mode="run")["id"] for _ in range(per_minute + 1)]
@@ -146,7 +151,9 @@ def test_nobody_else_reads_a_report_however_they_ask(
     bare = TestClient(app)
     assert bare.get(f"/api/v1/reports/{report_id}").status_code == 401
     submit_only = token_with(db, student.email, ["submit"])
-    got = student.client.get(f"/api/v1/reports/{report_id}", headers={"Authorization": f"Bearer {submit_only}"})
+    got = student.client.get(
+        f"/api/v1/reports/{report_id}", headers={"Authorization": f"Bearer {submit_only}"}
+    )
     assert got.status_code == 403 and got.json()["error"] == "insufficient_scope"
     read_only = token_with(db, student.email, ["read"])
     filed = student.client.post(
