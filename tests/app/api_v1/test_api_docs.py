@@ -10,7 +10,6 @@ import re
 from fastapi.testclient import TestClient
 
 
-
 def test_openapi_and_docs_page_are_self_hosted(app) -> None:
     client = TestClient(app, follow_redirects=False)
     spec = client.get("/api/v1/openapi.json").json()
