@@ -112,8 +112,11 @@ def shipped_server(tmp_path_factory: pytest.TempPathFactory, runner: JudgeRunner
     upgrade_database(url)
     database = Database(url)
     with database.transaction() as session:
-        report = import_bank(session, ROOT / "problems", runner)
-    assert report.ok, report.summary()
+        first = import_bank(session, ROOT / "problems", runner)
+    if not first.ok:  # a reference timed out on a loaded machine: the import is idempotent, try once more
+        with database.transaction() as session:
+            again = import_bank(session, ROOT / "problems", runner)
+        assert again.ok, f"{first.summary()}\n{again.summary()}"
     app = create_app(settings_for(url), database=database, runner=runner)
     with TestClient(app):  # the lifespan: the judge's dispatcher
         address, server, thread = serve_in_thread(app)
