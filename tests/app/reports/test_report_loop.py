@@ -101,6 +101,20 @@ def test_report_answer_fix_rejudge_and_the_reporter_sees_it(
         assert outsider.web.get(f"/problems/{world.slug}/reports").status_code == 404
         answer = outsider.api("POST", f"/api/v1/reports/{report_id}/answer", json={"status": "not_a_bug"})
         assert answer.status_code == 404
+        on_the_page = outsider.page_post(
+            f"/reports/{report_id}/answer", {"status": "not_a_bug", "reply": "x"}
+        )
+        assert on_the_page.status_code == 404
+        assert (
+            outsider.page_post(f"/problems/{world.slug}/reports/rejudge", {"confirm": "yes"}).status_code
+            == 404
+        )
+        assert outsider.web.get(f"/submissions/{view['id']}").status_code == 404
+    # A form without the session's CSRF token changes nothing.
+    forged = world.author.web.post(
+        f"/reports/{report_id}/answer", data={"status": "not_a_bug", "csrf_token": "x"}
+    )
+    assert forged.status_code == 403
     # Instructors of the course answer but do not re-judge: that is the owners'.
     assert world.coauthor.api("POST", f"/api/v1/problems/{world.slug}/reports/rejudge").status_code == 404
 
