@@ -5,9 +5,10 @@ on 127.0.0.1, and each block marked ``<!-- runs -->`` in ``docs/*.md`` and ``REA
 order, line by line, in one working folder: ``curl`` lines through the real curl (the status in
 the ``# =>`` comment above must be the HTTP status), anything else through bash (the exit code;
 ``torchdrill`` is the real CLI). ``# => 200 NAME=.field`` keeps a field of the JSON answer in
-``$NAME`` for the commands after it. A block marked ``<!-- runs: env -->`` holds the variables this
-test sets itself (its server, a fresh account). An unmarked ``sh`` block that talks to a server
-(``curl`` or ``torchdrill``) fails the test: an example nobody runs goes stale.
+``$NAME`` for the commands after it; a marked ``python`` block runs whole (with the variables in
+its environment) and must exit 0. A block marked ``<!-- runs: env -->`` holds the variables this
+test sets itself (its server, a fresh account). An unmarked block that talks to a server (``curl``,
+``torchdrill``, ``/api/v1`` from Python) fails the test: an example nobody runs goes stale.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ DOCS = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md"]
 FENCE = re.compile(r"(?:<!-- (runs(?::[^>]*)?) -->\n)?```(\w*)\n(.*?)```", re.S)
 MARK = re.compile(r"# => (\d+)((?: [A-Z_]+=\.[\w.]+)*)$")
 TALKS_TO_A_SERVER = re.compile(
-    r"^\s*(curl|torchdrill (login|problems$|tracks|pull|submit|run|report|course))", re.M
+    r"^\s*(curl|torchdrill (login|problems$|tracks|pull|submit|run|report|course))|[\"']/api/v1/", re.M
 )
 
 
@@ -61,6 +62,9 @@ class Block:
         return found.group(1).split() if found else []
 
     def commands(self) -> list[Command]:
+        """The commands of a shell block, each with its expected status (a python block is one)."""
+        if self.language == "python":
+            return [Command(self.doc, 0, {}, self.text)]
         out, mark = [], None
         for raw in self.text.replace("\\\n", " ").splitlines():
             line = raw.strip()
@@ -90,7 +94,9 @@ def test_every_example_that_talks_to_a_server_is_marked_to_run() -> None:
     unmarked = [
         (b.doc, b.text.splitlines()[0])
         for b in blocks()
-        if b.marker is None and b.language in ("sh", "bash", "") and TALKS_TO_A_SERVER.search(b.text)
+        if b.marker is None
+        and b.language in ("sh", "bash", "python", "")
+        and TALKS_TO_A_SERVER.search(b.text)
     ]
     assert unmarked == []
     assert (
@@ -169,6 +175,18 @@ def test_every_marked_example_runs_against_the_shipped_bank(shipped_server: str,
             continue
         missing = [name for name in block.needs if name not in env]
         assert not missing, f"{block.doc}: a block needs {missing}, which no earlier block set"
+        if block.language == "python":
+            done = subprocess.run(
+                [sys.executable, "-c", block.text],
+                env=env,
+                cwd=tmp_path,
+                capture_output=True,
+                text=True,
+                timeout=180,
+            )
+            assert done.returncode == 0, (block.doc, block.text[:80], done.stdout + done.stderr)
+            ran += 1
+            continue
         for command in block.commands():
             status, output = run(command, env, tmp_path)
             assert status == command.expected, (command.doc, command.line, output[-2000:])
