@@ -36,8 +36,11 @@ from app.kit.security import prepare_password_checks
 from app.kit.settings import Settings, get_settings
 from app.kit.web import ROOT, DatabaseSlot, render
 from app.problems import api as problem_api
+from app.reports import api as report_api
+from app.reports import pages as report_pages
 from app.scaleout.judging_setup import setup_judging
 from app.site import account_pages, problem_pages, track_pages
+from app.site import submission_pages as submission_detail_pages
 from app.submissions import api as submission_api
 from app.submissions import pages as submission_pages
 from app.submissions.dispatch import Dispatcher, ResultWaiter
@@ -195,9 +198,12 @@ def create_app(
         problem_api.router,
         hint_api.router,
         api_v1_router,
+        report_api.router,
         problem_pages.router,
         track_pages.router,
         submission_pages.router,
+        submission_detail_pages.router,
+        report_pages.router,
         auth_pages.router,
         reset_pages.router,
         two_factor_pages.router,

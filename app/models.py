@@ -9,6 +9,7 @@ from app.hints.models import HintReveal
 from app.kit.db import Base
 from app.problems.models import Problem, ProblemOwner, ProblemTag, ProblemVersion, Track
 from app.progress.models import LearnerProblem, ProblemStats
+from app.reports.models import TestReport
 from app.submissions.models import Submission, SubmissionGate
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "Regrade",
     "Submission",
     "SubmissionGate",
+    "TestReport",
     "Track",
     "User",
 ]

@@ -30,9 +30,9 @@ class RequestLimiter(Protocol):
         """Count one request of ``user_id``; raise ``TooManyRequests`` beyond ``per_minute``."""
 
 
-def _refuse(per_minute: int, wait_s: float) -> TooManyRequests:
+def _refuse(per_minute: int, wait_s: float, noun: str = "API requests") -> TooManyRequests:
     return TooManyRequests(
-        f"At most {per_minute} API requests a minute; try again in {max(1, math.ceil(wait_s))} s.",
+        f"At most {per_minute} {noun} a minute; try again in {max(1, math.ceil(wait_s))} s.",
         retry_after_s=wait_s,
     )
 
@@ -40,7 +40,8 @@ def _refuse(per_minute: int, wait_s: float) -> TooManyRequests:
 class LocalRequestLimiter:
     """The window of each user's request times, in this process."""
 
-    def __init__(self) -> None:
+    def __init__(self, noun: str = "API requests") -> None:
+        self.noun = noun
         self._lock = threading.Lock()
         self._hits: dict[int, deque[float]] = {}
 
@@ -51,7 +52,7 @@ class LocalRequestLimiter:
             while hits and hits[0] <= now - WINDOW_S:
                 hits.popleft()
             if len(hits) >= per_minute:
-                raise _refuse(per_minute, hits[0] + WINDOW_S - now)
+                raise _refuse(per_minute, hits[0] + WINDOW_S - now, self.noun)
             hits.append(now)
             if len(self._hits) > 10_000:  # forget idle users now and then
                 for uid in [u for u, h in self._hits.items() if not h or h[-1] <= now - WINDOW_S]:
@@ -82,25 +83,31 @@ class RedisRequestLimiter:
     service, it must not be what takes the API down.
     """
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: redis.Redis, key_prefix: str = KEY_PREFIX, noun: str = "API requests") -> None:
         self.client = client
+        self.key_prefix = key_prefix
+        self.noun = noun
         self._script = client.register_script(_HIT)
 
     def hit(self, user_id: int, per_minute: int) -> None:
         try:
             wait = self._script(
-                keys=[f"{KEY_PREFIX}{user_id}"], args=[per_minute, WINDOW_S, uuid.uuid4().hex]
+                keys=[f"{self.key_prefix}{user_id}"], args=[per_minute, WINDOW_S, uuid.uuid4().hex]
             )
         except redis.RedisError as exc:
             log.warning("request limit not applied (Redis unavailable: %s)", exc)
             return
         if wait:
-            raise _refuse(per_minute, float(wait))
+            raise _refuse(per_minute, float(wait), self.noun)
 
 
-def make_limiter(settings: Settings) -> RequestLimiter:
+def make_limiter(
+    settings: Settings, key_prefix: str = KEY_PREFIX, noun: str = "API requests"
+) -> RequestLimiter:
+    """A limiter of its own window: ``key_prefix`` (in Redis) names what it counts, ``noun`` says
+    it in the refusal (the API's requests by default; test reports have theirs)."""
     if settings.broker_url:
         from app.kit.broker import make_redis
 
-        return RedisRequestLimiter(make_redis(settings))
-    return LocalRequestLimiter()
+        return RedisRequestLimiter(make_redis(settings), key_prefix, noun)
+    return LocalRequestLimiter(noun)

@@ -44,6 +44,8 @@ class Settings(BaseSettings):
     # REST API v1 per-user limits (requests per minute; submissions per minute, counted in the database).
     api_requests_per_minute: int = Field(default=600, ge=1, le=1_000_000)
     api_submissions_per_minute: int = Field(default=30, ge=1, le=1_000_000)
+    # "I think this test is wrong" reports a learner may file a minute (pages, API and CLI alike).
+    reports_per_minute: int = Field(default=5, ge=1, le=1_000_000)
     api_page_size: int = Field(default=50, ge=1, le=500)
     # Scale-out (docs/deploy.md): a broker URL switches judging to runner workers behind Celery.
     broker_url: str | None = None

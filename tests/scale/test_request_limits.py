@@ -67,3 +67,19 @@ def test_the_broker_setting_picks_the_shared_limiter(redis_server: RedisServer) 
     assert isinstance(make_limiter(Settings(env="development")), LocalRequestLimiter)
     shared = make_limiter(Settings(env="development", broker_url=redis_server.url()))
     assert isinstance(shared, RedisRequestLimiter)
+
+
+def test_test_reports_count_in_a_window_of_their_own(redis_server: RedisServer) -> None:
+    """The reports limiter (``app.reports.deps``) shares Redis, not the API requests' window."""
+    from app.reports.deps import LIMIT_KEY_PREFIX
+
+    client = redis.Redis.from_url(redis_server.url())
+    requests = RedisRequestLimiter(client)
+    reports = RedisRequestLimiter(client, LIMIT_KEY_PREFIX, "test reports")
+    for _ in range(2):
+        reports.hit(user_id=4301, per_minute=2)
+    with pytest.raises(TooManyRequests) as refused:
+        reports.hit(user_id=4301, per_minute=2)
+    assert refused.value.detail.startswith("At most 2 test reports a minute")
+    requests.hit(user_id=4301, per_minute=2)  # the user's API requests are not counted with them
+    requests.hit(user_id=4301, per_minute=2)

@@ -21,6 +21,7 @@ from urllib.parse import quote
 
 import typer
 
+from torchdrill import reports
 from torchdrill.api import Api, client_from_config, error_code
 from torchdrill.config import save_config
 from torchdrill.errors import EXIT_ERROR, EXIT_NOT_ACCEPTED, ClientError
@@ -310,3 +311,4 @@ def register(root: typer.Typer) -> None:
     root.command("submit")(command(submit))
     root.command("run")(command(run_custom))
     root.command("hints")(command(hints))
+    reports.register(root, command)

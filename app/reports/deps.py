@@ -1,0 +1,70 @@
+"""Who calls the reports API: a session user (with the CSRF token on writes) or a token's owner.
+
+A token needs ``read`` to read reports, ``submit`` to file one and ``teach`` to answer and
+re-judge (403 ``insufficient_scope`` without it); the rights on a report are
+:mod:`app.reports.access`'s. Reports have their own rate limit (``TORCHDRILL_REPORTS_PER_MINUTE``),
+in the app's limiter (per process, or in Redis when scaled out).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from app.accounts.deps import ApiCaller, OptionalApiCaller, OptionalUser
+from app.accounts.models import User
+from app.accounts.reset_pages import get_mailer
+from app.kit.errors import LoginRequired
+from app.kit.limits import RequestLimiter, make_limiter
+from app.kit.links import public_url
+from app.kit.web import SettingsDep, require_csrf
+from app.reports.service import Notifier
+
+LIMIT_KEY_PREFIX = "torchdrill:test-reports:"
+
+
+def _caller(session_user: User | None, caller: ApiCaller | None, scope: str) -> User:
+    user = caller.require(scope) if caller is not None else session_user
+    if user is None:
+        raise LoginRequired()
+    return user
+
+
+def report_reader(session_user: OptionalUser, caller: OptionalApiCaller) -> User:
+    return _caller(session_user, caller, "read")
+
+
+async def _writer(request: Request, session_user: User | None, caller: ApiCaller | None, scope: str) -> User:
+    user = _caller(session_user, caller, scope)
+    if caller is None:
+        await require_csrf(request)
+    return user
+
+
+async def report_filer(request: Request, session_user: OptionalUser, caller: OptionalApiCaller) -> User:
+    return await _writer(request, session_user, caller, "submit")
+
+
+async def report_answerer(request: Request, session_user: OptionalUser, caller: OptionalApiCaller) -> User:
+    return await _writer(request, session_user, caller, "teach")
+
+
+async def get_report_limiter(request: Request) -> RequestLimiter:
+    limiter: RequestLimiter | None = getattr(request.app.state, "report_limiter", None)
+    if limiter is None:
+        limiter = request.app.state.report_limiter = make_limiter(
+            request.app.state.settings, LIMIT_KEY_PREFIX, "test reports"
+        )
+    return limiter
+
+
+async def get_notifier(request: Request, settings: SettingsDep) -> Notifier:
+    return Notifier(get_mailer(request, settings), public_url(settings).rstrip("/"))
+
+
+ReportReader = Annotated[User, Depends(report_reader)]
+ReportFiler = Annotated[User, Depends(report_filer)]
+ReportAnswerer = Annotated[User, Depends(report_answerer)]
+ReportLimiter = Annotated[RequestLimiter, Depends(get_report_limiter)]
+NotifierDep = Annotated[Notifier, Depends(get_notifier)]
