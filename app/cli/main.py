@@ -4,10 +4,9 @@
 - ``torchdrill problems import|export`` (authoring), ``users`` and ``tokens`` (accounts)
   act on the platform's database directly, for operators;
 - ``submissions rejudge`` judges stored submissions again; ``stats check|rebuild`` (operators);
-- ``login``, ``problems`` (list), ``tracks``, ``pull``, ``submit``, ``run``, ``hints``, ``report`` and ``reports`` talk to a
-  server's REST API: they are the light client's commands (``clients/python``, package
+- ``login``, ``problems`` (list), ``tracks``, ``pull``, ``submit``, ``run``, ``hints``, ``report``
+  and ``reports`` talk to a server's REST API: they are the light client's commands (``clients/python``, package
   ``torchdrill``), registered here as they are in its own ``torchdrill``: one implementation.
-  ``report`` and ``reports`` (test reports) are among them.
 """
 
 from __future__ import annotations
