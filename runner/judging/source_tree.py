@@ -30,7 +30,8 @@ class SourceTree:
         self.nodes: list[ast.AST] = [tree]
         self.parents: dict[ast.AST, ast.AST] = {}
         own: set[str] = set()
-        nodes, parents, node_type = self.nodes, self.parents, ast.AST
+        # ``Load``/``Store``/``Del`` are shared by every expression and hold nothing: not walked.
+        nodes, parents, node_type, context = self.nodes, self.parents, ast.AST, ast.expr_context
         i = 0
         while i < len(nodes):
             parent = nodes[i]
@@ -38,8 +39,9 @@ class SourceTree:
             for field in parent._fields:
                 value = getattr(parent, field, None)
                 if isinstance(value, node_type):
-                    parents[value] = parent
-                    nodes.append(value)
+                    if not isinstance(value, context):
+                        parents[value] = parent
+                        nodes.append(value)
                 elif isinstance(value, list):
                     for item in value:
                         if isinstance(item, node_type):
