@@ -18,7 +18,7 @@ not known without importing torch, which the host does not do). A name used thro
 attribute names are all read as the attribute they name. Python normalises identifiers (NFKC)
 while parsing, so ``ｅｘｅｃ`` is ``exec`` here too.
 
-:func:`check` parses and walks the source once (0.4 ms for the seed problem's reference) and
+:func:`check` parses and walks the source once (what it costs: docs/benchmarks.md) and
 returns the first :class:`Refusal` (line, column, rule, a message for the learner) or None. A
 problem may allow what it needs (``[source_policy] allow`` in ``problem.toml``, with a reason; see
 docs/authoring.md). The rules themselves, as data with their reasons, are in

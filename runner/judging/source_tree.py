@@ -24,15 +24,31 @@ def _static_or_class(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 class SourceTree:
     def __init__(self, tree: ast.Module) -> None:
         self.tree = tree
-        # One walk: every node in order, each node's parent, and the solution's own private names.
-        self.nodes: list[ast.AST] = []
+        # One walk (breadth first, as ``ast.walk``): every node in order, each node's parent, and
+        # the solution's own private names. The children are read from each node's ``_fields``
+        # directly, once: ``ast.walk`` and ``ast.iter_child_nodes`` would read them twice.
+        self.nodes: list[ast.AST] = [tree]
         self.parents: dict[ast.AST, ast.AST] = {}
         own: set[str] = set()
-        for parent in ast.walk(tree):
-            self.nodes.append(parent)
-            for child in ast.iter_child_nodes(parent):
-                self.parents[child] = parent
-            own.update(self._defined_private(parent))
+        # ``Load``/``Store``/``Del`` are shared by every expression and hold nothing: not walked.
+        nodes, parents, node_type, context = self.nodes, self.parents, ast.AST, ast.expr_context
+        i = 0
+        while i < len(nodes):
+            parent = nodes[i]
+            i += 1
+            for field in parent._fields:
+                value = getattr(parent, field, None)
+                if isinstance(value, node_type):
+                    if not isinstance(value, context):
+                        parents[value] = parent
+                        nodes.append(value)
+                elif isinstance(value, list):
+                    for item in value:
+                        if isinstance(item, node_type):
+                            parents[item] = parent
+                            nodes.append(item)
+            if isinstance(parent, ast.Attribute | ast.ClassDef):
+                own.update(self._defined_private(parent))
         self.own_private = frozenset(n for n in own if n.startswith("_") and not is_dunder(n))
         # The solution's classes and the methods that take an instance: such a method reached
         # through its class could be handed any object as `self` (`A.method(torch.nn)`).

@@ -52,6 +52,31 @@ def _under(path: str, prefix: str) -> bool:
     return path == prefix or path.startswith(prefix + ".")
 
 
+_DENIED_ORDER = {denied: i for i, denied in enumerate(DENIED_TORCH)}
+
+
+def _denied_torch(path: str) -> str | None:
+    """The first entry of ``DENIED_TORCH`` that ``path`` is under, or None: each of the path's
+    dotted prefixes looked up, rather than every entry tried against the path."""
+    parts = path.split(".")
+    found = [p for p in (".".join(parts[:k]) for k in range(1, len(parts) + 1)) if p in _DENIED_ORDER]
+    return min(found, key=_DENIED_ORDER.__getitem__, default=None)
+
+
+# Every kind of node :meth:`SourceWalk._node` has a rule for.
+_WALKED = (
+    ast.Attribute,
+    ast.Name,
+    ast.Call,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.MatchClass,
+    ast.Global,
+    ast.Nonlocal,
+)
+
+
 class SourceWalk:
     def __init__(self, tree: ast.Module, allow: frozenset[str]) -> None:
         self.tree = SourceTree(tree)
@@ -70,7 +95,8 @@ class SourceWalk:
             if isinstance(node, ast.Import | ast.ImportFrom):
                 yield from self._import(node)
         for node in self.tree.nodes:
-            yield from self._node(node)
+            if isinstance(node, _WALKED):  # the kinds of node _node reads; most nodes are none of them
+                yield from self._node(node)
 
     def _refuse(self, node: ast.AST, rule: str, message: str) -> Refusal:
         end = (getattr(node, "end_lineno", 0) or 0, getattr(node, "end_col_offset", 0) or 0)
@@ -138,10 +164,11 @@ class SourceWalk:
                     "underscore). Exercises are about public PyTorch: use the documented name instead.",
                 )
             return
-        for denied, why in DENIED_TORCH.items():
-            if _under(path, denied):
-                yield self._refuse(node, "torch-internals", f"`{denied}` is not allowed here: {why}.")
-                return
+        denied = _denied_torch(path)
+        if denied is not None:
+            why = DENIED_TORCH[denied]
+            yield self._refuse(node, "torch-internals", f"`{denied}` is not allowed here: {why}.")
+            return
         escape = next((p for p in path.split(".")[1:] if p in MODULE_ESCAPES), None)
         if escape is not None:
             yield self._refuse(node, "module", f"`{path}` is not allowed: it reaches the `{escape}` module.")
