@@ -107,12 +107,13 @@ def test_the_read_only_class_cannot_be_changed_or_taken_off(runner: Runner) -> N
 
 
 def test_ordinary_module_use_still_works(runner: Runner) -> None:
-    """Importing a submodule not loaded yet binds it on its package; reading modules is untouched."""
+    """Reading and calling through the read-only modules is untouched; so is a learner's own module."""
     code = solution(PROBLEM).replace(
         "def swish(x):\n",
-        "def swish(x):\n    import statistics\n    import torch.utils.flop_counter\n"
-        "    assert torch.utils.flop_counter.__name__ == 'torch.utils.flop_counter'\n"
-        "    assert statistics.mean([1, 2]) == 1.5\n",
+        "def swish(x):\n    import functools, math, sys\n"
+        "    assert functools.reduce(lambda a, b: a + b, [1, 2]) == 3 and math.isclose(1.0, 1.0)\n"
+        "    assert isinstance(torch.autograd, type(math)) and torch.autograd.grad is not None\n"
+        "    sys.modules[__name__].helper = 1\n",
     )
     assert judge(runner, PROBLEM, code).accepted
 
