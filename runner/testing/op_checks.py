@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from runner.testing import guard
-from runner.testing.ops import DEFAULT_SIZES, OpsObserver, interceptable
+from runner.testing.op_names import interceptable
+from runner.testing.ops import DEFAULT_SIZES, OpsObserver
 
 
 def _observer() -> OpsObserver | None:
