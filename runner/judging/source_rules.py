@@ -57,7 +57,9 @@ DENIED_TORCH = {
     "torch.utils.bundled_inputs": "it builds TorchScript code",
     "torch.utils.mobile_optimizer": "it builds TorchScript code",
     "torch.utils.jit": "it builds TorchScript code",
-    "torch.utils.dlpack": "it shares a tensor's memory below its version counter, where a write leaves no trace",
+    "torch.utils.dlpack": (
+        "it shares a tensor's memory below its version counter, where a write leaves no trace"
+    ),
 }
 # Builtins that run code from strings, reach frames and namespaces, or open files.
 DENIED_BUILTINS = {

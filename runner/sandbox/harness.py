@@ -182,9 +182,7 @@ def _writers(
     return channel.send, values.encode
 
 
-def load_module(
-    name: str, code: types.CodeType, filename: str, judges: bool = False
-) -> types.ModuleType:
+def load_module(name: str, code: types.CodeType, filename: str, judges: bool = False) -> types.ModuleType:
     """``judges``: the module is the problem's ``tests.py``, whose code may rebind what it wraps in
     the modules the judge made read-only (``runner.testing.frozen_modules``), and which becomes
     read-only itself."""

@@ -40,7 +40,9 @@ BELOW_THE_COUNTER = {
     "return out",
     "DLPack": "y = torch.from_dlpack(x)\nsaved = y.clone()\ny.sub_(y.mean(dim=1, keepdim=True))\n"
     "out = y.clone()\ny.copy_(saved)\nreturn out",
-    "torch.utils.dlpack": "import torch.utils.dlpack as d\ny = d.from_dlpack(d.to_dlpack(x))\nreturn y - y.mean(1, True)",
+    "torch.utils.dlpack": (
+        "import torch.utils.dlpack as d\ny = d.from_dlpack(d.to_dlpack(x))\nreturn y - y.mean(1, True)"
+    ),
     "__array_interface__": "info = x.__array_interface__\nreturn x - x.mean(dim=1, keepdim=True)",
     "storage": "s = x.storage()\nreturn x - x.mean(dim=1, keepdim=True)",
     "data_ptr": "p = x.data_ptr()\nreturn x - x.mean(dim=1, keepdim=True)",
@@ -92,10 +94,13 @@ EXTENSION_POINTS = {
     "warnings filters": "import warnings\nwarnings.simplefilter('ignore')",
     "__init_subclass__": "class Base:\n    def __init_subclass__(cls):\n        pass",
     "__torch_function__ on a plain class": (
-        "class Fake:\n    @classmethod\n    def __torch_function__(cls, f, t, a=(), k=None):\n        return 0"
+        "class Fake:\n    @classmethod\n"
+        "    def __torch_function__(cls, f, t, a=(), k=None):\n        return 0"
     ),
     "__torch_function__ set on a class": "class Fake:\n    pass\nsetattr(Fake, '__torch_function__', 0)",
-    "a pushed TorchFunctionMode": "from torch.overrides import TorchFunctionMode\nTorchFunctionMode().__enter__()",
+    "a pushed TorchFunctionMode": (
+        "from torch.overrides import TorchFunctionMode\nTorchFunctionMode().__enter__()"
+    ),
     "a pushed dispatch mode": "from torch.utils._python_dispatch import TorchDispatchMode",
     "gc.get_objects": "import gc\njudge = gc.get_objects()",
 }

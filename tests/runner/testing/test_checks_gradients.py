@@ -32,7 +32,8 @@ def test_a_wrong_backward_is_named_with_its_finite_difference_error(runner: Runn
     assert result.verdict == "wrong_answer"
     message = failed_message(result, "gradient_matches_finite_differences")
     assert re.fullmatch(
-        r"Breaks rule exact-backward: Gradient check: d\(output\)/d\(x\) differs from finite differences: max abs error [0-9.e-]+ "
+        r"Breaks rule exact-backward: Gradient check: d\(output\)/d\(x\) differs from finite differences: "
+        r"max abs error [0-9.e-]+ "
         r"at index \[\d+, \d+\]\. The statement says: “backward returns the exact derivative .*”",
         message,
     ), message
@@ -75,7 +76,8 @@ def test_a_backward_that_is_not_differentiable_fails_the_second_order_check_only
     result = judge(runner, NAME, mutant(NAME, "detached_backward.py"))
     assert [c.name for c in result.cases if c.status != "passed"] == ["second_derivative"]
     assert failed_message(result, "second_derivative") == (
-        "Breaks rule differentiable-backward: Gradient check: d²(output)/d(x)² is missing: your backward is not differentiable itself "
+        "Breaks rule differentiable-backward: Gradient check: d²(output)/d(x)² is missing: "
+        "your backward is not differentiable itself "
         "(it detaches its inputs or runs under torch.no_grad()). The statement says: “backward uses "
         "differentiable torch operations, so second derivatives work too.”"
     )
@@ -85,7 +87,8 @@ def test_a_modules_parameters_are_checked_by_name(runner: Runner) -> None:
     result = judge(runner, "linear-function", mutant("linear-function", "bias_mean.py"))
     message = failed_message(result, "layer_gradients")
     assert re.fullmatch(
-        r"Breaks rule exact-backward: Gradient check: d\(output\)/d\(bias\) differs from finite differences: max abs error [0-9.e-]+ "
+        r"Breaks rule exact-backward: Gradient check: d\(output\)/d\(bias\) differs from finite differences: "
+        r"max abs error [0-9.e-]+ "
         r"at index \[\d\]\. The statement says: “`backward` returns .*”",
         message,
     ), message
