@@ -13,8 +13,10 @@ from __future__ import annotations
 import pytest
 
 from runner.engine import Runner
+from runner.format.problem import load_problem_dir
 from runner.verdict import Verdict
 from tests.runner.checks_support import judge, solution
+from tests.runner.conftest import BANK
 
 PROBLEM = "swish-backward"
 READ_ONLY = "read-only while your code runs"
@@ -138,3 +140,34 @@ def test_namespace_writes_are_refused_by_the_source_policy(checked_runner: Runne
     result = judge(checked_runner, PROBLEM, code)
     assert result.verdict == Verdict.COMPILE_ERROR, result
     assert "not allowed" in result.message, result.message
+
+
+# A problem's own counter (clip-gradients' tests.py wraps torch's clipping functions per case, from
+# tests.py, which may): the learner puts the original back inside the case to go uncounted.
+UNDO_THE_COUNTER = """import torch
+
+SAVED = torch.nn.utils.clip_grad_norm_
+
+
+def clip_grad_norm(parameters, max_norm):
+    utils = torch.nn.utils
+    utils.clip_grad_norm_ = SAVED  # the counter's wrapper taken off
+    return utils.clip_grad_norm_(list(parameters), max_norm)
+
+
+def clip_grad_value(parameters, clip_value):
+    with torch.no_grad():
+        for p in parameters:
+            if p.grad is not None:
+                p.grad.clamp_(-clip_value, clip_value)
+"""
+
+
+def test_a_problems_counter_cannot_be_taken_off(runner: Runner) -> None:
+    problem = load_problem_dir(BANK / "clip-gradients")
+    result = runner.judge(
+        runner.job_for(problem, runner.compute_expectations(problem), UNDO_THE_COUNTER, "submit")
+    )
+    assert not result.accepted
+    found = next(c for c in result.cases if c.name == "no_builtin_clipping")
+    assert found.status == "error" and READ_ONLY in found.message, (found.status, found.message)
