@@ -13,18 +13,21 @@ loaded — torch's, the standard library's, the judge's — the class :class:`Re
 ``__setattr__`` and ``__delattr__`` are sealed functions (``runner.testing.sealed``): they refuse,
 with ``TypeError``, to rebind or delete any name, unless
 
-* the caller is the judge's own code: a frame whose globals are a ``runner`` module's or the
-  problem's ``tests.py``'s (:func:`trust_tests`; a problem's counters wrap torch's functions per case),
-  told apart by the identity of the frame's globals, which judged code cannot forge; or
+* the caller is the problem's ``tests.py`` (a frame whose globals are its module's, recorded by
+  :func:`trust_tests` before it runs: a problem's counters wrap torch's functions per case), told
+  apart by the identity of the frame's globals, which judged code cannot forge; or
 * the name is new and the value is the submodule ``sys.modules`` holds under that name (the
   import system binds a submodule on its package when it is first imported).
 
-The class is immutable (``sealed.make_immutable``) and registered in ``sealed.SEALED_TYPES``, so
-once the guard is in force a module's ``__class__`` cannot be put back (the audit hook refuses it)
-and ``ReadOnlyModule.__setattr__ = …`` raises ``TypeError`` like a built-in type's. What stays
-open at run time (a module's namespace written as a dict: ``vars(m)``, ``m.__dict__``,
-``object.__setattr__``, ``importlib.reload``, ``sys.modules``) is what the source policy refuses by
-name: none of those spellings is allowed to judged code (docs/security.md says which).
+The judge's own code (the guard's patches, ``shifted_seed``) writes through the base class's
+setter (``sealed.set_attribute``, like ``object.__setattr__``) and is trusted for nothing here. The
+class is immutable (``sealed.make_immutable``) and registered in ``sealed.SEALED_TYPES``: a
+module's ``__class__`` assignment meets the sealed ``__setattr__`` (or, through
+``object.__setattr__``, the guard's audit hook), and ``ReadOnlyModule.__setattr__ = …`` raises
+``TypeError`` like a built-in type's. What stays open at run time (a module's namespace written as
+a dict: ``vars(m)``, ``m.__dict__``; ``object.__setattr__``, ``importlib.reload``, ``sys.modules``,
+the judge's own ``set_attribute``) is what the source policy refuses by name: none of those
+spellings, nor ``runner``, is allowed to judged code (docs/security.md says which).
 
 Left writable: ``sys`` (the harness redirects ``sys.stdout`` per case), ``warnings``
 (``catch_warnings`` rebinds its functions, and torch uses it), ``__main__``, and modules whose class
@@ -50,7 +53,6 @@ DELETE: Any = None
 NAMESPACE: Any = None
 GET_FRAME: Any = None
 MODULES: Any = None
-TRUSTED: Any = None
 TESTS: Any = None
 STR_COPY: Any = None
 STR_OF: Any = None
@@ -58,14 +60,9 @@ TRUSTED_CALLER: Any = None
 
 
 def _trusted_caller_template() -> bool:
-    """Whether the code that assigned (two frames up: past the sealed ``__setattr__``) is the judge's."""
-    caller = GET_FRAME(2).f_globals
-    if caller is TESTS[0]:
-        return True
-    for namespace in TRUSTED:  # noqa: SIM110 (a sealed template has no generator expressions)
-        if caller is namespace:
-            return True
-    return False
+    """Whether the code that assigned (two frames up: past the sealed ``__setattr__``) is the
+    problem's ``tests.py``."""
+    return GET_FRAME(2).f_globals is TESTS[0]
 
 
 def _set_template(module: Any, name: Any, value: Any) -> None:
@@ -115,20 +112,10 @@ sealed.prepare(_trusted_caller_template, _set_template, _delete_template, _trust
 _TESTS_SLOT: list[Any] = [None]
 
 
-def _runner_namespaces() -> tuple[dict[str, Any], ...]:
-    return tuple(
-        vars(m)
-        for name, m in list(sys.modules.items())
-        if isinstance(m, types.ModuleType) and (name == "runner" or name.startswith("runner."))
-    )
-
-
 def _make_class() -> tuple[type, Any]:
     module_attributes: Any = types.ModuleType.__dict__
     namespace_of = module_attributes["__dict__"].__get__  # the C member: no Python code runs
-    trusted = sealed.seal(
-        _trusted_caller_template, GET_FRAME=sys._getframe, TRUSTED=_runner_namespaces(), TESTS=_TESTS_SLOT
-    )
+    trusted = sealed.seal(_trusted_caller_template, GET_FRAME=sys._getframe, TESTS=_TESTS_SLOT)
     common = {"STR_COPY": str.__str__, "STR_OF": str, "NAMESPACE": namespace_of, "TRUSTED_CALLER": trusted}
     setter = sealed.seal(_set_template, SET=types.ModuleType.__setattr__, MODULES=sys.modules, **common)
     deleter = sealed.seal(_delete_template, DELETE=types.ModuleType.__delattr__, **common)
