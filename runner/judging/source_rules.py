@@ -57,6 +57,9 @@ DENIED_TORCH = {
     "torch.utils.bundled_inputs": "it builds TorchScript code",
     "torch.utils.mobile_optimizer": "it builds TorchScript code",
     "torch.utils.jit": "it builds TorchScript code",
+    "torch.utils.dlpack": (
+        "it shares a tensor's memory below its version counter, where a write leaves no trace"
+    ),
 }
 # Builtins that run code from strings, reach frames and namespaces, or open files.
 DENIED_BUILTINS = {
@@ -136,6 +139,15 @@ DENIED_ATTRIBUTES = {
         "it reaches the interpreter's frames and code",
     ),
     "mro": "it walks the class hierarchy",
+    **dict.fromkeys(
+        ("untyped_storage", "storage", "set_", "from_dlpack", "to_dlpack", "data_ptr"),
+        "it reaches a tensor's memory below its version counter, where a write leaves no trace "
+        "(use tensor operations)",
+    ),
+    "numpy": (
+        "it shares the tensor's memory with a numpy array, whose writes the judge cannot see "
+        "(use tensor operations; `.tolist()` reads values; a problem that needs numpy allows it)"
+    ),
     "redispatch": "it calls a kernel below the dispatcher, where the judge cannot see it",
     "format_map": "it reads attributes by names written in a string",
     "get_type_hints": "it evaluates strings as code",

@@ -30,7 +30,7 @@ from typing import Any
 from runner import testing
 from runner.records import values
 from runner.sandbox import compiled, sealed_records
-from runner.testing import guard, sealed
+from runner.testing import frozen_modules, guard, sealed
 
 SOLUTION_FILE = "solution.py"
 TESTS_FILE = "tests.py"
@@ -182,9 +182,14 @@ def _writers(
     return channel.send, values.encode
 
 
-def load_module(name: str, code: types.CodeType, filename: str) -> types.ModuleType:
+def load_module(name: str, code: types.CodeType, filename: str, judges: bool = False) -> types.ModuleType:
+    """``judges``: the module is the problem's ``tests.py``, whose code may rebind what it wraps in
+    the modules the judge made read-only (``runner.testing.frozen_modules``), and which becomes
+    read-only itself."""
     module = types.ModuleType(name)
     module.__file__ = filename
+    if judges:
+        frozen_modules.trust_tests(module)
     sys.modules[name] = module
     exec(code, module.__dict__)
     return module
@@ -234,7 +239,9 @@ def run(
 
     testing.reset_registry()
     try:
-        tests_module = load_module("torchdrill_tests", compiled.tests_code(payload, tests_path), tests_path)
+        tests_module = load_module(
+            "torchdrill_tests", compiled.tests_code(payload, tests_path), tests_path, judges=True
+        )
     except BaseException as exc:  # the instructor's tests are broken: not the learner's fault
         send({"type": "tests_error", "message": "".join(traceback.format_exception_only(exc))[-2000:]})
         return

@@ -26,6 +26,7 @@ def warm_up() -> dict[str, str]:
 
     import runner.sandbox.harness
     import runner.testing
+    import runner.testing.frozen_modules
     import runner.testing.guard
 
     torch.set_num_threads(1)
@@ -35,6 +36,8 @@ def warm_up() -> dict[str, str]:
     torch_seeder()
     numpy_seeder()
     exercise()
+    # Last: every module loaded so far is read-only to judged code from every job on.
+    runner.testing.frozen_modules.freeze()
     return {"python": sys.version.split()[0], "torch": torch.__version__.split("+")[0]}
 
 

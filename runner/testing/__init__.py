@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from runner.testing import guard
+from runner.testing import guard, sealed
 
 # Checks of *how* the code works, judged on the host from events (runner/testing/op_checks.py).
 from runner.testing.op_checks import assert_vectorised as assert_vectorised
@@ -119,14 +119,15 @@ def shifted_seed(offset: int) -> Iterator[None]:
     def manual_seed(seed: int) -> Any:
         return original(int(seed) + offset)
 
-    torch.manual_seed = manual_seed
-    torch.random.manual_seed = manual_seed
+    # Through the base class's setter: torch's modules are read-only to judged code (frozen_modules).
+    sealed.set_attribute(torch, "manual_seed", manual_seed)
+    sealed.set_attribute(torch.random, "manual_seed", manual_seed)
     original(offset)
     try:
         yield
     finally:
-        torch.manual_seed = original
-        torch.random.manual_seed = original
+        sealed.set_attribute(torch, "manual_seed", original)
+        sealed.set_attribute(torch.random, "manual_seed", original)
 
 
 _HOOK_METHODS = (

@@ -536,9 +536,10 @@ def test_garbage_on_the_result_channel_fails(judge_probe: JudgeFn) -> None:
 def test_monkeypatching_comparison_helpers_changes_nothing(judge_probe: JudgeFn) -> None:
     src = code("""
         import torch, math
-        torch.allclose = lambda *a, **k: True
-        torch.equal = lambda *a, **k: True
-        math.isclose = lambda *a, **k: True
+        # Through the namespaces as dicts (the modules themselves are read-only): the host compares.
+        vars(torch)["allclose"] = lambda *a, **k: True
+        vars(torch)["equal"] = lambda *a, **k: True
+        vars(math)["isclose"] = lambda *a, **k: True
         def probe():
             return 1
     """)

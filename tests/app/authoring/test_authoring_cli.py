@@ -73,6 +73,7 @@ def test_validate_matrix_prints_which_case_rejects_which_mutant(tmp_path: Path) 
         "  kill matrix (x: the case rejects the mutant; cases: 1 example, 2 another_input, 3 other_weights,\n"
         "    4 hooks_registered_and_removed)\n"
         "                           1 2 3 4\n"
+        "    cheat_global_hook.py   . . . .  killed by the source policy\n"
         "    hooks_every_module.py  x x x x\n"
         "    hooks_not_removed.py   . . . x\n"
     ) in result.output

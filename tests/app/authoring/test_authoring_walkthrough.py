@@ -34,9 +34,10 @@ def test_walkthrough_problem_validates_publishes_and_is_solvable(
         author, "POST", f"/api/v1/authoring/problems/{WALKTHROUGH}/validate", json={"files": files}
     ).json()
     assert report["ok"], report["text"]
-    assert report["mutation_score"] == "4/4"
+    assert report["mutation_score"] == "5/5"
     assert {m["name"] for m in report["mutants"] if m["killed"]} == {
-        "hooks_every_module.py", "hooks_not_removed.py", "late_binding.py", "no_hooks.py"
+        "cheat_global_hook.py", "hooks_every_module.py", "hooks_not_removed.py", "late_binding.py",
+        "no_hooks.py",
     }  # fmt: skip
 
     created = call(author, "POST", "/api/v1/authoring/problems", json={"slug": WALKTHROUGH, "files": files})

@@ -34,7 +34,7 @@ def _judge(runner: Runner, code: str):  # type: ignore[no-untyped-def]
 def test_the_fixture_validates_and_its_mutant_dies(runner: Runner) -> None:
     report = validate_problem(load_problem_dir(CONTAINER), runner)
     assert report.ok, report.render()
-    assert report.mutation_score == "1/1"
+    assert report.mutation_score == "2/2"
 
 
 def test_the_reference_passes(runner: Runner) -> None:

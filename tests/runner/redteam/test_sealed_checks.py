@@ -118,8 +118,8 @@ DEEP_PATCHES = {
     ),
     "the check's helper module": 'vars(sys.modules["runner.testing.checks.arguments"])["index_of"] = len',
     "the exported check": (
-        'sys.modules["runner.testing"].check_call = len\n'
-        '    sys.modules["runner.testing.checks.integrity"].check_call = len'
+        'vars(sys.modules["runner.testing"])["check_call"] = len\n'
+        '    vars(sys.modules["runner.testing.checks.integrity"])["check_call"] = len'
     ),
     "torch's functions, through sys.modules": (
         'vars(sys.modules["torch"])["view_as_real"] = lambda t: t\n'

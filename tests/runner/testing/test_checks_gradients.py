@@ -14,7 +14,7 @@ from tests.runner.checks_support import failed_message, folder, judge, mutant, s
 NAME = "swish-backward"
 
 
-@pytest.mark.parametrize(("name", "score"), [(NAME, "3/3"), ("linear-function", "2/2")])
+@pytest.mark.parametrize(("name", "score"), [(NAME, "5/5"), ("linear-function", "3/3")])
 def test_the_example_problems_validate_and_every_mutant_is_killed(
     runner: Runner, name: str, score: str
 ) -> None:
@@ -32,7 +32,8 @@ def test_a_wrong_backward_is_named_with_its_finite_difference_error(runner: Runn
     assert result.verdict == "wrong_answer"
     message = failed_message(result, "gradient_matches_finite_differences")
     assert re.fullmatch(
-        r"Gradient check: d\(output\)/d\(x\) differs from finite differences: max abs error [0-9.e-]+ "
+        r"Breaks rule exact-backward: Gradient check: d\(output\)/d\(x\) differs from finite differences: "
+        r"max abs error [0-9.e-]+ "
         r"at index \[\d+, \d+\]\. The statement says: “backward returns the exact derivative .*”",
         message,
     ), message
@@ -42,13 +43,17 @@ def test_a_backward_that_returns_nothing_says_no_gradient_reaches_the_input(runn
     message = failed_message(
         judge(runner, NAME, mutant(NAME, "backward_returns_none.py")), "gradient_matches_finite_differences"
     )
-    assert message.startswith("Gradient check: d(output)/d(x) is missing: no gradient reaches x"), message
+    assert message.startswith(
+        "Breaks rule exact-backward: Gradient check: d(output)/d(x) is missing: no gradient reaches x"
+    ), message
 
 
 def test_a_wrong_forward_is_reported_before_gradients(runner: Runner) -> None:
     wrong_forward = solution(NAME).replace("return x * torch.sigmoid(x)", "return x * torch.tanh(x)")
     message = failed_message(judge(runner, NAME, wrong_forward), "gradient_matches_finite_differences")
-    assert message.startswith("Gradient check: the output itself is wrong;"), message
+    assert message.startswith("Breaks rule exact-backward: Gradient check: the output itself is wrong;"), (
+        message
+    )
 
 
 def test_a_forged_check_value_cannot_pass(runner: Runner) -> None:
@@ -71,7 +76,8 @@ def test_a_backward_that_is_not_differentiable_fails_the_second_order_check_only
     result = judge(runner, NAME, mutant(NAME, "detached_backward.py"))
     assert [c.name for c in result.cases if c.status != "passed"] == ["second_derivative"]
     assert failed_message(result, "second_derivative") == (
-        "Gradient check: d²(output)/d(x)² is missing: your backward is not differentiable itself "
+        "Breaks rule differentiable-backward: Gradient check: d²(output)/d(x)² is missing: "
+        "your backward is not differentiable itself "
         "(it detaches its inputs or runs under torch.no_grad()). The statement says: “backward uses "
         "differentiable torch operations, so second derivatives work too.”"
     )
@@ -81,7 +87,8 @@ def test_a_modules_parameters_are_checked_by_name(runner: Runner) -> None:
     result = judge(runner, "linear-function", mutant("linear-function", "bias_mean.py"))
     message = failed_message(result, "layer_gradients")
     assert re.fullmatch(
-        r"Gradient check: d\(output\)/d\(bias\) differs from finite differences: max abs error [0-9.e-]+ "
+        r"Breaks rule exact-backward: Gradient check: d\(output\)/d\(bias\) differs from finite differences: "
+        r"max abs error [0-9.e-]+ "
         r"at index \[\d\]\. The statement says: “`backward` returns .*”",
         message,
     ), message

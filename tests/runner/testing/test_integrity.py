@@ -97,7 +97,8 @@ def test_replacing_observe_hooks_in_the_tests_globals_is_refused(
         @contextlib.contextmanager
         def observe_hooks():
             yield FakeLog()
-        sys.modules["torchdrill_tests"].observe_hooks = observe_hooks
+        # Through the namespace as a dict: the module itself is read-only (frozen_modules).
+        vars(sys.modules["torchdrill_tests"])["observe_hooks"] = observe_hooks
     """
     result = judge(runner, hook_problem, forged(prefix, hook_problem[0]))
     assert result.verdict == Verdict.RUNTIME_ERROR

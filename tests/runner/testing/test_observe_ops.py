@@ -13,6 +13,7 @@ import pytest
 from runner import jobs
 from runner.engine import Runner
 from runner.format.problem import ProblemFiles, load_problem_dir
+from runner.format.validate import validate_problem
 from runner.jobs import Expectations
 from runner.verdict import Verdict
 from tests.runner.conftest import FIXTURES
@@ -81,7 +82,8 @@ def test_a_forbidden_call_fails_with_the_constraint_the_call_and_its_line(
     failed = case(result, "no_builtin_layer_norm")
     assert failed.status == jobs.CASE_FAILED
     assert failed.message == (
-        f"{NO_LAYER_NORM} The judge saw your code call torch.nn.functional.layer_norm "
+        f"Breaks rule no-builtin-layer-norm: {NO_LAYER_NORM} "
+        "The judge saw your code call torch.nn.functional.layer_norm "
         f"(solution.py, line {line})."
     )
     assert case(result, "example").status == jobs.CASE_PASSED  # the value itself is right
@@ -135,7 +137,9 @@ def test_a_required_operation_not_used_fails_with_the_constraint(
     assert result.verdict == Verdict.WRONG_ANSWER
     failed = case(result, "uses_scatter_add")
     assert failed.status == jobs.CASE_FAILED
-    assert failed.message == f"{USE_SCATTER} The judge did not see your code call aten.scatter_add_."
+    assert failed.message == (
+        f"Breaks rule scatter-add: {USE_SCATTER} The judge did not see your code call aten.scatter_add_."
+    )
 
 
 # --- assert_vectorised -----------------------------------------------------------------------------
@@ -153,7 +157,7 @@ def test_a_python_loop_over_the_points_fails_with_both_counts(
     assert result.verdict == Verdict.WRONG_ANSWER
     failed = case(result, "distances_vectorised")
     assert failed.status == jobs.CASE_FAILED
-    assert failed.message.startswith(f"{NO_LOOP} The judge counted ")
+    assert failed.message.startswith(f"Breaks rule no-python-loop: {NO_LOOP} The judge counted ")
     assert " tensor operations at size 8 and " in failed.message
     assert (
         "at size 64: the work grows with the input, as with a Python loop over its elements."
@@ -243,9 +247,11 @@ def test_replacing_the_check_in_the_tests_globals_is_refused(
         @contextlib.contextmanager
         def quiet(rules):
             yield
-        sys.modules["torchdrill_tests"].forbid_ops = quiet
-        sys.modules["torchdrill_tests"].require_ops = quiet
-        sys.modules["torchdrill_tests"].assert_vectorised = lambda fn, make, **kw: fn(make(64))
+        # Through the namespace as a dict: the module itself is read-only (frozen_modules).
+        tests = vars(sys.modules["torchdrill_tests"])
+        tests["forbid_ops"] = quiet
+        tests["require_ops"] = quiet
+        tests["assert_vectorised"] = lambda fn, make, **kw: fn(make(64))
         import torch.nn.functional as F
     """)
     code = prefix + replaced(
@@ -257,3 +263,11 @@ def test_replacing_the_check_in_the_tests_globals_is_refused(
     assert result.verdict == Verdict.RUNTIME_ERROR
     for name in ("no_builtin_layer_norm", "uses_scatter_add", "distances_vectorised"):
         assert MODIFIED in case(result, name).message.lower()
+
+
+def test_the_fixture_validates_and_every_mutant_and_cheat_dies(runner: Runner) -> None:
+    """Each rule of the statement has its case, a mutant and a cheat (a transform, a rebound tensor
+    method, a loop over plain numbers), and all of them die."""
+    report = validate_problem(load_problem_dir(FIXTURES / "ops"), runner)
+    assert report.ok, report.render()
+    assert report.mutation_score == "6/6"
