@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from runner.records.allowed_ops import allowed, canonical
 from runner.records.events import MODIFIED, event_mac
 
 
@@ -91,6 +92,8 @@ def summary(case: CaseEvents) -> dict[str, Any]:
     ``hooks``: one list per ``observe_hooks`` block of ``{kind, module, removed}`` (removed =
     a ``remove()`` took it out *and* the module's table no longer holds it at the block's or
     the case's end). ``checks``: the operation checks declared, in order (``runner.testing.ops``).
+    ``ops_used``: per ``allow_ops`` block, in order, the operators it saw (canonical names, sorted):
+    the reference's are what the block allows.
     """
     windows: list[list[dict[str, Any]]] = []
     registered: dict[str, dict[str, Any]] = {}
@@ -100,9 +103,12 @@ def summary(case: CaseEvents) -> dict[str, Any]:
     window_ids: list[list[str]] = []
     checks: list[list[str]] = []
     op_counts: list[int] = []
+    used: dict[str, set[str]] = {}
     for kind, *data in case.events:
         if kind == "op_count" and len(data) == 2 and data[1].isdigit():
             op_counts.append(int(data[1]))
+        elif kind == "op_used" and len(data) >= 2 and data[0] in used:
+            used[data[0]].add(canonical(data[1]))
         elif kind == "observe_hooks_begin":
             window = []
             window_ids.append(window)
@@ -118,6 +124,8 @@ def summary(case: CaseEvents) -> dict[str, Any]:
             state[data[0]] = data[1]
         elif kind == "check":
             checks.append(data)
+            if len(data) >= 2 and data[0] == "allow":
+                used.setdefault(data[1], set())
     for ids in window_ids:
         windows.append(
             [
@@ -133,6 +141,8 @@ def summary(case: CaseEvents) -> dict[str, Any]:
         out["checks"] = checks
     if op_counts:
         out["op_counts"] = op_counts
+    if used:
+        out["ops_used"] = [sorted(used[block]) for block in used]
     return out
 
 
@@ -160,6 +170,34 @@ GROWTH_SLACK = 4
 # fixed trip count keeps its count level between the sizes, but far above a vectorised one's.
 PADDING_FACTOR = 4
 PADDING_SLACK = 16
+
+
+def _allowed_findings(events: list[list[str]], reference: dict[str, Any] | None) -> Finding | None:
+    """What the ``allow_ops`` blocks of a case found: an operator the reference did not use in the
+    same block (nor views, creation or the rule's extras). Without a reference (its own run) there
+    is nothing to compare with."""
+    if reference is None:
+        return None
+    stored = reference.get("ops_used")
+    reference_used = [set(b) for b in stored if isinstance(b, list)] if isinstance(stored, list) else []
+    blocks: dict[str, tuple[str, set[str], int]] = {}  # ordinal -> (sentence, extras, index)
+    for kind, *data in events:
+        if kind == "check" and len(data) >= 3 and data[0] == "allow":
+            blocks[data[1]] = (data[2], {canonical(op) for op in data[3:]}, len(blocks))
+        elif kind == "op_used" and len(data) >= 2 and data[0] in blocks:
+            sentence, extra, index = blocks[data[0]]
+            if index >= len(reference_used):
+                return Finding("error", f"{MODIFIED}: a check of this case did not run as declared.")
+            if not allowed(data[1], reference_used[index], extra):
+                where = data[2] if len(data) > 2 else ""
+                place = f" (solution.py, {where})" if where else ""
+                return Finding(
+                    "failed",
+                    f"{sentence} The judge saw your code use {canonical(data[1])}{place}, which this "
+                    "rule does not allow: only the operations the problem's reference solution uses, "
+                    "views and new tensors" + (f", and {', '.join(sorted(extra))}" if extra else "") + ".",
+                )
+    return None
 
 
 def _operation_findings(events: list[list[str]], reference_counts: list[int]) -> Finding | None:
@@ -247,7 +285,9 @@ def judge_case(reference: dict[str, Any] | None, case: CaseEvents | None) -> Fin
         return Finding("error", f"{MODIFIED}: a check of this case did not run as declared.")
     counts = reference.get("op_counts")
     reference_counts = [c for c in counts if type(c) is int] if isinstance(counts, list) else []
-    finding = _operation_findings(events, reference_counts)
+    finding = _operation_findings(events, reference_counts) or _allowed_findings(
+        events, reference if reference else None
+    )
     if finding is not None:
         return finding
     if "hooks" in reference:
