@@ -188,12 +188,10 @@ def no_builtin_batch_norm(solution):
     names = (
         "torch.nn.functional.batch_norm",
         "torch.batch_norm",
-        "aten.batch_norm",
         "aten.native_batch_norm",
         "aten._native_batch_norm_legit",
         "aten._native_batch_norm_legit_no_training",
         "aten._native_batch_norm_legit_functional",
-        "aten._batch_norm_impl_index",
         "aten._batch_norm_with_update",
         "aten._batch_norm_no_update",
     )
