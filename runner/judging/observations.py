@@ -146,6 +146,18 @@ def summary(case: CaseEvents) -> dict[str, Any]:
     return out
 
 
+def with_alternative_ops(reference: dict[str, Any] | None, alternative: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The reference's summary of a case with the operators an accepted alternative solution used
+    in each ``allow_ops`` block added: what the block allows is what either of them used."""
+    if not reference or not alternative:
+        return reference
+    mine, theirs = reference.get("ops_used"), alternative.get("ops_used")
+    if not isinstance(mine, list) or not isinstance(theirs, list) or len(mine) != len(theirs):
+        return reference
+    merged = [sorted(set(a) | set(b)) for a, b in zip(mine, theirs, strict=True)]
+    return {**reference, "ops_used": merged}
+
+
 def _describe_hooks(windows: list[list[dict[str, Any]]]) -> str:
     hooks = [h for w in windows for h in w]
     if not hooks:
