@@ -206,8 +206,8 @@ def _allowed_findings(events: list[list[str]], reference: dict[str, Any] | None)
                 return Finding(
                     "failed",
                     f"{sentence} The judge saw your code use {canonical(data[1])}{place}, which this "
-                    "rule does not allow: only the operations the problem's reference solution uses, "
-                    "views and new tensors" + (f", and {', '.join(sorted(extra))}" if extra else "") + ".",
+                    "rule does not allow: only the operations the problem's reference solution or its "
+                    "accepted alternatives use, views and new tensors.",
                 )
     return None
 
