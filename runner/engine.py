@@ -244,7 +244,9 @@ class Runner:
             except ExpectationError as exc:
                 raise ExpectationError(f"alternatives/{name}: {str(exc).partition(': ')[2] or exc}") from None
             for case in alternative.cases:
-                observed[case.name] = observations.with_alternative_ops(observed.get(case.name), case.observed)
+                observed[case.name] = observations.with_alternative_ops(
+                    observed.get(case.name), case.observed
+                )
         cases = tuple(dataclasses.replace(c, observed=observed[c.name]) for c in expectations.cases)
         return dataclasses.replace(expectations, cases=cases)
 

@@ -132,4 +132,3 @@ def no_python_loop(solution):
     return assert_vectorised(
         lambda sets: solution.pairwise_sq_dists(*sets), both_sets, rule=NO_LOOP, sizes=(4, 16)
     )
-

@@ -146,7 +146,9 @@ def summary(case: CaseEvents) -> dict[str, Any]:
     return out
 
 
-def with_alternative_ops(reference: dict[str, Any] | None, alternative: dict[str, Any] | None) -> dict[str, Any] | None:
+def with_alternative_ops(
+    reference: dict[str, Any] | None, alternative: dict[str, Any] | None
+) -> dict[str, Any] | None:
     """The reference's summary of a case with the operators an accepted alternative solution used
     in each ``allow_ops`` block added: what the block allows is what either of them used."""
     if not reference or not alternative:

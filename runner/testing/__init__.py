@@ -16,8 +16,9 @@ Helpers make tests strong for the zero-argument functions of the seed problems:
   host judges the block from events it can trust (``runner.testing.hook_events``), whatever
   the returned summary says.
 * :func:`forbid_ops`, :func:`require_ops`, :func:`allow_ops`, :func:`assert_vectorised` check
-  which operations the code calls (:func:`op_rules_for_every_case`: in every case of a problem) and that its work does not grow like a Python loop
-  (``runner.testing.ops``), also judged on the host.
+  which operations the code calls (:func:`op_rules_for_every_case`: in every case of a problem)
+  and that its work does not grow like a Python loop (``runner.testing.ops``), also judged on
+  the host.
 """
 
 from __future__ import annotations

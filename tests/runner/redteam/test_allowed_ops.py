@@ -35,12 +35,13 @@ ROUTES = {
     "sibling logcumsumexp": "torch.logcumsumexp(x, dim).select(dim, -1)",
     "sibling log_softmax": "(x.narrow(dim, 0, 1) - torch.log_softmax(x, dim).narrow(dim, 0, 1)).squeeze(dim)",
     "sibling softmax": "(x.narrow(dim, 0, 1) - torch.softmax(x, dim).narrow(dim, 0, 1).log()).squeeze(dim)",
-    "nn.functional": "(x.narrow(dim, 0, 1) - torch.nn.functional.log_softmax(x, dim).narrow(dim, 0, 1)).squeeze(dim)",
+    "nn.functional": "(x.narrow(dim, 0, 1) - torch.nn.functional.log_softmax(x, dim).narrow(dim, 0, 1))"
+    ".squeeze(dim)",
 }
 PRIVATE_ROUTES = {
     "private aten name": "torch.ops.aten.logsumexp.default(x, [dim])",
-    "private aten sibling": "torch.ops.aten._log_softmax.default(x, dim, False).narrow(dim, 0, 1).neg().squeeze(dim) "
-    "+ x.narrow(dim, 0, 1).squeeze(dim)",
+    "private aten sibling": "torch.ops.aten._log_softmax.default(x, dim, False)"
+    ".narrow(dim, 0, 1).neg().squeeze(dim) + x.narrow(dim, 0, 1).squeeze(dim)",
     "C binding": "torch._C._VariableFunctions.logsumexp(x, [dim])",
 }
 
@@ -76,12 +77,17 @@ def logsumexp(runner: Runner) -> tuple[ProblemFiles, Expectations]:
 
 
 def _assert_every_case_fails_by_the_rule(result: JudgeResult) -> None:
-    assert result.verdict == "wrong_answer", (result.verdict, [(c.name, c.status, c.message) for c in result.cases])
+    assert result.verdict == "wrong_answer", (
+        result.verdict,
+        [(c.name, c.status, c.message) for c in result.cases],
+    )
     assert result.cases and all(c.status == "failed" for c in result.cases), [
         (c.name, c.status, c.message) for c in result.cases
     ]
     rule_case = next(c for c in result.cases if c.name == "no_builtin_logsumexp")
-    assert RULE in rule_case.message and "computes a log-sum-exp for you" in rule_case.message, rule_case.message
+    assert RULE in rule_case.message and "computes a log-sum-exp for you" in rule_case.message, (
+        rule_case.message
+    )
 
 
 @pytest.mark.parametrize("route", sorted(ROUTES))
@@ -102,11 +108,15 @@ def test_private_routes_fail_by_the_observation_alone(
     _assert_every_case_fails_by_the_rule(_judge(runner, logsumexp, code))
 
 
-def test_a_sibling_kernel_is_named_with_its_line(runner: Runner, logsumexp: tuple[ProblemFiles, Expectations]) -> None:
+def test_a_sibling_kernel_is_named_with_its_line(
+    runner: Runner, logsumexp: tuple[ProblemFiles, Expectations]
+) -> None:
     code = "import torch\n" + SHAPE.format(expr=ROUTES["sibling log_softmax"])
     result = _judge(runner, logsumexp, code)
     example = next(c for c in result.cases if c.name == "example")
-    assert "aten._log_softmax" in example.message and "solution.py, line 4" in example.message, example.message
+    assert "aten._log_softmax" in example.message and "solution.py, line 4" in example.message, (
+        example.message
+    )
 
 
 @pytest.mark.parametrize("name", sorted(HONEST))

@@ -39,7 +39,9 @@ def other(solution):
 """
 ONLY_REFERENCE = "Use only elementwise arithmetic and matrix products."
 BUILTIN = "    return torch.cdist(points, points) ** 2"
-REFERENCE_BODY = "    sq = (points * points).sum(dim=1)\n    return sq[:, None] + sq[None, :] - 2 * points @ points.T"
+REFERENCE_BODY = (
+    "    sq = (points * points).sum(dim=1)\n    return sq[:, None] + sq[None, :] - 2 * points @ points.T"
+)
 
 
 def _problem(tmp_path: Path, tests: str, alternatives: dict[str, str] | None = None) -> Path:
@@ -54,8 +56,12 @@ def _problem(tmp_path: Path, tests: str, alternatives: dict[str, str] | None = N
     return folder
 
 
-@pytest.mark.parametrize("name", ["aten.cdist", "aten.cross_entropy_loss", "aten.scaled_dot_product_attention"])
-def test_an_aten_name_decomposed_before_dispatch_fails_validation(runner: Runner, tmp_path: Path, name: str) -> None:
+@pytest.mark.parametrize(
+    "name", ["aten.cdist", "aten.cross_entropy_loss", "aten.scaled_dot_product_attention"]
+)
+def test_an_aten_name_decomposed_before_dispatch_fails_validation(
+    runner: Runner, tmp_path: Path, name: str
+) -> None:
     tests = CASES.replace(
         "def other(solution):\n    return",
         f"def other(solution):\n    with forbid_ops({{{name!r}: 'no'}}):\n        return",
@@ -87,7 +93,9 @@ def test_a_problem_wide_allow_rule_holds_in_every_case(runner: Runner, tmp_path:
     cheat = problem.solution.replace(REFERENCE_BODY, BUILTIN)
     assert cheat != problem.solution
     result = runner.judge(runner.job_for(problem, expectations, cheat, "submit"))
-    assert [c.status for c in result.cases] == ["failed", "failed"], [(c.name, c.message) for c in result.cases]
+    assert [c.status for c in result.cases] == ["failed", "failed"], [
+        (c.name, c.message) for c in result.cases
+    ]
     assert all(ONLY_REFERENCE in c.message and "aten._cdist_forward" in c.message for c in result.cases)
     reference = runner.judge(runner.job_for(problem, expectations, problem.solution, "submit"))
     assert reference.accepted, reference.message
@@ -102,7 +110,9 @@ def test_without_a_problem_wide_rule_an_unnamed_case_does_not_watch(runner: Runn
     problem = load_problem_dir(_problem(tmp_path, tests))
     expectations = runner.compute_expectations(problem)
     cheat = problem.solution.replace(REFERENCE_BODY, BUILTIN)
-    statuses = {c.name: c.status for c in runner.judge(runner.job_for(problem, expectations, cheat, "submit")).cases}
+    statuses = {
+        c.name: c.status for c in runner.judge(runner.job_for(problem, expectations, cheat, "submit")).cases
+    }
     assert statuses == {"example": "passed", "other": "failed"}, statuses
 
 
@@ -126,8 +136,14 @@ def test_an_accepted_alternative_widens_what_the_rule_allows(runner: Runner, tmp
 
 def test_an_alternative_that_is_not_accepted_fails_validation(runner: Runner, tmp_path: Path) -> None:
     tests = f"op_rules_for_every_case(allow={ONLY_REFERENCE!r})\n" + CASES
-    folder = _problem(tmp_path, tests, {"wrong.py": (FIXTURES / "ops" / "solution.py").read_text().replace(
-        REFERENCE_BODY, "    return (points * points).sum(dim=1)[:, None] + 1.0"
-    )})
+    folder = _problem(
+        tmp_path,
+        tests,
+        {
+            "wrong.py": (FIXTURES / "ops" / "solution.py")
+            .read_text()
+            .replace(REFERENCE_BODY, "    return (points * points).sum(dim=1)[:, None] + 1.0")
+        },
+    )
     report = validate_problem(load_problem_dir(folder), runner)
     assert any(f.file == "alternatives/wrong.py" for f in report.errors), report.render()
