@@ -125,3 +125,45 @@ def test_honest_solutions_written_another_way_pass(
 ) -> None:
     result = _judge(runner, logsumexp, "import torch\n" + HONEST[name])
     assert result.verdict == "accepted", [(c.name, c.status, c.message) for c in result.cases]
+
+
+# batchnorm1d-from-scratch: the rule's case allows only the reference's operations (forward only).
+# Each route computes training mode's normalisation with a built-in kernel; the running statistics
+# are kept by hand, so only the rule's check can tell.
+BN_TRAINING = "        x_hat = (x - mean) / torch.sqrt(var + self.eps)\n"
+BN_ROUTES = {
+    "F.batch_norm": "F.batch_norm(x, None, None, training=True, eps=self.eps)",
+    "torch.batch_norm": "torch.batch_norm(x, None, None, None, None, True, 0.0, self.eps, False)",
+    "instance_norm on the transposed input": "F.instance_norm(x.T[None], eps=self.eps)[0].T",
+    "group_norm on the transposed input": "F.group_norm(x.T[None], x.shape[1], eps=self.eps)[0].T",
+    "layer_norm on the transposed input": "F.layer_norm(x.T, (x.shape[0],), eps=self.eps).T",
+    "private aten name": "torch.ops.aten.native_batch_norm.default("
+    "x, None, None, None, None, True, 0.0, self.eps)[0]",
+    "torch.func.vmap over features": "torch.func.vmap("
+    "lambda c: F.layer_norm(c, c.shape, eps=self.eps), in_dims=1, out_dims=1)(x)",
+}
+
+
+@pytest.fixture(scope="module")
+def batchnorm(runner: Runner) -> tuple[ProblemFiles, Expectations]:
+    problem = load_problem_dir(BANK / "batchnorm1d-from-scratch")
+    return problem, runner.compute_expectations(problem)
+
+
+@pytest.mark.parametrize("route", sorted(BN_ROUTES))
+def test_every_route_to_a_normalisation_kernel_fails_the_rule(
+    runner: Runner, batchnorm: tuple[ProblemFiles, Expectations], route: str
+) -> None:
+    files, _ = batchnorm
+    assert BN_TRAINING in files.solution
+    code = "import torch.nn.functional as F\n" + files.solution.replace(
+        BN_TRAINING,
+        "        if self.training:\n"
+        f"            x_hat = {BN_ROUTES[route]}\n"
+        "        else:\n"
+        "            x_hat = (x - mean) / torch.sqrt(var + self.eps)\n",
+    )
+    result = _judge(runner, batchnorm, code)
+    case = next(c for c in result.cases if c.name == "no_builtin_batch_norm")
+    assert case.status == "failed" and "no-builtin-batch-norm" in case.message, (route, case.message)
+    assert not result.accepted
