@@ -25,6 +25,7 @@ from runner.judging.source_rules import (
     NEVER_ALLOWED,
     TORCH_INTERNAL_NAMES,
 )
+from runner.judging.source_tree import SourceTree, is_dunder
 
 
 @dataclass(frozen=True)
@@ -47,72 +48,28 @@ def _norm(name: str) -> str:
     return unicodedata.normalize("NFKC", name)
 
 
-def _is_dunder(name: str) -> bool:
-    return len(name) > 4 and name.startswith("__") and name.endswith("__")
-
-
-def _static_or_class(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    return any(
-        isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in func.decorator_list
-    )
-
-
 def _under(path: str, prefix: str) -> bool:
     return path == prefix or path.startswith(prefix + ".")
 
 
 class SourceWalk:
     def __init__(self, tree: ast.Module, allow: frozenset[str]) -> None:
-        self.tree = tree
+        self.tree = SourceTree(tree)
         self.allow = allow
         self.modules: dict[str, str] = {}  # local name -> the dotted path an import bound to it
         self.imported_modules: set[str] = set()  # names bound by `import x` (certainly modules)
-        # One walk: every node in order, each node's parent, and the solution's own private names.
-        self.nodes: list[ast.AST] = []
-        self.parents: dict[ast.AST, ast.AST] = {}
-        own: set[str] = set()
-        for parent in ast.walk(tree):
-            self.nodes.append(parent)
-            for child in ast.iter_child_nodes(parent):
-                self.parents[child] = parent
-            own.update(self._defined_private(parent))
-        self.own_private = frozenset(n for n in own if n.startswith("_") and not _is_dunder(n))
-        # The solution's classes and the methods that take an instance: such a method reached
-        # through its class could be handed any object as `self` (`A.method(torch.nn)`).
-        self.classes = {n.name for n in self.nodes if isinstance(n, ast.ClassDef)}
-        self.instance_methods = {
-            item.name
-            for n in self.nodes
-            if isinstance(n, ast.ClassDef)
-            for item in n.body
-            if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and not _static_or_class(item)
-        }
 
     def _allowed(self, path: str) -> bool:
         return any(_under(path, a) for a in self.allow)
-
-    @staticmethod
-    def _defined_private(node: ast.AST) -> Iterator[str]:
-        """Names the solution gives its own objects: ``self._x = …`` and class bodies."""
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
-            if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
-                yield node.attr
-        elif isinstance(node, ast.ClassDef):
-            for item in node.body:
-                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
-                    yield item.name
-                elif isinstance(item, ast.Assign | ast.AnnAssign):
-                    targets = item.targets if isinstance(item, ast.Assign) else [item.target]
-                    yield from (t.id for t in targets if isinstance(t, ast.Name))
 
     # --- the walk ---------------------------------------------------------------------------
 
     def refusals(self) -> Iterator[Refusal]:
         # Imports first, so a name is known as a module wherever it is used.
-        for node in self.nodes:
+        for node in self.tree.nodes:
             if isinstance(node, ast.Import | ast.ImportFrom):
                 yield from self._import(node)
-        for node in self.nodes:
+        for node in self.tree.nodes:
             yield from self._node(node)
 
     def _refuse(self, node: ast.AST, rule: str, message: str) -> Refusal:
@@ -170,7 +127,7 @@ class SourceWalk:
             return
         private = self._private_part(path)
         if private is not None and not (path.startswith("__future__") and private == "__future__"):
-            if _is_dunder(private):
+            if is_dunder(private):
                 yield self._dunder(node, private)
             else:
                 yield self._refuse(
@@ -224,7 +181,7 @@ class SourceWalk:
                 yield from self._attribute_name(node, _norm(attr), None)
         elif isinstance(node, ast.Global | ast.Nonlocal):
             for name in node.names:
-                if _is_dunder(name) and name not in ALLOWED_DUNDER_NAMES:
+                if is_dunder(name) and name not in ALLOWED_DUNDER_NAMES:
                     yield self._dunder(node, name)
 
     def _class(self, node: ast.ClassDef) -> Iterator[Refusal]:
@@ -251,50 +208,21 @@ class SourceWalk:
             return ".".join([self.modules[node.id], *reversed(parts)])
         return None
 
-    def _own_instance(self, name: ast.Name) -> bool:
-        """Whether ``name`` is the first parameter (``self``/``cls``) of one of the solution's
-        methods, never rebound: then it is an instance (or the class) of the solution's own."""
-        node: ast.AST = name
-        while (node := self.parents.get(node)) is not None:  # type: ignore[assignment]
-            if isinstance(node, ast.ClassDef):
-                return False  # a class body binds no parameter
-            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-                continue
-            params = [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]
-            if node.args.vararg or node.args.kwarg:
-                params += [a.arg for a in (node.args.vararg, node.args.kwarg) if a is not None]
-            if name.id not in params:
-                continue  # a closure: the name is bound further out
-            positional = [*node.args.posonlyargs, *node.args.args]
-            first = positional[0] if positional else None
-            return (
-                name.id in ("self", "cls")
-                and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-                and isinstance(self.parents.get(node), ast.ClassDef)
-                and first is not None
-                and first.arg == name.id
-                and not any(
-                    isinstance(n, ast.Name) and n.id == name.id and not isinstance(n.ctx, ast.Load)
-                    for n in ast.walk(node)
-                )
-            )
-        return False
-
     def _unbound_method(self, node: ast.Attribute) -> Iterator[Refusal]:
         """``A.method`` of the solution's own class, unless called on ``self`` (``Base.f(self)``)."""
         if not (
             isinstance(node.value, ast.Name)
-            and node.value.id in self.classes
-            and node.attr in self.instance_methods
+            and node.value.id in self.tree.classes
+            and node.attr in self.tree.instance_methods
         ):
             return
-        call = self.parents.get(node)
+        call = self.tree.parents.get(node)
         if (
             isinstance(call, ast.Call)
             and call.func is node
             and call.args
             and isinstance(call.args[0], ast.Name)
-            and self._own_instance(call.args[0])
+            and self.tree.own_instance(call.args[0])
         ):
             return
         yield self._refuse(
@@ -323,13 +251,13 @@ class SourceWalk:
         """An attribute read on an object the checker cannot name (an instance, a call's result)."""
         if self._allowed(name):
             return
-        if _is_dunder(name):
+        if is_dunder(name):
             if name not in ALLOWED_DUNDER_ATTRIBUTES:
                 yield self._dunder(node, name)
             return
         if name.startswith("_"):
-            on_self = isinstance(base, ast.Name) and self._own_instance(base)
-            if on_self and name in self.own_private and name not in TORCH_INTERNAL_NAMES:
+            on_self = isinstance(base, ast.Name) and self.tree.own_instance(base)
+            if on_self and name in self.tree.own_private and name not in TORCH_INTERNAL_NAMES:
                 return
             yield self._refuse(
                 node,
@@ -373,7 +301,11 @@ class SourceWalk:
 
     def _name(self, node: ast.Name) -> Iterator[Refusal]:
         name = node.id
-        if name in self.imported_modules and isinstance(node.ctx, ast.Load) and not self._used_as_base(node):
+        if (
+            name in self.imported_modules
+            and isinstance(node.ctx, ast.Load)
+            and not self.tree.used_as_base(node)
+        ):
             yield self._refuse(
                 node,
                 "module-value",
@@ -385,13 +317,13 @@ class SourceWalk:
             return
         if name in DENIED_BUILTINS and name not in self.modules:
             yield self._refuse(node, "builtin", f"`{name}` is not allowed: {DENIED_BUILTINS[name]}.")
-        elif name in NAMED_ATTRIBUTE_BUILTINS and name not in self.modules and not self._called(node):
+        elif name in NAMED_ATTRIBUTE_BUILTINS and name not in self.modules and not self.tree.called(node):
             yield self._refuse(
                 node,
                 "dynamic-attribute",
                 f"`{name}` may only be called directly, with the attribute's name written as a string.",
             )
-        elif _is_dunder(name) and name not in ALLOWED_DUNDER_NAMES:
+        elif is_dunder(name) and name not in ALLOWED_DUNDER_NAMES:
             yield self._dunder(node, name)
 
     def _call(self, node: ast.Call) -> Iterator[Refusal]:
@@ -420,11 +352,3 @@ class SourceWalk:
                 yield from self._attribute_name(node, attr, target)
         elif func.id == "type" and len(node.args) == 3:
             yield self._refuse(node, "class", "`type(name, bases, namespace)` is not allowed: use `class`.")
-
-    def _used_as_base(self, node: ast.Name) -> bool:
-        parent = self.parents.get(node)
-        return isinstance(parent, ast.Attribute) and parent.value is node
-
-    def _called(self, node: ast.Name) -> bool:
-        parent = self.parents.get(node)
-        return isinstance(parent, ast.Call) and parent.func is node

@@ -2,73 +2,27 @@
 
 Observations of *how* code ran (hooks registered and removed, operations called) are
 judged on the host from **events** sent the moment they happen, so nothing the learner
-does later can rewrite them. Each event line on the result channel carries a per-job
-sequence number and a MAC (keyed BLAKE2b: ``runner.records.events.event_mac``) under a key the
-host generated for this job (sent to the job's spare before the job, over the spare's own
-link: :class:`PendingGuard`): the learner's process can write lines to the channel, but not
-lines the host accepts. Once the guard is in force (before the learner's import) the key lives
-only in the constants of sealed code (``runner.testing.sealed``), never in a variable, a closure or a
-module.
+does later can rewrite them. Each event carries a per-job sequence number and a MAC under a key
+the host generated for this job (``runner.testing.event_emitter``; sent to the job's spare before
+the job, over the spare's own link: :class:`PendingGuard`). Once the guard is in force (before the
+learner's import) the key lives only in the constants of sealed code (``runner.testing.sealed``),
+never in a variable, a closure or a module.
 
-The **audit hook** (``sys.addaudithook``) refuses the introspection that could reach
-those constants or change sealed code: ``__code__``/``f_code`` of the judge's functions
-and frames, ``sys._getframe`` landing on a judge frame, assigning a sealed function's
-attributes or a sealed object's class, ``gc.get_referrers/get_referents/get_objects``,
-``sys.settrace``/``sys.setprofile``, ``sys._current_frames``, another audit hook, ctypes,
-opening process memory under ``/proc`` and opening a directory as a descriptor (a relative
-path from a directory descriptor would escape the path check). A refusal raises :class:`IntegrityError` in the
-learner's code *and* sends a ``refused`` event, so catching the exception does not hide it:
-the host reports a runtime error saying that modifying the judge is not allowed.
-
-Event body, the exact text that is authenticated (JSON, ASCII): ``[seq, kind, data...]``
-with strings only after ``seq``; the line is ``{"type":"event","body":"<body as a JSON
-string>","mac":"<hex>"}``, so the host checks the MAC on exactly the text that was sent.
+The **audit hook** (``runner.testing.audit_hook``) refuses the introspection that could reach
+those constants or change sealed code; the **observers** (``runner.testing.hook_events``,
+``runner.testing.ops``) send what they see as events. This module seals them together and puts
+them in force.
 """
 
 from __future__ import annotations
 
-import _blake2
-import _json
-import _stat
-import pathlib
-import posix
 import sys
-import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from runner.records import events
-
 # Imported at warm-up: a job's uid cannot read runner/.
-from runner.testing import hook_events, ops, sealed
-
-MESSAGE = events.MODIFIED
-DATA_CHARS = 300  # longer event strings are replaced (module names are the learner's to choose)
-_ALLOWED_PROC_FILES = frozenset(
-    {
-        "status", "stat", "statm", "cmdline", "environ", "maps", "limits", "cgroup", "comm",
-        "mountinfo", "mounts", "meminfo", "cpuinfo", "uptime", "loadavg", "version", "oom_score",
-        "oom_score_adj", "io", "online", "possible", "present", "max_map_count", "osrelease",
-        "overcommit_memory", "nr_cpus", "sched_getaffinity",
-    }
-)  # fmt: skip
-_REFUSED_EVENTS = frozenset(
-    {
-        "sys.settrace",
-        "sys.setprofile",
-        "sys._current_frames",
-        "sys.addaudithook",
-        "gc.get_referrers",
-        "gc.get_referents",
-        "gc.get_objects",
-    }
-)
-
-
-class IntegrityError(RuntimeError):
-    """Raised in the learner's code when it reaches for the judge's internals."""
-
+from runner.testing import audit_hook, event_emitter, hook_events, op_bypasses, op_names, ops, sealed
 
 Emit = Callable[..., None]
 
@@ -95,138 +49,9 @@ def active() -> Guard | None:
 
 # --- templates (sealed at start-up: every global name below becomes a constant) ----------
 # The names the templates use; seal() binds each to a constant. Never read at run time.
-SEQ: Any = None
-KEY: Any = None
-FD: Any = None
 EMIT: Any = None
-RESOLVE: Any = None
-SEALED_GLOBALS: Any = None
-FunctionType: Any = None
-FrameType: Any = None
-PosixPath: Any = None
-SEALED_TYPES: Any = None  # sealed.SEALED_TYPES, frozen when the audit hook is sealed
 CASE_END_CHECKS: Any = None
 CASE_BEGIN_STEPS: Any = None
-S_ISDIR: Any = None
-stat: Any = None
-
-
-int_repr: Any = None
-encode: Any = None
-blake2b: Any = None
-MAC_BYTES: Any = None
-write: Any = None
-str_len: Any = None
-readlink: Any = None
-getcwd: Any = None
-path_str: Any = None
-repr_type_name: Any = None
-is_directory: Any = None
-
-
-def _emit_template(kind: str, *data: str) -> None:
-    seq = SEQ[0]
-    SEQ[0] = seq + 1
-    body = "[" + int_repr(seq) + "," + encode(kind)
-    for item in data:
-        text = encode(item) if type(item) is str else '"?"'
-        if str_len(text) > DATA_CHARS:
-            text = '"(too long)"'
-        body = body + "," + text
-    body = body + "]"
-    mac = blake2b(body.encode("ascii"), key=KEY, digest_size=MAC_BYTES).hexdigest()
-    line = '{"type":"event","body":' + encode(body) + ',"mac":"' + mac + '"}\n'
-    view = line.encode("ascii")
-    while view:
-        view = view[write(FD, view) :]
-
-
-def _resolve_template(path: str) -> str:
-    """The path the kernel would open, resolving every symlink (magic /proc links included)."""
-    if not path.startswith("/"):
-        path = getcwd() + "/" + path
-    pending = path.split("/")
-    pending.reverse()
-    parts: list[str] = []
-    hops = 0
-    while pending:
-        part = pending.pop()
-        if part == "" or part == ".":
-            continue
-        if part == "..":
-            if parts:
-                parts.pop()
-            continue
-        candidate = "/" + "/".join(parts) + ("/" if parts else "") + part
-        try:
-            target = readlink(candidate)
-        except OSError:
-            parts.append(part)
-            continue
-        hops = hops + 1
-        if hops > 40:
-            return candidate
-        if target.startswith("/"):
-            parts = []
-        more = target.split("/")
-        more.reverse()
-        pending.extend(more)
-    return "/" + "/".join(parts)
-
-
-def _audit_template(event: str, args: tuple[Any, ...]) -> None:
-    what = ""
-    if event == "object.__getattr__":
-        name = args[1]
-        obj = args[0]
-        if name == "__code__":
-            if type(obj) is FunctionType and obj.__globals__ is SEALED_GLOBALS:
-                what = "reading the code of the judge's function " + obj.__name__
-        elif name == "f_code" and type(obj) is FrameType and obj.f_globals is SEALED_GLOBALS:
-            what = "reading the code of the judge's frame"
-    elif event == "sys._getframe":
-        if args[0].f_globals is SEALED_GLOBALS:
-            what = "sys._getframe reached the judge's frame"
-    elif event == "object.__setattr__":
-        obj = args[0]
-        if type(obj) is FunctionType and obj.__globals__ is SEALED_GLOBALS:
-            what = "changing the judge's function " + obj.__name__
-        elif args[1] == "__class__" and type(obj) in SEALED_TYPES:
-            what = "changing the class of the judge's object"
-    elif event in REFUSED_EVENTS:
-        what = event
-    elif event.startswith("ctypes."):
-        what = "ctypes (" + event + ")"
-    elif event == "open":
-        path = args[0]
-        if type(path) is bytes:
-            path = path.decode("utf-8", "surrogateescape")
-        elif type(path) is PosixPath:
-            path = path_str(path)
-        elif type(path) is not str and type(path) is not int:
-            what = "opening a file through a path-like object of type " + repr_type_name(path)
-        if type(path) is str:
-            where = RESOLVE(path)
-            if where == "/proc" or (
-                where.startswith("/proc/")
-                and "/fd/" not in where
-                and where.rpartition("/")[2] not in ALLOWED_PROC_FILES
-            ):
-                what = "opening " + where
-            elif is_directory(where):  # a directory fd would let a relative path escape this check
-                what = "opening the directory " + where + " as a file descriptor"
-    if what:
-        EMIT("refused", what)
-        raise IntegrityError(MESSAGE + ": " + what + ".")
-
-
-def _is_directory_template(path: str) -> bool:
-    try:
-        return S_ISDIR(stat(path).st_mode)
-    except OSError:
-        return False
-    except ValueError:
-        return False
 
 
 def _begin_case_template(name: str) -> None:
@@ -245,7 +70,7 @@ def _end_case_template(name: str) -> None:
 def warm_up() -> None:
     """What the zygote prepares once for every job: ctypes and ``tp_flags``, the API names."""
     sealed.warm_up()
-    ops.warm_up()
+    op_names.warm_up()
 
 
 @dataclass(frozen=True)
@@ -271,35 +96,10 @@ def _seal(key: bytes | bytearray, fd: int) -> Sealed:
     """:func:`seal` around ``key`` as it is: a ``bytearray`` is a slot whose bytes the emitter
     reads at every event (:class:`KeySlotGuard`)."""
     type_name = sealed.type_name_function()
-    emit = sealed.seal(
-        _emit_template,
-        SEQ=[0],
-        KEY=key,
-        FD=fd,
-        int_repr=int.__repr__,
-        encode=_json.encode_basestring_ascii,
-        blake2b=_blake2.blake2b,  # an immutable type: its methods cannot be swapped
-        MAC_BYTES=events.MAC_BYTES,
-        write=posix.write,
-        str_len=str.__len__,
-        repr_type_name=type_name,
-    )
-    resolve = sealed.seal(_resolve_template, readlink=posix.readlink, getcwd=posix.getcwd)
+    emit = event_emitter.seal_emitter(key, fd, type_name)
     hooks, hook_patches = hook_events.prepare(emit)
     operations, ops_patches = ops.prepare(emit)
-    audit = sealed.seal(
-        _audit_template,
-        EMIT=emit,
-        RESOLVE=resolve,
-        SEALED_GLOBALS=sealed.SEALED_GLOBALS,
-        SEALED_TYPES=frozenset(sealed.SEALED_TYPES),
-        FunctionType=types.FunctionType,
-        FrameType=types.FrameType,
-        PosixPath=pathlib.PosixPath,
-        path_str=pathlib.PurePath.__str__,
-        repr_type_name=type_name,
-        is_directory=sealed.seal(_is_directory_template, S_ISDIR=_stat.S_ISDIR, stat=posix.stat),
-    )
+    audit = audit_hook.seal_audit_hook(emit, type_name)
     guard = Guard(
         begin_case=sealed.seal(_begin_case_template, EMIT=emit, CASE_BEGIN_STEPS=(operations.begin_case,)),
         end_case=sealed.seal(
@@ -324,7 +124,7 @@ def protected_classes() -> tuple[type, ...]:
 
 
 def _targets() -> list[tuple[Any, str, Any]]:
-    return hook_events.targets() + ops.bypass_targets()
+    return hook_events.targets() + op_bypasses.bypass_targets()
 
 
 def activate(ready: Sealed) -> Guard | None:
@@ -420,15 +220,4 @@ class PendingGuard:
         return guard if guard is not None else install(key, self._fd)
 
 
-sealed.prepare(
-    _emit_template,
-    _resolve_template,
-    _audit_template,
-    _is_directory_template,
-    _begin_case_template,
-    _end_case_template,
-)
-
-# Read by the sealed templates above, but only through the constants seal() captured.
-REFUSED_EVENTS = _REFUSED_EVENTS
-ALLOWED_PROC_FILES = _ALLOWED_PROC_FILES
+sealed.prepare(_begin_case_template, _end_case_template)

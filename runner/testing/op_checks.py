@@ -15,7 +15,8 @@ from typing import Any
 
 from runner.records.allowed_ops import canonical
 from runner.testing import guard
-from runner.testing.ops import DEFAULT_SIZES, OpsObserver, interceptable
+from runner.testing.op_names import interceptable
+from runner.testing.ops import DEFAULT_SIZES, OpsObserver
 
 
 def _observer() -> OpsObserver | None:

@@ -10,8 +10,8 @@ Calls are intercepted with PyTorch's own mechanisms, never by reading source tex
 
 Both handlers are sealed (``runner.testing.sealed``), their classes immutable, and what they see goes
 to the host as events (``runner.testing.guard``); the host decides (``runner.judging.observations``). The
-wrappers below of the torch entry points that pop dispatch modes or exclude the Python
-dispatch key send a ``tampered`` event when called while a check is active, and the end of
+wrappers of the torch entry points that pop dispatch modes or exclude the Python dispatch key
+(``runner.testing.op_bypasses``) send a ``tampered`` event when called while a check is active, and the end of
 a block checks that both modes are still the top of their stacks. A check the learner's code
 switches off by other means sends fewer events than the reference did, which the host treats
 as a modified judge.
@@ -19,60 +19,20 @@ as a modified judge.
 Events: ``check_begin``, then ``check <kind> <op or sentence> ...`` when a block starts,
 ``op_called <op> <line>`` (first call of a forbidden op), ``op_seen <op>`` (first call of a
 required one), ``op_count <size> <count>`` (``assert_vectorised``), ``check_end`` when a block
-ends.
+ends. The API names the function mode reads are resolved in ``runner.testing.op_names``.
 """
 
 from __future__ import annotations
 
-import sys
 import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from runner.testing import sealed
+from runner.testing import op_bypasses, op_names, sealed
 
 SOLUTION_PATH = "/tmp/solution.py"  # where the harness writes the learner's module (runner.sandbox.zygote)
 DEFAULT_SIZES = (8, 64)
-
-# torch entry points that pop interception modes or exclude the Python dispatch key: wrapped.
-# (Not _pop_torch_function_stack: torch itself pops a function mode around its handler.)
-_BYPASSES = (
-    "_pop_torch_dispatch_stack",
-    "_ExcludeDispatchKeyGuard",
-    "_dispatch_tls_set_dispatch_key_excluded",
-    "_DisableTorchDispatch",
-    "DisableTorchFunction",
-    "_unset_dispatch_mode",
-    "_set_dispatch_mode",
-    "_ForceDispatchKeyGuard",
-)
-_BYPASS_MODULES = ("torch._C", "torch", "torch.overrides", "torch.utils._python_dispatch", "torch._ops")
-
-
-# Calls that hand a tensor's values to Python, where the judge's count of operations cannot
-# follow the work done on them (a loop over ``.tolist()``, arithmetic on ``.item()``):
-# name -> whether the call hands over every element (else one value). ``assert_vectorised``
-# counts them too, and a vectorised solution's count does not grow with the input.
-_CONVERSIONS: Mapping[str, bool] = types.MappingProxyType(
-    {
-        "torch.Tensor.tolist": True,
-        "torch.Tensor.numpy": True,
-        "torch.Tensor.__array__": True,
-        "torch.Tensor.__dlpack__": True,
-        "torch.Tensor.__repr__": True,
-        "torch.Tensor.__format__": True,
-        "torch.Tensor.untyped_storage": True,
-        "torch.Tensor.storage": True,
-        "torch.Tensor.item": False,
-        "torch.Tensor.__float__": False,
-        "torch.Tensor.__int__": False,
-        "torch.Tensor.__bool__": False,
-        "torch.Tensor.__index__": False,
-        "torch.Tensor.__complex__": False,
-        "torch.Tensor.__len__": False,
-    }
-)
 
 
 @dataclass(frozen=True)
@@ -302,12 +262,6 @@ def _end_case_template() -> None:
         EMIT("tampered", "the judge's interception of operations was removed during the case")
 
 
-def _bypass_template(*args: Any, **kwargs: Any) -> Any:
-    if STATE:
-        EMIT("tampered", WHAT + " was called while the judge was watching operations")
-    return ORIGINAL(*args, **kwargs)
-
-
 STATE_COUNT: Any = None
 FLAGS: Any = None
 CONVERSIONS: Any = None
@@ -333,107 +287,7 @@ sealed.prepare(
     _count_template,
     _begin_case_template,
     _end_case_template,
-    _bypass_template,
 )
-
-
-def _api_names() -> dict[Any, str]:
-    """Every overridable torch function and Tensor method, by object, with its public name."""
-    import torch
-    import torch.overrides
-
-    names: dict[Any, str] = {}
-    for functions in torch.overrides.get_overridable_functions().values():
-        for function in functions:
-            try:
-                name = torch.overrides.resolve_name(function)
-            except Exception:
-                continue
-            if name:
-                names[function] = name
-    return names
-
-
-# The names resolved in the zygote, read-only: every job's sealed handler holds this very
-# mapping, so no job copies it. A copy per job wrote the reference count of each of the ~2,000
-# functions and names it holds: ~240 copy-on-write page faults, ~0.7 ms of the job's CPU (and as
-# much again in the spare that pre-faulted them). The proxy is the only reference to its dict,
-# so neither the learner nor anything else can change what a job's handler reads; rebinding
-# this module attribute changes nothing for a job whose guard is installed.
-_API_NAMES: Mapping[Any, str] = types.MappingProxyType({})
-
-
-# Where a rule may name a public function by another of its names (``torch.cdist`` is
-# ``torch.functional.cdist``): alias -> the name the handler sees. Read-only, like _API_NAMES.
-_PUBLIC_OWNERS = (
-    "torch",
-    "torch.functional",
-    "torch.nn.functional",
-    "torch.linalg",
-    "torch.fft",
-    "torch.special",
-    "torch.nn.init",
-    "torch.Tensor",
-)
-_ALIASES: Mapping[str, str] = types.MappingProxyType({})
-
-
-def _aliases(names: Mapping[Any, str]) -> dict[str, str]:
-    import importlib
-
-    import torch
-
-    found: dict[str, str] = {}
-    for owner_name in _PUBLIC_OWNERS:
-        owner = torch.Tensor if owner_name == "torch.Tensor" else importlib.import_module(owner_name)
-        for attr, value in list(vars(owner).items()):
-            try:
-                canonical = names.get(value)
-            except TypeError:  # unhashable
-                continue
-            if canonical is not None:
-                found[f"{owner_name}.{attr}"] = canonical
-    for canonical in names.values():
-        found[canonical] = canonical
-    return found
-
-
-def warm_up() -> None:
-    """Resolve the API names once, in the zygote (about 2,000 functions), and their aliases."""
-    global _API_NAMES, _ALIASES
-    _API_NAMES = types.MappingProxyType(_api_names())
-    _ALIASES = types.MappingProxyType(_aliases(_API_NAMES))
-
-
-def interceptable(op: str) -> str:
-    """The name the observers see for a rule's ``op``, or ValueError when ``op`` names nothing
-    they can intercept: a torch function or Tensor method that ``torch.overrides`` cannot
-    override (``torch._weight_norm``), a misspelling, or an aten operator that does not exist.
-    An alias is resolved (``torch.cdist`` → ``torch.functional.cdist``), so a rule holds under
-    whichever name the statement uses."""
-    if op.startswith("aten."):
-        import torch
-
-        target: Any = torch.ops.aten
-        for part in op.split(".")[1:]:
-            try:
-                target = getattr(target, part)
-            except (AttributeError, RuntimeError):
-                raise ValueError(f"{op!r}: no such aten operator") from None
-        return op
-    aliases = _ALIASES or types.MappingProxyType(_aliases(api_names()))
-    canonical = aliases.get(op)
-    if canonical is None:
-        raise ValueError(
-            f"{op!r} names nothing the judge can intercept: not a torch function or Tensor method "
-            "that torch.overrides can override. Name its aten operators instead (aten.<name>)."
-        )
-    return canonical
-
-
-def api_names() -> Mapping[Any, str]:
-    """The read-only table of API names: the zygote's, or resolved now outside a warm process."""
-    return _API_NAMES or types.MappingProxyType(_api_names())
 
 
 def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]:
@@ -443,7 +297,7 @@ def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]
     from torch.overrides import TorchFunctionMode
     from torch.utils._python_dispatch import TorchDispatchMode
 
-    names = api_names()
+    names = op_names.api_names()
     state: list[Any] = []
     count = [0]
     flags = [0, 0, 0, 0, 0]
@@ -456,7 +310,7 @@ def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]
         "int_repr": int.__repr__,
     }
     converted_by = sealed.seal(
-        _converted_by_template, CONVERSIONS=_CONVERSIONS, numel=torch._C.TensorBase.numel
+        _converted_by_template, CONVERSIONS=op_names.CONVERSIONS, numel=torch._C.TensorBase.numel
     )
     where = sealed.seal(
         _where_template,
@@ -469,7 +323,7 @@ def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]
         _function_template,
         NAMES=names,
         NOTE=note,
-        CONVERSIONS=_CONVERSIONS,
+        CONVERSIONS=op_names.CONVERSIONS,
         CONVERTED_BY=converted_by,
         **common,
     )
@@ -514,9 +368,9 @@ def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]
     }
     wrappers: dict[str, Any] = {}  # one per bypass, in every module that holds it
     patches: list[sealed.Patch] = []
-    for module, name, original in bypass_targets():
+    for module, name, original in op_bypasses.bypass_targets():
         if name not in wrappers:
-            wrappers[name] = sealed.seal(_bypass_template, ORIGINAL=original, WHAT=name, **common)
+            wrappers[name] = sealed.seal(op_bypasses.bypass_template, ORIGINAL=original, WHAT=name, **common)
         patches.append(sealed.Patch(module, name, original, wrappers[name]))
     observer = OpsObserver(
         enter=sealed.seal(_enter_template, **stack, **common),
@@ -527,16 +381,3 @@ def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]
         end_case=sealed.seal(_end_case_template, **stack, **common),
     )
     return observer, patches
-
-
-def bypass_targets() -> list[tuple[Any, str, Any]]:
-    """The bypasses as they are now, ``(module, name, value)``: each name of ``_BYPASSES`` in
-    every loaded module of ``_BYPASS_MODULES`` that holds torch's own function under it."""
-    found: list[tuple[Any, str, Any]] = []
-    modules = [sys.modules[m] for m in _BYPASS_MODULES if m in sys.modules]
-    for name in _BYPASSES:
-        original = getattr(sys.modules["torch._C"], name, None)
-        if original is None:
-            continue
-        found += [(module, name, original) for module in modules if getattr(module, name, None) is original]
-    return found

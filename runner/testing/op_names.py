@@ -1,0 +1,136 @@
+"""The public names the operation observers see, resolved once in the zygote.
+
+A ``TorchFunctionMode`` handler is handed torch's function objects; the observers
+(``runner.testing.ops``) read their public names (``torch.nn.functional.layer_norm``,
+``torch.Tensor.scatter_add_``) from the read-only table built here. :func:`interceptable` is how a
+rule's name is checked and resolved to the name the observers see, aliases included.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Mapping
+from typing import Any
+
+# Calls that hand a tensor's values to Python, where the judge's count of operations cannot
+# follow the work done on them (a loop over ``.tolist()``, arithmetic on ``.item()``):
+# name -> whether the call hands over every element (else one value). ``assert_vectorised``
+# counts them too, and a vectorised solution's count does not grow with the input.
+CONVERSIONS: Mapping[str, bool] = types.MappingProxyType(
+    {
+        "torch.Tensor.tolist": True,
+        "torch.Tensor.numpy": True,
+        "torch.Tensor.__array__": True,
+        "torch.Tensor.__dlpack__": True,
+        "torch.Tensor.__repr__": True,
+        "torch.Tensor.__format__": True,
+        "torch.Tensor.untyped_storage": True,
+        "torch.Tensor.storage": True,
+        "torch.Tensor.item": False,
+        "torch.Tensor.__float__": False,
+        "torch.Tensor.__int__": False,
+        "torch.Tensor.__bool__": False,
+        "torch.Tensor.__index__": False,
+        "torch.Tensor.__complex__": False,
+        "torch.Tensor.__len__": False,
+    }
+)
+
+
+def _api_names() -> dict[Any, str]:
+    """Every overridable torch function and Tensor method, by object, with its public name."""
+    import torch
+    import torch.overrides
+
+    names: dict[Any, str] = {}
+    for functions in torch.overrides.get_overridable_functions().values():
+        for function in functions:
+            try:
+                name = torch.overrides.resolve_name(function)
+            except Exception:
+                continue
+            if name:
+                names[function] = name
+    return names
+
+
+# The names resolved in the zygote, read-only: every job's sealed handler holds this very
+# mapping, so no job copies it. A copy per job wrote the reference count of each of the ~2,000
+# functions and names it holds: ~240 copy-on-write page faults, ~0.7 ms of the job's CPU (and as
+# much again in the spare that pre-faulted them). The proxy is the only reference to its dict,
+# so neither the learner nor anything else can change what a job's handler reads; rebinding
+# this module attribute changes nothing for a job whose guard is installed.
+_API_NAMES: Mapping[Any, str] = types.MappingProxyType({})
+
+
+# Where a rule may name a public function by another of its names (``torch.cdist`` is
+# ``torch.functional.cdist``): alias -> the name the handler sees. Read-only, like _API_NAMES.
+_PUBLIC_OWNERS = (
+    "torch",
+    "torch.functional",
+    "torch.nn.functional",
+    "torch.linalg",
+    "torch.fft",
+    "torch.special",
+    "torch.nn.init",
+    "torch.Tensor",
+)
+_ALIASES: Mapping[str, str] = types.MappingProxyType({})
+
+
+def _aliases(names: Mapping[Any, str]) -> dict[str, str]:
+    import importlib
+
+    import torch
+
+    found: dict[str, str] = {}
+    for owner_name in _PUBLIC_OWNERS:
+        owner = torch.Tensor if owner_name == "torch.Tensor" else importlib.import_module(owner_name)
+        for attr, value in list(vars(owner).items()):
+            try:
+                canonical = names.get(value)
+            except TypeError:  # unhashable
+                continue
+            if canonical is not None:
+                found[f"{owner_name}.{attr}"] = canonical
+    for canonical in names.values():
+        found[canonical] = canonical
+    return found
+
+
+def warm_up() -> None:
+    """Resolve the API names once, in the zygote (about 2,000 functions), and their aliases."""
+    global _API_NAMES, _ALIASES
+    _API_NAMES = types.MappingProxyType(_api_names())
+    _ALIASES = types.MappingProxyType(_aliases(_API_NAMES))
+
+
+def interceptable(op: str) -> str:
+    """The name the observers see for a rule's ``op``, or ValueError when ``op`` names nothing
+    they can intercept: a torch function or Tensor method that ``torch.overrides`` cannot
+    override (``torch._weight_norm``), a misspelling, or an aten operator that does not exist.
+    An alias is resolved (``torch.cdist`` → ``torch.functional.cdist``), so a rule holds under
+    whichever name the statement uses."""
+    if op.startswith("aten."):
+        import torch
+
+        target: Any = torch.ops.aten
+        for part in op.split(".")[1:]:
+            try:
+                target = getattr(target, part)
+            except (AttributeError, RuntimeError):
+                raise ValueError(f"{op!r}: no such aten operator") from None
+        return op
+    aliases = _ALIASES or types.MappingProxyType(_aliases(api_names()))
+    canonical = aliases.get(op)
+    if canonical is None:
+        raise ValueError(
+            f"{op!r} names nothing the judge can intercept: not a torch function or Tensor method "
+            "that torch.overrides can override. Name its aten operators instead (aten.<name>)."
+        )
+    return canonical
+
+
+def api_names() -> Mapping[Any, str]:
+    """The read-only table of API names: the zygote's, or resolved now outside a warm process."""
+    return _API_NAMES or types.MappingProxyType(_api_names())
