@@ -45,7 +45,7 @@ ALTERNATIVES = (
     "aten.rsub",
     "aten.squeeze",
 )
-op_rules_for_every_case(allow=NO_BUILTIN, allow_extra=ALTERNATIVES)
+op_rules_for_every_case("no-builtin-logsumexp", allow=NO_BUILTIN, allow_extra=ALTERNATIVES)
 INPUTS = (
     "`x` is a float32 or float64 tensor with at least one dimension; `dim` may be negative; the reduced "
     "dimension has at least one element (other dimensions may be empty, e.g. shape `(0, 3)`)."

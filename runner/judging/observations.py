@@ -176,6 +176,19 @@ class Finding:
 
     status: str
     message: str
+    # The statement rule a problem-wide op rule enforces (``op_rules_for_every_case(rule=...)``),
+    # when the failure is that rule's and not the case's own: "" otherwise.
+    rule: str = ""
+
+
+def _rule_of_blocks(kind: str, data: list[str], stack: list[str]) -> None:
+    """Track which rule id the open check blocks declared (``check rule <id>``), innermost last."""
+    if kind == "check_begin":
+        stack.append("")
+    elif kind == "check_end" and stack:
+        stack.pop()
+    elif kind == "check" and len(data) == 2 and data[0] == "rule" and stack:
+        stack[-1] = data[1]
 
 
 GROWTH_FACTOR = 2  # vectorised: the larger size may dispatch at most 2x + 4 the smaller's operations
@@ -194,12 +207,16 @@ def _allowed_findings(events: list[list[str]], reference: dict[str, Any] | None)
         return None
     stored = reference.get("ops_used")
     reference_used = [set(b) for b in stored if isinstance(b, list)] if isinstance(stored, list) else []
-    blocks: dict[str, tuple[str, set[str], int]] = {}  # ordinal -> (sentence, extras, index)
+    # ordinal -> (sentence, extras, index, rule id)
+    blocks: dict[str, tuple[str, set[str], int, str]] = {}
+    rules: list[str] = []
     for kind, *data in events:
+        _rule_of_blocks(kind, data, rules)
         if kind == "check" and len(data) >= 3 and data[0] == "allow":
-            blocks[data[1]] = (data[2], {canonical(op) for op in data[3:]}, len(blocks))
+            rule = rules[-1] if rules else ""
+            blocks[data[1]] = (data[2], {canonical(op) for op in data[3:]}, len(blocks), rule)
         elif kind == "op_used" and len(data) >= 2 and data[0] in blocks:
-            sentence, extra, index = blocks[data[0]]
+            sentence, extra, index, rule = blocks[data[0]]
             if index >= len(reference_used):
                 return Finding("error", f"{MODIFIED}: a check of this case did not run as declared.")
             if not allowed(data[1], reference_used[index], extra):
@@ -210,24 +227,27 @@ def _allowed_findings(events: list[list[str]], reference: dict[str, Any] | None)
                     f"{sentence} The judge saw your code use {canonical(data[1])}{place}, which this "
                     "rule does not allow: only the operations the problem's reference solution or its "
                     "accepted alternatives use, views and new tensors.",
+                    rule,
                 )
     return None
 
 
 def _operation_findings(events: list[list[str]], reference_counts: list[int]) -> Finding | None:
     """What the operation checks of a case found (``runner.testing.ops``), decided here on the host."""
-    forbidden: dict[str, str] = {}
-    required: dict[str, str] = {}
+    forbidden: dict[str, tuple[str, str]] = {}  # op -> (sentence, rule id of a problem-wide rule)
+    required: dict[str, tuple[str, str]] = {}
+    rules: list[str] = []
     seen: set[str] = set()
     called: dict[str, str] = {}
     vectorised: list[tuple[str, list[str], list[int], list[int]]] = []
     blocks_open = 0
     for kind, *data in events:
+        _rule_of_blocks(kind, data, rules)
         if kind == "check" and len(data) >= 3:
             if data[0] == "forbid":
-                forbidden[data[1]] = data[2]
+                forbidden[data[1]] = (data[2], rules[-1] if rules else "")
             elif data[0] == "require":
-                required[data[1]] = data[2]
+                required[data[1]] = (data[2], rules[-1] if rules else "")
             elif data[0] == "vectorised":
                 vectorised.append((data[1], data[2].split(","), [], []))
         elif kind == "check_begin":
@@ -247,10 +267,11 @@ def _operation_findings(events: list[list[str]], reference_counts: list[int]) ->
     for op, where in called.items():
         if op in forbidden:
             place = f" (solution.py, {where})" if where else ""
-            return Finding("failed", f"{forbidden[op]} The judge saw your code call {op}{place}.")
-    for op, sentence in required.items():
+            sentence, rule = forbidden[op]
+            return Finding("failed", f"{sentence} The judge saw your code call {op}{place}.", rule)
+    for op, (sentence, rule) in required.items():
         if op not in seen:
-            return Finding("failed", f"{sentence} The judge did not see your code call {op}.")
+            return Finding("failed", f"{sentence} The judge did not see your code call {op}.", rule)
     for rule, sizes, counts, converted in vectorised:
         if len(counts) != 2 or len(sizes) != 2 or len(converted) != 2:
             return Finding("error", f"{MODIFIED}: the count of your code's operations did not finish.")

@@ -49,6 +49,13 @@ def allow_ops(rule: str, extra: tuple[str, ...] | list[str] = ()) -> Iterator[No
     to an operator reaches the dispatch level where this looks, so it holds for methods,
     ``torch.nn.functional``, ``out=`` and in-place variants, private aten names, fused kernels and
     ``torch.func`` alike; the host decides, from the reference's own run."""
+    with _allowing(rule, extra, ""):
+        yield
+
+
+@contextlib.contextmanager
+def _allowing(rule: str, extra: tuple[str, ...] | list[str], rule_id: str) -> Iterator[None]:
+    """:func:`allow_ops`, and the rule id of a problem-wide rule ("" for a case's own)."""
     names = tuple(extra)
     for op in names:
         if not op.startswith("aten.") or op.count(".") != 1:
@@ -59,17 +66,19 @@ def allow_ops(rule: str, extra: tuple[str, ...] | list[str] = ()) -> Iterator[No
         return
     # Every extra name must be a real operator (problems validate runs the reference through here).
     allowed_extra = tuple(sorted({canonical(interceptable(op)) for op in names}))
-    observer.enter({}, {}, rule, allowed_extra)
+    observer.enter({}, {}, rule, allowed_extra, rule_id)
     try:
         yield
     finally:
         observer.leave()
 
 
-_EVERY_CASE: list[tuple[dict[str, str], dict[str, str], tuple[str, tuple[str, ...]] | None]] = []
+_EveryCase = tuple[str, dict[str, str], dict[str, str], tuple[str, tuple[str, ...]] | None]
+_EVERY_CASE: list[_EveryCase] = []
 
 
 def op_rules_for_every_case(
+    rule: str,
     *,
     forbid: Mapping[str, str] | None = None,
     require: Mapping[str, str] | None = None,
@@ -79,14 +88,17 @@ def op_rules_for_every_case(
     """Declare op rules for the whole problem, at the top level of ``tests.py``: every case then
     runs inside ``forbid_ops(forbid)``, ``require_ops(require)`` and ``allow_ops(allow,
     allow_extra)`` (those given), so a rule holds in every case, not only the one that names it.
-    A problem that declares none pays nothing."""
+    ``rule`` is the statement rule's id: a case these blocks fail is reported as breaking it,
+    whatever rule the case itself checks. A problem that declares none pays nothing."""
     allow_rule = (allow, tuple(allow_extra)) if allow else None
+    if not rule:
+        raise ValueError("op_rules_for_every_case: name the statement's rule (its id) these enforce")
     if not (forbid or require or allow_rule):
         raise ValueError("op_rules_for_every_case: give forbid=, require= or allow=")
-    _EVERY_CASE.append((dict(forbid or {}), dict(require or {}), allow_rule))
+    _EVERY_CASE.append((rule, dict(forbid or {}), dict(require or {}), allow_rule))
 
 
-def every_case_rules() -> list[tuple[dict[str, str], dict[str, str], tuple[str, tuple[str, ...]] | None]]:
+def every_case_rules() -> list[_EveryCase]:
     return list(_EVERY_CASE)
 
 
@@ -102,18 +114,18 @@ def with_every_case_rules(func: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
     def in_rules(solution: Any) -> Any:
         with contextlib.ExitStack() as stack:
-            for forbidden, required, allow_rule in declared:
+            for rule_id, forbidden, required, allow_rule in declared:
                 if forbidden or required:
-                    stack.enter_context(_watching(forbidden, required))
+                    stack.enter_context(_watching(forbidden, required, rule_id))
                 if allow_rule is not None:
-                    stack.enter_context(allow_ops(*allow_rule))
+                    stack.enter_context(_allowing(*allow_rule, rule_id))
             return func(solution)
 
     return in_rules
 
 
 @contextlib.contextmanager
-def _watching(forbidden: dict[str, str], required: dict[str, str]) -> Iterator[None]:
+def _watching(forbidden: dict[str, str], required: dict[str, str], rule_id: str = "") -> Iterator[None]:
     for op in (*forbidden, *required):
         if not (op.startswith(("torch.", "aten.")) and op.count(".") >= 1):
             raise ValueError(f"{op!r}: name an operation as torch.<name>, torch.Tensor.<name> or aten.<name>")
@@ -125,7 +137,7 @@ def _watching(forbidden: dict[str, str], required: dict[str, str]) -> Iterator[N
     # through here, so a rule that could never fire fails validation), under the observers' name.
     forbidden = {interceptable(op): rule for op, rule in forbidden.items()}
     required = {interceptable(op): rule for op, rule in required.items()}
-    observer.enter(forbidden, required, "", ())
+    observer.enter(forbidden, required, "", (), rule_id)
     try:
         yield
     finally:

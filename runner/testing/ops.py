@@ -38,7 +38,8 @@ DEFAULT_SIZES = (8, 64)
 @dataclass(frozen=True)
 class OpsObserver:
     # forbidden, required (op -> sentence), an allow rule's sentence ("" for none) and its extras
-    enter: Callable[[Mapping[str, str], Mapping[str, str], str, tuple[str, ...]], None]
+    # and the rule id of a problem-wide rule ("" for a case's own)
+    enter: Callable[[Mapping[str, str], Mapping[str, str], str, tuple[str, ...], str], None]
     leave: Callable[[], None]
     count: Callable[[Callable[[Any], Any], Any, str], Any]
     declare_vectorised: Callable[[str, str], None]
@@ -174,7 +175,7 @@ def _getattribute_template(self: Any, name: str) -> Any:
     return object_getattribute(self, name)
 
 
-def _enter_template(forbidden: Any, required: Any, allow: str, allow_extra: Any) -> None:
+def _enter_template(forbidden: Any, required: Any, allow: str, allow_extra: Any, rule: str) -> None:
     ordinal = ""
     if allow:  # numbered per case, so the host pairs each block with the reference's
         FLAGS[6] = FLAGS[6] + 1
@@ -188,6 +189,8 @@ def _enter_template(forbidden: Any, required: Any, allow: str, allow_extra: Any)
         set(),
     )
     EMIT("check_begin")
+    if rule:  # a problem-wide rule: the host names this rule, not the case's, when it fails
+        EMIT("check", "rule", rule)
     for op in forbidden:
         block[0][op] = forbidden[op]
         EMIT("check", "forbid", op, forbidden[op])

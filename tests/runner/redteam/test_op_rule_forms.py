@@ -87,7 +87,7 @@ def test_an_allow_rule_extra_that_is_not_an_interceptable_operator_fails_validat
 
 
 def test_a_problem_wide_allow_rule_holds_in_every_case(runner: Runner, tmp_path: Path) -> None:
-    tests = f"op_rules_for_every_case(allow={ONLY_REFERENCE!r})\n" + CASES
+    tests = f"op_rules_for_every_case('only-reference', allow={ONLY_REFERENCE!r})\n" + CASES
     problem = load_problem_dir(_problem(tmp_path, tests))
     expectations = runner.compute_expectations(problem)
     cheat = problem.solution.replace(REFERENCE_BODY, BUILTIN)
@@ -120,7 +120,7 @@ ALTERNATIVE = REFERENCE_BODY.replace("(points * points).sum(dim=1)", "points.pow
 
 
 def test_an_accepted_alternative_widens_what_the_rule_allows(runner: Runner, tmp_path: Path) -> None:
-    tests = f"op_rules_for_every_case(allow={ONLY_REFERENCE!r})\n" + CASES
+    tests = f"op_rules_for_every_case('only-reference', allow={ONLY_REFERENCE!r})\n" + CASES
     base = load_problem_dir(_problem(tmp_path / "a", tests))
     code = base.solution.replace(REFERENCE_BODY, ALTERNATIVE)
     assert code != base.solution
@@ -135,7 +135,7 @@ def test_an_accepted_alternative_widens_what_the_rule_allows(runner: Runner, tmp
 
 
 def test_an_alternative_that_is_not_accepted_fails_validation(runner: Runner, tmp_path: Path) -> None:
-    tests = f"op_rules_for_every_case(allow={ONLY_REFERENCE!r})\n" + CASES
+    tests = f"op_rules_for_every_case('only-reference', allow={ONLY_REFERENCE!r})\n" + CASES
     folder = _problem(
         tmp_path,
         tests,
