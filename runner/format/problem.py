@@ -13,6 +13,8 @@
       tests.py        hidden test cases, declared with ``runner.testing.case``
       mutants/*.py    known-wrong solutions the tests must reject (optional); front matter
                       '# rule: id' / '# kind: cheat' ties one to a statement rule (runner.format.rules)
+      alternatives/*.py  accepted alternative solutions (optional): they must be accepted, and the
+                      operations they use are allowed too where tests.py declares allow_ops
 
 Reading refuses symlinks anywhere in the folder, so a problem cannot smuggle in a host file.
 """
@@ -76,6 +78,9 @@ class ProblemFiles:
     solution: str
     tests: str
     mutants: dict[str, str] = field(default_factory=dict)
+    # Accepted alternative solutions (``alternatives/<name>.py``): the operations they dispatch are
+    # allowed too wherever tests.py declares allow_ops (runner.engine.Runner.compute_expectations).
+    alternatives: dict[str, str] = field(default_factory=dict)
     toml_source: str = ""
     order: int = 0  # position within its category (its track); 0 = after the numbered ones
     hints: tuple[str, ...] = ()  # progressive hints (Markdown), revealed one at a time
@@ -110,6 +115,8 @@ class ProblemFiles:
         }
         for name, source in sorted(self.mutants.items()):
             out[f"mutants/{name}"] = source
+        for name, source in sorted(self.alternatives.items()):
+            out[f"alternatives/{name}"] = source
         return out
 
 
@@ -263,11 +270,14 @@ def build_problem(slug: str, files: dict[str, str]) -> ProblemFiles:
             raise ProblemFormatError("file is missing", name)
     meta = parse_metadata(files["problem.toml"], slug)
     mutants: dict[str, str] = {}
+    alternatives: dict[str, str] = {}
     for rel, text in files.items():
         if rel in REQUIRED_FILES:
             continue
         if rel.startswith("mutants/") and rel.endswith(".py") and rel.count("/") == 1:
             mutants[rel.removeprefix("mutants/")] = text
+        elif rel.startswith("alternatives/") and rel.endswith(".py") and rel.count("/") == 1:
+            alternatives[rel.removeprefix("alternatives/")] = text
         else:
             raise ProblemFormatError("unexpected file in a problem folder", rel)
     return ProblemFiles(
@@ -278,6 +288,7 @@ def build_problem(slug: str, files: dict[str, str]) -> ProblemFiles:
         solution=files["solution.py"],
         tests=files["tests.py"],
         mutants=mutants,
+        alternatives=alternatives,
         toml_source=files["problem.toml"],
     )
 
@@ -294,11 +305,11 @@ def read_problem_files(folder: str | Path) -> dict[str, str]:
         est = os.lstat(path)
         if stat.S_ISLNK(est.st_mode):
             raise ProblemFormatError("symlinks are not allowed in a problem folder", entry)
-        if entry == "mutants" and stat.S_ISDIR(est.st_mode):
-            for mutant in sorted(os.listdir(path)):
-                if mutant == "__pycache__":
+        if entry in ("mutants", "alternatives") and stat.S_ISDIR(est.st_mode):
+            for name in sorted(os.listdir(path)):
+                if name == "__pycache__":
                     continue
-                files[f"mutants/{mutant}"] = _read_text(path / mutant, f"mutants/{mutant}")
+                files[f"{entry}/{name}"] = _read_text(path / name, f"{entry}/{name}")
         elif entry in ("__pycache__",) or entry.startswith("."):
             continue
         else:

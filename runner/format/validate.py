@@ -64,6 +64,8 @@ def validate_problem(
     )
     for name, source in problem.mutants.items():
         sources_ok = _syntax(report.errors, source, f"mutants/{name}") and sources_ok
+    for name, source in problem.alternatives.items():
+        sources_ok = _syntax(report.errors, source, f"alternatives/{name}") and sources_ok
     metas = _rules_and_metas(problem, report)
     if f"def {problem.entry_point}" not in problem.starter:
         report.errors.append(
@@ -120,6 +122,18 @@ def validate_problem(
                 "make the tests deterministic (seed every random choice)",
             )
         )
+
+    for name, source in sorted(problem.alternatives.items()):
+        judged = runner.judge(runner.job_for(problem, expectations, source, "submit"))
+        if not judged.accepted:
+            report.errors.append(
+                Finding(
+                    f"alternatives/{name}",
+                    f"this accepted alternative is not accepted: {judged.message}",
+                    None,
+                    "an alternative must solve the problem within its rules (or belongs in mutants/)",
+                )
+            )
 
     for name, source in sorted(problem.mutants.items()):
         result = runner.judge(runner.job_for(problem, expectations, source, "submit"))

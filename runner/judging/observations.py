@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from runner.records.allowed_ops import allowed, canonical
 from runner.records.events import MODIFIED, event_mac
 
 
@@ -91,6 +92,8 @@ def summary(case: CaseEvents) -> dict[str, Any]:
     ``hooks``: one list per ``observe_hooks`` block of ``{kind, module, removed}`` (removed =
     a ``remove()`` took it out *and* the module's table no longer holds it at the block's or
     the case's end). ``checks``: the operation checks declared, in order (``runner.testing.ops``).
+    ``ops_used``: per ``allow_ops`` block, in order, the operators it saw (canonical names, sorted):
+    the reference's are what the block allows.
     """
     windows: list[list[dict[str, Any]]] = []
     registered: dict[str, dict[str, Any]] = {}
@@ -100,9 +103,12 @@ def summary(case: CaseEvents) -> dict[str, Any]:
     window_ids: list[list[str]] = []
     checks: list[list[str]] = []
     op_counts: list[int] = []
+    used: dict[str, set[str]] = {}
     for kind, *data in case.events:
         if kind == "op_count" and len(data) == 2 and data[1].isdigit():
             op_counts.append(int(data[1]))
+        elif kind == "op_used" and len(data) >= 2 and data[0] in used:
+            used[data[0]].add(canonical(data[1]))
         elif kind == "observe_hooks_begin":
             window = []
             window_ids.append(window)
@@ -118,6 +124,8 @@ def summary(case: CaseEvents) -> dict[str, Any]:
             state[data[0]] = data[1]
         elif kind == "check":
             checks.append(data)
+            if len(data) >= 2 and data[0] == "allow":
+                used.setdefault(data[1], set())
     for ids in window_ids:
         windows.append(
             [
@@ -133,7 +141,23 @@ def summary(case: CaseEvents) -> dict[str, Any]:
         out["checks"] = checks
     if op_counts:
         out["op_counts"] = op_counts
+    if used:
+        out["ops_used"] = [sorted(used[block]) for block in used]
     return out
+
+
+def with_alternative_ops(
+    reference: dict[str, Any] | None, alternative: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """The reference's summary of a case with the operators an accepted alternative solution used
+    in each ``allow_ops`` block added: what the block allows is what either of them used."""
+    if not reference or not alternative:
+        return reference
+    mine, theirs = reference.get("ops_used"), alternative.get("ops_used")
+    if not isinstance(mine, list) or not isinstance(theirs, list) or len(mine) != len(theirs):
+        return reference
+    merged = [sorted(set(a) | set(b)) for a, b in zip(mine, theirs, strict=True)]
+    return {**reference, "ops_used": merged}
 
 
 def _describe_hooks(windows: list[list[dict[str, Any]]]) -> str:
@@ -152,6 +176,19 @@ class Finding:
 
     status: str
     message: str
+    # The statement rule a problem-wide op rule enforces (``op_rules_for_every_case(rule=...)``),
+    # when the failure is that rule's and not the case's own: "" otherwise.
+    rule: str = ""
+
+
+def _rule_of_blocks(kind: str, data: list[str], stack: list[str]) -> None:
+    """Track which rule id the open check blocks declared (``check rule <id>``), innermost last."""
+    if kind == "check_begin":
+        stack.append("")
+    elif kind == "check_end" and stack:
+        stack.pop()
+    elif kind == "check" and len(data) == 2 and data[0] == "rule" and stack:
+        stack[-1] = data[1]
 
 
 GROWTH_FACTOR = 2  # vectorised: the larger size may dispatch at most 2x + 4 the smaller's operations
@@ -162,20 +199,55 @@ PADDING_FACTOR = 4
 PADDING_SLACK = 16
 
 
+def _allowed_findings(events: list[list[str]], reference: dict[str, Any] | None) -> Finding | None:
+    """What the ``allow_ops`` blocks of a case found: an operator the reference did not use in the
+    same block (nor views, creation or the rule's extras). Without a reference (its own run) there
+    is nothing to compare with."""
+    if reference is None:
+        return None
+    stored = reference.get("ops_used")
+    reference_used = [set(b) for b in stored if isinstance(b, list)] if isinstance(stored, list) else []
+    # ordinal -> (sentence, extras, index, rule id)
+    blocks: dict[str, tuple[str, set[str], int, str]] = {}
+    rules: list[str] = []
+    for kind, *data in events:
+        _rule_of_blocks(kind, data, rules)
+        if kind == "check" and len(data) >= 3 and data[0] == "allow":
+            rule = rules[-1] if rules else ""
+            blocks[data[1]] = (data[2], {canonical(op) for op in data[3:]}, len(blocks), rule)
+        elif kind == "op_used" and len(data) >= 2 and data[0] in blocks:
+            sentence, extra, index, rule = blocks[data[0]]
+            if index >= len(reference_used):
+                return Finding("error", f"{MODIFIED}: a check of this case did not run as declared.")
+            if not allowed(data[1], reference_used[index], extra):
+                where = data[2] if len(data) > 2 else ""
+                place = f" (solution.py, {where})" if where else ""
+                return Finding(
+                    "failed",
+                    f"{sentence} The judge saw your code use {canonical(data[1])}{place}, which this "
+                    "rule does not allow: only the operations the problem's reference solution or its "
+                    "accepted alternatives use, views and new tensors.",
+                    rule,
+                )
+    return None
+
+
 def _operation_findings(events: list[list[str]], reference_counts: list[int]) -> Finding | None:
     """What the operation checks of a case found (``runner.testing.ops``), decided here on the host."""
-    forbidden: dict[str, str] = {}
-    required: dict[str, str] = {}
+    forbidden: dict[str, tuple[str, str]] = {}  # op -> (sentence, rule id of a problem-wide rule)
+    required: dict[str, tuple[str, str]] = {}
+    rules: list[str] = []
     seen: set[str] = set()
     called: dict[str, str] = {}
     vectorised: list[tuple[str, list[str], list[int], list[int]]] = []
     blocks_open = 0
     for kind, *data in events:
+        _rule_of_blocks(kind, data, rules)
         if kind == "check" and len(data) >= 3:
             if data[0] == "forbid":
-                forbidden[data[1]] = data[2]
+                forbidden[data[1]] = (data[2], rules[-1] if rules else "")
             elif data[0] == "require":
-                required[data[1]] = data[2]
+                required[data[1]] = (data[2], rules[-1] if rules else "")
             elif data[0] == "vectorised":
                 vectorised.append((data[1], data[2].split(","), [], []))
         elif kind == "check_begin":
@@ -195,10 +267,11 @@ def _operation_findings(events: list[list[str]], reference_counts: list[int]) ->
     for op, where in called.items():
         if op in forbidden:
             place = f" (solution.py, {where})" if where else ""
-            return Finding("failed", f"{forbidden[op]} The judge saw your code call {op}{place}.")
-    for op, sentence in required.items():
+            sentence, rule = forbidden[op]
+            return Finding("failed", f"{sentence} The judge saw your code call {op}{place}.", rule)
+    for op, (sentence, rule) in required.items():
         if op not in seen:
-            return Finding("failed", f"{sentence} The judge did not see your code call {op}.")
+            return Finding("failed", f"{sentence} The judge did not see your code call {op}.", rule)
     for rule, sizes, counts, converted in vectorised:
         if len(counts) != 2 or len(sizes) != 2 or len(converted) != 2:
             return Finding("error", f"{MODIFIED}: the count of your code's operations did not finish.")
@@ -247,7 +320,9 @@ def judge_case(reference: dict[str, Any] | None, case: CaseEvents | None) -> Fin
         return Finding("error", f"{MODIFIED}: a check of this case did not run as declared.")
     counts = reference.get("op_counts")
     reference_counts = [c for c in counts if type(c) is int] if isinstance(counts, list) else []
-    finding = _operation_findings(events, reference_counts)
+    finding = _operation_findings(events, reference_counts) or _allowed_findings(
+        events, reference if reference else None
+    )
     if finding is not None:
         return finding
     if "hooks" in reference:

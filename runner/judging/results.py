@@ -77,9 +77,11 @@ def _is_memory_error(report: dict[str, Any]) -> bool:
 
 def _apply_observations(
     cases: list[CaseResult], selected: tuple[CaseExpectation, ...], events: observations.RunEvents
-) -> None:
+) -> dict[str, str]:
     """Turn a case that ran into an error (the judge was modified) or a failure (a check of how the
-    code works failed) from what the host saw in its events (``runner.judging.observations``)."""
+    code works failed) from what the host saw in its events (``runner.judging.observations``).
+    Returns, per case, the rule a problem-wide op rule's failure breaks (not the case's own)."""
+    rules: dict[str, str] = {}
     for case, exp in zip(cases, selected, strict=True):
         if case.status not in (jobs.CASE_PASSED, jobs.CASE_FAILED):
             continue
@@ -94,6 +96,9 @@ def _apply_observations(
         else:
             case.status = jobs.CASE_FAILED
             case.message = finding.message
+            if finding.rule:
+                rules[case.name] = finding.rule
+    return rules
 
 
 def rule_message(rule: str, sentence: str, message: str) -> str:
@@ -103,15 +108,21 @@ def rule_message(rule: str, sentence: str, message: str) -> str:
     return f"{head}: {message}" if message else head
 
 
-def _name_broken_rules(cases: list[CaseResult], selected: tuple[CaseExpectation, ...]) -> list[str]:
-    """Put the rule's id and sentence in front of each failed case that enforces one; the rules broken,
-    once each, in case order, for the verdict's message."""
+def _name_broken_rules(
+    cases: list[CaseResult], selected: tuple[CaseExpectation, ...], by_rule: dict[str, str] | None = None
+) -> list[str]:
+    """Put the rule's id and sentence in front of each failed case that enforces one (or that a
+    problem-wide op rule failed: ``by_rule``, case -> rule id); the rules broken, once each, in case
+    order, for the verdict's message."""
     broken: list[str] = []
+    sentences = {exp.rule: exp.rule_sentence for exp in selected if exp.rule}
     for case, exp in zip(cases, selected, strict=True):
-        if case.status != jobs.CASE_FAILED or not exp.rule:
+        rule = (by_rule or {}).get(case.name, exp.rule)
+        if case.status != jobs.CASE_FAILED or not rule:
             continue
-        case.message = clean(rule_message(exp.rule, exp.rule_sentence, case.message), MESSAGE_LIMIT)
-        named = rule_message(exp.rule, exp.rule_sentence, "") + "."
+        sentence = sentences.get(rule, "")
+        case.message = clean(rule_message(rule, sentence, case.message), MESSAGE_LIMIT)
+        named = rule_message(rule, sentence, "") + "."
         if named not in broken:
             broken.append(named)
     return broken
@@ -219,8 +230,8 @@ def build_result(
             case.message = "The case produced no usable value."
         cases.append(case)
 
-    _apply_observations(cases, selected, events)
-    broken = _name_broken_rules(cases, selected)
+    by_rule = _apply_observations(cases, selected, events)
+    broken = _name_broken_rules(cases, selected, by_rule)
     if limit:
         return result(limit[0], cases, limit[1])
     statuses = {c.status for c in cases}

@@ -15,14 +15,16 @@ Helpers make tests strong for the zero-argument functions of the seed problems:
   the hook afterwards" are checked, not only the returned numbers. In the sandbox the
   host judges the block from events it can trust (``runner.testing.hook_events``), whatever
   the returned summary says.
-* :func:`forbid_ops`, :func:`require_ops`, :func:`assert_vectorised` check which
-  operations the code calls and that its work does not grow like a Python loop
-  (``runner.testing.ops``), also judged on the host.
+* :func:`forbid_ops`, :func:`require_ops`, :func:`allow_ops`, :func:`assert_vectorised` check
+  which operations the code calls (:func:`op_rules_for_every_case`: in every case of a problem)
+  and that its work does not grow like a Python loop (``runner.testing.ops``), also judged on
+  the host.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,9 +32,12 @@ from typing import Any
 from runner.testing import guard, sealed
 
 # Checks of *how* the code works, judged on the host from events (runner/testing/op_checks.py).
+from runner.testing.op_checks import allow_ops as allow_ops
 from runner.testing.op_checks import assert_vectorised as assert_vectorised
 from runner.testing.op_checks import forbid_ops as forbid_ops
+from runner.testing.op_checks import op_rules_for_every_case as op_rules_for_every_case
 from runner.testing.op_checks import require_ops as require_ops
+from runner.testing.op_checks import reset_every_case_rules, with_every_case_rules
 
 DEFAULT_RTOL = 1e-4
 DEFAULT_ATOL = 1e-4
@@ -96,12 +101,14 @@ def case(
 
 
 def collected_cases() -> list[CaseSpec]:
-    """The cases declared since the last :func:`reset_registry`, in file order."""
-    return list(_REGISTRY)
+    """The cases declared since the last :func:`reset_registry`, in file order, each run inside
+    the problem-wide op rules (:func:`op_rules_for_every_case`) when ``tests.py`` declares any."""
+    return [dataclasses.replace(spec, func=with_every_case_rules(spec.func)) for spec in _REGISTRY]
 
 
 def reset_registry() -> None:
     _REGISTRY.clear()
+    reset_every_case_rules()
 
 
 @contextlib.contextmanager

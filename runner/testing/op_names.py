@@ -120,6 +120,12 @@ def interceptable(op: str) -> str:
                 target = getattr(target, part)
             except (AttributeError, RuntimeError):
                 raise ValueError(f"{op!r}: no such aten operator") from None
+        if decomposed_before_dispatch(target):
+            raise ValueError(
+                f"{op!r} names nothing the judge can intercept: PyTorch decomposes it "
+                "(CompositeImplicitAutograd) before the dispatch level the judge watches. Name the "
+                "public function, or the aten operators it becomes."
+            )
         return op
     aliases = _ALIASES or types.MappingProxyType(_aliases(api_names()))
     canonical = aliases.get(op)
@@ -129,6 +135,25 @@ def interceptable(op: str) -> str:
             "that torch.overrides can override. Name its aten operators instead (aten.<name>)."
         )
     return canonical
+
+
+def decomposed_before_dispatch(target: Any) -> bool:
+    """Whether every overload of an aten operator (or the one overload given) is a
+    CompositeImplicitAutograd decomposition, so no call of it ever reaches a TorchDispatchMode:
+    ``aten.cdist``, ``aten.cross_entropy_loss``, ``aten.scaled_dot_product_attention`` are seen
+    only as what they become (``aten._cdist_forward``, ``aten._log_softmax``, …)."""
+    import torch
+
+    overloads = [getattr(target, o) for o in target.overloads()] if hasattr(target, "overloads") else [target]
+    for overload in overloads:
+        try:
+            if not torch._C._dispatch_has_kernel_for_dispatch_key(
+                overload.name(), "CompositeImplicitAutograd"
+            ):
+                return False
+        except RuntimeError:  # a TorchScript-only overload (aten::isfinite.float): never dispatched
+            continue
+    return True
 
 
 def api_names() -> Mapping[Any, str]:

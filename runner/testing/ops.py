@@ -37,7 +37,9 @@ DEFAULT_SIZES = (8, 64)
 
 @dataclass(frozen=True)
 class OpsObserver:
-    enter: Callable[[Mapping[str, str], Mapping[str, str]], None]
+    # forbidden, required (op -> sentence), an allow rule's sentence ("" for none) and its extras
+    # and the rule id of a problem-wide rule ("" for a case's own)
+    enter: Callable[[Mapping[str, str], Mapping[str, str], str, tuple[str, ...], str], None]
     leave: Callable[[], None]
     count: Callable[[Callable[[Any], Any], Any, str], Any]
     declare_vectorised: Callable[[str, str], None]
@@ -59,6 +61,7 @@ WHERE: Any = None
 SOLUTION: Any = None
 SEALED_GLOBALS: Any = None
 NOTE: Any = None
+NOTE_ATEN: Any = None
 object_getattribute: Any = None
 push_function: Any = None
 push_dispatch: Any = None
@@ -84,15 +87,26 @@ def _where_template() -> str:
 
 
 def _note_template(name: str) -> None:
-    if not STATE:
-        return
-    block = STATE[-1]
-    if name in block[0] and name not in block[2]:
-        block[2].add(name)
-        EMIT("op_called", name, WHERE())
-    if name in block[1] and name not in block[3]:
-        block[3].add(name)
-        EMIT("op_seen", name)
+    for block in STATE:
+        if name in block[0] and name not in block[2]:
+            block[2].add(name)
+            EMIT("op_called", name, WHERE())
+        if name in block[1] and name not in block[3]:
+            block[3].add(name)
+            EMIT("op_seen", name)
+
+
+def _note_aten_template(name: str) -> None:
+    """An aten operator reached the dispatch level: forbid/require rules by its name and, for an
+    in-place variant (``aten.exp_``), its functional op's; allow blocks record it once each."""
+    NOTE(name)
+    if name[-1] == "_" and name[-2] != "_":
+        NOTE(name[:-1])
+    if FLAGS[5]:
+        for block in STATE:
+            if block[4] and name not in block[5]:
+                block[5].add(name)
+                EMIT("op_used", block[4], name, WHERE())
 
 
 def _function_template(self: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
@@ -148,7 +162,7 @@ def _dispatch_template(self: Any, func: Any, types: Any, args: Any = (), kwargs:
     if STATE:
         full = object_getattribute(func, "_name")
         if type(full) is str:
-            NOTE("aten." + full.partition("::")[2].partition(".")[0])
+            NOTE_ATEN("aten." + full.partition("::")[2].partition(".")[0])
     if kwargs is None:
         return func(*args)
     return func(*args, **kwargs)
@@ -161,15 +175,31 @@ def _getattribute_template(self: Any, name: str) -> Any:
     return object_getattribute(self, name)
 
 
-def _enter_template(forbidden: Any, required: Any) -> None:
-    block: tuple[dict[str, str], dict[str, str], set[str], set[str]] = ({}, {}, set(), set())
+def _enter_template(forbidden: Any, required: Any, allow: str, allow_extra: Any, rule: str) -> None:
+    ordinal = ""
+    if allow:  # numbered per case, so the host pairs each block with the reference's
+        FLAGS[6] = FLAGS[6] + 1
+        ordinal = int_repr(FLAGS[6])
+    block: tuple[dict[str, str], dict[str, str], set[str], set[str], str, set[str]] = (
+        {},
+        {},
+        set(),
+        set(),
+        ordinal,
+        set(),
+    )
     EMIT("check_begin")
+    if rule:  # a problem-wide rule: the host names this rule, not the case's, when it fails
+        EMIT("check", "rule", rule)
     for op in forbidden:
         block[0][op] = forbidden[op]
         EMIT("check", "forbid", op, forbidden[op])
     for op in required:
         block[1][op] = required[op]
         EMIT("check", "require", op, required[op])
+    if allow:
+        EMIT("check", "allow", ordinal, allow, *allow_extra)
+        FLAGS[5] = FLAGS[5] + 1
     STATE.append(block)
     FLAGS[1] = FLAGS[1] + 1
     if not FLAGS[3]:  # outside a case: the function mode is not on yet
@@ -181,7 +211,9 @@ def _leave_template() -> None:
     if not STATE:
         EMIT("tampered", "a check of operations ended twice")
         return
-    STATE.pop()
+    block = STATE.pop()
+    if block[4]:
+        FLAGS[5] = FLAGS[5] - 1
     FLAGS[1] = FLAGS[1] - 1
     dispatch_mode = None
     function_mode = None
@@ -203,7 +235,7 @@ def _declare_vectorised_template(rule: str, sizes: str) -> None:
 
 def _count_template(fn: Any, arg: Any, size: str) -> Any:
     case_wide = FLAGS[3]
-    STATE.append(({}, {}, set(), set()))
+    STATE.append(({}, {}, set(), set(), "", set()))
     if not case_wide:
         push_function(FUNCTION_MODE)
     push_dispatch(DISPATCH_MODE)
@@ -245,6 +277,7 @@ def _begin_case_template() -> None:
     # mode, which only private names can see (refused by the source policy), still goes on
     # only inside a check: on every aten operation of every case it cost ~15 % of a verdict.
     FLAGS[3] = 1
+    FLAGS[6] = 0
     push_function(FUNCTION_MODE)
 
 
@@ -276,6 +309,7 @@ function_stack_at: Any = None
 sealed.prepare(
     _where_template,
     _note_template,
+    _note_aten_template,
     _function_template,
     _function_mode_present_template,
     _converted_by_template,
@@ -300,7 +334,9 @@ def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]
     names = op_names.api_names()
     state: list[Any] = []
     count = [0]
-    flags = [0, 0, 0, 0, 0]
+    # FLAGS: [in the function handler, function checks active, tampering reported, in a case,
+    # counting conversions, allow blocks active, allow blocks entered in this case]
+    flags = [0, 0, 0, 0, 0, 0, 0]
     common = {
         "EMIT": emit,
         "STATE": state,
@@ -319,6 +355,7 @@ def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]
         **common,
     )
     note = sealed.seal(_note_template, WHERE=where, **common)
+    note_aten = sealed.seal(_note_aten_template, NOTE=note, WHERE=where, **common)
     function_handler = sealed.seal(
         _function_template,
         NAMES=names,
@@ -336,7 +373,7 @@ def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]
     )
     dispatch_handler = sealed.seal(
         _dispatch_template,
-        NOTE=note,
+        NOTE_ATEN=note_aten,
         FUNCTION_MODE_PRESENT=present,
         object_getattribute=object.__getattribute__,
         **common,

@@ -142,6 +142,8 @@ def test_the_bank_tracks_are_imported_and_an_unknown_category_is_refused(
         assert "test-basics" in tracks  # an import adds and updates tracks, never removes one
         tracks["test-reductions"].description = "Reducing a tensor to a number."  # as the seeded bank has it
         session.delete(tracks["imported-track"])
+
+
 def test_expectations_of_an_older_judge_are_recomputed_as_a_new_version(
     db: Database, runner, tmp_path: Path
 ) -> None:
@@ -159,3 +161,30 @@ def test_expectations_of_an_older_judge_are_recomputed_as_a_new_version(
     assert [n for n, _ in versions] == [1, 2] and versions[0][1] == versions[1][1]  # same files
     with db.transaction() as session:
         assert import_bank(session, bank, runner).unchanged == ["older-judge"]
+
+
+def test_an_imported_problem_keeps_its_accepted_alternatives(
+    db: Database, runner, tmp_path: Path, learner
+) -> None:
+    """alternatives/ is stored with the problem and widens its allow_ops rule after the import, as
+    validation saw it: a solution written like the alternative is accepted through the app, and one
+    that uses an operator neither the reference nor the alternative uses is not."""
+    real = Path(__file__).resolve().parents[3] / "problems" / "stable-logsumexp"
+    bank = tmp_path / "bank"
+    shutil.copytree(real, bank / "imported-lse")
+    toml = bank / "imported-lse" / "problem.toml"
+    toml.write_text(
+        toml.read_text().replace('category = "Numerics & Introspection"', 'category = "Test Basics"')
+    )
+    with db.transaction() as session:
+        report = import_bank(session, bank, runner)
+    assert report.created == ["imported-lse"], report.errors
+    alternative = (real / "alternatives" / "max_values_and_masked_fill.py").read_text()
+    accepted = learner.verdict(learner.submit("imported-lse", alternative).json()["id"])
+    assert accepted["verdict"] == "accepted", accepted
+    sibling = alternative.replace(
+        "torch.max(x, dim=dim, keepdim=True).values", "torch.cummax(x, dim)[0].narrow(dim, -1, 1)"
+    )
+    assert sibling != alternative
+    refused = learner.verdict(learner.submit("imported-lse", sibling).json()["id"])
+    assert refused["verdict"] == "wrong_answer" and "aten.cummax" in str(refused), refused
