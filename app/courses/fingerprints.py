@@ -50,12 +50,15 @@ class Boilerplate:
     """The fingerprints of what every student was given: starter code and statement code."""
 
     def __init__(self, *sources: str) -> None:
-        hashes = [_fingerprint(text).hashes for text in sources if text.strip()]
-        self.hashes: np.ndarray = np.unique(np.concatenate(hashes)) if hashes else np.array([], np.int64)
+        found: set[int] = set()
+        for text in sources:
+            if text.strip():
+                found |= _fingerprint(text).hashes
+        self.hashes: np.ndarray = np.array(sorted(found), np.int64)
 
 
 def _fingerprint(code: str, boilerplate: Boilerplate | None = None) -> Any:
-    removed = boilerplate.hashes if boilerplate is not None else None
+    removed = boilerplate.hashes if boilerplate is not None and len(boilerplate.hashes) else None
     return _copydetect().CodeFingerprint(FILENAME, NOISE, WINDOW, removed, fp=io.StringIO(code))
 
 
@@ -93,7 +96,8 @@ def _shared_counts(prints: list[Any]) -> np.ndarray:
     sizes = [len(p.hashes) for p in prints]
     if sum(sizes) == 0:
         return np.zeros((len(prints), len(prints)), np.float32)
-    _, columns = np.unique(np.concatenate([np.asarray(p.hashes) for p in prints]), return_inverse=True)
+    every = np.fromiter((h for p in prints for h in p.hashes), np.int64, sum(sizes))
+    _, columns = np.unique(every, return_inverse=True)
     rows = np.repeat(np.arange(len(prints)), sizes)
     matrix = np.zeros((len(prints), int(columns.max()) + 1), np.float32)
     matrix[rows, columns] = 1.0
