@@ -104,7 +104,9 @@ def _shared_counts(prints: list[Any]) -> np.ndarray:
     return matrix @ matrix.T
 
 
-def rank(works: Sequence[tuple[K, str]], boilerplate: Boilerplate, candidates: int = CANDIDATES) -> list[Pair[K]]:
+def rank(
+    works: Sequence[tuple[K, str]], boilerplate: Boilerplate, candidates: int = CANDIDATES
+) -> list[Pair[K]]:
     """Pairs of ``(key, code)`` works, most similar first; pairs sharing no fingerprint are left out."""
     prints = [_fingerprint(code, boilerplate) for _, code in works]
     shared = _shared_counts(prints)

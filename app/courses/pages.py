@@ -19,9 +19,9 @@ from app.accounts.models import User
 from app.courses import assignments, enrolment, forms, gradebook, regrades, similarity
 from app.courses.deps import AssignmentId, CourseId, RegradeId, UserId
 from app.courses.models import Course
+from app.kit import spreadsheets
 from app.kit.db import utcnow
 from app.kit.errors import AppError, InvalidInput, PayloadTooLarge
-from app.kit import spreadsheets
 from app.kit.links import absolute_url
 from app.kit.paging import next_url
 from app.kit.web import CsrfProtected, SessionDep, render
@@ -498,7 +498,12 @@ def similarity_page(
 ) -> Any:
     course, assignment = _regrade_target(session, course_id, assignment_id, user)
     report = similarity.report(session, course, assignment)
-    context = {"course": course, "assignment": assignment, "report": report, "top": report.pairs[:SIMILAR_SHOWN]}
+    context = {
+        "course": course,
+        "assignment": assignment,
+        "report": report,
+        "top": report.pairs[:SIMILAR_SHOWN],
+    }
     return _page(request, "similarity.html", context)
 
 

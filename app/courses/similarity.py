@@ -79,7 +79,9 @@ class PairView:
 def boilerplate(problem: Problem) -> fingerprints.Boilerplate:
     """What every student was given: the live version's starter code and its statement's code."""
     files: dict[str, str] = problem.current_version.files if problem.current_version else {}
-    return fingerprints.Boilerplate(files.get(STARTER, ""), fingerprints.statement_code(files.get(STATEMENT, "")))
+    return fingerprints.Boilerplate(
+        files.get(STARTER, ""), fingerprints.statement_code(files.get(STATEMENT, ""))
+    )
 
 
 def _works(session: Session, course: Course, assignment: Assignment) -> dict[int, list[Work]]:
@@ -114,16 +116,24 @@ def report(session: Session, course: Course, assignment: Assignment) -> Report:
     pairs: list[RankedPair] = []
     for problem in problems:
         works = {w.user_id: w for w in by_problem.get(problem.id, [])}
-        ranked = fingerprints.rank([(uid, w.submission.code) for uid, w in works.items()], boilerplate(problem))
-        pairs += [RankedPair(problem, works[p.left], works[p.right], p.left_share, p.right_share) for p in ranked]
+        ranked = fingerprints.rank(
+            [(uid, w.submission.code) for uid, w in works.items()], boilerplate(problem)
+        )
+        pairs += [
+            RankedPair(problem, works[p.left], works[p.right], p.left_share, p.right_share) for p in ranked
+        ]
     pairs.sort(key=lambda p: (-p.score, p.problem.slug, p.left.email, p.right.email))
     compared = {pid: len(works) for pid, works in by_problem.items()}
     return Report(course, assignment, problems, compared, pairs)
 
 
-def pair(session: Session, course: Course, assignment: Assignment, slug: str, left_id: int, right_id: int) -> PairView:
+def pair(
+    session: Session, course: Course, assignment: Assignment, slug: str, left_id: int, right_id: int
+) -> PairView:
     """Two students' solutions to one problem side by side, the shared regions marked."""
-    problem = next((p for p in assignments_mod.assignment_problems(session, assignment) if p.slug == slug), None)
+    problem = next(
+        (p for p in assignments_mod.assignment_problems(session, assignment) if p.slug == slug), None
+    )
     if problem is None:
         raise NotFound(f"The assignment has no problem {slug!r}.")
     works = {w.user_id: w for w in _works(session, course, assignment).get(problem.id, [])}
@@ -151,7 +161,8 @@ def as_json(result: Report) -> dict[str, Any]:
     return {
         "assignment": {"id": result.assignment.id, "title": result.assignment.title},
         "problems": [
-            {"slug": p.slug, "title": p.title, "students": result.compared.get(p.id, 0)} for p in result.problems
+            {"slug": p.slug, "title": p.title, "students": result.compared.get(p.id, 0)}
+            for p in result.problems
         ],
         "pairs": [
             {
@@ -176,9 +187,16 @@ def to_csv(result: Report) -> bytes:
     for p in result.pairs:
         rows.append(
             [
-                p.problem.slug, _percent(p.score),
-                p.left.email, p.left.user_id, p.left.submission.id, _percent(p.left_share),
-                p.right.email, p.right.user_id, p.right.submission.id, _percent(p.right_share),
-            ]  # fmt: skip
+                p.problem.slug,
+                _percent(p.score),
+                p.left.email,
+                p.left.user_id,
+                p.left.submission.id,
+                _percent(p.left_share),
+                p.right.email,
+                p.right.user_id,
+                p.right.submission.id,
+                _percent(p.right_share),
+            ]
         )
     return spreadsheets.to_csv(rows)

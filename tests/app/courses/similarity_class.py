@@ -12,7 +12,12 @@ from __future__ import annotations
 
 import re
 
-HEAD = "from collections.abc import Callable, Iterable\n\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+HEAD = """from collections.abc import Callable, Iterable
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+"""
 
 CHECKS = [
     """        if lr < 0.0:
@@ -36,7 +41,9 @@ CHECKS = [
 
 INIT = """
 class CustomSGD(torch.optim.Optimizer):
-    def __init__(self, params: Iterable, lr: float = 0.01, momentum: float = 0.0, weight_decay: float = 0.0) -> None:
+    def __init__(
+        self, params: Iterable, lr: float = 0.01, momentum: float = 0.0, weight_decay: float = 0.0
+    ) -> None:
 {check}        super().__init__(params, {defaults})
 """
 
