@@ -30,6 +30,10 @@ NOISE = 25  # copydetect's default noise threshold: matches shorter than this ma
 GUARANTEE = 30  # ... and its guarantee threshold: matches this long are always found
 WINDOW = GUARANTEE - NOISE + 1
 FILENAME = "solution.py"  # names the language (Python) for the tokenizer
+# A pair must share at least this many (filtered) tokens outside the boilerplate: otherwise two
+# solutions that are nearly all given code share only the seams between its parts, which is
+# nothing yet is a large share of the little that is left.
+MIN_SHARED = 2 * GUARANTEE
 CANDIDATES = 200  # pairs scored exactly per problem, picked by shared fingerprints
 _FENCE = re.compile(r"^(`{3,}|~{3,})[^\n]*\n(.*?)^\1[ \t]*$", re.M | re.S)
 
@@ -53,7 +57,9 @@ class Boilerplate:
         found: set[int] = set()
         for text in sources:
             if text.strip():
-                found |= _fingerprint(text).hashes
+                # Every k-gram of it (a window of 1), not only the winnowed ones: a solution's
+                # winnowing picks its own minima around the given code's edges.
+                found |= _copydetect().CodeFingerprint(FILENAME, NOISE, 1, fp=io.StringIO(text)).hashes
         self.hashes: np.ndarray = np.array(sorted(found), np.int64)
 
 
@@ -107,7 +113,7 @@ def _shared_counts(prints: list[Any]) -> np.ndarray:
 def rank(
     works: Sequence[tuple[K, str]], boilerplate: Boilerplate, candidates: int = CANDIDATES
 ) -> list[Pair[K]]:
-    """Pairs of ``(key, code)`` works, most similar first; pairs sharing no fingerprint are left out."""
+    """Pairs of ``(key, code)`` works, most similar first (pairs sharing under ``MIN_SHARED`` tokens: none)."""
     prints = [_fingerprint(code, boilerplate) for _, code in works]
     shared = _shared_counts(prints)
     sizes = np.array([max(len(p.hashes), 1) for p in prints], np.float32)
@@ -118,8 +124,8 @@ def rank(
     best = np.argpartition(overlap, -count, axis=None)[-count:]
     pairs = []
     for i, j in zip(*np.unravel_index(best, overlap.shape), strict=True):
-        _, (left_share, right_share), _ = _copydetect().compare_files(prints[i], prints[j])
-        if left_share or right_share:
+        tokens, (left_share, right_share), _ = _copydetect().compare_files(prints[i], prints[j])
+        if tokens >= MIN_SHARED:
             pairs.append(Pair(works[i][0], works[j][0], float(left_share), float(right_share)))
     pairs.sort(key=lambda p: (-p.score, str(p.left), str(p.right)))
     return pairs
