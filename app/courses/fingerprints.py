@@ -113,7 +113,7 @@ def _shared_counts(prints: list[Any]) -> np.ndarray:
 def rank(
     works: Sequence[tuple[K, str]], boilerplate: Boilerplate, candidates: int = CANDIDATES
 ) -> list[Pair[K]]:
-    """Pairs of ``(key, code)`` works, most similar first (pairs sharing under ``MIN_SHARED`` tokens: none)."""
+    """Pairs of ``(key, code)`` works, most similar first (none sharing under ``MIN_SHARED`` tokens)."""
     prints = [_fingerprint(code, boilerplate) for _, code in works]
     shared = _shared_counts(prints)
     sizes = np.array([max(len(p.hashes), 1) for p in prints], np.float32)

@@ -22,6 +22,7 @@ from app.courses.gradebook import display_name
 from app.courses.models import STUDENT, Assignment, Course
 from app.kit import spreadsheets
 from app.kit.errors import NotFound
+from app.problems import service as problems_service
 from app.problems.models import Problem
 from app.submissions.models import Submission
 
@@ -76,12 +77,11 @@ class PairView:
     shown: fingerprints.SideBySide
 
 
-def boilerplate(problem: Problem) -> fingerprints.Boilerplate:
+def boilerplate(session: Session, problem: Problem) -> fingerprints.Boilerplate:
     """What every student was given: the live version's starter code and its statement's code."""
-    files: dict[str, str] = problem.current_version.files if problem.current_version else {}
-    return fingerprints.Boilerplate(
-        files.get(STARTER, ""), fingerprints.statement_code(files.get(STATEMENT, ""))
-    )
+    files: dict[str, str] = problems_service.current_version(session, problem).files
+    statement = fingerprints.statement_code(files.get(STATEMENT, ""))
+    return fingerprints.Boilerplate(files.get(STARTER, ""), statement)
 
 
 def _works(session: Session, course: Course, assignment: Assignment) -> dict[int, list[Work]]:
@@ -117,7 +117,7 @@ def report(session: Session, course: Course, assignment: Assignment) -> Report:
     for problem in problems:
         works = {w.user_id: w for w in by_problem.get(problem.id, [])}
         ranked = fingerprints.rank(
-            [(uid, w.submission.code) for uid, w in works.items()], boilerplate(problem)
+            [(uid, w.submission.code) for uid, w in works.items()], boilerplate(session, problem)
         )
         pairs += [
             RankedPair(problem, works[p.left], works[p.right], p.left_share, p.right_share) for p in ranked
@@ -140,7 +140,9 @@ def pair(
     if left_id == right_id or left_id not in works or right_id not in works:
         raise NotFound("No such pair of solutions in this assignment.")
     left, right = works[left_id], works[right_id]
-    shown = fingerprints.side_by_side(left.submission.code, right.submission.code, boilerplate(problem))
+    shown = fingerprints.side_by_side(
+        left.submission.code, right.submission.code, boilerplate(session, problem)
+    )
     return PairView(problem, left, right, shown)
 
 

@@ -77,10 +77,10 @@ COPIED = (
 
 
 def _copy_of(code: str) -> str:
-    renamed = (
-        code.replace("weights", "w").replace("rows", "mat").replace("total", "acc").replace("helper", "go")
-    )
-    helper, main = renamed.split("\n\n\ndef scale_rows", 1)
+    """Renamed (word by word) and reordered: ``scale_rows`` first, the helper after it."""
+    for old, new in (("weights", "w"), ("rows", "mat"), ("total", "acc"), ("helper", "go")):
+        code = re.sub(rf"\b{old}\b", new, code)
+    helper, main = code.split("\n\n\ndef scale_rows", 1)
     return "import torch\n\n\ndef scale_rows" + main + "\n\n" + helper.replace("import torch\n\n\n", "")
 
 
@@ -144,7 +144,7 @@ def test_instructors_see_ranked_pairs_side_by_side_and_nobody_else_does(new_brow
     for b in students:
         _join(b, teacher, course_url)
     emails = [b.email or "" for b in students]
-    # Practice before joining is never the course's: the outsider's identical code stays out.
+    # Work that is not the course's (an outsider's practice) stays out, however similar.
     _submit(db, outsider.email or "", COPIED)
     _submit(db, emails[0], SCALE_ROWS[0])
     _submit(db, emails[1], SCALE_ROWS[1])
