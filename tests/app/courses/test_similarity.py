@@ -141,14 +141,19 @@ def test_instructors_see_ranked_pairs_side_by_side_and_nobody_else_does(new_brow
     outsider = new_browser()
     for b in [*students, outsider]:
         assert b.signup().status_code == 303
+    # A student's practice before joining is never the course's, even on the assignment's problem.
+    before_joining = _submit(db, students[1].email or "", _copy_of(COPIED))
     for b in students:
         _join(b, teacher, course_url)
     emails = [b.email or "" for b in students]
     # Work that is not the course's (an outsider's practice) stays out, however similar.
     _submit(db, outsider.email or "", COPIED)
     _submit(db, emails[0], SCALE_ROWS[0])
-    _submit(db, emails[1], SCALE_ROWS[1])
-    _submit(db, emails[2], COPIED)
+    _submit(
+        db, emails[1], SCALE_ROWS[1], verdict="wrong_answer"
+    )  # were the earlier copy theirs, it would win
+    accepted_id = _submit(db, emails[2], COPIED)
+    _submit(db, emails[2], SCALE_ROWS[1], verdict="wrong_answer")  # later, but the accepted one counts
     copied_id = _submit(db, emails[3], _copy_of(COPIED), verdict="wrong_answer")  # latest, not accepted
     a, b, out = _user_id(db, emails[2]), _user_id(db, emails[3]), _user_id(db, outsider.email or "")
 
@@ -163,6 +168,10 @@ def test_instructors_see_ranked_pairs_side_by_side_and_nobody_else_does(new_brow
     assert pair.status_code == 200
     assert "<script>alert" not in pair.text and "&lt;script&gt;alert(" in pair.text
     assert pair.text.count("<mark>") >= 2 and f"Submission #{copied_id}" in pair.text
+    assert f"Submission #{accepted_id}" in pair.text
+    early = teacher.get(f"{assignment_url}/similarity/scale-rows/{a}/{_user_id(db, emails[1])}")
+    assert early.status_code == 200 and f"Submission #{before_joining}" not in early.text
+    assert "einsum" in early.text and "def go(" not in early.text  # their course work, not the earlier copy
 
     exported = teacher.get(f"{assignment_url}/similarity.csv")
     assert exported.status_code == 200 and exported.headers["content-type"].startswith("text/csv")
