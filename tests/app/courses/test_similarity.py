@@ -149,9 +149,8 @@ def test_instructors_see_ranked_pairs_side_by_side_and_nobody_else_does(new_brow
     # Work that is not the course's (an outsider's practice) stays out, however similar.
     _submit(db, outsider.email or "", COPIED)
     _submit(db, emails[0], SCALE_ROWS[0])
-    _submit(
-        db, emails[1], SCALE_ROWS[1], verdict="wrong_answer"
-    )  # were the earlier copy theirs, it would win
+    # Not accepted: were the earlier accepted copy the course's, it would be compared instead.
+    _submit(db, emails[1], SCALE_ROWS[1], verdict="wrong_answer")
     accepted_id = _submit(db, emails[2], COPIED)
     _submit(db, emails[2], SCALE_ROWS[1], verdict="wrong_answer")  # later, but the accepted one counts
     copied_id = _submit(db, emails[3], _copy_of(COPIED), verdict="wrong_answer")  # latest, not accepted
