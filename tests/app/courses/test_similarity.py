@@ -76,7 +76,7 @@ COPIED = (
 )
 
 
-def _copy_of(code: str) -> str:
+def renamed_and_reordered(code: str) -> str:
     """Renamed (word by word) and reordered: ``scale_rows`` first, the helper after it."""
     for old, new in (("weights", "w"), ("rows", "mat"), ("total", "acc"), ("helper", "go")):
         code = re.sub(rf"\b{old}\b", new, code)
@@ -142,7 +142,7 @@ def test_instructors_see_ranked_pairs_side_by_side_and_nobody_else_does(new_brow
     for b in [*students, outsider]:
         assert b.signup().status_code == 303
     # A student's practice before joining is never the course's, even on the assignment's problem.
-    before_joining = _submit(db, students[1].email or "", _copy_of(COPIED))
+    before_joining = _submit(db, students[1].email or "", renamed_and_reordered(COPIED))
     for b in students:
         _join(b, teacher, course_url)
     emails = [b.email or "" for b in students]
@@ -153,7 +153,7 @@ def test_instructors_see_ranked_pairs_side_by_side_and_nobody_else_does(new_brow
     _submit(db, emails[1], SCALE_ROWS[1], verdict="wrong_answer")
     accepted_id = _submit(db, emails[2], COPIED)
     _submit(db, emails[2], SCALE_ROWS[1], verdict="wrong_answer")  # later, but the accepted one counts
-    copied_id = _submit(db, emails[3], _copy_of(COPIED), verdict="wrong_answer")  # latest, not accepted
+    copied_id = _submit(db, emails[3], renamed_and_reordered(COPIED), verdict="wrong_answer")  # latest, not accepted
     a, b, out = _user_id(db, emails[2]), _user_id(db, emails[3]), _user_id(db, outsider.email or "")
 
     page = teacher.get(f"{assignment_url}/similarity")
