@@ -153,7 +153,9 @@ def test_instructors_see_ranked_pairs_side_by_side_and_nobody_else_does(new_brow
     _submit(db, emails[1], SCALE_ROWS[1], verdict="wrong_answer")
     accepted_id = _submit(db, emails[2], COPIED)
     _submit(db, emails[2], SCALE_ROWS[1], verdict="wrong_answer")  # later, but the accepted one counts
-    copied_id = _submit(db, emails[3], renamed_and_reordered(COPIED), verdict="wrong_answer")  # latest, not accepted
+    copied_id = _submit(
+        db, emails[3], renamed_and_reordered(COPIED), verdict="wrong_answer"
+    )  # latest, not accepted
     a, b, out = _user_id(db, emails[2]), _user_id(db, emails[3]), _user_id(db, outsider.email or "")
 
     page = teacher.get(f"{assignment_url}/similarity")
