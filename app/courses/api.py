@@ -13,7 +13,7 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.courses import assignments, enrolment, gradebook, regrades
+from app.courses import assignments, enrolment, gradebook, regrades, similarity
 from app.courses.deps import (
     AssignmentId,
     CourseId,
@@ -428,6 +428,19 @@ def gradebook_csv(course_id: CourseId, session: SessionDep, user: CourseTeacher)
 @router.get("/{course_id}/gradebook.xlsx", responses=ERRORS, summary="The gradebook as XLSX")
 def gradebook_xlsx(course_id: CourseId, session: SessionDep, user: CourseTeacher) -> Response:
     return _download(course_id, session, user, "xlsx")
+
+
+@router.get(
+    "/{course_id}/assignments/{assignment_id}/similarity",
+    responses=ERRORS,
+    summary="Pairs of students' solutions ranked by similarity (instructors)",
+)
+def get_similarity(
+    course_id: CourseId, assignment_id: AssignmentId, session: SessionDep, user: CourseTeacher
+) -> dict[str, Any]:
+    course = enrolment.course_for_instructor(session, course_id, user)
+    assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
+    return similarity.as_json(similarity.report(session, course, assignment))
 
 
 class RegradeIn(BaseModel):

@@ -12,13 +12,14 @@ from typing import Annotated, Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, Path, Query, Request, UploadFile
-from fastapi.responses import RedirectResponse
+from fastapi.responses import RedirectResponse, Response
 
 from app.accounts.deps import CurrentUser
 from app.accounts.models import User
-from app.courses import assignments, enrolment, forms, gradebook, regrades
+from app.courses import assignments, enrolment, forms, gradebook, regrades, similarity
 from app.courses.deps import AssignmentId, CourseId, RegradeId, UserId
 from app.courses.models import Course
+from app.kit import spreadsheets
 from app.kit.db import utcnow
 from app.kit.errors import AppError, InvalidInput, PayloadTooLarge
 from app.kit.links import absolute_url
@@ -483,3 +484,51 @@ def regrade_apply(
     return _notice(
         request, f"/courses/{course.id}/assignments/{assignment.id}/regrades/{run.id}", "Regrade applied."
     )
+
+
+# --- similarity across the class ------------------------------------------------------------------
+
+SIMILAR_SHOWN = 100  # pairs on the page (the CSV holds every ranked pair)
+Slug = Annotated[str, Path(max_length=80, pattern=r"^[a-z0-9-]+$")]
+
+
+@router.get("/{course_id}/assignments/{assignment_id}/similarity")
+def similarity_page(
+    request: Request, course_id: CourseId, assignment_id: AssignmentId, session: SessionDep, user: CurrentUser
+) -> Any:
+    course, assignment = _regrade_target(session, course_id, assignment_id, user)
+    report = similarity.report(session, course, assignment)
+    context = {
+        "course": course,
+        "assignment": assignment,
+        "report": report,
+        "top": report.pairs[:SIMILAR_SHOWN],
+    }
+    return _page(request, "similarity.html", context)
+
+
+@router.get("/{course_id}/assignments/{assignment_id}/similarity.csv")
+def similarity_csv(
+    course_id: CourseId, assignment_id: AssignmentId, session: SessionDep, user: CurrentUser
+) -> Response:
+    course, assignment = _regrade_target(session, course_id, assignment_id, user)
+    body = similarity.to_csv(similarity.report(session, course, assignment))
+    name = f"similarity-course{course.id}-assignment{assignment.id}.csv"
+    headers = {"Content-Disposition": f'attachment; filename="{name}"'}
+    return Response(body, media_type=spreadsheets.CSV_MEDIA_TYPE, headers=headers)
+
+
+@router.get("/{course_id}/assignments/{assignment_id}/similarity/{slug}/{left_id}/{right_id}")
+def similarity_pair(
+    request: Request,
+    course_id: CourseId,
+    assignment_id: AssignmentId,
+    slug: Slug,
+    left_id: UserId,
+    right_id: UserId,
+    session: SessionDep,
+    user: CurrentUser,
+) -> Any:
+    course, assignment = _regrade_target(session, course_id, assignment_id, user)
+    view = similarity.pair(session, course, assignment, slug, left_id, right_id)
+    return _page(request, "similarity_pair.html", {"course": course, "assignment": assignment, "view": view})

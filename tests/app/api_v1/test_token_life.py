@@ -75,6 +75,7 @@ SCOPE_OF: dict[tuple[str, str], str] = {
     ("GET", COURSE + "/gradebook.csv"): "teach",
     ("GET", COURSE + "/gradebook.xlsx"): "teach",
     ("POST", COURSE + "/assignments/{assignment_id}/regrades"): "teach",
+    ("GET", COURSE + "/assignments/{assignment_id}/similarity"): "teach",
     ("GET", COURSE + "/assignments/{assignment_id}/regrades/{regrade_id}"): "teach",
     ("POST", COURSE + "/assignments/{assignment_id}/regrades/{regrade_id}/apply"): "teach",
 }
