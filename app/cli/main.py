@@ -5,8 +5,9 @@
   act on the platform's database directly, for operators;
 - ``submissions rejudge`` judges stored submissions again; ``stats check|rebuild`` (operators);
 - ``login``, ``problems`` (list), ``tracks``, ``pull``, ``submit``, ``run``, ``hints``, ``report``
-  and ``reports`` talk to a server's REST API: they are the light client's commands (``clients/python``, package
-  ``torchdrill``), registered here as they are in its own ``torchdrill``: one implementation.
+  and ``reports`` talk to a server's REST API: they are the light client's commands
+  (``clients/python``, package ``torchdrill``), registered here as they are in its own
+  ``torchdrill``: one implementation.
 """
 
 from __future__ import annotations
