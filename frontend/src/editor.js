@@ -115,6 +115,18 @@ export function create(parent, options = {}) {
       { key: "Shift-Mod-Enter", run: () => { onSubmit(); return true; } },
     ]),
   );
+  // Esc then Tab leaves the editor (CodeMirror's tab focus mode). Esc is marked here, before any
+  // keymap: with suggestions open, the completion's own Esc would otherwise swallow it.
+  const escapeFreesTab = Prec.highest(
+    EditorView.domEventHandlers({
+      keydown: (event, view) => {
+        if (event.key === "Escape") view.setTabFocusMode(2000);
+        return false;
+      },
+    }),
+  );
+  const contentAttributes = { "aria-label": options.label || "solution.py source code" };
+  if (options.describedBy) contentAttributes["aria-describedby"] = options.describedBy;
   const initial = settingsExtensions(options.settings || {});
   const completionsOf = (data) => (data ? pythonLanguage.data.of({ autocomplete: torchCompletions(data) }) : []);
   const view = new EditorView({
@@ -124,6 +136,7 @@ export function create(parent, options = {}) {
       extensions: [
         keymapSlot.of(initial.keymap), // first: vim's keys take precedence over the default ones
         runKeys,
+        escapeFreesTab,
         errorField,
         errorGutter,
         basicSetup,
@@ -137,11 +150,14 @@ export function create(parent, options = {}) {
         completionSlot.of(completionsOf(options.completions)),
         syntaxHighlighting(highlight),
         EditorState.readOnly.of(Boolean(options.readOnly)),
-        EditorView.contentAttributes.of({ "aria-label": options.label || "solution.py source code" }),
+        EditorView.contentAttributes.of(contentAttributes),
         EditorView.updateListener.of((update) => { if (update.docChanged) onChange(update.state.doc.toString()); }),
       ],
     }),
   });
+  // The scroller holds the focusable content; marking it focusable (not a tab stop) lets every browser
+  // scroll it from the keyboard (axe: scrollable-region-focusable).
+  view.scrollDOM.tabIndex = -1;
   return {
     view,
     getCode: () => view.state.doc.toString(),
