@@ -991,9 +991,9 @@
     };
     [fontSize, wrap, vimBox].forEach((control) => control.addEventListener("change", changed));
   }
-  function loadCompletions(editor) {
+  function loadCompletions(editor, url) {
     if (!editor.setCompletions) return;
-    fetch("/static/torch-completions.json", { credentials: "same-origin" }).then((r) => r.ok ? r.json() : Promise.reject(r.status)).then((data) => editor.setCompletions(data)).catch(() => {
+    fetch(url || "/static/torch-completions.json", { credentials: "same-origin" }).then((r) => r.ok ? r.json() : Promise.reject(r.status)).then((data) => editor.setCompletions(data)).catch(() => {
     });
   }
 
@@ -1110,7 +1110,7 @@
     });
     setUpShortcutsHelp();
     setUpSettings({ editor, textarea, settings });
-    loadCompletions(editor);
+    loadCompletions(editor, root.dataset.completionsUrl);
     drafts.announceRestored(opened);
     replacer = createReplacer({ editor, drafts });
     setUpReset({ replacer, starter });

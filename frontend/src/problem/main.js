@@ -53,7 +53,7 @@ function main() {
   });
   setUpShortcutsHelp();
   setUpSettings({ editor, textarea, settings });
-  loadCompletions(editor);
+  loadCompletions(editor, root.dataset.completionsUrl);
   drafts.announceRestored(opened);
   replacer = createReplacer({ editor, drafts });
   setUpReset({ replacer, starter });

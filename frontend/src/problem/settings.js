@@ -49,9 +49,10 @@ export function setUpSettings({ editor, textarea, settings }) {
   [fontSize, wrap, vimBox].forEach((control) => control.addEventListener("change", changed));
 }
 
-export function loadCompletions(editor) {
+/** `url`: the list's content-hashed address (the page's data-completions-url), cached for good. */
+export function loadCompletions(editor, url) {
   if (!editor.setCompletions) return;
-  fetch("/static/torch-completions.json", { credentials: "same-origin" })
+  fetch(url || "/static/torch-completions.json", { credentials: "same-origin" })
     .then((r) => (r.ok ? r.json() : Promise.reject(r.status)))
     .then((data) => editor.setCompletions(data))
     .catch(() => { /* no completions: the editor works without them */ });
