@@ -35,7 +35,9 @@ WATCH = """
 window.__ready = {};
 document.addEventListener('DOMContentLoaded', () => { window.__ready.dom = performance.now(); });
 new MutationObserver((_, observer) => {
-  if (document.querySelector('.cm-content')) { window.__ready.editor = performance.now(); observer.disconnect(); }
+  if (!document.querySelector('.cm-content')) return;
+  window.__ready.editor = performance.now();
+  observer.disconnect();
 }).observe(document, {childList: true, subtree: true});
 """
 
