@@ -684,7 +684,7 @@
         render(s);
         return s.status === "finished" ? s : follow(s.id, render);
       }).then((s) => {
-        onFinished();
+        onFinished(s);
         return s;
       }).catch((err) => {
         progress.stop(false);
@@ -1074,6 +1074,17 @@
     });
   }
 
+  // src/problem/counters.js
+  function refreshCounters(slug) {
+    const box = document.getElementById("acceptance");
+    if (!box) return;
+    fetch("/problems/" + encodeURIComponent(slug), { credentials: "same-origin", headers: { Accept: "text/html" } }).then((r) => r.ok ? r.text() : Promise.reject(r.status)).then((html) => {
+      const fresh = new DOMParser().parseFromString(html, "text/html").getElementById("acceptance");
+      if (fresh) box.replaceChildren(...Array.from(fresh.childNodes).map((n) => document.importNode(n, true)));
+    }).catch(() => {
+    });
+  }
+
   // src/problem/main.js
   function main() {
     const root = document.getElementById("problem");
@@ -1132,7 +1143,13 @@
       showCustomTab: selectTab ? () => selectResultsTab(false, true) : null
     });
     const history = createHistory({ api, replacer });
-    judge = createJudge({ root, api, loggedIn, editor, drafts, results, progress, onFinished: history.refresh });
+    const onFinished = (s) => {
+      history.refresh();
+      const lesson = document.getElementById("learn-solution");
+      if (lesson && s && s.mode !== "custom") lesson.open = true;
+      if (s && s.mode === "submit") refreshCounters(slug);
+    };
+    judge = createJudge({ root, api, loggedIn, editor, drafts, results, progress, onFinished });
     setUpCustomInput({ judge, selectResultsTab });
     if (root.dataset.lastSubmission && loggedIn) {
       request("GET", "/api/submissions/" + encodeURIComponent(root.dataset.lastSubmission)).then((s) => {

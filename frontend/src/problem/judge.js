@@ -41,7 +41,7 @@ export function createJudge({ root, api, loggedIn, editor, drafts, results, prog
     progress.start();
     return request("POST", api + "/submissions", { code: editor.getCode(), ...payload })
       .then((s) => { render(s); return s.status === "finished" ? s : follow(s.id, render); })
-      .then((s) => { onFinished(); return s; })
+      .then((s) => { onFinished(s); return s; })
       .catch((err) => {
         progress.stop(false);
         (fail || results.failed)(err.message);

@@ -16,6 +16,7 @@ import { setUpCustomInput } from "./custom.js";
 import { loadSettings, setUpSettings, loadCompletions } from "./settings.js";
 import { setUpSplit } from "./split.js";
 import { setUpShortcutsHelp } from "./shortcuts.js";
+import { refreshCounters } from "./counters.js";
 
 function main() {
   const root = document.getElementById("problem");
@@ -75,7 +76,13 @@ function main() {
     showCustomTab: selectTab ? () => selectResultsTab(false, true) : null,
   });
   const history = createHistory({ api, replacer });
-  judge = createJudge({ root, api, loggedIn, editor, drafts, results, progress, onFinished: history.refresh });
+  const onFinished = (s) => {
+    history.refresh();
+    const lesson = document.getElementById("learn-solution");
+    if (lesson && s && s.mode !== "custom") lesson.open = true; // an attempt opens the rest of the lesson
+    if (s && s.mode === "submit") refreshCounters(slug); // acceptance moves without a reload
+  };
+  judge = createJudge({ root, api, loggedIn, editor, drafts, results, progress, onFinished });
   setUpCustomInput({ judge, selectResultsTab });
 
   // The last result comes back on reload (the history has it; the panel should too).
