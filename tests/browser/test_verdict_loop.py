@@ -219,3 +219,33 @@ def test_every_state_of_the_problem_page_is_axe_clean(
     wait_verdict(page, "Your input:")
     axe_clean(page, "custom input result", found)
     assert not found, "\n".join(f"{state}: {p}" for state, items in found.items() for p in items)
+
+
+def test_the_problem_list_and_the_front_page_fit_a_phone(visits: Visits, server: Server) -> None:
+    v = visits.new(viewport=PHONE)
+    page = v.page
+    page.goto("/")
+    expect(page.locator("#start-here-link")).to_be_visible()  # a newcomer starts on the first track
+    for path in ("/", "/problems", "/problems?difficulty=hard"):
+        page.goto(path)
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= PHONE["width"], f"{path} is {width} px wide on a {PHONE['width']} px screen"
+    v.login(server.new_account(), "/problems")
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], f"/problems (logged in) is {width} px wide"
+
+
+def test_counters_and_the_lesson_follow_an_attempt_without_a_reload(visits: Visits, server: Server) -> None:
+    v = visits.new(viewport=DESKTOP)
+    page = v.page
+    v.login(server.new_account(), f"/problems/{SLUG}")
+    lesson = page.locator("#learn-solution")
+    expect(lesson).not_to_have_attribute("open", "")  # folded before any attempt
+    rate = page.locator("#acceptance .acceptance")
+    before = rate.get_attribute("title")  # "N of M judged submissions accepted" (or none yet)
+    replace_code(page, bank_file(SLUG))
+    page.keyboard.press("Control+Shift+Enter")
+    wait_verdict(page, "Accepted")
+    expect(rate).not_to_have_attribute("title", before or "")  # the new judged submit counts
+    expect(rate).to_contain_text("%")
+    expect(lesson).to_have_attribute("open", "")
