@@ -249,3 +249,30 @@ def test_counters_and_the_lesson_follow_an_attempt_without_a_reload(visits: Visi
     expect(rate).not_to_have_attribute("title", before or "")  # the new judged submit counts
     expect(rate).to_contain_text("%")
     expect(lesson).to_have_attribute("open", "")
+
+
+def test_the_page_is_usable_before_the_editor_bundle_and_keeps_what_was_typed(
+    visits: Visits, server: Server
+) -> None:
+    """The page's own textarea works at once; CodeMirror takes over with the text, caret and focus."""
+    v = visits.new(viewport=DESKTOP)
+    page = v.page
+    v.login(server.new_account(), "/problems")
+    held: list[Any] = []
+    page.route("**/static/vendor/editor.*", lambda route: held.append(route))  # the bundle is slow today
+    page.goto(f"/problems/{SLUG}", wait_until="domcontentloaded")  # not held up by the bundle
+    box = page.get_by_role("textbox", name="solution.py source code")
+    expect(box).to_be_visible()
+    expect(page.locator(".cm-content")).to_have_count(0)
+    box.fill("def add(a, b):\n    return a + b")
+    box.press("End")
+    page.keyboard.type("  # typed before CodeMirror")
+    assert held, "the page did not ask for the editor bundle"
+    held[0].continue_()
+    content = page.locator(".cm-content")
+    expect(content).to_be_visible()
+    expect(content).to_contain_text("return a + b  # typed before CodeMirror")
+    expect(content).to_be_focused()
+    expect(page.locator("#code")).to_be_hidden()
+    page.keyboard.press("Control+Enter")  # and Run works from the upgraded editor
+    wait_verdict(page, "Accepted")

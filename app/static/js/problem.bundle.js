@@ -220,14 +220,9 @@
   }
 
   // src/problem/editor.js
-  function openEditor({ textarea, host, doc, onRun, onSubmit, onChange, extra }) {
-    if (window.TorchdrillEditor) {
-      const editor = window.TorchdrillEditor.create(host, { doc, onRun, onSubmit, onChange, ...extra || {} });
-      textarea.hidden = true;
-      textarea.removeAttribute("name");
-      return editor;
-    }
+  function openTextarea(textarea, host, doc, { onRun, onSubmit, onChange }) {
     host.hidden = true;
+    textarea.hidden = false;
     textarea.value = doc;
     textarea.addEventListener("input", () => onChange(textarea.value));
     let escaped = false;
@@ -254,10 +249,67 @@
         textarea.value = text;
       },
       focus: () => textarea.focus(),
-      markError: null,
-      clearError: null,
       fallback: true
     };
+  }
+  function openCodeMirror(textarea, host, doc, options) {
+    host.hidden = false;
+    const editor = window.TorchdrillEditor.create(host, { ...options, doc });
+    textarea.hidden = true;
+    textarea.removeAttribute("name");
+    return editor;
+  }
+  function openEditor({ textarea, host, doc, onRun, onSubmit, onChange, extra }) {
+    const options = { onRun, onSubmit, onChange, ...extra || {} };
+    let impl = null;
+    let completions = null;
+    const upgraded = [];
+    const facade = {
+      getCode: () => impl.getCode(),
+      setCode: (text) => impl.setCode(text),
+      focus: () => impl.focus(),
+      markError: (line, column2, message) => {
+        if (impl.markError) impl.markError(line, column2, message);
+      },
+      clearError: () => {
+        if (impl.clearError) impl.clearError();
+      },
+      configure: (settings) => {
+        if (impl.configure) impl.configure(settings);
+      },
+      setCompletions: (data) => {
+        completions = data;
+        if (impl.setCompletions) impl.setCompletions(data);
+      },
+      get fallback() {
+        return Boolean(impl.fallback);
+      },
+      /** Call `fn` once CodeMirror has taken over (at once if it already has). */
+      onUpgrade: (fn) => {
+        if (impl.fallback) upgraded.push(fn);
+        else fn();
+      }
+    };
+    function upgrade() {
+      if (!impl.fallback || !window.TorchdrillEditor) return;
+      const focused = document.activeElement === textarea;
+      const caret = textarea.selectionStart;
+      const editor = openCodeMirror(textarea, host, textarea.value, options);
+      impl = editor;
+      if (completions && editor.setCompletions) editor.setCompletions(completions);
+      if (editor.view) editor.view.dispatch({ selection: { anchor: Math.min(caret, editor.view.state.doc.length) } });
+      if (focused) editor.focus();
+      upgraded.splice(0).forEach((fn) => fn());
+    }
+    if (window.TorchdrillEditor) {
+      impl = openCodeMirror(textarea, host, doc, options);
+    } else {
+      impl = openTextarea(textarea, host, doc, options);
+      const script = document.getElementById("editor-script");
+      if (script) script.addEventListener("load", upgrade);
+      window.addEventListener("load", upgrade);
+    }
+    return facade;
   }
 
   // src/problem/replace.js
@@ -980,14 +1032,17 @@
       vimBox.disabled = true;
       applyToTextarea(textarea, settings);
     }
+    if (editor.onUpgrade) editor.onUpgrade(() => {
+      vimBox.disabled = false;
+    });
     panel.hidden = false;
     const changed = () => {
       settings.fontSize = parseInt(fontSize.value, 10) || DEFAULTS.fontSize;
       settings.lineWrap = wrap.checked;
       settings.vim = vimBox.checked && !editor.fallback;
       save(settings);
-      if (editor.configure) editor.configure(settings);
-      else applyToTextarea(textarea, settings);
+      if (editor.fallback) applyToTextarea(textarea, settings);
+      else editor.configure(settings);
     };
     [fontSize, wrap, vimBox].forEach((control) => control.addEventListener("change", changed));
   }

@@ -38,13 +38,14 @@ export function setUpSettings({ editor, textarea, settings }) {
   wrap.checked = settings.lineWrap;
   vimBox.checked = settings.vim;
   if (editor.fallback) { vimBox.disabled = true; applyToTextarea(textarea, settings); }
+  if (editor.onUpgrade) editor.onUpgrade(() => { vimBox.disabled = false; }); // CodeMirror took over
   panel.hidden = false;
   const changed = () => {
     settings.fontSize = parseInt(fontSize.value, 10) || DEFAULTS.fontSize;
     settings.lineWrap = wrap.checked;
     settings.vim = vimBox.checked && !editor.fallback;
     save(settings);
-    if (editor.configure) editor.configure(settings); else applyToTextarea(textarea, settings);
+    if (editor.fallback) applyToTextarea(textarea, settings); else editor.configure(settings);
   };
   [fontSize, wrap, vimBox].forEach((control) => control.addEventListener("change", changed));
 }
