@@ -61,6 +61,7 @@ bench: setup
 	@rm -f var/bench.failed && mkdir -p var
 	$(PY) -m bench.judge || touch var/bench.failed
 	$(PY) -m bench.web || touch var/bench.failed
+	$(PY) -m bench.page_ready || touch var/bench.failed
 	$(PY) -m bench.scale --submissions 300 --clients 8
 	$(PY) -m bench.history --postgres-url $(PG_TEST_URL) || touch var/bench.failed
 	$(PY) -m bench.similarity || touch var/bench.failed

@@ -10,7 +10,6 @@ from urllib.parse import quote
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
-from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
 
@@ -34,7 +33,8 @@ from app.kit.logging import SubmissionLogMiddleware
 from app.kit.runner import JudgeRunner, runtime_info
 from app.kit.security import prepare_password_checks
 from app.kit.settings import Settings, get_settings
-from app.kit.web import ROOT, DatabaseSlot, render
+from app.kit.static_assets import StaticAssetsApp
+from app.kit.web import DatabaseSlot, render, static_assets
 from app.problems import api as problem_api
 from app.reports import api as report_api
 from app.reports import pages as report_pages
@@ -161,7 +161,7 @@ def create_app(
     app.add_middleware(AllowedHostsMiddleware, hosts=allowed_hosts(settings))  # 400 for a forged Host
     app.add_middleware(SubmissionLogMiddleware)  # outermost: it sees the access-log line
     install_error_handlers(app)
-    app.mount("/static", StaticFiles(directory=str(ROOT / "app" / "static")), name="static")
+    app.mount("/static", StaticAssetsApp(static_assets), name="static")  # hashed names, gzip, caching
 
     @app.get("/api/docs", include_in_schema=False)
     def api_docs() -> Response:

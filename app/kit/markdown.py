@@ -158,6 +158,23 @@ def split_sections(source: str, first_title: str = "Problem Statement") -> list[
     ]
 
 
+def split_first_section(source: str) -> tuple[str, str]:
+    """``source`` cut before its second top-level ``##`` heading: (the first section, the rest).
+
+    A lesson's first section is background; the later ones (approach, steps, pitfalls) give the
+    solution away, so the Learn tab folds them until an attempt. Headings inside code are not cuts.
+    """
+    lines = source.splitlines(keepends=True)
+    starts = [
+        start
+        for kind, tag, start, _end in _top_level_blocks(source)
+        if kind == "heading_open" and tag == "h2"
+    ]
+    if len(starts) < 2:
+        return source, ""
+    return "".join(lines[: starts[1]]), "".join(lines[starts[1] :])
+
+
 def preview_markdown(source: str, max_paragraphs: int = 2) -> tuple[str, bool]:
     """The first section (or first paragraphs) of ``source``, and whether anything was cut.
 

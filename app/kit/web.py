@@ -16,10 +16,14 @@ from app.kit.errors import CsrfFailed
 from app.kit.runner import JudgeRunner
 from app.kit.security import CSRF_FORM_FIELD, CSRF_HEADER, csrf_matches, csrf_token
 from app.kit.settings import Settings
+from app.kit.static_assets import StaticAssets
 
 ROOT = Path(__file__).resolve().parents[2]
 templates = Jinja2Templates(directory=str(ROOT / "templates"))
 templates.env.globals["csrf_field_name"] = CSRF_FORM_FIELD
+# app/static with content-hashed names: templates write {{ static_url("js/app.js") }}.
+static_assets = StaticAssets(ROOT / "app" / "static")
+templates.env.globals["static_url"] = static_assets.url
 
 
 def get_database(request: Request) -> Database:

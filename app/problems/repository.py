@@ -11,7 +11,17 @@ from app.progress import repository as progress
 
 DIFFICULTY_RANK = {"easy": 0, "medium": 1, "hard": 2}
 _DIFFICULTY_ORDER = case(DIFFICULTY_RANK, value=Problem.difficulty, else_=3)
-ListKey = tuple[str, int, str, int]  # (category, difficulty rank, title, id): the problem list's order
+# The one order of problems everywhere (list, filters, "More from", Next): the tracks' order, each
+# track's own order (unnumbered problems last), then by category, difficulty and title for problems
+# in no track. ListKey is where a problem sits in it, what a keyset cursor after it holds.
+ListKey = tuple[int, int, int, str, int, str, int]  # (track rank, unnumbered, position, category, difficulty, title, id)
+NO_TRACK_RANK = 1_000_000  # after every track
+_TRACK_RANK = func.coalesce(
+    select(Track.position).where(Track.id == Problem.track_id).scalar_subquery(), NO_TRACK_RANK
+)
+_UNNUMBERED_LAST = case((Problem.position == 0, 1), else_=0)
+_ONE_ORDER = (_TRACK_RANK, _UNNUMBERED_LAST, Problem.position, Problem.category, _DIFFICULTY_ORDER,
+              Problem.title, Problem.id)  # fmt: skip
 
 
 
@@ -78,7 +88,7 @@ def list_published(
     after: ListKey | None = None,
     limit: int | None = None,
 ) -> Sequence[Problem]:
-    """Published problems in list order (category, difficulty, title, id); keyset-paged by ``after``."""
+    """Published problems in the one order (``_ONE_ORDER``); keyset-paged by ``after``."""
     stmt = select(Problem).where(*SITE_WIDE)
     if difficulty:
         stmt = stmt.where(Problem.difficulty == difficulty)
@@ -97,14 +107,21 @@ def list_published(
             )
         )
     if after is not None:
-        stmt = stmt.where(tuple_(Problem.category, _DIFFICULTY_ORDER, Problem.title, Problem.id) > tuple_(*after))
-    stmt = stmt.order_by(Problem.category, _DIFFICULTY_ORDER, Problem.title, Problem.id)
+        stmt = stmt.where(tuple_(*_ONE_ORDER) > tuple_(*after))
+    stmt = stmt.order_by(*_ONE_ORDER)
     return session.scalars(stmt.limit(limit) if limit is not None else stmt).all()
 
 
-def list_key(problem: Problem) -> ListKey:
-    """Where ``problem`` sits in list order: what a keyset cursor after it holds."""
-    return (problem.category, DIFFICULTY_RANK.get(problem.difficulty, 3), problem.title, problem.id)
+def track_ranks(session: Session) -> dict[int, int]:
+    """Each track's position (the first part of the one order), by track id."""
+    return dict(session.execute(select(Track.id, Track.position)).tuples().all())
+
+
+def list_key(problem: Problem, ranks: dict[int, int]) -> ListKey:
+    """Where ``problem`` sits in the one order (``ranks``: ``track_ranks``): what a cursor after it holds."""
+    rank = ranks.get(problem.track_id, NO_TRACK_RANK) if problem.track_id is not None else NO_TRACK_RANK
+    return (rank, 1 if problem.position == 0 else 0, problem.position, problem.category,
+            DIFFICULTY_RANK.get(problem.difficulty, 3), problem.title, problem.id)  # fmt: skip
 
 
 def published_categories(session: Session) -> list[str]:
@@ -131,7 +148,7 @@ def related(session: Session, problem: Problem, limit: int = 5) -> Sequence[Prob
             Problem.id != problem.id,
             *SITE_WIDE,
         )
-        .order_by(_DIFFICULTY_ORDER, Problem.title)
+        .order_by(*_ONE_ORDER)
         .limit(limit)
     )
     return session.scalars(stmt).all()
@@ -156,10 +173,19 @@ def track_by_title(session: Session, title: str) -> Track | None:
 def track_problems(session: Session, track_ids: Sequence[int]) -> Sequence[Problem]:
     """The published problems of these tracks, each track's in its ``order`` (unnumbered ones last, by title)."""
     stmt = select(Problem).where(Problem.track_id.in_(track_ids), *SITE_WIDE)
-    unnumbered_last = case((Problem.position == 0, 1), else_=0)  # order 0: after the numbered ones
-    return session.scalars(
-        stmt.order_by(Problem.track_id, unnumbered_last, Problem.position, Problem.title)
-    ).all()
+    return session.scalars(stmt.order_by(Problem.track_id, *_ONE_ORDER[1:])).all()
+
+
+def first_of_next_track(session: Session, track: Track) -> Problem | None:
+    """The first published problem of the tracks after ``track`` (where Next goes at a track's end)."""
+    stmt = (
+        select(Problem)
+        .join(Track, Track.id == Problem.track_id)
+        .where(Track.position > track.position, *SITE_WIDE)
+        .order_by(Track.position, Track.id, *_ONE_ORDER[1:])
+        .limit(1)
+    )
+    return session.scalars(stmt).first()
 
 
 def add(session: Session, obj: Problem | ProblemVersion | Track) -> None:

@@ -13,7 +13,7 @@ from app.accounts.models import User
 from app.accounts.premium import is_premium
 from app.kit.db import utcnow
 from app.kit.errors import InvalidInput, NotFound, PremiumRequired
-from app.kit.markdown import Section, preview_markdown, render_markdown, split_sections
+from app.kit.markdown import Section, preview_markdown, render_markdown, split_first_section, split_sections
 from app.kit.paging import decode_cursor, page_of
 from app.kit.runner import display_value
 from app.problems import repository, visibility
@@ -90,6 +90,7 @@ class ProblemPage:
     starter: str | None  # None when the viewer may not work on the problem
     related: list[ProblemCard] = field(default_factory=list)
     limits: Limits | None = None
+    learn_solution_html: str = ""  # the lesson's solution-level sections (folded before an attempt)
 
 
 # Other grounds for working on a Premium problem, registered by domains above this one (a course
@@ -189,12 +190,13 @@ def page_of_problems(
         after=key,
         limit=limit + 1,
     )
-    page = page_of(rows, limit, repository.list_key)
+    ranks = repository.track_ranks(session)
+    page = page_of(rows, limit, lambda p: repository.list_key(p, ranks))
     seen = outcomes(session, page.items, viewer)
     return [card(p, viewer, now, seen) for p in page.items], page.cursor
 
 
-LIST_KEY = (str, int, str, int)  # the shape of repository.ListKey, for decoding a cursor
+LIST_KEY = (int, int, int, str, int, str, int)  # the shape of repository.ListKey, for decoding a cursor
 
 
 def filter_choices(session: Session) -> dict[str, Sequence[str]]:
@@ -261,8 +263,11 @@ def problem_page(session: Session, slug: str, viewer: User | None, now: datetime
     version = current_version(session, problem)
     files = version_files(problem.slug, version)
     unlocked = can_work_on(problem, viewer, now)
+    solution_html = ""
     if unlocked:
-        learn_html, truncated = render_markdown(files.learn), False
+        background, approach = split_first_section(files.learn)
+        learn_html, truncated = render_markdown(background), False
+        solution_html = render_markdown(approach) if approach.strip() else ""
     else:
         preview, truncated = preview_markdown(files.learn)
         learn_html = render_markdown(preview)
@@ -278,6 +283,7 @@ def problem_page(session: Session, slug: str, viewer: User | None, now: datetime
         starter=files.starter if unlocked else None,
         related=[card(p, viewer, now, seen) for p in related],
         limits=files.limits,
+        learn_solution_html=solution_html,
     )
 
 

@@ -53,6 +53,8 @@ def problem_list(
             "status": status,
             "choices": service.filter_choices(session),
             "notice": notice,
+            # A newcomer starts on the first track ("Start here"), not on the list's first row.
+            "start_here": None if filters.active or status else tracks.start_here(session, user, utcnow()),
         },
         status_code=400 if notice else 200,
     )

@@ -89,6 +89,17 @@ def list_tracks(session: Session, viewer: User | None, now: datetime) -> list[Tr
     return _views(session, list(problems_repository.tracks(session)), viewer, now)
 
 
+def start_here(session: Session, viewer: User | None, now: datetime) -> TrackView | None:
+    """For a newcomer (nothing submitted yet): the first track with a problem, where to begin."""
+    if viewer is not None and submissions.marks(session, viewer):
+        return None
+    for track in problems_repository.tracks(session):
+        view = _views(session, [track], viewer, now)[0]
+        if view.problems:
+            return view
+    return None
+
+
 def get_track(session: Session, slug: str, viewer: User | None, now: datetime) -> TrackView:
     usable = len(slug) <= 60 and "\x00" not in slug  # never a slug; PostgreSQL refuses NUL in text
     track = problems_repository.track_by_slug(session, slug) if usable else None
@@ -109,7 +120,10 @@ def neighbours(session: Session, problem: Problem, viewer: User | None, now: dat
     if index is None:  # an unpublished problem viewed by its author
         return None
     before = listed[index - 1] if index > 0 else None
+    # Next: the track's order, then on to the first problem of the next track (the one order).
     after = listed[index + 1] if index + 1 < len(listed) else None
+    if after is None:
+        after = problems_repository.first_of_next_track(session, track)
     return Neighbours(
         track_slug=track.slug,
         track_title=track.title,

@@ -115,6 +115,20 @@ export function create(parent, options = {}) {
       { key: "Shift-Mod-Enter", run: () => { onSubmit(); return true; } },
     ]),
   );
+  // Esc then Tab leaves the editor (CodeMirror's tab focus mode). Esc is marked here, before any
+  // keymap: with suggestions open, the completion's own Esc would otherwise swallow it.
+  const escapeFreesTab = Prec.highest(
+    EditorView.domEventHandlers({
+      keydown: (event, view) => {
+        if (event.key === "Escape") view.setTabFocusMode(2000);
+        return false;
+      },
+    }),
+  );
+  // tabindex: the content is a tab stop anyway (contenteditable); saying so lets checkers see that the
+  // scroller around it has keyboard access (axe: scrollable-region-focusable).
+  const contentAttributes = { "aria-label": options.label || "solution.py source code", tabindex: "0" };
+  if (options.describedBy) contentAttributes["aria-describedby"] = options.describedBy;
   const initial = settingsExtensions(options.settings || {});
   const completionsOf = (data) => (data ? pythonLanguage.data.of({ autocomplete: torchCompletions(data) }) : []);
   const view = new EditorView({
@@ -124,6 +138,7 @@ export function create(parent, options = {}) {
       extensions: [
         keymapSlot.of(initial.keymap), // first: vim's keys take precedence over the default ones
         runKeys,
+        escapeFreesTab,
         errorField,
         errorGutter,
         basicSetup,
@@ -137,7 +152,7 @@ export function create(parent, options = {}) {
         completionSlot.of(completionsOf(options.completions)),
         syntaxHighlighting(highlight),
         EditorState.readOnly.of(Boolean(options.readOnly)),
-        EditorView.contentAttributes.of({ "aria-label": options.label || "solution.py source code" }),
+        EditorView.contentAttributes.of(contentAttributes),
         EditorView.updateListener.of((update) => { if (update.docChanged) onChange(update.state.doc.toString()); }),
       ],
     }),

@@ -20,6 +20,8 @@ def test_custom_input_shows_both_outputs_and_keeps_bad_input(visits: Visits, ser
     page = v.page
     v.login(server.new_account(), f"/problems/{SLUG}")
     box = page.get_by_label("Arguments for add")
+    expect(box).to_be_hidden()  # "My input" is the results panel's second tab
+    page.get_by_role("tab", name="My input").click()
     expect(box).to_be_visible()
     assert json.loads(box.input_value()) == {  # prefilled with the example's arguments
         "a": {"tensor": [1.0, 2.0], "dtype": "float32"},
@@ -47,6 +49,7 @@ def test_custom_input_shows_both_outputs_and_keeps_bad_input(visits: Visits, ser
     expect(page.locator(".submission-link")).to_be_visible()
 
     bad = '{"a": {"tensor": [[1.0], [2.0, 3.0]]}, "b": 1}'
+    page.get_by_role("tab", name="My input").click()
     box.fill(bad)
     page.get_by_role("button", name="Try my input").click()
     error = page.locator("#custom-input-error")
@@ -54,6 +57,7 @@ def test_custom_input_shows_both_outputs_and_keeps_bad_input(visits: Visits, ser
     expect(error).to_contain_text("same shape")
     expect(box).to_have_value(bad)  # nothing typed is lost
     expect(box).to_have_attribute("aria-invalid", "true")
+    expect(box).to_be_focused()  # a refused input keeps the learner on it, in the My input tab
     v.screenshot("error")
 
     page.get_by_role("button", name="Back to the example").click()

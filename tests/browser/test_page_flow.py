@@ -55,5 +55,7 @@ def test_accepted_updates_the_badge_suggests_next_and_survives_reload(visits: Vi
 
     page.reload()
     expect(page.locator("#results-summary")).to_contain_text("Last submit: Accepted")
+    expect(page.locator("#results-cases .case-passed").first).to_be_hidden()  # passing cases fold away
+    page.locator("#results-cases .passed-fold > summary").click()
     expect(page.locator("#results-cases .case-passed").first).to_be_visible()
     expect(page.locator("#next-problem")).to_have_count(0)  # only right after the verdict

@@ -3,9 +3,14 @@
   var invalid = document.querySelector('main form [aria-invalid="true"]');
   if (invalid) invalid.focus();
   // Code blocks wider than the page scroll sideways: keyboard users must be able to reach them.
-  document.querySelectorAll("main pre").forEach(function (pre) {
-    if (pre.scrollWidth > pre.clientWidth || pre.scrollHeight > pre.clientHeight) pre.tabIndex = 0;
-  });
+  // Measured once the page is up (after the load event), so this never forces a layout of the
+  // whole page before the page's own scripts (the editor) have run.
+  function reachable() {
+    document.querySelectorAll("main pre").forEach(function (pre) {
+      if (pre.scrollWidth > pre.clientWidth || pre.scrollHeight > pre.clientHeight) pre.tabIndex = 0;
+    });
+  }
+  if (document.readyState === "complete") reachable(); else window.addEventListener("load", reachable);
 })();
 (function () {
   var button = document.getElementById("theme-toggle");

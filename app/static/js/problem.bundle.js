@@ -57,9 +57,7 @@
   }
 
   // src/problem/tabs.js
-  function setUpTabs(root) {
-    const tablist = root.querySelector(".tabs");
-    if (!tablist) return;
+  function setUpTablist(tablist, onSelect) {
     const tabs = Array.from(tablist.querySelectorAll('[role="tab"]'));
     const select = (tab) => {
       tabs.forEach((t) => {
@@ -68,6 +66,7 @@
         t.tabIndex = on ? 0 : -1;
         document.getElementById(t.getAttribute("aria-controls")).hidden = !on;
       });
+      if (onSelect) onSelect(tab);
     };
     tabs.forEach((tab, i) => {
       tab.addEventListener("click", () => select(tab));
@@ -84,10 +83,17 @@
         }
       });
     });
+    return (id) => select(document.getElementById(id));
+  }
+  function setUpTabs(root) {
+    const tablist = root.querySelector(".problem-pane .tabs");
+    if (!tablist) return null;
+    const select = setUpTablist(tablist);
     tablist.hidden = false;
     root.classList.add("has-tabs");
     root.querySelectorAll(".learn-title").forEach((h) => h.classList.add("visually-hidden"));
-    select(location.hash === "#learn" ? tabs[1] : tabs[0]);
+    select(location.hash === "#learn" ? "tab-learn" : "tab-statement");
+    return select;
   }
   var PANE_KEY = "torchdrill-pane";
   function setUpPaneSwitch(root) {
@@ -214,14 +220,9 @@
   }
 
   // src/problem/editor.js
-  function openEditor({ textarea, host, doc, onRun, onSubmit, onChange, extra }) {
-    if (window.TorchdrillEditor) {
-      const editor = window.TorchdrillEditor.create(host, { doc, onRun, onSubmit, onChange, ...extra || {} });
-      textarea.hidden = true;
-      textarea.removeAttribute("name");
-      return editor;
-    }
+  function openTextarea(textarea, host, doc, { onRun, onSubmit, onChange }) {
     host.hidden = true;
+    textarea.hidden = false;
     textarea.value = doc;
     textarea.addEventListener("input", () => onChange(textarea.value));
     let escaped = false;
@@ -248,10 +249,67 @@
         textarea.value = text;
       },
       focus: () => textarea.focus(),
-      markError: null,
-      clearError: null,
       fallback: true
     };
+  }
+  function openCodeMirror(textarea, host, doc, options) {
+    host.hidden = false;
+    const editor = window.TorchdrillEditor.create(host, { ...options, doc });
+    textarea.hidden = true;
+    textarea.removeAttribute("name");
+    return editor;
+  }
+  function openEditor({ textarea, host, doc, onRun, onSubmit, onChange, extra }) {
+    const options = { onRun, onSubmit, onChange, ...extra || {} };
+    let impl = null;
+    let completions = null;
+    const upgraded = [];
+    const facade = {
+      getCode: () => impl.getCode(),
+      setCode: (text) => impl.setCode(text),
+      focus: () => impl.focus(),
+      markError: (line, column2, message) => {
+        if (impl.markError) impl.markError(line, column2, message);
+      },
+      clearError: () => {
+        if (impl.clearError) impl.clearError();
+      },
+      configure: (settings) => {
+        if (impl.configure) impl.configure(settings);
+      },
+      setCompletions: (data) => {
+        completions = data;
+        if (impl.setCompletions) impl.setCompletions(data);
+      },
+      get fallback() {
+        return Boolean(impl.fallback);
+      },
+      /** Call `fn` once CodeMirror has taken over (at once if it already has). */
+      onUpgrade: (fn) => {
+        if (impl.fallback) upgraded.push(fn);
+        else fn();
+      }
+    };
+    function upgrade() {
+      if (!impl.fallback || !window.TorchdrillEditor) return;
+      const focused = document.activeElement === textarea;
+      const caret = textarea.selectionStart;
+      const editor = openCodeMirror(textarea, host, textarea.value, options);
+      impl = editor;
+      if (completions && editor.setCompletions) editor.setCompletions(completions);
+      if (editor.view) editor.view.dispatch({ selection: { anchor: Math.min(caret, editor.view.state.doc.length) } });
+      if (focused) editor.focus();
+      upgraded.splice(0).forEach((fn) => fn());
+    }
+    if (window.TorchdrillEditor) {
+      impl = openCodeMirror(textarea, host, doc, options);
+    } else {
+      impl = openTextarea(textarea, host, doc, options);
+      const script = document.getElementById("editor-script");
+      if (script) script.addEventListener("load", upgrade);
+      window.addEventListener("load", upgrade);
+    }
+    return facade;
   }
 
   // src/problem/replace.js
@@ -531,10 +589,34 @@
   }
 
   // src/problem/results.js
-  function createResults({ root, progress, markers }) {
+  function foldPassed(list) {
+    const passed = Array.from(list.querySelectorAll(":scope > li.case-passed"));
+    if (!passed.length) return;
+    const item = el("li", "case-fold");
+    const fold = el("details", "passed-fold");
+    const total = list.querySelectorAll(":scope > li.case").length;
+    const all = passed.length === total;
+    fold.appendChild(el("summary", null, all ? "All " + total + " cases passed" : passed.length + " passed case" + (passed.length === 1 ? "" : "s")));
+    const inner = el("ol", "cases");
+    passed.forEach((li) => inner.appendChild(li));
+    fold.appendChild(inner);
+    item.appendChild(fold);
+    list.insertBefore(item, list.firstChild);
+  }
+  function createResults({ root, progress, markers, showVerdictTab, showCustomTab }) {
     const summary = document.getElementById("results-summary");
     const messageBox = document.getElementById("results-message");
     const caseList = document.getElementById("results-cases");
+    const announcer = document.getElementById("verdict-announce");
+    function announce(text) {
+      if (!announcer) return;
+      announcer.textContent = announcer.textContent === text ? text + "\xA0" : text;
+    }
+    function reveal() {
+      if (showVerdictTab) showVerdictTab();
+      summary.focus({ preventScroll: true });
+      summary.scrollIntoView({ block: "nearest" });
+    }
     function showMessage(text, kind) {
       messageBox.hidden = !text;
       messageBox.textContent = text || "";
@@ -551,6 +633,8 @@
       summary.textContent = "Not judged";
       summary.className = "verdict v-error";
       showMessage(message, "error");
+      announce("Not judged: " + message);
+      reveal();
     }
     function celebrate(s) {
       if (s.verdict !== "accepted" || s.mode !== "submit") return;
@@ -588,13 +672,25 @@
       const note = s.verdict_explanation || "";
       showMessage([s.message, note].filter(Boolean).join("\n"), s.verdict === "accepted" ? "" : "error");
       renderCases(caseList, s);
+      foldPassed(caseList);
       markers.mark(s, messageBox);
       const link = el("a", "submission-link", "Open submission #" + s.id);
       link.href = s.url;
       const li = el("li", "case-footer");
       li.appendChild(link);
+      if (s.mode === "custom" && showCustomTab) {
+        const back = el("button", "btn btn-ghost", "Edit my input");
+        back.type = "button";
+        back.id = "edit-my-input";
+        back.addEventListener("click", () => showCustomTab(true));
+        li.appendChild(document.createTextNode(" "));
+        li.appendChild(back);
+      }
       caseList.appendChild(li);
-      if (!restored) celebrate(s);
+      if (restored) return;
+      celebrate(s);
+      announce(summary.textContent + (document.getElementById("next-problem") ? ". Solved! A next problem is linked." : ""));
+      reveal();
     }
     return { render, pending, failed, showMessage, isEmpty: () => caseList.childElementCount === 0 };
   }
@@ -624,7 +720,7 @@
       root.classList.toggle("is-busy", on);
       document.getElementById("results").setAttribute("aria-busy", on ? "true" : "false");
     }
-    function send(payload, sending, show) {
+    function send(payload, sending, show, fail) {
       if (busy) return Promise.resolve(null);
       if (!loggedIn) {
         results.showMessage("Sign up or log in to run and submit your code; what you typed is kept.", "error");
@@ -640,11 +736,11 @@
         render(s);
         return s.status === "finished" ? s : follow(s.id, render);
       }).then((s) => {
-        onFinished();
+        onFinished(s);
         return s;
       }).catch((err) => {
         progress.stop(false);
-        results.failed(err.message);
+        (fail || results.failed)(err.message);
         throw err;
       }).finally(() => setBusy(false));
     }
@@ -806,28 +902,83 @@
     const lines = Object.keys(args).map((name) => "  " + JSON.stringify(name) + ": " + JSON.stringify(args[name]));
     return "{\n" + lines.join(",\n") + "\n}";
   }
-  function setUpCustomInput({ judge }) {
+  function setUpCustomInput({ judge, selectResultsTab }) {
     const box = document.getElementById("custom-input-text");
     const runBtn = document.getElementById("custom-run-btn");
     if (!box || !runBtn) return;
     const errorBox = document.getElementById("custom-input-error");
+    const tabBar = document.getElementById("input-tabs");
+    const addBtn = document.getElementById("custom-add-btn");
+    const removeBtn = document.getElementById("custom-remove-btn");
     const example = embedded("example-input");
+    const inputs = [box.value];
+    let current = 0;
     function showError(text) {
       errorBox.hidden = !text;
       errorBox.textContent = text || "";
       box.setAttribute("aria-invalid", text ? "true" : "false");
     }
+    function drawTabs() {
+      tabBar.textContent = "";
+      tabBar.hidden = inputs.length < 2;
+      inputs.forEach((_, i) => {
+        const tab = el("button", "input-tab", "Input " + (i + 1));
+        tab.type = "button";
+        tab.id = "input-tab-" + (i + 1);
+        tab.setAttribute("role", "tab");
+        tab.setAttribute("aria-controls", "custom-input-text");
+        tab.setAttribute("aria-selected", i === current ? "true" : "false");
+        tab.tabIndex = i === current ? 0 : -1;
+        tab.addEventListener("click", () => pick(i, false));
+        tab.addEventListener("keydown", (e) => {
+          const moves = { ArrowRight: (i + 1) % inputs.length, ArrowLeft: (i - 1 + inputs.length) % inputs.length, Home: 0, End: inputs.length - 1 };
+          if (!(e.key in moves)) return;
+          e.preventDefault();
+          pick(moves[e.key], true);
+        });
+        tabBar.appendChild(tab);
+      });
+      removeBtn.hidden = inputs.length < 2;
+    }
+    function pick(i, focusTab) {
+      inputs[current] = box.value;
+      current = i;
+      box.value = inputs[i];
+      showError("");
+      drawTabs();
+      if (focusTab) document.getElementById("input-tab-" + (i + 1)).focus();
+    }
+    addBtn.addEventListener("click", () => {
+      inputs[current] = box.value;
+      inputs.push(box.value);
+      pick(inputs.length - 1, false);
+      box.focus();
+    });
+    removeBtn.addEventListener("click", () => {
+      inputs.splice(current, 1);
+      current = Math.min(current, inputs.length - 1);
+      box.value = inputs[current];
+      drawTabs();
+      box.focus();
+    });
+    box.addEventListener("input", () => {
+      inputs[current] = box.value;
+    });
     runBtn.addEventListener("click", () => {
       showError("");
-      judge.send({ mode: "custom", input_text: box.value }, "Running your input\u2026").catch((err) => {
-        showError(err.message);
+      const refused = (message) => {
+        showError(message);
+        if (selectResultsTab) selectResultsTab(false);
         box.focus();
+      };
+      judge.send({ mode: "custom", input_text: box.value }, "Running your input\u2026", void 0, refused).catch(() => {
       });
     });
     const resetBtn = document.getElementById("custom-reset-btn");
     if (resetBtn && example) {
       resetBtn.addEventListener("click", () => {
         box.value = formatArguments(example);
+        inputs[current] = box.value;
         showError("");
         box.focus();
       });
@@ -839,6 +990,7 @@
         runBtn.click();
       }
     });
+    drawTabs();
   }
 
   // src/problem/settings.js
@@ -880,20 +1032,23 @@
       vimBox.disabled = true;
       applyToTextarea(textarea, settings);
     }
+    if (editor.onUpgrade) editor.onUpgrade(() => {
+      vimBox.disabled = false;
+    });
     panel.hidden = false;
     const changed = () => {
       settings.fontSize = parseInt(fontSize.value, 10) || DEFAULTS.fontSize;
       settings.lineWrap = wrap.checked;
       settings.vim = vimBox.checked && !editor.fallback;
       save(settings);
-      if (editor.configure) editor.configure(settings);
-      else applyToTextarea(textarea, settings);
+      if (editor.fallback) applyToTextarea(textarea, settings);
+      else editor.configure(settings);
     };
     [fontSize, wrap, vimBox].forEach((control) => control.addEventListener("change", changed));
   }
-  function loadCompletions(editor) {
+  function loadCompletions(editor, url) {
     if (!editor.setCompletions) return;
-    fetch("/static/torch-completions.json", { credentials: "same-origin" }).then((r) => r.ok ? r.json() : Promise.reject(r.status)).then((data) => editor.setCompletions(data)).catch(() => {
+    fetch(url || "/static/torch-completions.json", { credentials: "same-origin" }).then((r) => r.ok ? r.json() : Promise.reject(r.status)).then((data) => editor.setCompletions(data)).catch(() => {
     });
   }
 
@@ -950,6 +1105,41 @@
     apply(value, false);
   }
 
+  // src/problem/shortcuts.js
+  function setUpShortcutsHelp() {
+    const button = document.getElementById("shortcuts-btn");
+    const help = document.getElementById("shortcuts-help");
+    if (!button || !help) return;
+    const toggle = (open) => {
+      help.hidden = !open;
+      button.setAttribute("aria-expanded", open ? "true" : "false");
+    };
+    button.addEventListener("click", () => toggle(help.hidden));
+    help.addEventListener("keydown", (e) => {
+      if (e.key === "Escape") {
+        toggle(false);
+        button.focus();
+      }
+    });
+    button.addEventListener("keydown", (e) => {
+      if (e.key === "Escape" && !help.hidden) {
+        e.preventDefault();
+        toggle(false);
+      }
+    });
+  }
+
+  // src/problem/counters.js
+  function refreshCounters(slug) {
+    const box = document.getElementById("acceptance");
+    if (!box) return;
+    fetch("/problems/" + encodeURIComponent(slug), { credentials: "same-origin", headers: { Accept: "text/html" } }).then((r) => r.ok ? r.text() : Promise.reject(r.status)).then((html) => {
+      const fresh = new DOMParser().parseFromString(html, "text/html").getElementById("acceptance");
+      if (fresh) box.replaceChildren(...Array.from(fresh.childNodes).map((n) => document.importNode(n, true)));
+    }).catch(() => {
+    });
+  }
+
   // src/problem/main.js
   function main() {
     const root = document.getElementById("problem");
@@ -982,19 +1172,40 @@
         drafts.changed(text);
         if (replacer) replacer.edited();
       },
-      extra: { settings }
+      extra: { settings, describedBy: "editor-hint" }
     });
+    setUpShortcutsHelp();
     setUpSettings({ editor, textarea, settings });
-    loadCompletions(editor);
+    loadCompletions(editor, root.dataset.completionsUrl);
     drafts.announceRestored(opened);
     replacer = createReplacer({ editor, drafts });
     setUpReset({ replacer, starter });
     const progress = createProgress(timeLimit);
     const markers = createMarkers(editor);
-    const results = createResults({ root, progress, markers });
+    const resultsTabs = document.querySelector(".results-tabs");
+    const selectTab = resultsTabs ? setUpTablist(resultsTabs) : null;
+    const selectResultsTab = (verdict, focus) => {
+      if (!selectTab) return;
+      const id = verdict ? "results-tab-verdict" : "results-tab-custom";
+      selectTab(id);
+      if (focus) document.getElementById(id === "results-tab-custom" ? "custom-input-text" : id).focus();
+    };
+    const results = createResults({
+      root,
+      progress,
+      markers,
+      showVerdictTab: () => selectResultsTab(true, false),
+      showCustomTab: selectTab ? () => selectResultsTab(false, true) : null
+    });
     const history = createHistory({ api, replacer });
-    judge = createJudge({ root, api, loggedIn, editor, drafts, results, progress, onFinished: history.refresh });
-    setUpCustomInput({ judge });
+    const onFinished = (s) => {
+      history.refresh();
+      const lesson = document.getElementById("learn-solution");
+      if (lesson && s && s.mode !== "custom") lesson.open = true;
+      if (s && s.mode === "submit") refreshCounters(slug);
+    };
+    judge = createJudge({ root, api, loggedIn, editor, drafts, results, progress, onFinished });
+    setUpCustomInput({ judge, selectResultsTab });
     if (root.dataset.lastSubmission && loggedIn) {
       request("GET", "/api/submissions/" + encodeURIComponent(root.dataset.lastSubmission)).then((s) => {
         if (!judge.isBusy() && results.isEmpty()) results.render(s, true);

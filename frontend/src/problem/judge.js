@@ -28,8 +28,9 @@ export function createJudge({ root, api, loggedIn, editor, drafts, results, prog
     document.getElementById("results").setAttribute("aria-busy", on ? "true" : "false");
   }
   /** Send `payload` (mode run|submit|custom, code added here) and show the submission as it is judged;
-   * `show` renders each state (the results panel by default). Resolves to the finished view or null. */
-  function send(payload, sending, show) {
+   * `show` renders each state (the results panel by default), `fail` shows a refusal (the panel by
+   * default). Resolves to the finished view or null. */
+  function send(payload, sending, show, fail) {
     if (busy) return Promise.resolve(null);
     if (!loggedIn) { results.showMessage("Sign up or log in to run and submit your code; what you typed is kept.", "error"); return Promise.resolve(null); }
     if (!runBtn) return Promise.resolve(null);
@@ -40,10 +41,10 @@ export function createJudge({ root, api, loggedIn, editor, drafts, results, prog
     progress.start();
     return request("POST", api + "/submissions", { code: editor.getCode(), ...payload })
       .then((s) => { render(s); return s.status === "finished" ? s : follow(s.id, render); })
-      .then((s) => { onFinished(); return s; })
+      .then((s) => { onFinished(s); return s; })
       .catch((err) => {
         progress.stop(false);
-        results.failed(err.message);
+        (fail || results.failed)(err.message);
         throw err;
       })
       .finally(() => setBusy(false));

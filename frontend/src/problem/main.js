@@ -3,7 +3,7 @@
 // Built by `npm run build` into app/static/js/problem.bundle.js (the page's only script of its own).
 import { request } from "../shared/http.js";
 import { embedded } from "../shared/dom.js";
-import { setUpTabs, setUpPaneSwitch } from "./tabs.js";
+import { setUpTabs, setUpTablist, setUpPaneSwitch } from "./tabs.js";
 import { createDrafts } from "./drafts.js";
 import { openEditor } from "./editor.js";
 import { createReplacer, setUpReset } from "./replace.js";
@@ -15,6 +15,8 @@ import { createHistory } from "./history.js";
 import { setUpCustomInput } from "./custom.js";
 import { loadSettings, setUpSettings, loadCompletions } from "./settings.js";
 import { setUpSplit } from "./split.js";
+import { setUpShortcutsHelp } from "./shortcuts.js";
+import { refreshCounters } from "./counters.js";
 
 function main() {
   const root = document.getElementById("problem");
@@ -48,20 +50,40 @@ function main() {
     onRun: () => judge.start("run"),
     onSubmit: () => judge.start("submit"),
     onChange: (text) => { drafts.changed(text); if (replacer) replacer.edited(); },
-    extra: { settings },
+    extra: { settings, describedBy: "editor-hint" },
   });
+  setUpShortcutsHelp();
   setUpSettings({ editor, textarea, settings });
-  loadCompletions(editor);
+  loadCompletions(editor, root.dataset.completionsUrl);
   drafts.announceRestored(opened);
   replacer = createReplacer({ editor, drafts });
   setUpReset({ replacer, starter });
 
   const progress = createProgress(timeLimit);
   const markers = createMarkers(editor);
-  const results = createResults({ root, progress, markers });
+  // The results panel's tabs (Test results, My input) when the problem takes custom input.
+  const resultsTabs = document.querySelector(".results-tabs");
+  const selectTab = resultsTabs ? setUpTablist(resultsTabs) : null;
+  const selectResultsTab = (verdict, focus) => {
+    if (!selectTab) return;
+    const id = verdict ? "results-tab-verdict" : "results-tab-custom";
+    selectTab(id);
+    if (focus) document.getElementById(id === "results-tab-custom" ? "custom-input-text" : id).focus();
+  };
+  const results = createResults({
+    root, progress, markers,
+    showVerdictTab: () => selectResultsTab(true, false),
+    showCustomTab: selectTab ? () => selectResultsTab(false, true) : null,
+  });
   const history = createHistory({ api, replacer });
-  judge = createJudge({ root, api, loggedIn, editor, drafts, results, progress, onFinished: history.refresh });
-  setUpCustomInput({ judge });
+  const onFinished = (s) => {
+    history.refresh();
+    const lesson = document.getElementById("learn-solution");
+    if (lesson && s && s.mode !== "custom") lesson.open = true; // an attempt opens the rest of the lesson
+    if (s && s.mode === "submit") refreshCounters(slug); // acceptance moves without a reload
+  };
+  judge = createJudge({ root, api, loggedIn, editor, drafts, results, progress, onFinished });
+  setUpCustomInput({ judge, selectResultsTab });
 
   // The last result comes back on reload (the history has it; the panel should too).
   if (root.dataset.lastSubmission && loggedIn) {

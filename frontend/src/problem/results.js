@@ -1,12 +1,43 @@
-// The results panel: the verdict line, the message, the cases (shared renderer), the error marker,
-// and after Accepted the Solved badge and the next problem.
+// The results panel, right under Run/Submit: the verdict line, the message, the cases (shared
+// renderer; passing ones folded), the error marker, and after Accepted the Solved badge and the next
+// problem. A finished run is announced once, in one short sentence (#verdict-announce, the panel's
+// only live region), and the verdict is brought into view and focused.
 import { el } from "../shared/dom.js";
 import { renderCases } from "../shared/cases.js";
 
-export function createResults({ root, progress, markers }) {
+/** Move the passing cases of `list` into one folded "N passed" item (first), so failures lead. */
+export function foldPassed(list) {
+  const passed = Array.from(list.querySelectorAll(":scope > li.case-passed"));
+  if (!passed.length) return;
+  const item = el("li", "case-fold");
+  const fold = el("details", "passed-fold");
+  const total = list.querySelectorAll(":scope > li.case").length;
+  const all = passed.length === total;
+  fold.appendChild(el("summary", null, all ? "All " + total + " cases passed" : passed.length + " passed case" + (passed.length === 1 ? "" : "s")));
+  const inner = el("ol", "cases");
+  passed.forEach((li) => inner.appendChild(li));
+  fold.appendChild(inner);
+  item.appendChild(fold);
+  list.insertBefore(item, list.firstChild);
+}
+
+export function createResults({ root, progress, markers, showVerdictTab, showCustomTab }) {
   const summary = document.getElementById("results-summary");
   const messageBox = document.getElementById("results-message");
   const caseList = document.getElementById("results-cases");
+  const announcer = document.getElementById("verdict-announce");
+
+  /** The live region's one change per finished run (a repeated sentence still changes: a trailing space). */
+  function announce(text) {
+    if (!announcer) return;
+    announcer.textContent = announcer.textContent === text ? text + "\u00a0" : text;
+  }
+  /** Bring the verdict where the eyes are: its tab, in view, focused (Shift+Tab walks back to the editor). */
+  function reveal() {
+    if (showVerdictTab) showVerdictTab();
+    summary.focus({ preventScroll: true });
+    summary.scrollIntoView({ block: "nearest" });
+  }
 
   function showMessage(text, kind) {
     messageBox.hidden = !text;
@@ -24,6 +55,8 @@ export function createResults({ root, progress, markers }) {
     summary.textContent = "Not judged";
     summary.className = "verdict v-error";
     showMessage(message, "error");
+    announce("Not judged: " + message);
+    reveal();
   }
   function celebrate(s) {
     if (s.verdict !== "accepted" || s.mode !== "submit") return;
@@ -60,13 +93,25 @@ export function createResults({ root, progress, markers }) {
     const note = s.verdict_explanation || ""; // the one explanation per verdict: runner/verdict.py
     showMessage([s.message, note].filter(Boolean).join("\n"), s.verdict === "accepted" ? "" : "error");
     renderCases(caseList, s);
+    foldPassed(caseList);
     markers.mark(s, messageBox);
     const link = el("a", "submission-link", "Open submission #" + s.id);
     link.href = s.url;
     const li = el("li", "case-footer");
     li.appendChild(link);
+    if (s.mode === "custom" && showCustomTab) {
+      const back = el("button", "btn btn-ghost", "Edit my input");
+      back.type = "button";
+      back.id = "edit-my-input";
+      back.addEventListener("click", () => showCustomTab(true));
+      li.appendChild(document.createTextNode(" "));
+      li.appendChild(back);
+    }
     caseList.appendChild(li);
-    if (!restored) celebrate(s);
+    if (restored) return;
+    celebrate(s);
+    announce(summary.textContent + (document.getElementById("next-problem") ? ". Solved! A next problem is linked." : ""));
+    reveal();
   }
   return { render, pending, failed, showMessage, isEmpty: () => caseList.childElementCount === 0 };
 }

@@ -38,20 +38,22 @@ export function setUpSettings({ editor, textarea, settings }) {
   wrap.checked = settings.lineWrap;
   vimBox.checked = settings.vim;
   if (editor.fallback) { vimBox.disabled = true; applyToTextarea(textarea, settings); }
+  if (editor.onUpgrade) editor.onUpgrade(() => { vimBox.disabled = false; }); // CodeMirror took over
   panel.hidden = false;
   const changed = () => {
     settings.fontSize = parseInt(fontSize.value, 10) || DEFAULTS.fontSize;
     settings.lineWrap = wrap.checked;
     settings.vim = vimBox.checked && !editor.fallback;
     save(settings);
-    if (editor.configure) editor.configure(settings); else applyToTextarea(textarea, settings);
+    if (editor.fallback) applyToTextarea(textarea, settings); else editor.configure(settings);
   };
   [fontSize, wrap, vimBox].forEach((control) => control.addEventListener("change", changed));
 }
 
-export function loadCompletions(editor) {
+/** `url`: the list's content-hashed address (the page's data-completions-url), cached for good. */
+export function loadCompletions(editor, url) {
   if (!editor.setCompletions) return;
-  fetch("/static/torch-completions.json", { credentials: "same-origin" })
+  fetch(url || "/static/torch-completions.json", { credentials: "same-origin" })
     .then((r) => (r.ok ? r.json() : Promise.reject(r.status)))
     .then((data) => editor.setCompletions(data))
     .catch(() => { /* no completions: the editor works without them */ });

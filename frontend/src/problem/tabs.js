@@ -1,9 +1,8 @@
 // Problem/Learn tabs and, on narrow screens, the Problem/Code pane switch.
 // Without JS both tab panels are simply shown one after the other, and both panes are stacked.
 
-export function setUpTabs(root) {
-  const tablist = root.querySelector(".tabs");
-  if (!tablist) return;
+/** A WAI-ARIA tablist: click or arrows/Home/End select a tab and show its panel. Returns select(id). */
+export function setUpTablist(tablist, onSelect) {
   const tabs = Array.from(tablist.querySelectorAll('[role="tab"]'));
   const select = (tab) => {
     tabs.forEach((t) => {
@@ -12,6 +11,7 @@ export function setUpTabs(root) {
       t.tabIndex = on ? 0 : -1;
       document.getElementById(t.getAttribute("aria-controls")).hidden = !on;
     });
+    if (onSelect) onSelect(tab);
   };
   tabs.forEach((tab, i) => {
     tab.addEventListener("click", () => select(tab));
@@ -24,10 +24,18 @@ export function setUpTabs(root) {
       if (next) { e.preventDefault(); select(next); next.focus(); }
     });
   });
+  return (id) => select(document.getElementById(id));
+}
+
+export function setUpTabs(root) {
+  const tablist = root.querySelector(".problem-pane .tabs");
+  if (!tablist) return null;
+  const select = setUpTablist(tablist);
   tablist.hidden = false;
   root.classList.add("has-tabs");
   root.querySelectorAll(".learn-title").forEach((h) => h.classList.add("visually-hidden"));
-  select(location.hash === "#learn" ? tabs[1] : tabs[0]);
+  select(location.hash === "#learn" ? "tab-learn" : "tab-statement");
+  return select;
 }
 
 const PANE_KEY = "torchdrill-pane";

@@ -98,7 +98,7 @@ def test_a_problem_names_its_place_in_its_track_and_its_hint_count(student) -> N
         "position": 2,
         "total": 2,
         "previous": "add-tensors",
-        "next": None,
+        "next": "sum-of-squares",  # the end of its track: the next track's first (the one order)
     }
     assert second["hint_count"] == 3
     first = student.get("/api/v1/problems/add-tensors").json()

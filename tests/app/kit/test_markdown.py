@@ -1,6 +1,12 @@
 from __future__ import annotations
 
-from app.kit.markdown import highlight_code, preview_markdown, render_markdown, split_sections
+from app.kit.markdown import (
+    highlight_code,
+    preview_markdown,
+    render_markdown,
+    split_first_section,
+    split_sections,
+)
 
 
 def test_inline_and_block_math_become_mathml() -> None:
@@ -48,3 +54,11 @@ def test_preview_keeps_the_first_section_only() -> None:
     preview, cut = preview_markdown("p1\n\np2\n\np3 secret\n")
     assert "p2" in preview and "secret" not in preview and cut
     assert preview_markdown("only\n") == ("only\n", False)
+
+
+def test_split_first_section_cuts_before_the_second_heading_never_inside_code() -> None:
+    source = "## Background\n\nIdeas.\n\n```python\n## not a heading\nx = 1\n```\n\n## Approach\n\nSteps.\n"
+    first, rest = split_first_section(source)
+    assert first.startswith("## Background") and "## not a heading" in first and "Steps" not in first
+    assert rest.startswith("## Approach") and first + rest == source
+    assert split_first_section("## Only\n\nOne section.\n") == ("## Only\n\nOne section.\n", "")

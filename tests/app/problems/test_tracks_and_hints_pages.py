@@ -75,7 +75,9 @@ def test_the_problem_page_links_previous_and_next_within_its_track(browser) -> N
     assert 'id="track-previous"' not in first and "Problem 1 of 2 in" in first
     second = browser.get("/problems/scale-rows").text
     assert 'id="track-previous" rel="prev" href="/problems/add-tensors">← Previous: Add Two Tensors' in second
-    assert 'id="track-next"' not in second and "Problem 2 of 2 in" in second
+    # the end of the track: Next goes on to the next track's first problem (the one order)
+    assert 'id="track-next" rel="next" href="/problems/sum-of-squares"' in second
+    assert "Problem 2 of 2 in" in second
     alone = browser.get("/problems/sum-of-squares").text
     assert "Problem 1 of 1 in" in alone and 'id="track-next"' not in alone
 
