@@ -121,7 +121,7 @@ def create_app(
     course_access.install()  # course assignments open Premium problems to their students
     db = database or Database(settings.database_url, settings.db_pool_size)
     slots = DatabaseSlots(request_slots(db.pool_size, settings.judge_workers))
-    waiter = ResultWaiter()
+    waiter = ResultWaiter(recheck_s=settings.wait_recheck_s)
     judging = setup_judging(settings, db, waiter, runner=runner, dispatcher=dispatcher)
     judge_runner, dispatcher = judging.runner, judging.dispatcher
 

@@ -22,7 +22,6 @@ from app.kit.settings import Settings
 
 log = logging.getLogger(__name__)
 WINDOW_S = 60.0
-KEY_PREFIX = "torchdrill:api-requests:"
 
 
 class RequestLimiter(Protocol):
@@ -82,14 +81,16 @@ class RedisRequestLimiter:
     service, it must not be what takes the API down.
     """
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: redis.Redis, prefix: str = "torchdrill:api-requests:") -> None:
+        """``prefix``: where the windows live (the deployment's ``<namespace>:api-requests:``)."""
         self.client = client
+        self.prefix = prefix
         self._script = client.register_script(_HIT)
 
     def hit(self, user_id: int, per_minute: int) -> None:
         try:
             wait = self._script(
-                keys=[f"{KEY_PREFIX}{user_id}"], args=[per_minute, WINDOW_S, uuid.uuid4().hex]
+                keys=[f"{self.prefix}{user_id}"], args=[per_minute, WINDOW_S, uuid.uuid4().hex]
             )
         except redis.RedisError as exc:
             log.warning("request limit not applied (Redis unavailable: %s)", exc)
@@ -102,5 +103,5 @@ def make_limiter(settings: Settings) -> RequestLimiter:
     if settings.broker_url:
         from app.kit.broker import make_redis
 
-        return RedisRequestLimiter(make_redis(settings))
+        return RedisRequestLimiter(make_redis(settings), settings.wire.key("api-requests:"))
     return LocalRequestLimiter()
