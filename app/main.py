@@ -25,6 +25,7 @@ from app.courses import api as course_api
 from app.courses import pages as course_pages
 from app.drafts import api as draft_api
 from app.hints import api as hint_api
+from app.kit.body_limit import BodyLimitMiddleware
 from app.kit.db import Database, request_slots
 from app.kit.db_slots import DatabaseSlots, keep_threads_beyond
 from app.kit.errors import AppError
@@ -156,6 +157,8 @@ def create_app(
 
     app.add_middleware(SecurityHeadersMiddleware)
     app.add_middleware(AllowedHostsMiddleware, hosts=allowed_hosts(settings))  # 400 for a forged Host
+    # Bodies counted as they arrive, before any route or session reads them (app/kit/body_limit.py).
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(SubmissionLogMiddleware)  # outermost: it sees the access-log line
     install_error_handlers(app)
     app.mount("/static", StaticFiles(directory=str(ROOT / "app" / "static")), name="static")

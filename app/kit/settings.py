@@ -37,7 +37,7 @@ class Settings(BaseSettings):
     # this long at most, not the whole wait.
     wait_recheck_s: float = Field(default=2.0, gt=0, le=60)
     # Request bodies are counted as they arrive (app/kit/body_limit.py): beyond this, 413.
-    max_body_bytes: int = Field(default=1024 * 1024, ge=64 * 1024, le=64 * 1024 * 1024)
+    max_body_bytes: int = Field(default=4 * 1024 * 1024, ge=64 * 1024, le=256 * 1024 * 1024)
     session_cookie: str = "torchdrill_session"
     session_max_age_s: int = 14 * 24 * 3600
     # Log-in throttling (docs/security.md, "Rate limits per real client"): failed log-ins allowed
