@@ -2,8 +2,9 @@
 
 A declared ``Content-Length`` above the limit is refused before anything is read; a chunked (or
 lying) body is cut as soon as the count passes the limit, whatever route reads it (JSON, forms,
-uploads): the route's read fails with 413 (``payload_too_large``). Either way the answer says
-``Connection: close`` so the server stops reading the rest. A request then holds at most the
+uploads): the route's read fails with 413 (``payload_too_large``). Either way, and whenever a
+route answers before the body's end (a 401 before reading it), the answer says
+``Connection: close``: the server closes instead of reading the rest to reuse the connection. A request then holds at most the
 limit in memory (uvicorn pauses reading beyond 64 KiB buffered), however large the body sent.
 """
 
@@ -13,6 +14,10 @@ import json
 
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+
+def _chunked(scope: Scope) -> bool:
+    return b"chunked" in dict(scope["headers"]).get(b"transfer-encoding", b"").lower()
 
 
 class BodyTooLarge(HTTPException):
@@ -36,11 +41,13 @@ class BodyLimitMiddleware:
         received = 0
         cut = False
         started = False
+        ended = declared == b"0" or (not declared and not _chunked(scope))
 
         async def counted() -> Message:
-            nonlocal received, cut
+            nonlocal received, cut, ended
             message = await receive()
             if message["type"] == "http.request":
+                ended = ended or not message.get("more_body", False)
                 received += len(message.get("body", b""))
                 if received > self.max_bytes:
                     cut = True
@@ -51,7 +58,7 @@ class BodyLimitMiddleware:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
-                if cut:  # the rest of the body is not read: this connection cannot be reused
+                if cut or not ended:  # the rest of the body is not read: no reuse of this connection
                     message = {**message, "headers": [*message.get("headers", []), (b"connection", b"close")]}
             await send(message)
 
@@ -64,7 +71,10 @@ class BodyLimitMiddleware:
 
     async def _refuse(self, send: Send) -> None:
         body = json.dumps(
-            {"error": "payload_too_large", "detail": f"The request body is larger than {self.max_bytes} bytes."}
+            {
+                "error": "payload_too_large",
+                "detail": f"The request body is larger than {self.max_bytes} bytes.",
+            }
         ).encode()
         await send(
             {

@@ -3,7 +3,7 @@
 The runner never imports ``app`` (so not ``app.kit.settings``) and reads no ``.env`` file: a
 runner host gets its environment from its service manager (systemd's ``EnvironmentFile=``, the
 compose file). :data:`DEFAULTS` is what docs/deploy.md's settings table states for these names
-(``tests/docs/test_settings_table.py`` compares them).
+(``tests/app/kit/test_settings_table.py`` compares them).
 """
 
 from __future__ import annotations

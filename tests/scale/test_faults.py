@@ -153,7 +153,7 @@ def test_no_worker_for_a_long_time_ends_as_internal_error(stack: Stack, publishe
     assert "No judge finished this submission" in done[submission_id].message
     # A runner that turns up later does not judge it (the job expired): the verdict stays.
     runner = stack.start_runner("runner-late")
-    wait_for(lambda: publisher.client.llen("judge") == 0, 20, "the expired job to be dropped")
+    wait_for(lambda: publisher.client.llen(WIRE.queue_key("judge")) == 0, 20, "the expired job to be dropped")
     time.sleep(1)
     assert rows(stack.db_url, f"SELECT verdict FROM submissions WHERE id = {submission_id}")[0].verdict == (
         "internal_error"
@@ -167,12 +167,12 @@ def test_redis_restart_queued_work_resumes(stack: Stack, publisher: Publisher) -
     stack.start_recorder()
     user = make_user(stack.db_url)
     kept = [submit(stack, publisher, user, code_of("add-tensors")) for _ in range(4)]
-    assert publisher.client.llen("judge") == 4
+    assert publisher.client.llen(WIRE.queue_key("judge")) == 4
 
     # 1. Redis restarts with its append-only file: the queue is still there.
     stack.redis_server.stop()
     stack.redis_server.start()
-    assert publisher.client.llen("judge") == 4
+    assert publisher.client.llen(WIRE.queue_key("judge")) == 4
     stack.start_runner("runner-a")
     done = wait_finished(stack.db_url, kept, 40)
     assert {r.verdict for r in done.values()} == {"accepted"}
