@@ -34,4 +34,7 @@ def test_every_celery_key_is_in_the_namespace_and_each_consumer_holds_its_own_un
     config = celery_config("redis://127.0.0.1:6379/3", 120, Wire.of("redis://127.0.0.1:6379/3"), "runner-a")
     options = config["broker_transport_options"]
     assert options["global_keyprefix"] == "torchdrill-db3:"
-    assert options["unacked_key"] == "unacked:runner-a" and options["unacked_index_key"] == "unacked_index:runner-a"
+    assert (
+        options["unacked_key"] == "unacked:runner-a"
+        and options["unacked_index_key"] == "unacked_index:runner-a"
+    )
