@@ -5,8 +5,9 @@
 host never share one and a dead worker's check cannot pass on the other's heartbeat. The file is
 removed when its worker stops.
 
-The check (``python -m ... healthcheck``): a given file; else ``--pid N``'s file; else every such
-file of a live process (one worker per container, as in compose), all fresh, at least one.
+The check (``python -m ... healthcheck``): a given file; else ``--pid N``'s file (and the process
+alive); else every such file of a live process (one worker per container, as in compose), all
+fresh, at least one.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ def check(kind: str, given: str | None, args: list[str], max_age_s: float) -> in
     if given:
         return 0 if _fresh(Path(given), max_age_s) else 1
     if args[:1] == ["--pid"] and len(args) > 1 and args[1].isdigit():
-        return 0 if _fresh(default_file(kind, int(args[1])), max_age_s) else 1
+        pid = int(args[1])
+        return 0 if _alive(pid) and _fresh(default_file(kind, pid), max_age_s) else 1
     pattern = re.compile(rf"torchdrill-{re.escape(kind)}-(\d+)\.heartbeat")
     live = []
     for path in DIRECTORY.glob(f"torchdrill-{kind}-*.heartbeat"):
