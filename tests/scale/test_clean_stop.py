@@ -27,8 +27,8 @@ def groups_of(pid: int) -> list[Path]:
 
 
 def test_a_runner_stopped_with_sigterm_removes_its_cgroups_and_heartbeat(stack: Stack) -> None:
-    runner = stack.start_runner("runner-stopping", slots=1, wait=False, TORCHDRILL_HEARTBEAT_FILE="")
-    wait_for(lambda: Path(f"/tmp/torchdrill-runner-{runner.pid}.heartbeat").exists(), 90, "its heartbeat")
+    runner = stack.start_runner("runner-stopping", slots=1, TORCHDRILL_HEARTBEAT_FILE="")
+    assert runner.heartbeat == Path(f"/tmp/torchdrill-runner-{runner.pid}.heartbeat")
     # So that the check below can fail: the zygote's group and the spares' job groups exist.
     owned = wait_for(lambda: groups_of(runner.pid), 30, "the sandbox's groups")
     assert any(g.name.startswith("zygote-") for g in owned) and any(g.name.startswith("job-") for g in owned)
@@ -43,7 +43,8 @@ def test_two_runners_on_one_host_have_a_heartbeat_each(stack: Stack) -> None:
     a = stack.start_runner("runner-a", slots=1, wait=False, TORCHDRILL_HEARTBEAT_FILE="")
     b = stack.start_runner("runner-b", slots=1, wait=False, TORCHDRILL_HEARTBEAT_FILE="")
     for proc in (a, b):
-        wait_for(lambda p=proc: Path(f"/tmp/torchdrill-runner-{p.pid}.heartbeat").exists(), 120, proc.name)
+        stack.wait_runner(proc)
+    assert a.heartbeat != b.heartbeat
 
     def check(*args: str) -> int:
         env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)}
