@@ -60,6 +60,7 @@ def main() -> int:
         server.dir.mkdir()
         server.start()
         deployment = ByHand(base if base.startswith("postgresql") else DEFAULT_PG, server.port, 3, Path(tmp))
+        deployment.extra_env["TORCHDRILL_API_SUBMISSIONS_PER_MINUTE"] = "100000"
         deployment.create_database()
         try:
             return run(deployment, args.rounds, args.job_s)

@@ -4,8 +4,9 @@ A declared ``Content-Length`` above the limit is refused before anything is read
 lying) body is cut as soon as the count passes the limit, whatever route reads it (JSON, forms,
 uploads): the route's read fails with 413 (``payload_too_large``). Either way, and whenever a
 route answers before the body's end (a 401 before reading it), the answer says
-``Connection: close``: the server closes instead of reading the rest to reuse the connection. A request then holds at most the
-limit in memory (uvicorn pauses reading beyond 64 KiB buffered), however large the body sent.
+``Connection: close``: the server closes instead of reading the rest to reuse the connection. A
+request then holds at most the limit in memory (uvicorn pauses reading beyond 64 KiB buffered),
+however large the body sent.
 """
 
 from __future__ import annotations

@@ -93,6 +93,7 @@ class ByHand:
     workdir: Path
     port: int = field(default_factory=free_port)
     procs: list[Proc] = field(default_factory=list)
+    extra_env: dict[str, str] = field(default_factory=dict)  # beyond the docs' (bench: no API limit)
 
     def __post_init__(self) -> None:
         self.units, self.env_files = units()
@@ -127,7 +128,7 @@ class ByHand:
         for path in unit.environment_files:
             env |= {k: self._env_value(k, v) for k, v in self.env_files[path].items()}
         env |= {k: self._env_value(k, self._substitute(v, instance)) for k, v in unit.environment.items()}
-        return env
+        return env | self.extra_env
 
     def command(self, unit: Unit, index: int = 0, instance: str = "") -> list[str]:
         return [self._substitute(part, instance) for part in shlex.split(unit.exec_start[index])]
