@@ -7,9 +7,10 @@ and an opaque token; the verdict goes back as a ``record`` message that the trus
 
 Delivery guarantees, and where each one lives:
 
-* **Late acknowledgement**: a message is acknowledged only after its result was published, so a
-  worker killed mid-job (even with SIGKILL) leaves it in Redis's unacked set; another consumer
-  restores it once ``visibility_timeout`` has passed.
+* **Late acknowledgement, and a lease**: a message is acknowledged only after its result was
+  published, so a worker killed mid-job (even with SIGKILL) leaves it in its own unacknowledged
+  set; its lease (``leases.py``) runs out within seconds and a recorder's reaper puts what it held
+  back at the front of the queue. The broker's ``visibility_timeout`` stays as the fallback.
 * **Prefetch of one job per free sandbox**: a thread pool of ``slots`` threads with a prefetch
   multiplier of 1 reserves at most ``slots`` messages, each of which starts at once.
 * **Bounded retries**: every delivery increments a per-submission counter in the broker; past
@@ -20,7 +21,9 @@ Delivery guarantees, and where each one lives:
 
 This module never imports ``app``; the names both sides share live in ``runner.transport.wire``.
 
-``python -m runner.transport.celery_worker`` starts a worker; ``... healthcheck`` checks its heartbeat.
+``python -m runner.transport.celery_worker`` starts a worker (settings: ``worker_settings.py``);
+``... healthcheck [--pid N]`` checks a heartbeat (``heartbeat_files.py``). A warm shutdown
+(SIGTERM) removes the sandbox's cgroups and the heartbeat file.
 """
 
 from __future__ import annotations
