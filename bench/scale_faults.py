@@ -7,11 +7,12 @@ recorder, two runner workers, PostgreSQL, a Redis database of its own), under a 
 jobs that each take ``--job-s``. Each round:
 
 * **runner**: SIGKILL the runner worker that holds jobs; the time until the last of those jobs
-  has its verdict. Target: docs/deploy.md's worst case, 2 × lease + lease / 3 (4.7 s), plus two
-  job runs (a free slot may first have to finish its own job).
+  has its verdict. Target: docs/deploy.md's worst case, 2 × lease + 2 × lease / 3 (5.3 s), plus
+  two job runs (a free slot may first have to finish its own job) and 1 s for the recording.
+  Also the requeue alone (the reaper's log line): 5.3 s.
 * **recorder**: SIGKILL the recorder, start it again after 1 s (systemd's ``RestartSec``); the
   time from the new recorder's first breath until every verdict that waited for it is recorded.
-  Target: 4.7 s after its start-up.
+  Target: 5.3 s after its start-up, plus 10 s for the start-up itself on 2 loaded CPUs.
 
 Prints a markdown table of the rounds (worst of each) and exits 1 if a target was missed.
 """
@@ -33,10 +34,10 @@ sys.path.insert(0, str(REPO))
 import httpx  # noqa: E402
 
 from tests.scale.by_hand import ByHand, wait_verdicts  # noqa: E402
-from tests.scale.stack import DEFAULT_PG, RedisServer, wait_for  # noqa: E402
+from tests.scale.stack import DEFAULT_PG, RedisServer, json_lines, wait_for  # noqa: E402
 
 LEASE_S = 2.0
-BOUND_S = 2 * LEASE_S + LEASE_S / 3
+BOUND_S = 2 * LEASE_S + 2 * LEASE_S / 3
 
 
 def slow_code(job_s: float) -> str:
@@ -81,6 +82,7 @@ def run(deployment: ByHand, rounds: int, job_s: float) -> int:
     for proc in runners.values():
         deployment.wait_runner(proc)
     runner_s: list[float] = []
+    requeue_s: list[float] = []
     recorder_s: list[float] = []
     ids: list[int] = []
     for round_ in range(rounds):
@@ -95,9 +97,16 @@ def run(deployment: ByHand, rounds: int, job_s: float) -> int:
         )
         runners[victim].kill(signal.SIGKILL)
         killed = time.monotonic()
+        killed_wall = time.time()
         ids += [submit(client, code) for _ in range(4)]
         seen = wait_verdicts(deployment, held, 120)
         runner_s.append(max(seen.values()) - killed)
+        reaped = [
+            e["ts"]
+            for e in json_lines(recorder.output())
+            if f"{name} lost its lease" in e.get("message", "") and e["ts"] >= killed_wall
+        ]
+        requeue_s.append(min(reaped) - killed_wall if reaped else float("inf"))
         runners[victim] = deployment.start_runner(victim)
 
         recorder.kill(signal.SIGKILL)
@@ -112,10 +121,14 @@ def run(deployment: ByHand, rounds: int, job_s: float) -> int:
     wait_verdicts(deployment, ids, 180)
     rows = deployment.finished(ids)
     lost_or_doubled = len(ids) - len(rows)
-    runner_target = BOUND_S + 2 * job_s
+    runner_target = BOUND_S + 2 * job_s + 1.0
     recorder_target = BOUND_S + 10.0  # + the recorder's own start (imports, Celery) on 2 loaded CPUs
     print(f"\n| fault ({rounds} rounds, jobs of {job_s:g} s) | median | worst | target |")
     print("|---|---|---|---|")
+    print(
+        f"| runner SIGKILL → its jobs back in the queue | {statistics.median(requeue_s):.1f} s | "
+        f"{max(requeue_s):.1f} s | ≤ {BOUND_S:.1f} s |"
+    )
     print(
         f"| runner SIGKILL → its jobs' verdicts | {statistics.median(runner_s):.1f} s | "
         f"{max(runner_s):.1f} s | ≤ {runner_target:.1f} s |"
@@ -125,7 +138,12 @@ def run(deployment: ByHand, rounds: int, job_s: float) -> int:
         f"{max(recorder_s):.1f} s | ≤ {recorder_target:.1f} s |"
     )
     print(f"\n{len(ids)} submissions, {len(rows)} verdicts, {lost_or_doubled} lost")
-    ok = max(runner_s) <= runner_target and max(recorder_s) <= recorder_target and lost_or_doubled == 0
+    ok = (
+        max(requeue_s) <= BOUND_S
+        and max(runner_s) <= runner_target
+        and max(recorder_s) <= recorder_target
+        and lost_or_doubled == 0
+    )
     print("[PASS]" if ok else "[FAIL] a fault cost more than docs/deploy.md states")
     return 0 if ok else 1
 
