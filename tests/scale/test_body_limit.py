@@ -11,12 +11,13 @@ import contextlib
 import select
 import socket
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.scale.stack import Stack
+from tests.scale.stack import RedisServer, Stack
 
 pytestmark = [pytest.mark.celery, pytest.mark.postgres, pytest.mark.slow]
 
@@ -71,10 +72,17 @@ def send_chunked(port: int, path: str, total: int = HUGE, headers: str = "") -> 
         sock.close()
 
 
-@pytest.fixture
-def web(stack: Stack) -> tuple[int, int]:
-    proc, base = stack.start_web(TORCHDRILL_MAX_BODY_BYTES=str(LIMIT))
-    return proc.pid, int(base.rsplit(":", 1)[1])
+@pytest.fixture(scope="module")
+def web(
+    redis_server: RedisServer, scale_db: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[int, int]]:
+    """One web process for the module (the requests below change nothing in it)."""
+    stack = Stack(redis_server, scale_db, tmp_path_factory.mktemp("body-limit"))
+    try:
+        proc, base = stack.start_web(TORCHDRILL_MAX_BODY_BYTES=str(LIMIT))
+        yield proc.pid, int(base.rsplit(":", 1)[1])
+    finally:
+        stack.close()
 
 
 @pytest.mark.parametrize(
