@@ -63,6 +63,7 @@ bench: setup
 	$(PY) -m bench.web || touch var/bench.failed
 	$(PY) -m bench.page_ready || touch var/bench.failed
 	$(PY) -m bench.scale --submissions 300 --clients 8
+	TORCHDRILL_TEST_DATABASE_URL=$(PG_TEST_URL) $(PY) -m bench.scale_faults || touch var/bench.failed
 	$(PY) -m bench.history --postgres-url $(PG_TEST_URL) || touch var/bench.failed
 	$(PY) -m bench.similarity || touch var/bench.failed
 	@if test -e var/bench.failed; then echo "make bench: a target was missed (see [FAIL] above)"; exit 1; fi

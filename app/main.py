@@ -24,6 +24,7 @@ from app.courses import api as course_api
 from app.courses import pages as course_pages
 from app.drafts import api as draft_api
 from app.hints import api as hint_api
+from app.kit.body_limit import BodyLimitMiddleware
 from app.kit.db import Database, request_slots
 from app.kit.db_slots import DatabaseSlots, keep_threads_beyond
 from app.kit.errors import AppError
@@ -124,7 +125,7 @@ def create_app(
     course_access.install()  # course assignments open Premium problems to their students
     db = database or Database(settings.database_url, settings.db_pool_size)
     slots = DatabaseSlots(request_slots(db.pool_size, settings.judge_workers))
-    waiter = ResultWaiter()
+    waiter = ResultWaiter(recheck_s=settings.wait_recheck_s)
     judging = setup_judging(settings, db, waiter, runner=runner, dispatcher=dispatcher)
     judge_runner, dispatcher = judging.runner, judging.dispatcher
 
@@ -159,6 +160,8 @@ def create_app(
 
     app.add_middleware(SecurityHeadersMiddleware)
     app.add_middleware(AllowedHostsMiddleware, hosts=allowed_hosts(settings))  # 400 for a forged Host
+    # Bodies counted as they arrive, before any route or session reads them (app/kit/body_limit.py).
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(SubmissionLogMiddleware)  # outermost: it sees the access-log line
     install_error_handlers(app)
     app.mount("/static", StaticAssetsApp(static_assets), name="static")  # hashed names, gzip, caching

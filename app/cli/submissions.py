@@ -33,13 +33,13 @@ def rejudge(ids: Annotated[list[int], typer.Argument(help="submission ids")]) ->
     if settings.broker_url:
         from app.kit.broker import make_redis
         from app.scaleout.celery_dispatch import Publisher, make_celery
-        from runner.transport.wire import deliveries_key, done_key
 
         publisher = Publisher(db, settings, make_celery(settings), make_redis(settings))
 
         def publish(submission_id: int) -> bool:
             # The runners skip a job whose verdict is known: forget it, and the deliveries so far.
-            publisher.client.delete(done_key(submission_id), deliveries_key(submission_id))
+            wire = settings.wire
+            publisher.client.delete(wire.done_key(submission_id), wire.deliveries_key(submission_id))
             return publisher.publish(submission_id, force=True)
 
     runner = None

@@ -22,7 +22,6 @@ from app.kit.settings import Settings
 
 log = logging.getLogger(__name__)
 WINDOW_S = 60.0
-KEY_PREFIX = "torchdrill:api-requests:"
 
 
 class RequestLimiter(Protocol):
@@ -83,16 +82,20 @@ class RedisRequestLimiter:
     service, it must not be what takes the API down.
     """
 
-    def __init__(self, client: redis.Redis, key_prefix: str = KEY_PREFIX, noun: str = "API requests") -> None:
+    def __init__(
+        self, client: redis.Redis, prefix: str = "torchdrill:api-requests:", noun: str = "API requests"
+    ) -> None:
+        """``prefix``: where the windows live (the deployment's ``<namespace>:api-requests:``);
+        ``noun`` says what is counted in the refusal."""
         self.client = client
-        self.key_prefix = key_prefix
+        self.prefix = prefix
         self.noun = noun
         self._script = client.register_script(_HIT)
 
     def hit(self, user_id: int, per_minute: int) -> None:
         try:
             wait = self._script(
-                keys=[f"{self.key_prefix}{user_id}"], args=[per_minute, WINDOW_S, uuid.uuid4().hex]
+                keys=[f"{self.prefix}{user_id}"], args=[per_minute, WINDOW_S, uuid.uuid4().hex]
             )
         except redis.RedisError as exc:
             log.warning("request limit not applied (Redis unavailable: %s)", exc)
@@ -102,12 +105,13 @@ class RedisRequestLimiter:
 
 
 def make_limiter(
-    settings: Settings, key_prefix: str = KEY_PREFIX, noun: str = "API requests"
+    settings: Settings, window: str = "api-requests:", noun: str = "API requests"
 ) -> RequestLimiter:
-    """A limiter of its own window: ``key_prefix`` (in Redis) names what it counts, ``noun`` says
-    it in the refusal (the API's requests by default; test reports have theirs)."""
+    """A limiter of its own window: ``window`` (a key in the deployment's namespace, in Redis) names
+    what it counts, ``noun`` says it in the refusal (the API's requests by default; test reports
+    have theirs)."""
     if settings.broker_url:
         from app.kit.broker import make_redis
 
-        return RedisRequestLimiter(make_redis(settings), key_prefix, noun)
+        return RedisRequestLimiter(make_redis(settings), settings.wire.key(window), noun)
     return LocalRequestLimiter(noun)

@@ -76,7 +76,8 @@ class LocalStats:
 class RedisStats:
     """Counters in Redis hashes, so the recorder writes what the web's ``/metrics`` reads."""
 
-    def __init__(self, client: redis.Redis, prefix: str = "torchdrill:metrics:") -> None:
+    def __init__(self, client: redis.Redis, prefix: str) -> None:
+        """``prefix``: the deployment's ``<namespace>:metrics:`` (``Settings.wire``)."""
         self.client = client
         self.prefix = prefix
 

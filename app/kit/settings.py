@@ -9,6 +9,8 @@ from typing import Annotated, Literal
 from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from runner.transport.names import Wire
+
 DEFAULT_SECRET = "dev-insecure-secret-change-me"
 
 
@@ -30,6 +32,12 @@ class Settings(BaseSettings):
     # leave (the arithmetic: app/kit/db.py).
     db_pool_size: int = Field(default=20, ge=4, le=1000)
     wait_timeout_s: float = Field(default=30.0, gt=0, le=120)
+    # A waiting ``?wait=true`` request reads its submission again this often even without a
+    # wake-up, so a lost announcement (a recorder killed between saving and announcing) costs
+    # this long at most, not the whole wait.
+    wait_recheck_s: float = Field(default=2.0, gt=0, le=60)
+    # Request bodies are counted as they arrive (app/kit/body_limit.py): beyond this, 413.
+    max_body_bytes: int = Field(default=4 * 1024 * 1024, ge=64 * 1024, le=256 * 1024 * 1024)
     session_cookie: str = "torchdrill_session"
     session_max_age_s: int = 14 * 24 * 3600
     # Log-in throttling (docs/security.md, "Rate limits per real client"): failed log-ins allowed
@@ -50,11 +58,18 @@ class Settings(BaseSettings):
     # Scale-out (docs/deploy.md): a broker URL switches judging to runner workers behind Celery.
     broker_url: str | None = None
     broker_visibility_timeout_s: float = Field(default=120.0, ge=1, le=24 * 3600)
+    # The deployment's name in Redis: every queue, key and channel starts with "<namespace>:".
+    # Unset: torchdrill-db<N>, N the broker URL's database number (runner.transport.wire).
+    namespace: str | None = None
+    # A consumer (runner worker, recorder) whose lease is not renewed for this long, and then as
+    # long again, is dead: what it held goes back to its queue (runner/transport/leases.py).
+    lease_s: float = Field(default=2.0, ge=0.5, le=300)
     requeue_after_s: float = Field(default=300.0, gt=0)  # lost job -> published again by the sweeper
     stuck_after_s: float = Field(default=900.0, gt=0)  # unfinished for this long -> internal_error
     sweep_interval_s: float = Field(default=5.0, gt=0, le=300)
     recorder_concurrency: int = Field(default=4, ge=1, le=64)
     log_format: Literal["text", "json"] = "text"
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"  # the recorder's Celery worker
     # /metrics wants "Authorization: Bearer <token>" when set; production refuses to start without it.
     metrics_token: str | None = None
     # Billing (docs/billing.md): off by default; "stripe" sells Premium through Stripe Checkout.
@@ -98,6 +113,13 @@ class Settings(BaseSettings):
                 "outside development (e.g. python -c 'import secrets; print(secrets.token_urlsafe(48))')"
             )
         return self
+
+    @field_validator("namespace")
+    @classmethod
+    def _namespace_is_a_name(cls, value: str | None) -> str | None:
+        if value:
+            Wire(value)  # raises on a name Redis keys should not carry
+        return value or None
 
     @field_validator("allowed_hosts", "forwarded_allow_ips", mode="before")
     @classmethod
@@ -172,6 +194,11 @@ class Settings(BaseSettings):
 
             SmtpServer.parse(self.smtp_url)
         return self
+
+    @property
+    def wire(self) -> Wire:
+        """The Redis names of this deployment (queues, keys, channel)."""
+        return Wire.of(self.broker_url or "", self.namespace)
 
     @property
     def secure_cookies(self) -> bool:

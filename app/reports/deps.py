@@ -21,7 +21,7 @@ from app.kit.links import public_url
 from app.kit.web import SettingsDep, require_csrf
 from app.reports.service import Notifier
 
-LIMIT_KEY_PREFIX = "torchdrill:test-reports:"
+LIMIT_WINDOW = "test-reports:"  # its Redis key, inside the deployment's namespace
 
 
 def _caller(session_user: User | None, caller: ApiCaller | None, scope: str) -> User:
@@ -54,7 +54,7 @@ async def get_report_limiter(request: Request) -> RequestLimiter:
     limiter: RequestLimiter | None = getattr(request.app.state, "report_limiter", None)
     if limiter is None:
         limiter = request.app.state.report_limiter = make_limiter(
-            request.app.state.settings, LIMIT_KEY_PREFIX, "test reports"
+            request.app.state.settings, LIMIT_WINDOW, "test reports"
         )
     return limiter
 

@@ -35,22 +35,12 @@ from app.scaleout.finished import FinishedListener, announce_finished
 from app.submissions.dispatch import ResultWaiter
 from app.submissions.judging import load_job, record_result
 from runner.jobs import Job, JudgeResult
-from runner.transport.wire import (
-    JUDGE_QUEUE,
-    JUDGE_TASK,
-    KEY_PREFIX,
-    celery_config,
-    direct,
-)
+from runner.transport.wire import JUDGE_QUEUE, JUDGE_TASK, celery_config, direct
 
 log = logging.getLogger(__name__)
 
 # A failed publish must not hold the request for long: the sweeper publishes it later.
 REQUEST_PUBLISH_RETRY = {"max_retries": 2, "interval_start": 0.1, "interval_step": 0.2, "interval_max": 0.3}
-
-
-def dispatched_key(submission_id: int) -> str:
-    return f"{KEY_PREFIX}dispatched:{submission_id}"
 
 
 def judge_token(secret: str, submission_id: int) -> str:
@@ -61,10 +51,13 @@ def token_ok(secret: str, submission_id: int, token: str) -> bool:
     return hmac.compare_digest(judge_token(secret, submission_id), str(token))
 
 
-def make_celery(settings: Settings, name: str = "torchdrill-web") -> Celery:
+def make_celery(settings: Settings, name: str = "torchdrill-web", owner: str | None = None) -> Celery:
+    """A Celery app on the deployment's namespace; ``owner``: a consumer's name (leases.py)."""
     assert settings.broker_url, "TORCHDRILL_BROKER_URL is not set"
     celery = Celery(name)
-    celery.conf.update(celery_config(settings.broker_url, settings.broker_visibility_timeout_s))
+    celery.conf.update(
+        celery_config(settings.broker_url, settings.broker_visibility_timeout_s, settings.wire, owner)
+    )
     return celery
 
 
@@ -91,7 +84,7 @@ class Publisher:
         self.client = client
 
     def last_dispatch(self, submission_id: int) -> dict[str, Any] | None:
-        raw = self.client.get(dispatched_key(submission_id))
+        raw = self.client.get(self.settings.wire.dispatched_key(submission_id))
         return json.loads(raw) if raw else None
 
     def publish(
@@ -141,7 +134,7 @@ class Publisher:
                 retry_policy=retry_policy or REQUEST_PUBLISH_RETRY,
             )
             self.client.set(
-                dispatched_key(submission_id),
+                self.settings.wire.dispatched_key(submission_id),
                 json.dumps({"attempt": attempt, "ts": time.time()}),
                 ex=int(self.settings.stuck_after_s * 2) + 60,
             )
@@ -152,7 +145,7 @@ class Publisher:
         """Record a verdict decided outside a runner, and tell waiters and runners about it."""
         with self.db.transaction() as session:
             recorded = record_result(session, submission_id, result)
-        announce_finished(self.client, submission_id)
+        announce_finished(self.client, self.settings.wire, submission_id)
         return recorded
 
 
@@ -163,7 +156,7 @@ class CeleryDispatcher:
         self.client = make_redis(settings)
         self.celery = make_celery(settings)
         self.publisher = Publisher(db, settings, self.celery, self.client)
-        self.listener = FinishedListener(self.client, waiter)
+        self.listener = FinishedListener(self.client, settings.wire, waiter)
         self.listener.start()
 
     def submit(self, submission_id: int) -> None:

@@ -13,27 +13,30 @@ import threading
 import redis
 
 from app.submissions.dispatch import ResultWaiter
-from runner.transport.wire import FINISHED_CHANNEL, done_key
+from runner.transport.names import Wire
 
 log = logging.getLogger(__name__)
 
 
-def announce_finished(client: redis.Redis, submission_id: int) -> None:
+def announce_finished(client: redis.Redis, wire: Wire, submission_id: int) -> None:
     pipe = client.pipeline(transaction=False)
-    pipe.set(done_key(submission_id), "1", ex=7 * 24 * 3600)
-    pipe.publish(FINISHED_CHANNEL, str(submission_id))
+    pipe.set(wire.done_key(submission_id), "1", ex=7 * 24 * 3600)
+    pipe.publish(wire.finished_channel, str(submission_id))
     pipe.execute()
 
 
 class FinishedListener:
     """Wakes this process's ``ResultWaiter`` when any recorder announces a verdict (Redis pub/sub).
 
-    A notification missed while Redis restarts only delays a waiter until its timeout, when it
-    reads the database anyway.
+    Only this deployment's channel is heard (``wire.finished_channel``), and a wake-up is a hint,
+    never an answer: the waiter reads the database and answers only a finished submission. A
+    notification missed (Redis restarting, a recorder killed between saving and announcing)
+    costs a waiter ``TORCHDRILL_WAIT_RECHECK_S`` at most: it reads the database that often anyway.
     """
 
-    def __init__(self, client: redis.Redis, waiter: ResultWaiter) -> None:
+    def __init__(self, client: redis.Redis, wire: Wire, waiter: ResultWaiter) -> None:
         self.client = client
+        self.wire = wire
         self.waiter = waiter
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="finished-listener", daemon=True)
@@ -49,7 +52,7 @@ class FinishedListener:
         while not self._stop.is_set():
             pubsub = self.client.pubsub(ignore_subscribe_messages=True)
             try:
-                pubsub.subscribe(FINISHED_CHANNEL)
+                pubsub.subscribe(self.wire.finished_channel)
                 while not self._stop.is_set():
                     message = pubsub.get_message(timeout=1.0)
                     if message and message.get("type") == "message":

@@ -46,9 +46,9 @@ def setup_judging(
         remote = CeleryDispatcher(db, settings, waiter)
         return Judging(
             remote,
-            runner or RemoteRunner(remote.client, remote.celery, settings.broker_url or ""),
-            RedisStats(remote.client),
-            BrokerSources(db, remote.client),
+            runner or RemoteRunner(remote.client, settings.wire, remote.celery, settings.broker_url or ""),
+            RedisStats(remote.client, settings.wire.key("metrics:")),
+            BrokerSources(db, remote.client, settings.wire),
         )
     judge_runner = runner or default_runner()
     stats = LocalStats()

@@ -44,21 +44,17 @@ from app.submissions import repository
 from app.submissions.judging import record_verdict
 from app.submissions.models import RUNNING
 from runner.jobs import JudgeResult
-from runner.transport.wire import (
-    JUDGE_QUEUE,
-    KEY_PREFIX,
-    RECORD_TASK,
-    RESULTS_QUEUE,
-    STARTED_TASK,
-    worker_argv,
-)
+from runner.transport import heartbeat_files
+from runner.transport.leases import Lease, Reaper
+from runner.transport.wire import JUDGE_QUEUE, RECORD_TASK, RESULTS_QUEUE, STARTED_TASK, worker_argv
 
 log = logging.getLogger(__name__)
 
-SWEEP_LOCK = KEY_PREFIX + "sweeper"
-# Touched by the sweeper thread every round; ``python -m app.scaleout.recorder healthcheck`` reads it.
+# Touched by the sweeper thread every round; ``python -m app.scaleout.recorder healthcheck`` reads
+# it. One file per process by default (runner/transport/heartbeat_files.py).
 HEARTBEAT_FILE = Path(
-    os.environ.get("TORCHDRILL_RECORDER_HEARTBEAT_FILE", "/tmp/torchdrill-recorder.heartbeat")
+    os.environ.get("TORCHDRILL_RECORDER_HEARTBEAT_FILE", "").strip()
+    or heartbeat_files.default_file("recorder")
 )
 
 
@@ -112,7 +108,7 @@ class Recorder:
             else:
                 self.stats.incr("duplicate")
                 log.info("a second verdict (%s from %s) was ignored", judged.verdict, worker or "?")
-            announce_finished(self.client, submission_id)
+            announce_finished(self.client, self.settings.wire, submission_id)
             return submission is not None
 
 
@@ -152,10 +148,10 @@ class Sweeper:
     def sweep_once(self) -> dict[str, int]:
         client = self.publisher.client
         lock_s = max(1, int(self.settings.sweep_interval_s))
-        if not client.set(SWEEP_LOCK, self.name, nx=True, ex=lock_s):
+        if not client.set(self.settings.wire.key("sweeper"), self.name, nx=True, ex=lock_s):
             return {}
         done = {"stuck": 0, "redispatched": 0}
-        depth = queue_depth(client)
+        depth = queue_depth(client, self.settings.wire)
         judge_queue_empty = depth[JUDGE_QUEUE] == 0
         # Verdicts still waiting in the results queue (a recorder that was down) are not stuck jobs.
         results_pending = depth[RESULTS_QUEUE] > 0
@@ -193,11 +189,49 @@ class Sweeper:
         return done
 
 
-def create_recorder(settings: Settings, db: Database) -> tuple[Celery, Recorder, Sweeper]:
+class ReaperThread:
+    """Every third of a lease, puts back what dead runner workers and recorders held
+    (runner/transport/leases.py); every recorder runs one, a Redis lock per dead consumer keeps
+    them from doing the same work twice."""
+
+    def __init__(self, client: redis.Redis, settings: Settings, stats: Stats) -> None:
+        self.reaper = Reaper(client, settings.wire, settings.lease_s, self._count)
+        self.every_s = settings.lease_s / 3
+        self.stats = stats
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="reaper", daemon=True)
+
+    def _count(self, owner: str, moved: int) -> None:
+        if moved:
+            self.stats.incr("reaped", moved)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every_s):
+            try:
+                self.reaper.reap_once()
+            except Exception as exc:  # Redis restarting: look again next round
+                log.warning("reaping failed (%s)", type(exc).__name__)
+
+
+def recorder_name() -> str:
+    return f"recorder-{os.getpid()}@{socket.gethostname()}"
+
+
+def create_recorder(
+    settings: Settings, db: Database, name: str | None = None
+) -> tuple[Celery, Recorder, Sweeper]:
     """The recorder's Celery app (tasks bound to ``db``), its handlers and its sweeper."""
-    celery = make_celery(settings, name="torchdrill-recorder")
+    celery = make_celery(settings, name="torchdrill-recorder", owner=name or recorder_name())
     client = make_redis(settings)
-    stats = RedisStats(client)
+    stats = RedisStats(client, settings.wire.key("metrics:"))
     recorder = Recorder(db, settings, client, stats)
     sweeper = Sweeper(db, settings, Publisher(db, settings, celery, client), stats)
     retry = {
@@ -222,27 +256,32 @@ def create_recorder(settings: Settings, db: Database) -> tuple[Celery, Recorder,
     return celery, recorder, sweeper
 
 
-def healthcheck(settings: Settings) -> int:
-    """0 if the sweeper thread of this container went round recently."""
-    try:
-        age = time.time() - HEARTBEAT_FILE.stat().st_mtime
-    except OSError:
-        return 1
-    return 0 if age < max(30.0, 6 * settings.sweep_interval_s) else 1
+def healthcheck(settings: Settings, args: list[str]) -> int:
+    """0 if the sweeper thread went round recently (``heartbeat_files``: a given file, ``--pid N``'s,
+    or every live recorder's on this host)."""
+    given = os.environ.get("TORCHDRILL_RECORDER_HEARTBEAT_FILE", "").strip() or None
+    return heartbeat_files.check("recorder", given, args, max(30.0, 6 * settings.sweep_interval_s))
 
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     settings = get_settings()
     if args[:1] == ["healthcheck"]:
-        raise SystemExit(healthcheck(settings))
+        raise SystemExit(healthcheck(settings, args[1:]))
     configure_logging(settings.log_format, service="recorder")
     if not settings.broker_url:
         sys.exit("TORCHDRILL_BROKER_URL must be set: the recorder reads results from the broker")
     # One connection per handler and one for the sweeper, whatever TORCHDRILL_DB_POOL_SIZE says
     # for the web processes (app/kit/db.py).
     db = Database(settings.database_url, settings.recorder_concurrency + 1)
-    celery, _recorder, sweeper = create_recorder(settings, db)
+    name = recorder_name()
+    celery, recorder, sweeper = create_recorder(settings, db, name)
+    # The lease before the first message (leases.py); the reaper at once: results a dead
+    # recorder held come back as soon as this one runs.
+    lease = Lease(recorder.client, settings.wire, name, settings.lease_s)
+    lease.start()
+    reaper = ReaperThread(recorder.client, settings, recorder.stats)
+    reaper.start()
 
     @signals.worker_ready.connect(weak=False)
     def _start_sweeper(**_: Any) -> None:
@@ -252,11 +291,15 @@ def main(argv: list[str] | None = None) -> None:
     @signals.worker_shutdown.connect(weak=False)
     def _stop_sweeper(**_: Any) -> None:
         sweeper.stop()
+        reaper.stop()
+        lease.release()
+        heartbeat_files.remove(HEARTBEAT_FILE)
         with contextlib.suppress(Exception):
             db.dispose()
 
-    name = f"recorder-{os.getpid()}@{socket.gethostname()}"
-    celery.worker_main(worker_argv(RESULTS_QUEUE, settings.recorder_concurrency, name, "INFO", args))
+    celery.worker_main(
+        worker_argv(RESULTS_QUEUE, settings.recorder_concurrency, name, settings.log_level, args)
+    )
 
 
 if __name__ == "__main__":

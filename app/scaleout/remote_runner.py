@@ -18,34 +18,27 @@ from celery import Celery
 from runner.engine import ExpectationError
 from runner.format.problem import ProblemFiles
 from runner.jobs import Expectations, Job, JudgeResult, Mode
-from runner.transport.wire import (
-    ADHOC_TASK,
-    HEARTBEAT_TTL_S,
-    JUDGE_QUEUE,
-    KEY_PREFIX,
-    RESULTS_QUEUE,
-    RUNNERS_KEY,
-    direct,
-)
+from runner.transport.names import Wire
+from runner.transport.wire import ADHOC_TASK, HEARTBEAT_TTL_S, JUDGE_QUEUE, RESULTS_QUEUE, direct
 
 ADHOC_SLACK_S = 60.0  # queueing behind submissions, and a cold runner
 
 
-def runner_heartbeats(client: redis.Redis) -> list[dict[str, Any]]:
+def runner_heartbeats(client: redis.Redis, wire: Wire) -> list[dict[str, Any]]:
     """Fresh heartbeats of runner workers (stale ones, left by killed workers, are dropped)."""
     now = time.time()
     beats = []
-    for name, raw in client.hgetall(RUNNERS_KEY).items():
+    for name, raw in client.hgetall(wire.runners_key).items():
         beat = json.loads(raw)
         if now - float(beat.get("ts", 0)) < HEARTBEAT_TTL_S:
             beats.append(beat)
         else:
-            client.hdel(RUNNERS_KEY, name)
+            client.hdel(wire.runners_key, name)
     return beats
 
 
-def runner_pool(client: redis.Redis) -> dict[str, int]:
-    beats = runner_heartbeats(client)
+def runner_pool(client: redis.Redis, wire: Wire) -> dict[str, int]:
+    beats = runner_heartbeats(client, wire)
     return {
         "workers": len(beats),
         "slots": sum(int(b.get("slots", 0)) for b in beats),
@@ -54,18 +47,21 @@ def runner_pool(client: redis.Redis) -> dict[str, int]:
     }
 
 
-def queue_depth(client: redis.Redis) -> dict[str, int]:
+def queue_depth(client: redis.Redis, wire: Wire) -> dict[str, int]:
     pipe = client.pipeline(transaction=False)
     for queue in (JUDGE_QUEUE, RESULTS_QUEUE):
-        pipe.llen(queue)
+        pipe.llen(wire.queue_key(queue))
     return dict(zip((JUDGE_QUEUE, RESULTS_QUEUE), pipe.execute(), strict=True))
 
 
 class RemoteRunner:
     """The web's :class:`~app.kit.runner.JudgeRunner` when judging happens in runner workers."""
 
-    def __init__(self, client: redis.Redis, celery: Celery | None = None, broker_url: str = "") -> None:
+    def __init__(
+        self, client: redis.Redis, wire: Wire, celery: Celery | None = None, broker_url: str = ""
+    ) -> None:
         self.client = client
+        self.wire = wire
         self.celery = celery
         # Blocking reads outlast the shared client's socket timeout: a client of their own.
         self._replies = redis.Redis.from_url(broker_url, socket_connect_timeout=5) if broker_url else client
@@ -78,7 +74,7 @@ class RemoteRunner:
 
     def runtime_info(self) -> dict[str, str]:
         if time.monotonic() - self._info_at > 10:
-            beats = [b for b in runner_heartbeats(self.client) if b.get("runtime")]
+            beats = [b for b in runner_heartbeats(self.client, self.wire) if b.get("runtime")]
             self._info = dict(beats[0]["runtime"]) if beats else {}
             self._info_at = time.monotonic()
         return dict(self._info)
@@ -87,7 +83,7 @@ class RemoteRunner:
         """Send an ad-hoc request to a runner worker and block until its answer (or time out)."""
         if self.celery is None:
             raise RuntimeError("no broker connection for ad-hoc runner requests")
-        reply_key = f"{KEY_PREFIX}reply:{uuid.uuid4().hex}"
+        reply_key = self.wire.reply_key(uuid.uuid4().hex)
         self.celery.send_task(
             ADHOC_TASK,
             kwargs={"kind": kind, "payload": payload, "reply_key": reply_key},

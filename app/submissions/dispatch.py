@@ -44,7 +44,8 @@ class ResultWaiter:
     instead of reading the database again, and answers from the row it was handed.
     """
 
-    def __init__(self, remember: int = 512) -> None:
+    def __init__(self, remember: int = 512, recheck_s: float = 2.0) -> None:
+        self.recheck_s = recheck_s  # waiters read the database this often even without a wake-up
         self._lock = threading.Lock()
         self._wakers: dict[int, list[Callable[[], None]]] = {}
         self._remember = remember

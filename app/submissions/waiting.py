@@ -1,7 +1,10 @@
 """``?wait=true``: answer when a submission's verdict is recorded, or when a timeout passes.
 
-Woken by the judge's notification (:class:`ResultWaiter`), not by polling; each read uses a fresh
-session, so a verdict recorded by another process (the scaled-out recorder) is seen too.
+Woken by the judge's notification (:class:`ResultWaiter`); each read uses a fresh session, so a
+verdict recorded by another process (the scaled-out recorder) is seen too. A wake-up is a hint,
+never the answer: the waiter reads again and answers only a finished submission (another
+deployment's announcement, or a stray one, changes nothing), and it reads again every
+``ResultWaiter.recheck_s`` without one, so a lost announcement is never the only way to the verdict.
 :func:`wait_for` waits on the event loop: a waiting request holds neither a worker thread nor a
 database connection, so many learners waiting at once cannot starve the judge of connections.
 """
@@ -38,8 +41,9 @@ async def wait_for(
     first read unless a notification came after it; ``view`` turns the finished row a notification
     carried into the answer, sparing the last read too.
     """
+    deadline = anyio.current_time() + seconds
     async with waiter.subscribe(submission_id) as recorded:
-        start = waiter.mark()
+        start = waiter.mark() if since is None else since
         heard, row = waiter.heard(submission_id, since) if since is not None else (True, None)
         if row is not None and view is not None:
             return view(row)
@@ -47,11 +51,18 @@ async def wait_for(
             value = await anyio.to_thread.run_sync(read)
             if done(value):
                 return value
-        with anyio.move_on_after(seconds):
-            await recorded.wait()
-    _heard, row = waiter.heard(submission_id, start if since is None else since)
-    if row is not None and view is not None:
-        return view(row)
+        while (remaining := deadline - anyio.current_time()) > 0:
+            with anyio.move_on_after(min(waiter.recheck_s, remaining)):
+                await recorded.wait()
+            recorded.clear()  # before the read: a wake-up during it is not lost
+            _heard, row = waiter.heard(submission_id, start)
+            if row is not None and view is not None:
+                return view(row)  # the row the judge of this process recorded: finished
+            if anyio.current_time() >= deadline:
+                break  # the timeout: the last read below answers whatever the state
+            value = await anyio.to_thread.run_sync(read)
+            if done(value):
+                return value
     return await anyio.to_thread.run_sync(read)
 
 

@@ -206,6 +206,13 @@ class Sandbox:
         if self.proc and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+        # The groups of the spares and of jobs cut short go on the reaper (the control thread
+        # hands over its last ones when the zygote's end closes): wait for both, so a runner that
+        # stops leaves no group behind.
+        reader = getattr(self, "_reader", None)
+        if reader is not None and reader is not threading.current_thread():
+            reader.join(timeout=10)
+        self._reaper.shutdown(wait=True)
         if self._zygote_group is not None:
             self._zygote_group.remove()
 

@@ -7,9 +7,10 @@ and an opaque token; the verdict goes back as a ``record`` message that the trus
 
 Delivery guarantees, and where each one lives:
 
-* **Late acknowledgement**: a message is acknowledged only after its result was published, so a
-  worker killed mid-job (even with SIGKILL) leaves it in Redis's unacked set; another consumer
-  restores it once ``visibility_timeout`` has passed.
+* **Late acknowledgement, and a lease**: a message is acknowledged only after its result was
+  published, so a worker killed mid-job (even with SIGKILL) leaves it in its own unacknowledged
+  set; its lease (``leases.py``) runs out within seconds and a recorder's reaper puts what it held
+  back at the front of the queue. The broker's ``visibility_timeout`` stays as the fallback.
 * **Prefetch of one job per free sandbox**: a thread pool of ``slots`` threads with a prefetch
   multiplier of 1 reserves at most ``slots`` messages, each of which starts at once.
 * **Bounded retries**: every delivery increments a per-submission counter in the broker; past
@@ -20,7 +21,9 @@ Delivery guarantees, and where each one lives:
 
 This module never imports ``app``; the names both sides share live in ``runner.transport.wire``.
 
-``python -m runner.transport.celery_worker`` starts a worker; ``... healthcheck`` checks its heartbeat.
+``python -m runner.transport.celery_worker`` starts a worker (settings: ``worker_settings.py``);
+``... healthcheck [--pid N]`` checks a heartbeat (``heartbeat_files.py``). A warm shutdown
+(SIGTERM) removes the sandbox's cgroups and the heartbeat file.
 """
 
 from __future__ import annotations
@@ -33,7 +36,6 @@ import socket
 import sys
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 import redis
@@ -44,6 +46,8 @@ from redis.retry import Retry
 from runner.engine import default_slots
 from runner.jobs import Job, JudgeResult
 from runner.logs import JsonFormatter, SubmissionFilter, TextFormatter, submission_context
+from runner.transport import heartbeat_files
+from runner.transport.leases import Lease
 from runner.transport.wire import (
     ADHOC_TASK,
     HEARTBEAT_TTL_S,
@@ -53,34 +57,22 @@ from runner.transport.wire import (
     RECORD_TASK,
     REPLY_TTL_S,
     RESULTS_QUEUE,
-    RUNNERS_KEY,
     STARTED_TASK,
     celery_config,
-    deliveries_key,
     direct,
-    done_key,
     worker_argv,
 )
+from runner.transport.worker_settings import WorkerSettings
 
-
-def _env_float(name: str, default: float) -> float:
-    raw = os.environ.get(name, "")
-    return float(raw) if raw.strip() else default
-
-
-def _env_int(name: str, default: int) -> int:
-    raw = os.environ.get(name, "")
-    return int(raw) if raw.strip() else default
-
-
-BROKER_URL = os.environ.get("TORCHDRILL_BROKER_URL", "redis://127.0.0.1:6379/0")
-VISIBILITY_TIMEOUT_S = _env_float("TORCHDRILL_BROKER_VISIBILITY_TIMEOUT_S", 120.0)
+SETTINGS = WorkerSettings.from_env()
+WIRE = SETTINGS.wire
+BROKER_URL = SETTINGS.broker_url
 SLOTS = default_slots()  # TORCHDRILL_RUNNER_SLOTS, else one per CPU
-MAX_DELIVERIES = _env_int("TORCHDRILL_MAX_DELIVERIES", 3)
-HEARTBEAT_FILE = Path(os.environ.get("TORCHDRILL_HEARTBEAT_FILE", "/tmp/torchdrill-runner.heartbeat"))
+MAX_DELIVERIES = SETTINGS.max_deliveries
+HEARTBEAT_FILE = SETTINGS.heartbeat_file
 
 app = Celery("torchdrill-runner")
-app.conf.update(celery_config(BROKER_URL, VISIBILITY_TIMEOUT_S))
+app.conf.update(celery_config(BROKER_URL, SETTINGS.visibility_timeout_s, WIRE, owner=SETTINGS.worker_name))
 
 log = logging.getLogger("runner.worker")
 
@@ -88,13 +80,13 @@ log = logging.getLogger("runner.worker")
 def configure_logging() -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.addFilter(SubmissionFilter())
-    if os.environ.get("TORCHDRILL_LOG_FORMAT", "json") == "json":
+    if SETTINGS.log_format == "json":
         handler.setFormatter(JsonFormatter("runner"))
     else:
         handler.setFormatter(TextFormatter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    root.setLevel(os.environ.get("TORCHDRILL_LOG_LEVEL", "INFO").upper())
+    root.setLevel(SETTINGS.log_level)
     # Celery's own per-task lines cannot carry the submission id; ours say the same with it.
     for name in ("celery.worker.strategy", "celery.app.trace"):
         logging.getLogger(name).setLevel(logging.WARNING)
@@ -144,11 +136,11 @@ def judge(self: Any, submission_id: int, token: str, job: dict[str, Any], attemp
     """Judge one submission and publish its verdict (never raises for anything the learner did)."""
     with submission_context(submission_id):
         client = broker_redis()
-        if client.exists(done_key(submission_id)):
+        if client.exists(WIRE.done_key(submission_id)):
             log.info("submission already has its verdict; job skipped (attempt %s)", attempt)
             return
-        deliveries = int(client.incr(deliveries_key(submission_id)))
-        client.expire(deliveries_key(submission_id), 7 * 24 * 3600)
+        deliveries = int(client.incr(WIRE.deliveries_key(submission_id)))
+        client.expire(WIRE.deliveries_key(submission_id), 7 * 24 * 3600)
         worker = str(self.request.hostname or socket.gethostname())
         if deliveries > MAX_DELIVERIES:
             log.error("delivered %s times without a verdict; giving up", deliveries)
@@ -226,7 +218,7 @@ def _heartbeat_once(name: str) -> None:
         beat["runtime"] = runner.runtime_info()
     HEARTBEAT_FILE.write_text(json.dumps(beat))
     with contextlib.suppress(redis.RedisError):  # the broker may be restarting: try again next time
-        broker_redis().hset(RUNNERS_KEY, name, json.dumps(beat))
+        broker_redis().hset(WIRE.runners_key, name, json.dumps(beat))
 
 
 def _heartbeat_loop(name: str, every_s: float) -> None:
@@ -237,41 +229,53 @@ def _heartbeat_loop(name: str, every_s: float) -> None:
             log.exception("heartbeat failed")
 
 
+_lease: Lease | None = None
+
+
 def _on_ready(sender: Any = None, **_: Any) -> None:
-    name = getattr(sender, "hostname", None) or socket.gethostname()
+    name = getattr(sender, "hostname", None) or SETTINGS.worker_name
     _heartbeat_once(name)  # also warms the sandbox before the first job
     threading.Thread(target=_heartbeat_loop, args=(name, 5.0), name="heartbeat", daemon=True).start()
     log.info("runner worker %s ready with %s sandbox slots", name, SLOTS)
 
 
 def _on_shutdown(sender: Any = None, **_: Any) -> None:
+    """A warm shutdown: Celery has let running jobs finish and put prefetched ones back."""
     _stop.set()
     with contextlib.suppress(Exception):
-        broker_redis().hdel(RUNNERS_KEY, getattr(sender, "hostname", None) or socket.gethostname())
+        broker_redis().hdel(WIRE.runners_key, getattr(sender, "hostname", None) or SETTINGS.worker_name)
+    if _lease is not None:
+        _lease.release()
+    if _runner is not None:  # the zygote, its spares and every job group: no cgroup left behind
+        _runner.close()
+    heartbeat_files.remove(HEARTBEAT_FILE)
+    log.info("runner worker stopped; its sandbox and cgroups are removed")
 
 
-def healthcheck(max_age_s: float = HEARTBEAT_TTL_S) -> int:
-    """0 if this container's worker wrote a heartbeat recently (for the compose health check)."""
-    try:
-        age = time.time() - HEARTBEAT_FILE.stat().st_mtime
-    except OSError:
-        return 1
-    return 0 if age < max_age_s else 1
+def healthcheck(args: list[str], max_age_s: float = HEARTBEAT_TTL_S) -> int:
+    """0 if the worker wrote a heartbeat recently (see ``heartbeat_files``)."""
+    given = os.environ.get("TORCHDRILL_HEARTBEAT_FILE", "").strip() or None
+    return heartbeat_files.check("runner", given, args, max_age_s)
 
 
 def main(argv: list[str] | None = None) -> None:
+    global _lease
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["healthcheck"]:
-        raise SystemExit(healthcheck())
+        raise SystemExit(healthcheck(args[1:]))
+    SETTINGS.check_broker()
     configure_logging()
+    if not SETTINGS.broker_url_given:
+        log.warning("TORCHDRILL_BROKER_URL is not set: using %s (development only)", BROKER_URL)
     # Connected here, not at import: the recorder imports this module for the wire names and must
     # not start a sandbox when its own worker becomes ready.
     signals.worker_ready.connect(_on_ready, weak=False)
     signals.worker_shutdown.connect(_on_shutdown, weak=False)
-    name = os.environ.get("TORCHDRILL_WORKER_NAME", f"runner-{os.getpid()}@{socket.gethostname()}")
-    app.worker_main(
-        worker_argv(JUDGE_QUEUE, SLOTS, name, os.environ.get("TORCHDRILL_LOG_LEVEL", "INFO"), args)
-    )
+    # The lease before the first message: a message this worker takes is always one the reaper
+    # can attribute to it (leases.py).
+    _lease = Lease(broker_redis(), WIRE, SETTINGS.worker_name, SETTINGS.lease_s)
+    _lease.start()
+    app.worker_main(worker_argv(JUDGE_QUEUE, SLOTS, SETTINGS.worker_name, SETTINGS.log_level, args))
 
 
 if __name__ == "__main__":

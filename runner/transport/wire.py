@@ -14,6 +14,10 @@ from typing import Any
 import redis
 from kombu.transport import redis as kombu_redis
 
+from runner.transport.names import Wire, unacked_keys
+
+__all__ = ["Wire", "unacked_keys"]
+
 JUDGE_QUEUE = "judge"
 RESULTS_QUEUE = "results"
 JUDGE_TASK = "torchdrill.judge"
@@ -21,24 +25,19 @@ STARTED_TASK = "torchdrill.started"
 RECORD_TASK = "torchdrill.record"
 ADHOC_TASK = "torchdrill.adhoc"  # not a submission: authoring's expectations and validation runs
 REPLY_TTL_S = 600
-KEY_PREFIX = "torchdrill:"
-RUNNERS_KEY = KEY_PREFIX + "runners"  # hash: worker name -> JSON heartbeat (pool size, runtime)
-FINISHED_CHANNEL = KEY_PREFIX + "finished"  # pub/sub: submission ids whose verdict was recorded
 HEARTBEAT_TTL_S = 30.0
 
 
-def done_key(submission_id: int) -> str:
-    """Set by the recorder once a verdict is stored; runners skip such jobs."""
-    return f"{KEY_PREFIX}done:{submission_id}"
+def celery_config(
+    broker_url: str, visibility_timeout_s: float, wire: Wire, owner: str | None = None
+) -> dict[str, Any]:
+    """Settings both sides share; the restore sweep runs often enough for the visibility timeout.
 
-
-def deliveries_key(submission_id: int) -> str:
-    return f"{KEY_PREFIX}deliveries:{submission_id}"
-
-
-def celery_config(broker_url: str, visibility_timeout_s: float) -> dict[str, Any]:
-    """Settings both sides share; the restore sweep runs often enough for the visibility timeout."""
+    ``owner``: the consumer's name, for its own unacknowledged set (a process that only publishes
+    needs none).
+    """
     restore_every = max(1, int(visibility_timeout_s / 4))
+    own = unacked_keys(owner) if owner else {}
     # The transport is named explicitly (RedisTransport below), so kombu no longer reads TLS off a
     # rediss:// scheme: say it here, verifying the server's certificate (kombu's own default for
     # rediss:// without options is not to verify it).
@@ -53,6 +52,8 @@ def celery_config(broker_url: str, visibility_timeout_s: float) -> dict[str, Any
             "socket_timeout": 10,
             "socket_connect_timeout": 5,
             "health_check_interval": 10,
+            "global_keyprefix": wire.prefix,
+            **own,
         },
         "broker_connection_retry_on_startup": True,
         "broker_connection_max_retries": None,  # a restarted Redis is waited for, forever

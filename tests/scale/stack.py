@@ -25,6 +25,8 @@ import httpx
 import redis
 from sqlalchemy import create_engine, text
 
+from runner.transport.heartbeat_files import default_file
+
 REPO = Path(__file__).resolve().parents[2]
 BANK = REPO / "tests" / "app" / "fixtures" / "bank"
 DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -177,14 +179,15 @@ class Stack:
     def start_runner(self, name: str, slots: int = 2, wait: bool = True, **extra: str) -> Proc:
         heartbeat = self.workdir / f"{name}.heartbeat"
         heartbeat.unlink(missing_ok=True)
-        env = self.runner_env(
-            TORCHDRILL_RUNNER_SLOTS=str(slots),
-            TORCHDRILL_HEARTBEAT_FILE=str(heartbeat),
-            TORCHDRILL_WORKER_NAME=f"{name}@scale-test",
-            **extra,
-        )
+        own = {
+            "TORCHDRILL_RUNNER_SLOTS": str(slots),
+            "TORCHDRILL_HEARTBEAT_FILE": str(heartbeat),
+            "TORCHDRILL_WORKER_NAME": f"{name}@scale-test",
+        }
+        env = self.runner_env(**(own | extra))
         proc = self._spawn(name, ["-m", "runner.transport.celery_worker"], env)
-        proc.heartbeat = heartbeat
+        # TORCHDRILL_HEARTBEAT_FILE="": the worker's default, a file of its own process.
+        proc.heartbeat = heartbeat if env["TORCHDRILL_HEARTBEAT_FILE"] else default_file("runner", proc.pid)
         if wait:
             self.wait_runner(proc)
         return proc

@@ -19,7 +19,9 @@ pytestmark = [pytest.mark.celery, pytest.mark.slow]
 def test_validation_and_expectations_run_on_a_runner_worker(stack: Stack) -> None:
     stack.start_runner("runner-authoring", slots=1)
     settings = stack.settings()
-    remote = RemoteRunner(make_redis(settings), make_celery(settings), settings.broker_url or "")
+    remote = RemoteRunner(
+        make_redis(settings), settings.wire, make_celery(settings), settings.broker_url or ""
+    )
     problem = load_problem_dir(BANK / "add-tensors")
 
     report = validate_problem(problem, remote)

@@ -71,11 +71,11 @@ def test_the_broker_setting_picks_the_shared_limiter(redis_server: RedisServer) 
 
 def test_test_reports_count_in_a_window_of_their_own(redis_server: RedisServer) -> None:
     """The reports limiter (``app.reports.deps``) shares Redis, not the API requests' window."""
-    from app.reports.deps import LIMIT_KEY_PREFIX
+    from app.reports.deps import LIMIT_WINDOW
 
     client = redis.Redis.from_url(redis_server.url())
     requests = RedisRequestLimiter(client)
-    reports = RedisRequestLimiter(client, LIMIT_KEY_PREFIX, "test reports")
+    reports = RedisRequestLimiter(client, "torchdrill:" + LIMIT_WINDOW, "test reports")
     for _ in range(2):
         reports.hit(user_id=4301, per_minute=2)
     with pytest.raises(TooManyRequests) as refused:

@@ -128,7 +128,7 @@ def test_500_submissions_from_16_clients_two_workers(stack: Stack) -> None:
     ]
     assert "torchdrill_sandbox_slots 4.0" in pool and "torchdrill_runner_workers 2.0" in pool, (
         pool,
-        list(stack.redis_server.client().hgetall("torchdrill:runners")),
+        list(stack.redis_server.client().hgetall("torchdrill-db0:runners")),
     )
     assert re.search(r"^torchdrill_judge_latency_seconds_count (\S+)$", metrics, re.M)
     both = {e.get("logger") for r in runners for e in json_lines(r.output()) if "judged" in e["message"]}
