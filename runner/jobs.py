@@ -158,6 +158,9 @@ class CaseResult:
     line: int | None = None
     column: int | None = None
     traceback: str = ""  # only the learner's own frames, bounded
+    # What failed, in the failure vocabulary (runner.judging.failures.Failure.to_dict): its kind,
+    # title and fields (a rule's id and sentence, a tolerance and the largest error, an input).
+    failure: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Its fields, the values themselves (no deep copy: ``asdict`` cost ~70 µs a public case,

@@ -152,6 +152,7 @@ class Finding:
 
     status: str
     message: str
+    kind: str = "judge_modified"  # the failure vocabulary's (runner.judging.failures)
 
 
 GROWTH_FACTOR = 2  # vectorised: the larger size may dispatch at most 2x + 4 the smaller's operations
@@ -195,10 +196,12 @@ def _operation_findings(events: list[list[str]], reference_counts: list[int]) ->
     for op, where in called.items():
         if op in forbidden:
             place = f" (solution.py, {where})" if where else ""
-            return Finding("failed", f"{forbidden[op]} The judge saw your code call {op}{place}.")
+            return Finding(
+                "failed", f"{forbidden[op]} The judge saw your code call {op}{place}.", "operations"
+            )
     for op, sentence in required.items():
         if op not in seen:
-            return Finding("failed", f"{sentence} The judge did not see your code call {op}.")
+            return Finding("failed", f"{sentence} The judge did not see your code call {op}.", "operations")
     for rule, sizes, counts, converted in vectorised:
         if len(counts) != 2 or len(sizes) != 2 or len(converted) != 2:
             return Finding("error", f"{MODIFIED}: the count of your code's operations did not finish.")
@@ -209,6 +212,7 @@ def _operation_findings(events: list[list[str]], reference_counts: list[int]) ->
                 f"Python (.tolist(), .item(), float(), .numpy(), …) at size {sizes[0]} and "
                 f"{converted[1]} at size {sizes[1]}: the work grows with the input, done in Python "
                 "instead of with tensor operations.",
+                "operations",
             )
         if counts[1] > GROWTH_FACTOR * counts[0] + GROWTH_SLACK:
             return Finding(
@@ -216,6 +220,7 @@ def _operation_findings(events: list[list[str]], reference_counts: list[int]) ->
                 f"{rule} The judge counted {counts[0]} tensor operations at size {sizes[0]} and "
                 f"{counts[1]} at size {sizes[1]}: the work grows with the input, as with a Python "
                 "loop over its elements.",
+                "operations",
             )
     counted = [n for _, _, pair, _ in vectorised for n in pair]
     if len(reference_counts) == len(counted):
@@ -227,6 +232,7 @@ def _operation_findings(events: list[list[str]], reference_counts: list[int]) ->
                     f"{rule} The judge counted {mine} tensor operations at size {sizes[1]}, where a "
                     f"vectorised solution needs about {theirs}: the same few operations repeated, "
                     "as with a Python loop (even one padded to a fixed number of steps).",
+                    "operations",
                 )
     return None
 
@@ -259,5 +265,6 @@ def judge_case(reference: dict[str, Any] | None, case: CaseEvents | None) -> Fin
                 "failed",
                 f"The judge watched the hooks your code registers: {_describe_hooks(mine)}; this case "
                 f"expects {_describe_hooks(reference['hooks'])}.",
+                "hooks",
             )
     return None

@@ -12,6 +12,8 @@ from typing import Any
 from runner import jobs
 from runner.jobs import CaseExpectation, CaseResult, Expectations, JudgeResult, Limits
 from runner.judging import checks, host_compare, observations
+from runner.judging.failures import TITLES, VALUE_KINDS, Failure, as_rule
+from runner.records.check_value import unwrap
 from runner.records.events import MODIFIED
 from runner.records.text import clean
 from runner.sandbox.channel import RawRun
@@ -24,6 +26,11 @@ TAMPERED = (
     "or write to sys.stdout/sys.stderr; the judge's own channel is not for solutions."
 )
 SIGXCPU, SIGKILL = 24, 9
+_LIMIT_KINDS: dict[str, str] = {
+    Verdict.OUTPUT_LIMIT_EXCEEDED: "output_limit",
+    Verdict.MEMORY_LIMIT_EXCEEDED: "memory_limit",
+    Verdict.TIME_LIMIT_EXCEEDED: "time_limit",
+}
 
 
 def _case_reports(raw: RawRun) -> dict[str, dict[str, Any]]:
@@ -76,44 +83,61 @@ def _is_memory_error(report: dict[str, Any]) -> bool:
 
 
 def _apply_observations(
-    cases: list[CaseResult], selected: tuple[CaseExpectation, ...], events: observations.RunEvents
+    cases: list[CaseResult],
+    failures: list[Failure | None],
+    selected: tuple[CaseExpectation, ...],
+    events: observations.RunEvents,
 ) -> None:
     """Turn a case that ran into an error (the judge was modified) or a failure (a check of how the
     code works failed) from what the host saw in its events (``runner.judging.observations``)."""
-    for case, exp in zip(cases, selected, strict=True):
+    for i, (case, exp) in enumerate(zip(cases, selected, strict=True)):
         if case.status not in (jobs.CASE_PASSED, jobs.CASE_FAILED):
             continue
         finding = observations.judge_case(exp.observed, events.cases.get(exp.name))
         if finding is None:
             continue
-        if finding.status == "error":
-            case.status = jobs.CASE_ERROR
-            case.message = (
-                finding.message if exp.public else f"Runtime error on a hidden case: {finding.message}"
-            )
-        else:
-            case.status = jobs.CASE_FAILED
-            case.message = finding.message
+        case.status = jobs.CASE_ERROR if finding.status == "error" else jobs.CASE_FAILED
+        failures[i] = Failure(finding.kind, finding.message)
+
+
+def _rule_broke(exp: CaseExpectation, failure: Failure) -> bool:
+    """Whether a failed case of a rule failed on the rule rather than on its returned values: a
+    check of how the code works (observed operations or hooks, a check value's own property)
+    failed, or the case returns a plain value with nothing else observed, so the value is the
+    rule's evidence (e.g. how many times an input was written)."""
+    if failure.kind not in VALUE_KINDS:
+        return True
+    observed = exp.observed or {}
+    return unwrap(exp.value) is None and not observed.get("checks") and not observed.get("hooks")
 
 
 def rule_message(rule: str, sentence: str, message: str) -> str:
     """A failed case's message when the case enforces a statement's rule: the rule, then what was seen."""
-    quoted = bool(sentence) and sentence in message  # checks that already quote the statement
-    head = f"Breaks rule {rule}" + (f" ({sentence})" if sentence and not quoted else "")
-    return f"{head}: {message}" if message else head
+    return (
+        Failure("rule", message, rule=rule, sentence=sentence).message()
+        if message
+        else (f"Breaks rule {rule}" + (f" ({sentence})" if sentence else ""))
+    )
 
 
-def _name_broken_rules(cases: list[CaseResult], selected: tuple[CaseExpectation, ...]) -> list[str]:
-    """Put the rule's id and sentence in front of each failed case that enforces one; the rules broken,
-    once each, in case order, for the verdict's message."""
+def _name_failures(
+    cases: list[CaseResult], failures: list[Failure | None], selected: tuple[CaseExpectation, ...]
+) -> list[str]:
+    """Give each case that did not pass its failure, named by the case's rule when the rule broke;
+    the rules broken, once each, in case order, for the verdict's message."""
     broken: list[str] = []
-    for case, exp in zip(cases, selected, strict=True):
-        if case.status != jobs.CASE_FAILED or not exp.rule:
+    for case, found, exp in zip(cases, failures, selected, strict=True):
+        if case.status == jobs.CASE_PASSED:
             continue
-        case.message = clean(rule_message(exp.rule, exp.rule_sentence, case.message), MESSAGE_LIMIT)
-        named = rule_message(exp.rule, exp.rule_sentence, "") + "."
-        if named not in broken:
-            broken.append(named)
+        if found is None:
+            found = Failure("not_run" if case.status == jobs.CASE_NOT_RUN else "exception", case.message)
+        if case.status == jobs.CASE_FAILED and exp.rule and _rule_broke(exp, found):
+            found = as_rule(found, exp.rule, exp.rule_sentence)
+            named = rule_message(exp.rule, exp.rule_sentence, "") + "."
+            if named not in broken:
+                broken.append(named)
+        case.failure = found.to_dict()
+        case.message = clean(found.message(), MESSAGE_LIMIT)
     return broken
 
 
@@ -137,8 +161,12 @@ def build_result(
         )
 
     def all_cases(status: str, message: str, where: dict[str, Any] | None = None) -> list[CaseResult]:
+        kind = "not_run" if status == jobs.CASE_NOT_RUN else "exception"
+        failure = {"kind": kind, "title": TITLES[kind]}
         return [
-            CaseResult(name=c.name, public=c.public, status=status, message=message, **(where or {}))
+            CaseResult(
+                name=c.name, public=c.public, status=status, message=message, failure=failure, **(where or {})
+            )
             for c in selected
         ]
 
@@ -186,6 +214,7 @@ def build_result(
     reports = _case_reports(raw)
     limit = _limit_message(raw, limits)
     cases: list[CaseResult] = []
+    failures: list[Failure | None] = []
     memory_error = False
     for exp in selected:
         report = reports.get(exp.name)
@@ -193,34 +222,38 @@ def build_result(
         if exp.public:
             case.expected = clean(checks.display(exp.value))
         if report is None:
-            case.message = limit[1] if limit else "Not run: the program ended before this case finished."
+            if limit:
+                failures.append(Failure(_LIMIT_KINDS[limit[0]], limit[1].partition(": ")[2]))
+            else:
+                failures.append(Failure("not_run", "the program ended before this case finished"))
             cases.append(case)
             continue
         case.time_ms = host_compare.milliseconds(report.get("time_ms"))
         if exp.public and isinstance(report.get("stdout"), str):
             case.stdout = clean(report["stdout"], STDOUT_LIMIT)
+        found: Failure | None = None
         if report.get("status") == "error":
             case.status = jobs.CASE_ERROR
             memory_error = memory_error or _is_memory_error(report)
             msg = clean(str(report.get("message", "the case raised an exception")), MESSAGE_LIMIT)
-            case.message = msg if exp.public else f"Runtime error on a hidden case: {msg}"
+            found = Failure("exception", msg)
             where = _where(report)
             case.line, case.traceback = where["line"], where["traceback"]
         elif report.get("status") == "ok" and "value" in report:
-            failure = host_compare.failure(exp.value, report["value"], exp.rtol, exp.atol, exp.public)
+            found = host_compare.failure(exp.value, report["value"], exp.rtol, exp.atol, exp.public)
             if exp.public:
                 case.actual = clean(host_compare.display(report["value"]))
-            if failure is None:
+            if found is None:
                 case.status = jobs.CASE_PASSED
             else:  # a value that cannot be compared is the learner's error, never the platform's
-                case.status = jobs.CASE_ERROR if failure[1] else jobs.CASE_FAILED
-                case.message = clean(failure[0], MESSAGE_LIMIT)
+                case.status = jobs.CASE_ERROR if found.kind == "refused" else jobs.CASE_FAILED
         else:
-            case.message = "The case produced no usable value."
+            found = Failure("no_value", "the case produced no usable value")
         cases.append(case)
+        failures.append(found)
 
-    _apply_observations(cases, selected, events)
-    broken = _name_broken_rules(cases, selected)
+    _apply_observations(cases, failures, selected, events)
+    broken = _name_failures(cases, failures, selected)
     if limit:
         return result(limit[0], cases, limit[1])
     statuses = {c.status for c in cases}

@@ -159,23 +159,8 @@ def decode_float(x: Any) -> Any:
 
 
 def to_display(value: Any, limit: int = 2000) -> str:
-    """A readable, bounded rendering of an encoded value (tensors shown as tensor(...))."""
-    text = _display(value)
+    """A readable, bounded rendering of an encoded value (``runner.records.display``)."""
+    from runner.records import display
+
+    text = display.value(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _display(v: Any) -> str:
-    if isinstance(v, dict) and "__tensor__" in v:
-        t = v["__tensor__"]
-        data = [_display(decode_float(x)) for x in t.get("data", [])[:64]]
-        more = ", …" if len(t.get("data", [])) > 64 else ""
-        return f"tensor([{', '.join(data)}{more}], shape={tuple(t.get('shape', []))}, dtype={t.get('dtype')})"
-    if isinstance(v, dict) and set(v) == {"__float__"}:
-        return v["__float__"]
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{k!r}: {_display(x)}" for k, x in v.items()) + "}"
-    if isinstance(v, list):
-        return "[" + ", ".join(_display(x) for x in v) + "]"
-    if isinstance(v, float):
-        return repr(v)
-    return repr(v)
