@@ -7,6 +7,7 @@ it is restarted on the next job.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import threading
@@ -218,6 +219,10 @@ class Runner:
                     total=1,
                 )
             return custom.reference_refused(str(exc))
+        rtol, atol = given.rtol, given.atol
+        if rtol is not None and atol is not None:  # the problem's tolerances, as Run judges
+            cases = tuple(dataclasses.replace(c, rtol=rtol, atol=atol) for c in expectations.cases)
+            expectations = dataclasses.replace(expectations, cases=cases)
         raw = self.run_payload(job_payload(job.code, tests, job.entry_point, [custom.CASE_NAME]), job.limits)
         return build_result(raw, expectations, "run", job.limits, raw.integrity_key)
 

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
+from app.kit.markdown import render_message
 from app.kit.runner import display_value
 from app.submissions.models import Submission
 from runner.records.text import clean_value
@@ -32,6 +33,39 @@ def _display(value: Any) -> str | None:
     return display_value(value)
 
 
+def _exercises(name: str) -> str:
+    """What a hidden case exercises, from its name: ``batch_of_one`` reads "batch of one"."""
+    return " ".join(name.replace("_", " ").split()) or "case"
+
+
+class FailureView(BaseModel):
+    """Which property of a case failed (``runner.judging.failures``): the same words on every problem."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    kind: str = Field(
+        description="shape, dtype, device, non_finite, values, type, requires_grad, layout, gradients, "
+        "in_place, storage, optimizer, hooks, operations, rule, exception, refused, no_value, "
+        "time_limit, memory_limit, output_limit, not_run or judge_modified"
+    )
+    title: str = Field(
+        description='The kind in words, e.g. "Values beyond tolerance" or "Breaks rule no-copy"'
+    )
+    rule: str | None = Field(default=None, description="kind rule: the statement's rule id")
+    sentence: str | None = Field(default=None, description="kind rule: the rule's sentence in the statement")
+    property: str | None = Field(
+        default=None, description="kind rule: the property the rule's check saw fail"
+    )
+    rtol: float | None = Field(default=None, description="values: the case's relative tolerance")
+    atol: float | None = Field(default=None, description="values: the case's absolute tolerance")
+    max_error: float | None = Field(default=None, description="values: the largest absolute error")
+    input: str | None = Field(
+        default=None,
+        description="The failing generated input as custom-input text, to run it yourself (Try this input, "
+        "torchdrill run --input)",
+    )
+
+
 class CaseView(BaseModel):
     """One test case's result. Hidden cases never carry values or output, even if a runner sent them."""
 
@@ -46,15 +80,34 @@ class CaseView(BaseModel):
     line: int | None = Field(default=None, description="The solution.py line where this case failed")
     column: int | None = Field(default=None, description="The column, for a syntax error")
     traceback: str = Field(default="", description="The traceback through your own code only")
+    label: str = Field(
+        default="",
+        description="How the case is shown: its name, or for a hidden case its number and what it "
+        'exercises ("hidden 3 · batch of one")',
+    )
+    message_html: str = Field(
+        default="", description="The message as safe HTML: its `code` spans as <code>, nothing else"
+    )
+    failure: FailureView | None = Field(
+        default=None, description="What failed, in the one failure vocabulary (null for a passed case)"
+    )
 
     @classmethod
-    def of(cls, case: dict[str, Any]) -> CaseView:
+    def of(cls, case: dict[str, Any], hidden_number: int = 0) -> CaseView:
         public = bool(case.get("public"))
+        name = case.get("name", "")
+        message = case.get("message", "")
+        failure = case.get("failure")
         return cls(
-            name=case.get("name", ""),
+            name=name,
             public=public,
+            label=name if public else f"hidden {hidden_number} · {_exercises(name)}",
             status=case.get("status", ""),
-            message=case.get("message", ""),
+            message=message,
+            message_html=render_message(message) if message else "",
+            failure=FailureView.model_validate(failure)
+            if isinstance(failure, dict) and failure.get("kind")
+            else None,
             time_ms=case.get("time_ms", 0.0),
             line=case.get("line"),
             column=case.get("column"),
@@ -123,7 +176,11 @@ class SubmissionView(BaseModel):
                 "cases": submission.cases or [],
             }
         )
-        cases = [CaseView.of(c) for c in stored["cases"]]
+        cases: list[CaseView] = []
+        hidden = 0
+        for c in stored["cases"]:
+            hidden += 0 if c.get("public") else 1
+            cases.append(CaseView.of(c, hidden))
         verdict = Verdict.parse(submission.verdict)
         return cls(
             id=submission.id,

@@ -20,7 +20,7 @@ from runner.format.inputs import parse_arguments
 from runner.verdict import Verdict
 
 if TYPE_CHECKING:
-    from runner.jobs import JudgeResult
+    from runner.jobs import Expectations, JudgeResult
 
 CASE_NAME = "your_input"
 
@@ -31,14 +31,35 @@ class CustomInput:
 
     arguments: dict[str, Any]
     reference: str
+    # The problem's own tolerances (its example's): the custom run judges as Run does. None: the
+    # generated case's defaults (runner.testing.case).
+    rtol: float | None = None
+    atol: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"arguments": self.arguments, "reference": self.reference}
+        tolerances = {"rtol": self.rtol, "atol": self.atol} if self.rtol is not None else {}
+        return {"arguments": self.arguments, "reference": self.reference} | tolerances
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CustomInput:
         # Checked again where the job is run: a job from a broker is data like any other.
-        return cls(arguments=parse_arguments(data["arguments"]), reference=str(data["reference"]))
+        rtol, atol = data.get("rtol"), data.get("atol")
+        return cls(
+            arguments=parse_arguments(data["arguments"]),
+            reference=str(data["reference"]),
+            rtol=float(rtol) if isinstance(rtol, int | float) and rtol >= 0 else None,
+            atol=float(atol) if isinstance(atol, int | float) and atol >= 0 else None,
+        )
+
+    @classmethod
+    def judged_like(
+        cls, arguments: dict[str, Any], reference: str, expectations: Expectations
+    ) -> CustomInput:
+        """Custom input judged with the tolerances of the problem's example (its first public case)."""
+        example = next((c for c in expectations.cases if c.public), None)
+        if example is None:
+            return cls(arguments=arguments, reference=reference)
+        return cls(arguments=arguments, reference=reference, rtol=example.rtol, atol=example.atol)
 
 
 def tests_source(entry_point: str, arguments: dict[str, Any]) -> str:

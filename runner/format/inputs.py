@@ -179,7 +179,8 @@ def materialise(value: Any) -> Any:
 # --- text as a learner types it ------------------------------------------------------------------
 # The problem page's panel, ``torchdrill run --input FILE`` and the APIs all read text the same way:
 # JSON first, then Python literals with :func:`ast.literal_eval` (``{'x': (1, 2)}``, ``True``,
-# ``None``), never ``eval``; the result is then checked by :func:`parse_arguments`.
+# ``None``), then the statement's notation (``runner.format.notation``: ``x = torch.ones(2, 3)``,
+# read from its syntax tree), never ``eval``; the result is then checked by :func:`parse_arguments`.
 
 MAX_TEXT = 200_000
 
@@ -197,8 +198,20 @@ def _plain(value: Any, where: str) -> Any:
     return value
 
 
+def _notation(text: str) -> dict[str, Any] | None:
+    """The statement's notation (``runner.format.notation``), or None when the text is not Python."""
+    from runner.format.notation import read_notation  # it builds on this module's rules
+
+    try:
+        return read_notation(text)
+    except RecursionError:
+        raise InputError("input: it is nested too deeply") from None
+
+
 def read_arguments(text: str) -> dict[str, Any]:
-    """The arguments in ``text`` (JSON or Python literals), checked; raises :class:`InputError`."""
+    """The arguments in ``text`` (JSON, Python literals, or the statement's notation: assignments
+    with ``torch.tensor([...])`` and other constructors of literal arguments), checked; raises
+    :class:`InputError`. Nothing is executed."""
     if len(text) > MAX_TEXT:
         raise InputError(f"input: the text is longer than {MAX_TEXT:,} characters")
     if not text.strip():
@@ -209,16 +222,21 @@ def read_arguments(text: str) -> dict[str, Any]:
         try:
             data = ast.literal_eval(text.strip())
         except SyntaxError as exc:
-            raise InputError(
-                "input: this is neither JSON nor a Python literal "
-                f"(JSON: {json_error.msg} at line {json_error.lineno}, column {json_error.colno}; "
-                f"Python: {exc.msg} at line {exc.lineno})"
-            ) from None
+            data = _notation(text)
+            if data is None:
+                raise InputError(
+                    "input: this is neither JSON, a Python literal nor the statement's notation "
+                    f"(JSON: {json_error.msg} at line {json_error.lineno}, column {json_error.colno}; "
+                    f"Python: {exc.msg} at line {exc.lineno})"
+                ) from None
         except (ValueError, TypeError, MemoryError, RecursionError):
-            raise InputError(
-                "input: only literal values are allowed: numbers, strings, lists, tuples, tables "
-                "(dicts), True/False/None; no names, calls or expressions"
-            ) from None
+            data = _notation(text)
+            if data is None:
+                raise InputError(
+                    "input: only literal values are allowed: numbers, strings, lists, tuples, tables "
+                    "(dicts), True/False/None, and tensors as the statement writes them "
+                    "(torch.tensor([...]), torch.zeros(2, 3), ...); no other names, calls or expressions"
+                ) from None
     except RecursionError:
         raise InputError("input: it is nested too deeply") from None
     return parse_arguments(_plain(data, "input"))

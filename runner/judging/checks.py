@@ -57,7 +57,7 @@ def failure(expected: Any, actual: Any, rtol: float, atol: float, public: bool) 
 
 def of_mismatch(mismatch: compare.Mismatch, public: bool, rtol: float, atol: float) -> Failure:
     """A plain value's first difference as a failure (the expected value only when ``public``)."""
-    found = Failure(mismatch.kind, _s(mismatch.words(public), 1000))
+    found = Failure(mismatch.kind, _s(mismatch.words(public), 1000), discrete=mismatch.discrete)
     if mismatch.max_error is not None:
         found.rtol, found.atol, found.max_error = rtol, atol, mismatch.max_error
     return found

@@ -22,6 +22,9 @@ class Mismatch:
     kind: str = "values"
     hidden: str = ""
     max_error: float | None = None
+    # a count, flag, name or structure differs rather than a measured number: in a case of a
+    # statement's rule, that is the rule's evidence (how many calls, whether it was restored)
+    discrete: bool = False
 
     def words(self, public: bool) -> str:
         """What differs, located: with the expected value only when ``public``."""
@@ -66,16 +69,16 @@ def compare(expected: Any, actual: Any, rtol: float, atol: float) -> Mismatch | 
 def _compare(e: Any, a: Any, rtol: float, atol: float, path: list[str]) -> Mismatch | None:
     ek, ak = _kind(e), _kind(a)
     if ek != ak:
-        return Mismatch(_path(path), f"expected a {ek}, got a {ak}", "type")
+        return Mismatch(_path(path), f"expected a {ek}, got a {ak}", "type", discrete=True)
     if ek == "tensor":
         return _compare_tensor(e["__tensor__"], a["__tensor__"], rtol, atol, path)
     if ek == "dict":
         missing = [k for k in e if k not in a]
         extra = [k for k in a if k not in e]
         if missing:
-            return Mismatch(_path(path), f"missing key {missing[0]!r}", "type")
+            return Mismatch(_path(path), f"missing key {missing[0]!r}", "type", discrete=True)
         if extra:
-            return Mismatch(_path(path), f"unexpected key {extra[0]!r}", "type")
+            return Mismatch(_path(path), f"unexpected key {extra[0]!r}", "type", discrete=True)
         for key in e:
             found = _compare(e[key], a[key], rtol, atol, [*path, f"[{key!r}]"])
             if found:
@@ -83,7 +86,7 @@ def _compare(e: Any, a: Any, rtol: float, atol: float, path: list[str]) -> Misma
         return None
     if ek == "list":
         if len(e) != len(a):
-            return Mismatch(_path(path), f"expected {len(e)} items, got {len(a)}", "type")
+            return Mismatch(_path(path), f"expected {len(e)} items, got {len(a)}", "type", discrete=True)
         for i, (x, y) in enumerate(zip(e, a, strict=True)):
             found = _compare(x, y, rtol, atol, [*path, f"[{i}]"])
             if found:
@@ -104,6 +107,7 @@ def _compare(e: Any, a: Any, rtol: float, atol: float, path: list[str]) -> Misma
                 "values",
                 f"off by {_fmt(error)} {tolerance}",
                 error,
+                discrete=type(e) is int and type(a) is int,
             )
         return None
     if e != a:

@@ -10,6 +10,7 @@ also act on the fields. A hidden case's words never hold its expected value.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,11 +60,14 @@ class Failure:
     atol: float | None = None
     max_error: float | None = None  # kind "values": the largest absolute error
     extra: dict[str, Any] = field(default_factory=dict)  # e.g. a counterexample's input text
+    discrete: bool = False  # a count, flag or structure differs (runner.judging.compare.Mismatch)
 
     @property
     def title(self) -> str:
         if self.kind == "rule":
             return f"Breaks rule {self.rule}"
+        if self.rule:  # e.g. an exception raised in a case that checks a rule
+            return f"{TITLES.get(self.kind, 'Failed')} in a check of rule {self.rule}"
         return TITLES.get(self.kind, "Failed")
 
     def message(self) -> str:
@@ -81,8 +85,11 @@ class Failure:
         out: dict[str, Any] = {"kind": self.kind, "title": self.title}
         if self.kind == "rule":
             out |= {"rule": self.rule, "sentence": self.sentence, "property": self.prop}
-        if self.rtol is not None:
-            out |= {"rtol": self.rtol, "atol": self.atol, "max_error": self.max_error}
+        elif self.rule:
+            out["rule"] = self.rule
+        if self.rtol is not None:  # JSON has no infinity: an unbounded error is null
+            error = self.max_error if self.max_error is not None and math.isfinite(self.max_error) else None
+            out |= {"rtol": self.rtol, "atol": self.atol, "max_error": error}
         return out | self.extra
 
 

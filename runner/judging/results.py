@@ -103,12 +103,12 @@ def _apply_observations(
 def _rule_broke(exp: CaseExpectation, failure: Failure) -> bool:
     """Whether a failed case of a rule failed on the rule rather than on its returned values: a
     check of how the code works (observed operations or hooks, a check value's own property)
-    failed, or the case returns a plain value with nothing else observed, so the value is the
-    rule's evidence (e.g. how many times an input was written)."""
+    failed, or the case returns a plain value and a count, flag, name or structure in it differs
+    (the rule's evidence: how many times an input was written, which modes the model saw). A
+    measured number or tensor that differs is the values' failure, whatever the case is named."""
     if failure.kind not in VALUE_KINDS:
         return True
-    observed = exp.observed or {}
-    return unwrap(exp.value) is None and not observed.get("checks") and not observed.get("hooks")
+    return unwrap(exp.value) is None and failure.discrete
 
 
 def rule_message(rule: str, sentence: str, message: str) -> str:
@@ -136,6 +136,8 @@ def _name_failures(
             named = rule_message(exp.rule, exp.rule_sentence, "") + "."
             if named not in broken:
                 broken.append(named)
+        elif exp.rule and found.kind == "exception":  # raised while its rule was being checked
+            found.rule = exp.rule
         case.failure = found.to_dict()
         case.message = clean(found.message(), MESSAGE_LIMIT)
     return broken

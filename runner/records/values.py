@@ -14,6 +14,7 @@ import math
 import sys
 from typing import Any
 
+from runner.records import display
 from runner.records.check_value import TAG as CHECK_TAG
 from runner.records.check_value import CheckValue
 
@@ -160,7 +161,5 @@ def decode_float(x: Any) -> Any:
 
 def to_display(value: Any, limit: int = 2000) -> str:
     """A readable, bounded rendering of an encoded value (``runner.records.display``)."""
-    from runner.records import display
-
     text = display.value(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
