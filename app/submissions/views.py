@@ -33,6 +33,29 @@ def _display(value: Any) -> str | None:
     return display_value(value)
 
 
+# Run and custom input compare with the reference; only Submit is judged "accepted" in words.
+COMPARED_LABELS = {
+    Verdict.ACCEPTED: "Matches the reference",
+    Verdict.WRONG_ANSWER: "Differs from the reference",
+}
+COMPARED_EXPLANATIONS = {
+    Verdict.ACCEPTED: (
+        "Your output matches the reference's within the problem's tolerances. Submit runs the hidden cases."
+    ),
+    Verdict.WRONG_ANSWER: "Your output differs from the reference's: each case says which property differs.",
+}
+
+
+def verdict_words(verdict: Verdict | None, mode: str) -> tuple[str | None, str]:
+    """The verdict's label and explanation: for Run and custom input, "Matches the reference" or
+    "Differs from the reference", never "Accepted" (they compare with the reference, not judge)."""
+    if verdict is None:
+        return None, ""
+    if mode in ("run", "custom") and verdict in COMPARED_LABELS:
+        return COMPARED_LABELS[verdict], COMPARED_EXPLANATIONS[verdict]
+    return verdict.label, verdict.explanation
+
+
 def _exercises(name: str) -> str:
     """What a hidden case exercises, from its name: ``batch_of_one`` reads "batch of one"."""
     return " ".join(name.replace("_", " ").split()) or "case"
@@ -143,7 +166,11 @@ class SubmissionView(BaseModel):
     mode: Mode
     status: Status
     verdict: Verdict | None
-    verdict_label: str | None = Field(default=None, description="The verdict in words")
+    verdict_label: str | None = Field(
+        default=None,
+        description='The verdict in words; for run and custom modes "Matches the reference" or '
+        '"Differs from the reference" rather than Accepted or Wrong Answer',
+    )
     verdict_explanation: str = Field(default="", description="What the verdict means and what to look at")
     line: int | None = Field(
         default=None, description="Where to look in solution.py (the first failing case)"
@@ -182,6 +209,7 @@ class SubmissionView(BaseModel):
             hidden += 0 if c.get("public") else 1
             cases.append(CaseView.of(c, hidden))
         verdict = Verdict.parse(submission.verdict)
+        label, explanation = verdict_words(verdict, submission.mode)
         return cls(
             id=submission.id,
             problem=slug,
@@ -189,8 +217,8 @@ class SubmissionView(BaseModel):
             mode=submission.mode,  # type: ignore[arg-type]  # the CHECK constraint; pydantic re-checks
             status=submission.status,  # type: ignore[arg-type]
             verdict=verdict,
-            verdict_label=verdict.label if verdict else None,
-            verdict_explanation=verdict.explanation if verdict else "",
+            verdict_label=label,
+            verdict_explanation=explanation,
             # Where to mark the editor: the first case that says where the learner's code failed.
             line=next((c.line for c in cases if c.line), None),
             column=next((c.column for c in cases if c.column), None),
@@ -241,7 +269,7 @@ class SubmissionSummary(BaseModel):
             mode=submission.mode,  # type: ignore[arg-type]
             status=submission.status,  # type: ignore[arg-type]
             verdict=verdict,
-            verdict_label=verdict.label if verdict else None,
+            verdict_label=verdict_words(verdict, submission.mode)[0],
             passed=submission.passed,
             total=submission.total,
             created_at=submission.created_at,

@@ -112,7 +112,11 @@ def _compare(e: Any, a: Any, rtol: float, atol: float, path: list[str]) -> Misma
         return None
     if e != a:
         return Mismatch(
-            _path(path), f"expected {e!r}, got {a!r}", "values", "differs from the expected value"
+            _path(path),
+            f"expected {e!r}, got {a!r}",
+            "values",
+            "differs from the expected value",
+            discrete=True,
         )
     return None
 

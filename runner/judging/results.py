@@ -100,15 +100,20 @@ def _apply_observations(
         failures[i] = Failure(finding.kind, finding.message)
 
 
-def _rule_broke(exp: CaseExpectation, failure: Failure) -> bool:
-    """Whether a failed case of a rule failed on the rule rather than on its returned values: a
-    check of how the code works (observed operations or hooks, a check value's own property)
-    failed, or the case returns a plain value and a count, flag, name or structure in it differs
-    (the rule's evidence: how many times an input was written, which modes the model saw). A
-    measured number or tensor that differs is the values' failure, whatever the case is named."""
+def _rule_broke(exp: CaseExpectation, failure: Failure, values_right_elsewhere: bool) -> bool:
+    """Whether a failed case of a rule failed on the rule rather than on its returned values.
+
+    It did when a check of how the code works failed (observed operations or hooks, a check
+    value's own property); when it returns a plain value and a count, flag, name or structure in
+    it differs (the rule's evidence: how many times an input was written, which modes the model
+    saw); or when its values differ while every case without a rule passes, so the difference
+    comes from what the rule's case exercises (extreme logits for a stability rule). Values that
+    are wrong in the other cases too are the values' failure, whatever the case is named."""
     if failure.kind not in VALUE_KINDS:
         return True
-    return unwrap(exp.value) is None and failure.discrete
+    if unwrap(exp.value) is None and failure.discrete:
+        return True
+    return values_right_elsewhere
 
 
 def rule_message(rule: str, sentence: str, message: str) -> str:
@@ -126,12 +131,15 @@ def _name_failures(
     """Give each case that did not pass its failure, named by the case's rule when the rule broke;
     the rules broken, once each, in case order, for the verdict's message."""
     broken: list[str] = []
+    values_right_elsewhere = all(
+        c.status == jobs.CASE_PASSED for c, e in zip(cases, selected, strict=True) if not e.rule
+    )
     for case, found, exp in zip(cases, failures, selected, strict=True):
         if case.status == jobs.CASE_PASSED:
             continue
         if found is None:
             found = Failure("not_run" if case.status == jobs.CASE_NOT_RUN else "exception", case.message)
-        if case.status == jobs.CASE_FAILED and exp.rule and _rule_broke(exp, found):
+        if case.status == jobs.CASE_FAILED and exp.rule and _rule_broke(exp, found, values_right_elsewhere):
             found = as_rule(found, exp.rule, exp.rule_sentence)
             named = rule_message(exp.rule, exp.rule_sentence, "") + "."
             if named not in broken:
