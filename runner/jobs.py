@@ -47,8 +47,9 @@ class Limits:
 
 # What computed expectations record; raise it when the reference's run records something new
 # (2: behaviour observations, runner.judging.observations; 3: check_call's inputs written and
-# restored, and its outputs found inside containers), so stored problems get recomputed on import.
-JUDGE_FORMAT = 3
+# restored, and its outputs found inside containers; 4: a family sample's input as custom-input text),
+# so stored problems get recomputed on import.
+JUDGE_FORMAT = 4
 
 
 @dataclass(frozen=True)

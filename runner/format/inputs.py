@@ -245,3 +245,36 @@ def read_arguments(text: str) -> dict[str, Any]:
 def check_arguments(data: Any) -> dict[str, Any]:
     """Arguments already decoded (an API body's ``input``), checked like typed text."""
     return parse_arguments(_plain(data, "input"))
+
+
+def input_text(arguments: dict[str, Any]) -> str | None:
+    """Arguments (as :func:`parse_arguments` takes them) as the text a learner types: one argument a
+    line, numbers in their dtype's own precision (they read back as the same values); None when a
+    value cannot be written exactly (a non-finite number)."""
+    from runner.records.display import number
+
+    def write(value: Any, dtype: str) -> str | None:
+        if isinstance(value, list):
+            parts = [write(v, dtype) for v in value]
+            return None if None in parts else "[" + ", ".join(p for p in parts if p is not None) + "]"
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, float):
+            return number(value, dtype) if math.isfinite(value) else None
+        return json.dumps(value)
+
+    lines = []
+    for name, value in arguments.items():
+        if isinstance(value, dict) and "tensor" in value:
+            data = write(value["tensor"], str(value.get("dtype", "float32")))
+            if data is None:
+                return None
+            grad = ', "requires_grad": true' if value.get("requires_grad") else ""
+            text = f'{{"tensor": {data}, "dtype": {json.dumps(value.get("dtype", "float32"))}{grad}}}'
+        else:
+            try:
+                text = json.dumps(value, allow_nan=False)
+            except (TypeError, ValueError):
+                return None
+        lines.append(f"  {json.dumps(name)}: {text}")
+    return "{\n" + ",\n".join(lines) + "\n}"

@@ -73,7 +73,7 @@ def display(value: Any) -> str:
 
 
 def _s(value: Any, limit: int = PIECE_CHARS) -> str:
-    text = value if isinstance(value, str) else values.to_display(value, limit)
+    text = value if isinstance(value, str) else values.to_display(value, limit, lines=False)
     return clean(text, limit)
 
 
@@ -272,7 +272,7 @@ def _family_choice(
     for i in failing:
         given = _get(samples, i, "size")
         size[i] = given if isinstance(given, int) and not isinstance(given, bool) else 1 << 62
-    shaped = [i for i in failing if size[i] > 0] or list(failing)
+    shaped = [i for i in failing if size[i] > 0 and _get(samples, i, "empty") is not True] or list(failing)
     kinds = [failing[i] for i in shaped]
     kind = max(
         dict.fromkeys(kinds),

@@ -87,7 +87,7 @@ def failure(expected: Any, actual: Any, rtol: float, atol: float, public: bool) 
         return Failure("refused", REFUSED.format(why=why))
     try:
         found = judge.failure(expected, actual, rtol, atol, public)
-        if found is not None and found.kind in ("values", "non_finite", "exception"):
+        if found is not None:
             given = judge.counterexample(expected, actual, rtol, atol)
             if given is not None:
                 found.extra["input"] = given

@@ -65,19 +65,30 @@ def _decode(x: Any) -> Any:
     return x
 
 
-def _nest(flat: list[str], shape: list[int], indent: int) -> str:
-    """Elements already formatted, nested by ``shape``; rows of a 2-d or bigger tensor one a line."""
+def _nest(flat: list[str], shape: list[int], indent: int | None) -> str:
+    """Elements already formatted, nested by ``shape``; with an ``indent``, the rows of a 2-d or
+    bigger tensor one a line."""
     if not shape:
         return flat[0] if flat else ""
     if len(shape) == 1:
         return "[" + ", ".join(flat) + "]"
     step = math.prod(shape[1:])
-    parts = [_nest(flat[i * step : (i + 1) * step], shape[1:], indent + 1) for i in range(shape[0])]
-    sep = "," + "\n" * (len(shape) - 1) + " " * (indent + 1)
+    inner = None if indent is None else indent + 1
+    parts = [_nest(flat[i * step : (i + 1) * step], shape[1:], inner) for i in range(shape[0])]
+    sep = ", " if indent is None else "," + "\n" * (len(shape) - 1) + " " * (indent + 1)
     return "[" + sep.join(parts) + "]"
 
 
-def tensor(payload: dict[str, Any]) -> str:
+def nested(payload: dict[str, Any]) -> str:
+    """A small tensor's values on one line, nested like the statement's lists: ``[[0.6, 1.0]]``."""
+    dtype = str(payload.get("dtype", ""))
+    shape = [d for d in payload.get("shape", []) if isinstance(d, int)]
+    data = payload.get("data", [])
+    data = data if isinstance(data, list) and len(data) == math.prod(shape) else []
+    return _nest([number(_decode(x), dtype) for x in data], shape, None) if data else "[]"
+
+
+def tensor(payload: dict[str, Any], lines: bool = True) -> str:
     """``tensor([[1.0, 2.0], [3.0, 4.0]])`` as the statement writes it; a big one summarised."""
     dtype = str(payload.get("dtype", ""))
     shape = [d for d in payload.get("shape", []) if isinstance(d, int)]
@@ -93,20 +104,20 @@ def tensor(payload: dict[str, Any]) -> str:
     suffix = "" if dtype in _IMPLIED and (data or dtype == "float32") else f", dtype={dtype}"
     if not data and len(shape) > 1:
         return f"tensor([], size={tuple(shape)}{suffix})"
-    body = _nest(flat, shape, len("tensor("))
+    body = _nest(flat, shape, len("tensor(") if lines else None)
     return f"tensor({body}{suffix})"
 
 
-def value(v: Any) -> str:
-    """Any encoded value, readable."""
+def value(v: Any, lines: bool = True) -> str:
+    """Any encoded value, readable; ``lines``: a tensor's rows one a line."""
     if isinstance(v, dict) and "__tensor__" in v and isinstance(v["__tensor__"], dict):
-        return tensor(v["__tensor__"])
+        return tensor(v["__tensor__"], lines)
     if isinstance(v, dict) and set(v) == {"__float__"}:
         return str(v["__float__"])
     if isinstance(v, dict):
-        return "{" + ", ".join(f"{k!r}: {value(x)}" for k, x in v.items()) + "}"
+        return "{" + ", ".join(f"{k!r}: {value(x, lines)}" for k, x in v.items()) + "}"
     if isinstance(v, list):
-        return "[" + ", ".join(value(x) for x in v) + "]"
+        return "[" + ", ".join(value(x, lines) for x in v) + "]"
     if isinstance(v, float):
         return number(v)
     return repr(v)
