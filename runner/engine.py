@@ -277,6 +277,7 @@ class Runner:
                     value=report["value"],
                     observed=observed,
                     rule=str(spec.get("rule") or ""),
+                    rule_by_value=spec.get("rule_by_value") is True,
                 )
             )
         if not any(c.public for c in cases):

@@ -47,7 +47,8 @@ class Limits:
 
 # What computed expectations record; raise it when the reference's run records something new
 # (2: behaviour observations, runner.judging.observations; 3: check_call's inputs written and
-# restored, and its outputs found inside containers; 4: a family sample's input as custom-input text),
+# restored, and its outputs found inside containers; 4: a family sample's input as custom-input text
+# and a case's rule_by_value),
 # so stored problems get recomputed on import.
 JUDGE_FORMAT = 4
 
@@ -66,6 +67,8 @@ class CaseExpectation:
     # The statement's rule the case enforces (runner.format.rules) and its sentence, for the message.
     rule: str = ""
     rule_sentence: str = ""
+    # Its returned values are the rule's evidence (@case(rule_by_value=True)): a difference breaks the rule.
+    rule_by_value: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

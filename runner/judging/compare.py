@@ -179,3 +179,29 @@ def _unravel(flat: int, shape: list[int]) -> str:
 
 def _fmt(x: float) -> str:
     return f"{x:.6g}"
+
+
+def discrete_difference(expected: Any, actual: Any) -> bool:
+    """Whether a count, flag, name or the structure differs anywhere in two plain encoded values
+    (not only at their first difference): in a rule's case, that is the rule's evidence. Walks
+    without recursion, within the bounds the host already checked (``host_compare.refusal``)."""
+    stack = [(expected, actual)]
+    while stack:
+        e, a = stack.pop()
+        ek, ak = _kind(e), _kind(a)
+        if ek != ak:
+            return True
+        if ek == "dict":
+            if set(e) != set(a):
+                return True
+            stack.extend((e[k], a[k]) for k in e)
+        elif ek == "list":
+            if len(e) != len(a):
+                return True
+            stack.extend(zip(e, a, strict=True))
+        elif ek == "number":
+            if type(e) is int and type(a) is int and e != a:
+                return True
+        elif ek != "tensor" and e != a:
+            return True
+    return False

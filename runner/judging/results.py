@@ -11,7 +11,7 @@ from typing import Any
 
 from runner import jobs
 from runner.jobs import CaseExpectation, CaseResult, Expectations, JudgeResult, Limits
-from runner.judging import checks, host_compare, observations
+from runner.judging import checks, compare, host_compare, observations
 from runner.judging.failures import TITLES, VALUE_KINDS, Failure, as_rule
 from runner.records.check_value import unwrap
 from runner.records.events import MODIFIED
@@ -107,9 +107,10 @@ def _rule_broke(exp: CaseExpectation, failure: Failure, values_right_elsewhere: 
     value's own property); when it returns a plain value and a count, flag, name or structure in
     it differs (the rule's evidence: how many times an input was written, which modes the model
     saw); or when its values differ while every case without a rule passes, so the difference
-    comes from what the rule's case exercises (extreme logits for a stability rule). Values that
-    are wrong in the other cases too are the values' failure, whatever the case is named."""
-    if failure.kind not in VALUE_KINDS:
+    comes from what the rule's case exercises (extreme logits for a stability rule); or the case
+    declares its values the rule's evidence (``@case(rule_by_value=True)``). Values that are wrong
+    in the other cases too are the values' failure, whatever the case is named."""
+    if failure.kind not in VALUE_KINDS or exp.rule_by_value:
         return True
     if unwrap(exp.value) is None and failure.discrete:
         return True
@@ -257,6 +258,8 @@ def build_result(
                 case.status = jobs.CASE_PASSED
             else:  # a value that cannot be compared is the learner's error, never the platform's
                 case.status = jobs.CASE_ERROR if found.kind == "refused" else jobs.CASE_FAILED
+                if exp.rule and found.kind in VALUE_KINDS and unwrap(exp.value) is None:
+                    found.discrete = compare.discrete_difference(exp.value, report["value"])
         else:
             found = Failure("no_value", "the case produced no usable value")
         cases.append(case)

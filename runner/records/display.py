@@ -119,5 +119,14 @@ def value(v: Any, lines: bool = True) -> str:
     if isinstance(v, list):
         return "[" + ", ".join(value(x, lines) for x in v) + "]"
     if isinstance(v, float):
-        return number(v)
+        return number(v, "float32" if _is_float32(v) else "float64")
     return repr(v)
+
+
+def _is_float32(x: float) -> bool:
+    """A plain number that a float32 holds exactly (``.item()`` of a float32 tensor): shown in
+    float32's precision, as its tensor would be (0.905, not 0.9049999713897705)."""
+    try:
+        return math.isfinite(x) and struct.unpack("<f", struct.pack("<f", x))[0] == x
+    except OverflowError:
+        return False
