@@ -245,7 +245,8 @@ def _status_line(view: dict[str, Any], started: float) -> str:
 
 def _print_result(view: dict[str, Any]) -> None:
     known = Verdict.parse(view.get("verdict"))
-    verdict = known.label if known else str(view.get("verdict") or "")
+    # the server's words: "Matches the reference" / "Differs from the reference" for run and custom
+    verdict = str(view.get("verdict_label") or (known.label if known else view.get("verdict") or ""))
     echo(f"#{view['id']} {view['mode']}: {verdict.upper()}  {view.get('passed')}/{view.get('total')} passed")
     if view.get("message"):
         echo(view["message"])
@@ -259,6 +260,11 @@ def _print_result(view: dict[str, Any]) -> None:
                 message = message or f"expected {t['expected']}, got {t.get('actual')}"
             line = f"{t['name']:<{width}}  {t['status']:<8} {t.get('time_ms', 0):>6.1f}ms  {message}"
             echo(line)
+            given = (t.get("failure") or {}).get("input")
+            if isinstance(given, str) and given:  # the failing input, as `torchdrill run --input` takes it
+                echo(
+                    f"  to run this input yourself, save it to a file for `torchdrill run --input`:\n{given}"
+                )
 
 
 def _read(file: Path) -> str:
