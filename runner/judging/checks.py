@@ -45,13 +45,13 @@ def failure(expected: Any, actual: Any, rtol: float, atol: float, public: bool) 
     problems = COMPOSERS.get(kind, _generic)(exp, act, rtol, atol, public) or [("values", "")]
     prop = problems[0][0]
     seen = "; ".join(text for _, text in problems[:4] if text) or "the result differs from the expected one"
-    constraint = exp.get("constraint")
-    # The check's statement sentence is quoted only when what broke is what the check is about,
-    # never for the returned values (a missing bias correction is not a rule about p.grad).
-    tied = isinstance(constraint, str) and constraint and prop not in VALUE_KINDS
-    found = Failure(prop, seen, sentence=clean(constraint, 600) if tied else "")
+    # No sentence of the statement is quoted here: the one quoted is the rule's, when the case's rule
+    # broke (runner.judging.results), never a check's constraint that may be about something else
+    # (a missing bias correction is not the rule about p.grad).
+    found = Failure(prop, seen)
     if prop in VALUE_KINDS and mismatch.kind == prop and mismatch.max_error is not None:
-        found.rtol, found.atol, found.max_error = rtol, atol, mismatch.max_error
+        if public or kind != "family":  # a family's hidden message shows the learner's output
+            found.rtol, found.atol, found.max_error = rtol, atol, mismatch.max_error
     return found
 
 
@@ -296,7 +296,10 @@ def _family(exp: Payload, act: Payload, rtol: float, atol: float, public: bool) 
     mine = actual_outputs[smallest]
     raised = _get(mine, "raised")
     yours = f"your code raised {_s(raised, 300)}" if isinstance(raised, str) else f"your output: {_s(mine)}"
-    detail = "" if isinstance(raised, str) else _detail(expected_outputs[smallest], mine, rtol, atol, public)
+    # A hidden case shows the learner's own output on the input; with the error beside it, the
+    # expected value could be worked out: the difference is shown for public cases only.
+    shown = public and not isinstance(raised, str)
+    detail = _detail(expected_outputs[smallest], mine, rtol, atol, public) if shown else ""
     return [
         (
             kind,

@@ -47,7 +47,7 @@ def test_text_is_read_as_json_or_python_literals_only() -> None:
         ("{'x': open('/etc/passwd')}", "only literal values"),
         ('{"x": NaN}', "finite"),
         ("{'x': {1, 2}}", "set"),
-        ("{'x': [1, 2", "neither JSON nor a Python literal"),
+        ("{'x': [1, 2", "neither JSON, a Python literal nor the statement's notation"),
         ("", "empty"),
     ]:
         with pytest.raises(InputError, match=rule):

@@ -81,7 +81,7 @@ def test_a_forbidden_call_fails_with_the_constraint_the_call_and_its_line(
     failed = case(result, "no_builtin_layer_norm")
     assert failed.status == jobs.CASE_FAILED
     assert failed.message == (
-        f"{NO_LAYER_NORM} The judge saw your code call torch.nn.functional.layer_norm "
+        f"Operations: {NO_LAYER_NORM} The judge saw your code call torch.nn.functional.layer_norm "
         f"(solution.py, line {line})."
     )
     assert case(result, "example").status == jobs.CASE_PASSED  # the value itself is right
@@ -135,7 +135,9 @@ def test_a_required_operation_not_used_fails_with_the_constraint(
     assert result.verdict == Verdict.WRONG_ANSWER
     failed = case(result, "uses_scatter_add")
     assert failed.status == jobs.CASE_FAILED
-    assert failed.message == f"{USE_SCATTER} The judge did not see your code call aten.scatter_add_."
+    assert (
+        failed.message == f"Operations: {USE_SCATTER} The judge did not see your code call aten.scatter_add_."
+    )
 
 
 # --- assert_vectorised -----------------------------------------------------------------------------
@@ -153,7 +155,7 @@ def test_a_python_loop_over_the_points_fails_with_both_counts(
     assert result.verdict == Verdict.WRONG_ANSWER
     failed = case(result, "distances_vectorised")
     assert failed.status == jobs.CASE_FAILED
-    assert failed.message.startswith(f"{NO_LOOP} The judge counted ")
+    assert failed.message.startswith(f"Operations: {NO_LOOP} The judge counted ")
     assert " tensor operations at size 8 and " in failed.message
     assert (
         "at size 64: the work grows with the input, as with a Python loop over its elements."
