@@ -63,7 +63,9 @@ class CustomInput:
 
 
 def tests_source(entry_point: str, arguments: dict[str, Any]) -> str:
-    """The generated ``tests.py``: one public case calling ``entry_point(**arguments)``."""
+    """The generated ``tests.py``: one public case calling ``entry_point(**arguments)``; when an
+    argument requires gradients, the gradients of the output's sum reach them and are compared too
+    (:func:`runner.format.inputs.with_gradients`), as the problems' own examples do."""
     if not entry_point.isidentifier():
         raise ValueError(f"entry point {entry_point!r} is not a Python identifier")
     document = json.dumps(parse_arguments(arguments), ensure_ascii=True)
@@ -71,12 +73,14 @@ def tests_source(entry_point: str, arguments: dict[str, Any]) -> str:
     literal = json.dumps(document, ensure_ascii=True)
     return (
         "import json\n\n"
-        "from runner.format.inputs import materialise\n"
+        "from runner.format.inputs import materialise, with_gradients\n"
         "from runner.testing import case\n\n"
         f"ARGS = json.loads({literal})\n\n\n"
         f"@case(public=True, name={CASE_NAME!r})\n"
         f"def {CASE_NAME}(solution):\n"
-        f"    return solution.{entry_point}(**materialise(ARGS))\n"
+        "    args = materialise(ARGS)\n"
+        f"    out = solution.{entry_point}(**args)\n"
+        "    return with_gradients(out, args)\n"
     )
 
 

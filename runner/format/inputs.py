@@ -176,6 +176,19 @@ def materialise(value: Any) -> Any:
     return value
 
 
+def with_gradients(output: Any, arguments: dict[str, Any]) -> Any:
+    """Inside the sandbox, for custom input: the output, and when arguments require gradients and
+    the output is a tensor in their graph, ``{"output": ..., "grad": {name: gradient}}`` of
+    ``output.sum()`` — so a wrong backward differs from the reference's here as it does on Run."""
+    import torch
+
+    wanted = {n: a for n, a in arguments.items() if isinstance(a, torch.Tensor) and a.requires_grad}
+    if not wanted or not isinstance(output, torch.Tensor) or not output.requires_grad:
+        return output
+    output.sum().backward()
+    return {"output": output.detach(), "grad": {n: a.grad for n, a in wanted.items()}}
+
+
 # --- text as a learner types it ------------------------------------------------------------------
 # The problem page's panel, ``torchdrill run --input FILE`` and the APIs all read text the same way:
 # JSON first, then Python literals with :func:`ast.literal_eval` (``{'x': (1, 2)}``, ``True``,

@@ -49,9 +49,10 @@ def failure(expected: Any, actual: Any, rtol: float, atol: float, public: bool) 
     # broke (runner.judging.results), never a check's constraint that may be about something else
     # (a missing bias correction is not the rule about p.grad).
     found = Failure(prop, seen)
-    if prop in VALUE_KINDS and mismatch.kind == prop and mismatch.max_error is not None:
-        if public or kind != "family":  # a family's hidden message shows the learner's output
-            found.rtol, found.atol, found.max_error = rtol, atol, mismatch.max_error
+    # a family's hidden message shows the learner's output: no error beside it
+    shows_output = kind == "family" and not public
+    if prop in VALUE_KINDS and mismatch.kind == prop and mismatch.max_error is not None and not shows_output:
+        found.rtol, found.atol, found.max_error = rtol, atol, mismatch.max_error
     return found
 
 
