@@ -177,7 +177,10 @@ def _constructor(call: ast.Call, name: str, where: str) -> _Tensor:
         )
         if step == 0:
             raise InputError(f"{where}: torch.arange's step must not be 0")
-        count = max(0, math.ceil((end - start) / step))
+        span = (end - start) / step
+        if not math.isfinite(span):
+            raise InputError(f"{where}: the input is too large (more than {MAX_ELEMENTS:,} values)")
+        count = max(0, math.ceil(span))
         if count > MAX_ELEMENTS:
             raise InputError(f"{where}: the input is too large (more than {MAX_ELEMENTS:,} values)")
         dtype, grad = _keywords(call, where, _kinds(bounds))
