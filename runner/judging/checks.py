@@ -42,13 +42,19 @@ def failure(expected: Any, actual: Any, rtol: float, atol: float, public: bool) 
     mismatch = compare.compare(exp.get("compared"), act.get("compared"), rtol, atol)
     if mismatch is None:
         return None
-    problems = COMPOSERS.get(kind, _generic)(exp, act, rtol, atol, public) or [("values", "")]
+    given = None
+    if kind == "family":  # the counterexample is chosen once, for the words and the input
+        choice = _family_choice(exp, act, rtol, atol)
+        problems = _family_words(exp, act, choice, rtol, atol, public)
+        given = _counterexample(exp, choice)
+    else:
+        problems = COMPOSERS.get(kind, _generic)(exp, act, rtol, atol, public) or [("values", "")]
     prop = problems[0][0]
     seen = "; ".join(text for _, text in problems[:4] if text) or "the result differs from the expected one"
     # No sentence of the statement is quoted here: the one quoted is the rule's, when the case's rule
     # broke (runner.judging.results), never a check's constraint that may be about something else
     # (a missing bias correction is not the rule about p.grad).
-    found = Failure(prop, seen)
+    found = Failure(prop, seen, extra={"input": given} if given else {})
     # a family's hidden message shows the learner's output: no error beside it
     shows_output = kind == "family" and not public
     if prop in VALUE_KINDS and mismatch.kind == prop and mismatch.max_error is not None and not shows_output:
@@ -284,11 +290,21 @@ def _family_choice(
 
 
 def _family(exp: Payload, act: Payload, rtol: float, atol: float, public: bool) -> Problems:
+    return _family_words(exp, act, _family_choice(exp, act, rtol, atol), rtol, atol, public)
+
+
+def _family_words(
+    exp: Payload,
+    act: Payload,
+    choice: tuple[dict[int, str], str, int] | None,
+    rtol: float,
+    atol: float,
+    public: bool,
+) -> Problems:
     expected_outputs = _get(exp, "compared", "outputs") or []
     actual_outputs = _get(act, "compared", "outputs")
     if not isinstance(actual_outputs, list) or len(actual_outputs) != len(expected_outputs):
         return [("type", "the generated inputs did not all produce an output")]
-    choice = _family_choice(exp, act, rtol, atol)
     if choice is None:
         return [("values", "the outputs differ from the expected ones")]
     failing, kind, smallest = choice
@@ -310,14 +326,10 @@ def _family(exp: Payload, act: Payload, rtol: float, atol: float, public: bool) 
     ]
 
 
-def counterexample(expected: Any, actual: Any, rtol: float, atol: float) -> str | None:
+def _counterexample(exp: Payload, choice: tuple[dict[int, str], str, int] | None) -> str | None:
     """The exact input text (``runner.format.inputs``' format) of the generated input a failure
     shows, when the reference's run wrote one: what "Try this input" and ``torchdrill run --input``
     take. From the reference's run only, so the learner's code cannot choose it."""
-    exp, act = unwrap(expected), unwrap(actual)
-    if exp is None or act is None or exp.get("kind") != "family" or act.get("kind") != "family":
-        return None
-    choice = _family_choice(exp, act, rtol, atol)
     given = _get(exp, "seen", "samples", choice[2], "input") if choice else None
     return clean(given) if isinstance(given, str) else None
 

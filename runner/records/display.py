@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import math
 import struct
+import sys
 from typing import Any
 
 SHOWN = 100  # tensors up to this many elements are shown whole
 SUMMARY = 8  # values shown of a bigger one
 _DIGITS = {"float16": 5, "bfloat16": 4, "float32": 9}
+# Below these digits a rounding that reads back is always the shortest one padded with zeros
+# (which ``g`` strips): the dtype's half ulp is smaller than half a unit of the last digit.
+_FIRST = {"float16": 3, "bfloat16": 2, "float32": 6}
 # the dtype torch.tensor gives a literal of these elements: not repeated in the text
 _IMPLIED = {"float32", "int64", "bool"}
 
@@ -44,9 +48,12 @@ def number(x: Any, dtype: str = "float64") -> str:
         return "inf" if x > 0 else "-inf"
     digits = _DIGITS.get(dtype)
     text = repr(x)
-    if digits is not None:
+    numpy = sys.modules.get("numpy")  # its shortest repr, in C, when torch has loaded it already
+    if numpy is not None and dtype in ("float32", "float16"):
+        text = str(getattr(numpy, dtype)(x))
+    elif digits is not None:
         target = _bits(x, dtype)
-        for precision in range(1, digits + 1):
+        for precision in range(_FIRST[dtype], digits + 1):
             candidate = f"{x:.{precision}g}"
             if _bits(float(candidate), dtype) == target:
                 text = candidate
@@ -88,13 +95,16 @@ def nested(payload: dict[str, Any]) -> str:
     return _nest([number(_decode(x), dtype) for x in data], shape, None) if data else "[]"
 
 
-def tensor(payload: dict[str, Any], lines: bool = True) -> str:
+def tensor(payload: dict[str, Any], lines: bool = True, room: int | None = None) -> str:
     """``tensor([[1.0, 2.0], [3.0, 4.0]])`` as the statement writes it; a big one summarised."""
     dtype = str(payload.get("dtype", ""))
     shape = [d for d in payload.get("shape", []) if isinstance(d, int)]
     data = payload.get("data", [])
     data = data if isinstance(data, list) else []
-    if len(data) > SHOWN or len(data) != math.prod(shape):
+    # ``room``: the characters the text may take; a tensor that cannot fit whole is summarised
+    # rather than cut (and its elements are not all written only to be cut away)
+    too_big = len(data) > SHOWN or (room is not None and 4 * len(data) > room)
+    if too_big or len(data) != math.prod(shape):
         first = ", ".join(number(_decode(x), dtype) for x in data[:SUMMARY])
         more = ", …" if len(data) > SUMMARY else ""
         shown = min(SUMMARY, len(data))
@@ -108,10 +118,10 @@ def tensor(payload: dict[str, Any], lines: bool = True) -> str:
     return f"tensor({body}{suffix})"
 
 
-def value(v: Any, lines: bool = True) -> str:
-    """Any encoded value, readable; ``lines``: a tensor's rows one a line."""
+def value(v: Any, lines: bool = True, room: int | None = None) -> str:
+    """Any encoded value, readable; ``lines``: a tensor's rows one a line; ``room``: see :func:`tensor`."""
     if isinstance(v, dict) and "__tensor__" in v and isinstance(v["__tensor__"], dict):
-        return tensor(v["__tensor__"], lines)
+        return tensor(v["__tensor__"], lines, room)
     if isinstance(v, dict) and set(v) == {"__float__"}:
         return str(v["__float__"])
     if isinstance(v, dict):

@@ -162,5 +162,5 @@ def decode_float(x: Any) -> Any:
 def to_display(value: Any, limit: int = 2000, lines: bool = True) -> str:
     """A readable, bounded rendering of an encoded value (``runner.records.display``); ``lines``:
     a tensor's rows one a line (as a value is shown), else all on one (inside a sentence)."""
-    text = display.value(value, lines)
+    text = display.value(value, lines, room=limit if limit < 2000 else None)
     return text if len(text) <= limit else text[: limit - 1] + "…"
