@@ -14,10 +14,12 @@ Everything read from the learner's value is untrusted: read defensively and clea
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from typing import Any
 
+from runner.format.inputs import MAX_TEXT, check_arguments, input_text
 from runner.judging import compare
 from runner.judging.failures import VALUE_KINDS, Failure
 from runner.records import values
@@ -331,7 +333,12 @@ def _counterexample(exp: Payload, choice: tuple[dict[int, str], str, int] | None
     shows, when the reference's run wrote one: what "Try this input" and ``torchdrill run --input``
     take. From the reference's run only, so the learner's code cannot choose it."""
     given = _get(exp, "seen", "samples", choice[2], "input") if choice else None
-    return clean(given) if isinstance(given, str) else None
+    if not isinstance(given, str) or len(given) > MAX_TEXT:
+        return None
+    try:  # checked as any input is, then written as a learner reads it (numbers in their dtype's precision)
+        return input_text(check_arguments(json.loads(given)))
+    except (ValueError, RecursionError):  # InputError and JSON errors: no input offered
+        return None
 
 
 def _optimizer(exp: Payload, act: Payload, rtol: float, atol: float, public: bool) -> Problems:

@@ -24,7 +24,7 @@ from runner.testing.checks.arguments import argument_names
 SIZES = (1, 2, 3, 5, 8)
 EDGES = ("size_one", "empty", "large", "ties")
 SHOWN_ELEMENTS = 16  # inputs up to this many elements are shown with their values
-INPUT_ELEMENTS = 10_000  # inputs up to this many elements are also written as custom input
+INPUT_ELEMENTS = 2_000  # inputs up to this many elements are also written as custom input
 
 
 @dataclass(frozen=True)
@@ -113,14 +113,14 @@ def _describe(value: Any, name: str) -> str:
 
 
 def _input(fn: Callable[..., Any], args: tuple[Any, ...], names: Sequence[str]) -> str | None:
-    """The sample as custom-input text (``runner.format.inputs``), when it reproduces the call
-    exactly: ``fn`` is a named function called with these arguments alone (not a lambda or a
-    module that adds its own), and every argument is a tensor or plain data within bounds."""
+    """The sample as custom-input data (JSON, written by the C encoder; the host checks it and
+    writes it for the learner), when it reproduces the call exactly: ``fn`` is a named function
+    called with these arguments alone (not a lambda), and every argument is a tensor or plain
+    data, within :data:`INPUT_ELEMENTS` in all."""
     import inspect
+    import json
 
     import torch
-
-    from runner.format.inputs import DTYPES, input_text
 
     if not inspect.isfunction(fn) or fn.__name__ == "<lambda>" or len(set(names)) != len(args):
         return None
@@ -128,18 +128,23 @@ def _input(fn: Callable[..., Any], args: tuple[Any, ...], names: Sequence[str]) 
     elements = 0
     for value, name in zip(args, names, strict=True):
         if isinstance(value, torch.Tensor):
-            dtype = str(value.dtype).removeprefix("torch.")
             elements += value.numel()
-            if dtype not in DTYPES or elements > INPUT_ELEMENTS or name.startswith("input"):
+            if elements > INPUT_ELEMENTS or name.startswith("input") or value.is_complex():
                 return None
-            given[name] = {"tensor": value.detach().tolist(), "dtype": dtype}
+            given[name] = {
+                "tensor": value.detach().tolist(),
+                "dtype": str(value.dtype).removeprefix("torch."),
+            }
             if value.requires_grad:
                 given[name]["requires_grad"] = True
         elif value is None or isinstance(value, bool | int | float | str):
             given[name] = value
         else:
             return None
-    return input_text(given)
+    try:
+        return json.dumps(given, allow_nan=False)
+    except ValueError:  # a non-finite number cannot be given as input
+        return None
 
 
 def _empty(args: tuple[Any, ...]) -> bool:
