@@ -179,6 +179,9 @@ class SubmissionView(BaseModel):
     passed: int | None
     total: int | None
     message: str
+    message_html: str = Field(
+        default="", description="The message as safe HTML: its `code` spans as <code>, nothing else"
+    )
     time_ms: float | None
     runtime: dict[str, str]
     # ``cases`` on the page's API and in templates; ``tests`` in the REST API (its serialisation alias).
@@ -225,6 +228,7 @@ class SubmissionView(BaseModel):
             passed=submission.passed,
             total=submission.total,
             message=stored["message"],
+            message_html=render_message(stored["message"]) if stored["message"] else "",
             time_ms=submission.time_ms,
             runtime={str(k): str(v) for k, v in stored["runtime"].items()},
             cases=cases,
