@@ -59,8 +59,9 @@ def test_custom_input_shows_both_outputs_and_keeps_bad_input(visits: Visits, ser
     page.get_by_role("button", name="Back to the example").click()
     expect(box).not_to_have_value(bad)
 
+    assert json.loads(box.input_value())["b"] == {"tensor": [3.0, 4.0], "dtype": "float32"}
+
     box.fill("a = torch.tensor([2., 3.])\nb = torch.ones(2)")  # the statement's own notation, read as data
     page.get_by_role("button", name="Try my input").click()
     wait_verdict(page, "Your input: Differs from the reference")
     expect(page.locator("#results-cases .compare-expected pre")).to_contain_text("[3.0, 4.0]")
-    assert json.loads(box.input_value())["b"] == {"tensor": [3.0, 4.0], "dtype": "float32"}
