@@ -252,13 +252,14 @@ def _print_result(view: dict[str, Any]) -> None:
         echo(view["message"])
     tests = view.get("tests") or []
     if tests:
-        width = max(len(t["name"]) for t in tests)
+        width = max(len(t.get("label") or t["name"]) for t in tests)  # "hidden 3 · batch of one"
         echo(f"{'case':<{width}}  {'status':<8} {'time':>8}  message")
         for t in tests:
             message = (t.get("message") or "").splitlines()[0] if t.get("message") else ""
             if t.get("public") and t.get("status") == "failed" and t.get("expected") is not None:
                 message = message or f"expected {t['expected']}, got {t.get('actual')}"
-            line = f"{t['name']:<{width}}  {t['status']:<8} {t.get('time_ms', 0):>6.1f}ms  {message}"
+            name = t.get("label") or t["name"]
+            line = f"{name:<{width}}  {t['status']:<8} {t.get('time_ms', 0):>6.1f}ms  {message}"
             echo(line)
             given = (t.get("failure") or {}).get("input")
             if isinstance(given, str) and given:  # the failing input, as `torchdrill run --input` takes it
