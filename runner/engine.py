@@ -219,6 +219,10 @@ class Runner:
                     total=1,
                 )
             return custom.reference_refused(str(exc))
+        rtol, atol = given.rtol, given.atol
+        if rtol is not None and atol is not None:  # the problem's tolerances, as Run judges
+            cases = tuple(dataclasses.replace(c, rtol=rtol, atol=atol) for c in expectations.cases)
+            expectations = dataclasses.replace(expectations, cases=cases)
         raw = self.run_payload(job_payload(job.code, tests, job.entry_point, [custom.CASE_NAME]), job.limits)
         return build_result(raw, expectations, "run", job.limits, raw.integrity_key)
 
@@ -294,6 +298,7 @@ class Runner:
                     value=report["value"],
                     observed=observed,
                     rule=str(spec.get("rule") or ""),
+                    rule_by_value=spec.get("rule_by_value") is True,
                 )
             )
         if not any(c.public for c in cases):

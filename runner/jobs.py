@@ -47,8 +47,9 @@ class Limits:
 
 # What computed expectations record; raise it when the reference's run records something new
 # (2: behaviour observations, runner.judging.observations; 3: check_call's inputs written and
-# restored, and its outputs found inside containers; 4: the operators allow_ops blocks used), so
-# stored problems get recomputed on import.
+# restored, and its outputs found inside containers; 4: the operators allow_ops blocks used, a
+# family sample's input as custom-input text and a case's rule_by_value), so stored problems get
+# recomputed on import.
 JUDGE_FORMAT = 4
 
 
@@ -66,6 +67,8 @@ class CaseExpectation:
     # The statement's rule the case enforces (runner.format.rules) and its sentence, for the message.
     rule: str = ""
     rule_sentence: str = ""
+    # Its returned values are the rule's evidence (@case(rule_by_value=True)): a difference breaks the rule.
+    rule_by_value: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -159,6 +162,9 @@ class CaseResult:
     line: int | None = None
     column: int | None = None
     traceback: str = ""  # only the learner's own frames, bounded
+    # What failed, in the failure vocabulary (runner.judging.failures.Failure.to_dict): its kind,
+    # title and fields (a rule's id and sentence, a tolerance and the largest error, an input).
+    failure: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Its fields, the values themselves (no deep copy: ``asdict`` cost ~70 µs a public case,

@@ -206,3 +206,14 @@ def highlight_code(code: str, lang: str = "python") -> str:
     except ClassNotFound:
         return html.escape(code)
     return highlight(code, lexer, _formatter)
+
+
+_messages = MarkdownIt("zero", {"html": False}).enable(["backticks"])
+
+
+@lru_cache(maxsize=2048)
+def render_message(text: str) -> str:
+    """A judge's message as safe inline HTML: only its `code` spans become ``<code>`` (no links,
+    emphasis or HTML: the text can hold what a learner's program printed), then nh3 as for
+    statements; line breaks stay as they are, for a ``white-space: pre-wrap`` box."""
+    return sanitize(_messages.renderInline(text))

@@ -82,7 +82,7 @@ def load_job(session: Session, submission_id: int) -> Job | None:
         raise LookupError(f"submission {submission_id} points at a missing problem version") from None
     custom = None
     if claim.mode == CUSTOM:  # the reference travels with the job to the runner, never further
-        custom = CustomInput(arguments=dict(claim.custom_input or {}), reference=files.solution)
+        custom = CustomInput.judged_like(dict(claim.custom_input or {}), files.solution, expectations)
     return Job(
         entry_point=files.entry_point,
         tests_source=files.tests,

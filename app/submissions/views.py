@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
+from app.kit.markdown import render_message
 from app.kit.runner import display_value
 from app.submissions.models import Submission
 from runner.records.text import clean_value
@@ -32,6 +33,62 @@ def _display(value: Any) -> str | None:
     return display_value(value)
 
 
+# Run and custom input compare with the reference; only Submit is judged "accepted" in words.
+COMPARED_LABELS = {
+    Verdict.ACCEPTED: "Matches the reference",
+    Verdict.WRONG_ANSWER: "Differs from the reference",
+}
+COMPARED_EXPLANATIONS = {
+    Verdict.ACCEPTED: (
+        "Your output matches the reference's within the problem's tolerances. Submit runs the hidden cases."
+    ),
+    Verdict.WRONG_ANSWER: "Your output differs from the reference's: each case says which property differs.",
+}
+
+
+def verdict_words(verdict: Verdict | None, mode: str) -> tuple[str | None, str]:
+    """The verdict's label and explanation: for Run and custom input, "Matches the reference" or
+    "Differs from the reference", never "Accepted" (they compare with the reference, not judge)."""
+    if verdict is None:
+        return None, ""
+    if mode in ("run", "custom") and verdict in COMPARED_LABELS:
+        return COMPARED_LABELS[verdict], COMPARED_EXPLANATIONS[verdict]
+    return verdict.label, verdict.explanation
+
+
+def _exercises(name: str) -> str:
+    """What a hidden case exercises, from its name: ``batch_of_one`` reads "batch of one"."""
+    return " ".join(name.replace("_", " ").split()) or "case"
+
+
+class FailureView(BaseModel):
+    """Which property of a case failed (``runner.judging.failures``): the same words on every problem."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    kind: str = Field(
+        description="shape, dtype, device, non_finite, values, type, requires_grad, layout, gradients, "
+        "in_place, storage, optimizer, hooks, operations, rule, exception, refused, no_value, "
+        "time_limit, memory_limit, output_limit, not_run or judge_modified"
+    )
+    title: str = Field(
+        description='The kind in words, e.g. "Values beyond tolerance" or "Breaks rule no-copy"'
+    )
+    rule: str | None = Field(default=None, description="kind rule: the statement's rule id")
+    sentence: str | None = Field(default=None, description="kind rule: the rule's sentence in the statement")
+    property: str | None = Field(
+        default=None, description="kind rule: the property the rule's check saw fail"
+    )
+    rtol: float | None = Field(default=None, description="values: the case's relative tolerance")
+    atol: float | None = Field(default=None, description="values: the case's absolute tolerance")
+    max_error: float | None = Field(default=None, description="values: the largest absolute error")
+    input: str | None = Field(
+        default=None,
+        description="The failing generated input as custom-input text, to run it yourself (Try this input, "
+        "torchdrill run --input)",
+    )
+
+
 class CaseView(BaseModel):
     """One test case's result. Hidden cases never carry values or output, even if a runner sent them."""
 
@@ -46,15 +103,34 @@ class CaseView(BaseModel):
     line: int | None = Field(default=None, description="The solution.py line where this case failed")
     column: int | None = Field(default=None, description="The column, for a syntax error")
     traceback: str = Field(default="", description="The traceback through your own code only")
+    label: str = Field(
+        default="",
+        description="How the case is shown: its name, or for a hidden case its number and what it "
+        'exercises ("hidden 3 · batch of one")',
+    )
+    message_html: str = Field(
+        default="", description="The message as safe HTML: its `code` spans as <code>, nothing else"
+    )
+    failure: FailureView | None = Field(
+        default=None, description="What failed, in the one failure vocabulary (null for a passed case)"
+    )
 
     @classmethod
-    def of(cls, case: dict[str, Any]) -> CaseView:
+    def of(cls, case: dict[str, Any], hidden_number: int = 0) -> CaseView:
         public = bool(case.get("public"))
+        name = case.get("name", "")
+        message = case.get("message", "")
+        failure = case.get("failure")
         return cls(
-            name=case.get("name", ""),
+            name=name,
             public=public,
+            label=name if public else f"hidden {hidden_number} · {_exercises(name)}",
             status=case.get("status", ""),
-            message=case.get("message", ""),
+            message=message,
+            message_html=render_message(message) if message else "",
+            failure=FailureView.model_validate(failure)
+            if isinstance(failure, dict) and failure.get("kind")
+            else None,
             time_ms=case.get("time_ms", 0.0),
             line=case.get("line"),
             column=case.get("column"),
@@ -90,7 +166,11 @@ class SubmissionView(BaseModel):
     mode: Mode
     status: Status
     verdict: Verdict | None
-    verdict_label: str | None = Field(default=None, description="The verdict in words")
+    verdict_label: str | None = Field(
+        default=None,
+        description='The verdict in words; for run and custom modes "Matches the reference" or '
+        '"Differs from the reference" rather than Accepted or Wrong Answer',
+    )
     verdict_explanation: str = Field(default="", description="What the verdict means and what to look at")
     line: int | None = Field(
         default=None, description="Where to look in solution.py (the first failing case)"
@@ -99,6 +179,9 @@ class SubmissionView(BaseModel):
     passed: int | None
     total: int | None
     message: str
+    message_html: str = Field(
+        default="", description="The message as safe HTML: its `code` spans as <code>, nothing else"
+    )
     time_ms: float | None
     runtime: dict[str, str]
     # ``cases`` on the page's API and in templates; ``tests`` in the REST API (its serialisation alias).
@@ -123,8 +206,13 @@ class SubmissionView(BaseModel):
                 "cases": submission.cases or [],
             }
         )
-        cases = [CaseView.of(c) for c in stored["cases"]]
+        cases: list[CaseView] = []
+        hidden = 0
+        for c in stored["cases"]:
+            hidden += 0 if c.get("public") else 1
+            cases.append(CaseView.of(c, hidden))
         verdict = Verdict.parse(submission.verdict)
+        label, explanation = verdict_words(verdict, submission.mode)
         return cls(
             id=submission.id,
             problem=slug,
@@ -132,14 +220,15 @@ class SubmissionView(BaseModel):
             mode=submission.mode,  # type: ignore[arg-type]  # the CHECK constraint; pydantic re-checks
             status=submission.status,  # type: ignore[arg-type]
             verdict=verdict,
-            verdict_label=verdict.label if verdict else None,
-            verdict_explanation=verdict.explanation if verdict else "",
+            verdict_label=label,
+            verdict_explanation=explanation,
             # Where to mark the editor: the first case that says where the learner's code failed.
             line=next((c.line for c in cases if c.line), None),
             column=next((c.column for c in cases if c.column), None),
             passed=submission.passed,
             total=submission.total,
             message=stored["message"],
+            message_html=render_message(stored["message"]) if stored["message"] else "",
             time_ms=submission.time_ms,
             runtime={str(k): str(v) for k, v in stored["runtime"].items()},
             cases=cases,
@@ -184,7 +273,7 @@ class SubmissionSummary(BaseModel):
             mode=submission.mode,  # type: ignore[arg-type]
             status=submission.status,  # type: ignore[arg-type]
             verdict=verdict,
-            verdict_label=verdict.label if verdict else None,
+            verdict_label=verdict_words(verdict, submission.mode)[0],
             passed=submission.passed,
             total=submission.total,
             created_at=submission.created_at,

@@ -29,7 +29,7 @@ def shifted_seed_21(solution):
         return solution.weight_decay_groups_test()
 
 
-@case(rule="one-sgd-decay-groups")
+@case(rule="one-sgd-decay-groups", rule_by_value=True)
 def effective_hyperparameters_per_parameter(solution):
     """Spy on optimizer construction; describe each parameter by (shape, weight_decay, lr)."""
     original_init = torch.optim.Optimizer.__init__

@@ -28,7 +28,7 @@ def shifted_seed_40(solution):
         return solution.per_layer_lr_test()
 
 
-@case(rule="one-sgd-two-groups")
+@case(rule="one-sgd-two-groups", rule_by_value=True)
 def learning_rate_per_parameter(solution):
     original_init = torch.optim.Optimizer.__init__
     optimizers = []

@@ -54,7 +54,7 @@ def random_batches(solution):
     ]
 
 
-@case(rtol=RTOL, atol=ATOL, rule="stop-gradient-inside")
+@case(rtol=RTOL, atol=ATOL, rule="stop-gradient-inside", rule_by_value=True)
 def shared_online_and_target_weight(solution):
     # No target network: the bootstrap uses the online weight itself. Only a stop-gradient gives
     # the semi-gradient TD update.

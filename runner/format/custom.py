@@ -20,7 +20,7 @@ from runner.format.inputs import parse_arguments
 from runner.verdict import Verdict
 
 if TYPE_CHECKING:
-    from runner.jobs import JudgeResult
+    from runner.jobs import Expectations, JudgeResult
 
 CASE_NAME = "your_input"
 
@@ -31,18 +31,41 @@ class CustomInput:
 
     arguments: dict[str, Any]
     reference: str
+    # The problem's own tolerances (its example's): the custom run judges as Run does. None: the
+    # generated case's defaults (runner.testing.case).
+    rtol: float | None = None
+    atol: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"arguments": self.arguments, "reference": self.reference}
+        tolerances = {"rtol": self.rtol, "atol": self.atol} if self.rtol is not None else {}
+        return {"arguments": self.arguments, "reference": self.reference} | tolerances
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CustomInput:
         # Checked again where the job is run: a job from a broker is data like any other.
-        return cls(arguments=parse_arguments(data["arguments"]), reference=str(data["reference"]))
+        rtol, atol = data.get("rtol"), data.get("atol")
+        return cls(
+            arguments=parse_arguments(data["arguments"]),
+            reference=str(data["reference"]),
+            rtol=float(rtol) if isinstance(rtol, int | float) and rtol >= 0 else None,
+            atol=float(atol) if isinstance(atol, int | float) and atol >= 0 else None,
+        )
+
+    @classmethod
+    def judged_like(
+        cls, arguments: dict[str, Any], reference: str, expectations: Expectations
+    ) -> CustomInput:
+        """Custom input judged with the tolerances of the problem's example (its first public case)."""
+        example = next((c for c in expectations.cases if c.public), None)
+        if example is None:
+            return cls(arguments=arguments, reference=reference)
+        return cls(arguments=arguments, reference=reference, rtol=example.rtol, atol=example.atol)
 
 
 def tests_source(entry_point: str, arguments: dict[str, Any]) -> str:
-    """The generated ``tests.py``: one public case calling ``entry_point(**arguments)``."""
+    """The generated ``tests.py``: one public case calling ``entry_point(**arguments)``; when an
+    argument requires gradients, the gradients of the output's sum reach them and are compared too
+    (:func:`runner.format.inputs.with_gradients`), as the problems' own examples do."""
     if not entry_point.isidentifier():
         raise ValueError(f"entry point {entry_point!r} is not a Python identifier")
     document = json.dumps(parse_arguments(arguments), ensure_ascii=True)
@@ -50,12 +73,14 @@ def tests_source(entry_point: str, arguments: dict[str, Any]) -> str:
     literal = json.dumps(document, ensure_ascii=True)
     return (
         "import json\n\n"
-        "from runner.format.inputs import materialise\n"
+        "from runner.format.inputs import materialise, with_gradients\n"
         "from runner.testing import case\n\n"
         f"ARGS = json.loads({literal})\n\n\n"
         f"@case(public=True, name={CASE_NAME!r})\n"
         f"def {CASE_NAME}(solution):\n"
-        f"    return solution.{entry_point}(**materialise(ARGS))\n"
+        "    args = materialise(ARGS)\n"
+        f"    out = solution.{entry_point}(**args)\n"
+        "    return with_gradients(out, args)\n"
     )
 
 

@@ -176,10 +176,24 @@ def materialise(value: Any) -> Any:
     return value
 
 
+def with_gradients(output: Any, arguments: dict[str, Any]) -> Any:
+    """Inside the sandbox, for custom input: the output, and when arguments require gradients and
+    the output is a tensor in their graph, ``{"output": ..., "grad": {name: gradient}}`` of
+    ``output.sum()`` — so a wrong backward differs from the reference's here as it does on Run."""
+    import torch
+
+    wanted = {n: a for n, a in arguments.items() if isinstance(a, torch.Tensor) and a.requires_grad}
+    if not wanted or not isinstance(output, torch.Tensor) or not output.requires_grad:
+        return output
+    output.sum().backward()
+    return {"output": output.detach(), "grad": {n: a.grad for n, a in wanted.items()}}
+
+
 # --- text as a learner types it ------------------------------------------------------------------
 # The problem page's panel, ``torchdrill run --input FILE`` and the APIs all read text the same way:
 # JSON first, then Python literals with :func:`ast.literal_eval` (``{'x': (1, 2)}``, ``True``,
-# ``None``), never ``eval``; the result is then checked by :func:`parse_arguments`.
+# ``None``), then the statement's notation (``runner.format.notation``: ``x = torch.ones(2, 3)``,
+# read from its syntax tree), never ``eval``; the result is then checked by :func:`parse_arguments`.
 
 MAX_TEXT = 200_000
 
@@ -197,8 +211,20 @@ def _plain(value: Any, where: str) -> Any:
     return value
 
 
+def _notation(text: str) -> dict[str, Any] | None:
+    """The statement's notation (``runner.format.notation``), or None when the text is not Python."""
+    from runner.format.notation import read_notation  # it builds on this module's rules
+
+    try:
+        return read_notation(text)
+    except RecursionError:
+        raise InputError("input: it is nested too deeply") from None
+
+
 def read_arguments(text: str) -> dict[str, Any]:
-    """The arguments in ``text`` (JSON or Python literals), checked; raises :class:`InputError`."""
+    """The arguments in ``text`` (JSON, Python literals, or the statement's notation: assignments
+    with ``torch.tensor([...])`` and other constructors of literal arguments), checked; raises
+    :class:`InputError`. Nothing is executed."""
     if len(text) > MAX_TEXT:
         raise InputError(f"input: the text is longer than {MAX_TEXT:,} characters")
     if not text.strip():
@@ -209,16 +235,21 @@ def read_arguments(text: str) -> dict[str, Any]:
         try:
             data = ast.literal_eval(text.strip())
         except SyntaxError as exc:
-            raise InputError(
-                "input: this is neither JSON nor a Python literal "
-                f"(JSON: {json_error.msg} at line {json_error.lineno}, column {json_error.colno}; "
-                f"Python: {exc.msg} at line {exc.lineno})"
-            ) from None
+            data = _notation(text)
+            if data is None:
+                raise InputError(
+                    "input: this is neither JSON, a Python literal nor the statement's notation "
+                    f"(JSON: {json_error.msg} at line {json_error.lineno}, column {json_error.colno}; "
+                    f"Python: {exc.msg} at line {exc.lineno})"
+                ) from None
         except (ValueError, TypeError, MemoryError, RecursionError):
-            raise InputError(
-                "input: only literal values are allowed: numbers, strings, lists, tuples, tables "
-                "(dicts), True/False/None; no names, calls or expressions"
-            ) from None
+            data = _notation(text)
+            if data is None:
+                raise InputError(
+                    "input: only literal values are allowed: numbers, strings, lists, tuples, tables "
+                    "(dicts), True/False/None, and tensors as the statement writes them "
+                    "(torch.tensor([...]), torch.zeros(2, 3), ...); no other names, calls or expressions"
+                ) from None
     except RecursionError:
         raise InputError("input: it is nested too deeply") from None
     return parse_arguments(_plain(data, "input"))
@@ -227,3 +258,36 @@ def read_arguments(text: str) -> dict[str, Any]:
 def check_arguments(data: Any) -> dict[str, Any]:
     """Arguments already decoded (an API body's ``input``), checked like typed text."""
     return parse_arguments(_plain(data, "input"))
+
+
+def input_text(arguments: dict[str, Any]) -> str | None:
+    """Arguments (as :func:`parse_arguments` takes them) as the text a learner types: one argument a
+    line, numbers in their dtype's own precision (they read back as the same values); None when a
+    value cannot be written exactly (a non-finite number)."""
+    from runner.records.display import number
+
+    def write(value: Any, dtype: str) -> str | None:
+        if isinstance(value, list):
+            parts = [write(v, dtype) for v in value]
+            return None if None in parts else "[" + ", ".join(p for p in parts if p is not None) + "]"
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, float):
+            return number(value, dtype) if math.isfinite(value) else None
+        return json.dumps(value)
+
+    lines = []
+    for name, value in arguments.items():
+        if isinstance(value, dict) and "tensor" in value:
+            data = write(value["tensor"], str(value.get("dtype", "float32")))
+            if data is None:
+                return None
+            grad = ', "requires_grad": true' if value.get("requires_grad") else ""
+            text = f'{{"tensor": {data}, "dtype": {json.dumps(value.get("dtype", "float32"))}{grad}}}'
+        else:
+            try:
+                text = json.dumps(value, allow_nan=False)
+            except (TypeError, ValueError):
+                return None
+        lines.append(f"  {json.dumps(name)}: {text}")
+    return "{\n" + ",\n".join(lines) + "\n}"

@@ -149,6 +149,8 @@ def validate_problem(
             name=name, verdict=result.verdict, caught_by=caught, rule=meta.rule, kind=meta.kind
         )
         report.mutants.append(mutant)
+        if refusal is None:
+            _check_failure_words(report, name, meta, result)
         if not mutant.killed:
             report.errors.append(
                 Finding(
@@ -165,6 +167,31 @@ def validate_problem(
         report.warnings.append(Finding("mutants/", "no mutants: the strength of the tests is not measured"))
     _check_rules_killed(report)
     return report
+
+
+def _check_failure_words(report: ValidationReport, name: str, meta: MutantMeta, result: JudgeResult) -> None:
+    """A mutant's rejection names what broke (docs/authoring.md, "Failure words"): a mutant of a rule
+    fails naming that rule; any other fails naming a property (shape, values, ...), never only
+    "failed"."""
+    failed = [c for c in result.cases if c.status != jobs.CASE_PASSED]
+    kinds = [(c.failure or {}).get("kind", "") for c in failed]
+    named = [(c.failure or {}).get("rule", "") for c in failed]
+    if meta.rule and meta.kind == MUTANT and failed and meta.rule not in named:
+        report.errors.append(
+            Finding(
+                f"mutants/{name}",
+                f"breaks rule {meta.rule} but no failure names it (the cases say: "
+                f"{', '.join(sorted(set(filter(None, kinds))))})",
+                None,
+                "the rule's case must observe what the rule forbids (a check, forbid_ops, a count), "
+                "not only the values",
+            )
+        )
+    unnamed = [c.name for c, kind in zip(failed, kinds, strict=True) if not kind]
+    if unnamed:
+        report.errors.append(
+            Finding(f"mutants/{name}", f"cases {', '.join(unnamed)} fail without naming what failed")
+        )
 
 
 def _rules_and_metas(problem: ProblemFiles, report: ValidationReport) -> dict[str, MutantMeta]:

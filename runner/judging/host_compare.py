@@ -15,10 +15,11 @@ import math
 from typing import Any
 
 from runner.judging import checks as judge
+from runner.judging.failures import Failure
 from runner.records.values import MAX_DEPTH, MAX_INT_BITS, MAX_ITEMS
 
 NON_FINITE = frozenset({"nan", "inf", "-inf"})
-REFUSED = "Your code returned a value the judge cannot compare: {why}."
+REFUSED = "your code returned a value the judge cannot compare: {why}"
 
 
 def refusal(value: Any) -> str | None:
@@ -78,17 +79,16 @@ def _tensor_refusal(item: dict[str, Any]) -> str | None:
     return None
 
 
-def failure(expected: Any, actual: Any, rtol: float, atol: float, public: bool) -> tuple[str, bool] | None:
-    """None when ``actual`` matches; else (the message, whether the value was refused rather than
-    compared: a refusal is the learner's error, a difference a wrong answer)."""
+def failure(expected: Any, actual: Any, rtol: float, atol: float, public: bool) -> Failure | None:
+    """None when ``actual`` matches; else what failed. A value the judge refuses (kind ``refused``)
+    is the learner's error, a difference a wrong answer."""
     why = refusal(actual)
     if why is not None:
-        return REFUSED.format(why=why), True
+        return Failure("refused", REFUSED.format(why=why))
     try:
-        message = judge.failure(expected, actual, rtol, atol, public)
+        return judge.failure(expected, actual, rtol, atol, public)
     except (ArithmeticError, ValueError, TypeError, LookupError, RecursionError) as exc:
-        return REFUSED.format(why=f"comparing it failed ({type(exc).__name__})"), True
-    return (message, False) if message is not None else None
+        return Failure("refused", REFUSED.format(why=f"comparing it failed ({type(exc).__name__})"))
 
 
 def display(value: Any) -> str:

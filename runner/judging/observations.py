@@ -176,6 +176,8 @@ class Finding:
 
     status: str
     message: str
+    kind: str = "judge_modified"  # the failure vocabulary's (runner.judging.failures)
+
     # The statement rule a problem-wide op rule enforces (``op_rules_for_every_case(rule=...)``),
     # when the failure is that rule's and not the case's own: "" otherwise.
     rule: str = ""
@@ -227,6 +229,7 @@ def _allowed_findings(events: list[list[str]], reference: dict[str, Any] | None)
                     f"{sentence} The judge saw your code use {canonical(data[1])}{place}, which this "
                     "rule does not allow: only the operations the problem's reference solution or its "
                     "accepted alternatives use, views and new tensors.",
+                    "operations",
                     rule,
                 )
     return None
@@ -268,10 +271,14 @@ def _operation_findings(events: list[list[str]], reference_counts: list[int]) ->
         if op in forbidden:
             place = f" (solution.py, {where})" if where else ""
             sentence, rule = forbidden[op]
-            return Finding("failed", f"{sentence} The judge saw your code call {op}{place}.", rule)
+            return Finding(
+                "failed", f"{sentence} The judge saw your code call {op}{place}.", "operations", rule
+            )
     for op, (sentence, rule) in required.items():
         if op not in seen:
-            return Finding("failed", f"{sentence} The judge did not see your code call {op}.", rule)
+            return Finding(
+                "failed", f"{sentence} The judge did not see your code call {op}.", "operations", rule
+            )
     for rule, sizes, counts, converted in vectorised:
         if len(counts) != 2 or len(sizes) != 2 or len(converted) != 2:
             return Finding("error", f"{MODIFIED}: the count of your code's operations did not finish.")
@@ -282,6 +289,7 @@ def _operation_findings(events: list[list[str]], reference_counts: list[int]) ->
                 f"Python (.tolist(), .item(), float(), .numpy(), …) at size {sizes[0]} and "
                 f"{converted[1]} at size {sizes[1]}: the work grows with the input, done in Python "
                 "instead of with tensor operations.",
+                "operations",
             )
         if counts[1] > GROWTH_FACTOR * counts[0] + GROWTH_SLACK:
             return Finding(
@@ -289,6 +297,7 @@ def _operation_findings(events: list[list[str]], reference_counts: list[int]) ->
                 f"{rule} The judge counted {counts[0]} tensor operations at size {sizes[0]} and "
                 f"{counts[1]} at size {sizes[1]}: the work grows with the input, as with a Python "
                 "loop over its elements.",
+                "operations",
             )
     counted = [n for _, _, pair, _ in vectorised for n in pair]
     if len(reference_counts) == len(counted):
@@ -300,6 +309,7 @@ def _operation_findings(events: list[list[str]], reference_counts: list[int]) ->
                     f"{rule} The judge counted {mine} tensor operations at size {sizes[1]}, where a "
                     f"vectorised solution needs about {theirs}: the same few operations repeated, "
                     "as with a Python loop (even one padded to a fixed number of steps).",
+                    "operations",
                 )
     return None
 
@@ -334,5 +344,6 @@ def judge_case(reference: dict[str, Any] | None, case: CaseEvents | None) -> Fin
                 "failed",
                 f"The judge watched the hooks your code registers: {_describe_hooks(mine)}; this case "
                 f"expects {_describe_hooks(reference['hooks'])}.",
+                "hooks",
             )
     return None

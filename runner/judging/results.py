@@ -11,7 +11,9 @@ from typing import Any
 
 from runner import jobs
 from runner.jobs import CaseExpectation, CaseResult, Expectations, JudgeResult, Limits
-from runner.judging import checks, host_compare, observations
+from runner.judging import checks, compare, host_compare, observations
+from runner.judging.failures import TITLES, VALUE_KINDS, Failure, as_rule
+from runner.records.check_value import unwrap
 from runner.records.events import MODIFIED
 from runner.records.text import clean
 from runner.sandbox.channel import RawRun
@@ -24,6 +26,11 @@ TAMPERED = (
     "or write to sys.stdout/sys.stderr; the judge's own channel is not for solutions."
 )
 SIGXCPU, SIGKILL = 24, 9
+_LIMIT_KINDS: dict[str, str] = {
+    Verdict.OUTPUT_LIMIT_EXCEEDED: "output_limit",
+    Verdict.MEMORY_LIMIT_EXCEEDED: "memory_limit",
+    Verdict.TIME_LIMIT_EXCEEDED: "time_limit",
+}
 
 
 def _case_reports(raw: RawRun) -> dict[str, dict[str, Any]]:
@@ -76,55 +83,88 @@ def _is_memory_error(report: dict[str, Any]) -> bool:
 
 
 def _apply_observations(
-    cases: list[CaseResult], selected: tuple[CaseExpectation, ...], events: observations.RunEvents
+    cases: list[CaseResult],
+    failures: list[Failure | None],
+    selected: tuple[CaseExpectation, ...],
+    events: observations.RunEvents,
 ) -> dict[str, str]:
     """Turn a case that ran into an error (the judge was modified) or a failure (a check of how the
     code works failed) from what the host saw in its events (``runner.judging.observations``).
     Returns, per case, the rule a problem-wide op rule's failure breaks (not the case's own)."""
     rules: dict[str, str] = {}
-    for case, exp in zip(cases, selected, strict=True):
+    for i, (case, exp) in enumerate(zip(cases, selected, strict=True)):
         if case.status not in (jobs.CASE_PASSED, jobs.CASE_FAILED):
             continue
         finding = observations.judge_case(exp.observed, events.cases.get(exp.name))
         if finding is None:
             continue
-        if finding.status == "error":
-            case.status = jobs.CASE_ERROR
-            case.message = (
-                finding.message if exp.public else f"Runtime error on a hidden case: {finding.message}"
-            )
-        else:
-            case.status = jobs.CASE_FAILED
-            case.message = finding.message
-            if finding.rule:
-                rules[case.name] = finding.rule
+        case.status = jobs.CASE_ERROR if finding.status == "error" else jobs.CASE_FAILED
+        failures[i] = Failure(finding.kind, finding.message)
+        if finding.status != "error" and finding.rule:
+            rules[case.name] = finding.rule
     return rules
+
+
+def _rule_broke(exp: CaseExpectation, failure: Failure, values_right_elsewhere: bool) -> bool:
+    """Whether a failed case of a rule failed on the rule rather than on its returned values.
+
+    It did when a check of how the code works failed (observed operations or hooks, a check
+    value's own property); when it returns a plain value and a count, flag, name or structure in
+    it differs (the rule's evidence: how many times an input was written, which modes the model
+    saw); or when its values differ while every case without a rule passes, so the difference
+    comes from what the rule's case exercises (extreme logits for a stability rule); or the case
+    declares its values the rule's evidence (``@case(rule_by_value=True)``). Values that are wrong
+    in the other cases too are the values' failure, whatever the case is named."""
+    if failure.kind not in VALUE_KINDS or exp.rule_by_value:
+        return True
+    if unwrap(exp.value) is None and failure.discrete:
+        return True
+    return values_right_elsewhere
 
 
 def rule_message(rule: str, sentence: str, message: str) -> str:
     """A failed case's message when the case enforces a statement's rule: the rule, then what was seen."""
-    quoted = bool(sentence) and sentence in message  # checks that already quote the statement
-    head = f"Breaks rule {rule}" + (f" ({sentence})" if sentence and not quoted else "")
-    return f"{head}: {message}" if message else head
+    return (
+        Failure("rule", message, rule=rule, sentence=sentence).message()
+        if message
+        else (f"Breaks rule {rule}" + (f" ({sentence})" if sentence else ""))
+    )
 
 
-def _name_broken_rules(
-    cases: list[CaseResult], selected: tuple[CaseExpectation, ...], by_rule: dict[str, str] | None = None
+def _name_failures(
+    cases: list[CaseResult],
+    failures: list[Failure | None],
+    selected: tuple[CaseExpectation, ...],
+    by_rule: dict[str, str] | None = None,
 ) -> list[str]:
-    """Put the rule's id and sentence in front of each failed case that enforces one (or that a
-    problem-wide op rule failed: ``by_rule``, case -> rule id); the rules broken, once each, in case
-    order, for the verdict's message."""
+    """Give each case that did not pass its failure, named by the case's rule when the rule broke
+    (or by the problem-wide op rule that failed it: ``by_rule``, case -> rule id); the rules broken,
+    once each, in case order, for the verdict's message."""
     broken: list[str] = []
     sentences = {exp.rule: exp.rule_sentence for exp in selected if exp.rule}
-    for case, exp in zip(cases, selected, strict=True):
-        rule = (by_rule or {}).get(case.name, exp.rule)
-        if case.status != jobs.CASE_FAILED or not rule:
+    values_right_elsewhere = all(
+        c.status == jobs.CASE_PASSED for c, e in zip(cases, selected, strict=True) if not e.rule
+    )
+    for case, found, exp in zip(cases, failures, selected, strict=True):
+        if case.status == jobs.CASE_PASSED:
             continue
-        sentence = sentences.get(rule, "")
-        case.message = clean(rule_message(rule, sentence, case.message), MESSAGE_LIMIT)
-        named = rule_message(rule, sentence, "") + "."
-        if named not in broken:
-            broken.append(named)
+        if found is None:
+            found = Failure("not_run" if case.status == jobs.CASE_NOT_RUN else "exception", case.message)
+        wide = (by_rule or {}).get(case.name, "")
+        if case.status == jobs.CASE_FAILED and wide:  # a problem-wide op rule failed this case
+            found = as_rule(found, wide, sentences.get(wide, ""))
+            named = rule_message(wide, sentences.get(wide, ""), "") + "."
+            if named not in broken:
+                broken.append(named)
+        elif case.status == jobs.CASE_FAILED and exp.rule and _rule_broke(exp, found, values_right_elsewhere):
+            found = as_rule(found, exp.rule, exp.rule_sentence)
+            named = rule_message(exp.rule, exp.rule_sentence, "") + "."
+            if named not in broken:
+                broken.append(named)
+        elif exp.rule and found.kind == "exception":  # raised while its rule was being checked
+            found.rule = exp.rule
+        case.failure = found.to_dict()
+        case.message = clean(found.message(), MESSAGE_LIMIT)
     return broken
 
 
@@ -148,8 +188,12 @@ def build_result(
         )
 
     def all_cases(status: str, message: str, where: dict[str, Any] | None = None) -> list[CaseResult]:
+        kind = "not_run" if status == jobs.CASE_NOT_RUN else "exception"
+        failure = {"kind": kind, "title": TITLES[kind]}
         return [
-            CaseResult(name=c.name, public=c.public, status=status, message=message, **(where or {}))
+            CaseResult(
+                name=c.name, public=c.public, status=status, message=message, failure=failure, **(where or {})
+            )
             for c in selected
         ]
 
@@ -197,6 +241,7 @@ def build_result(
     reports = _case_reports(raw)
     limit = _limit_message(raw, limits)
     cases: list[CaseResult] = []
+    failures: list[Failure | None] = []
     memory_error = False
     for exp in selected:
         report = reports.get(exp.name)
@@ -204,34 +249,40 @@ def build_result(
         if exp.public:
             case.expected = clean(checks.display(exp.value))
         if report is None:
-            case.message = limit[1] if limit else "Not run: the program ended before this case finished."
+            if limit:
+                failures.append(Failure(_LIMIT_KINDS[limit[0]], limit[1].partition(": ")[2]))
+            else:
+                failures.append(Failure("not_run", "the program ended before this case finished"))
             cases.append(case)
             continue
         case.time_ms = host_compare.milliseconds(report.get("time_ms"))
         if exp.public and isinstance(report.get("stdout"), str):
             case.stdout = clean(report["stdout"], STDOUT_LIMIT)
+        found: Failure | None = None
         if report.get("status") == "error":
             case.status = jobs.CASE_ERROR
             memory_error = memory_error or _is_memory_error(report)
             msg = clean(str(report.get("message", "the case raised an exception")), MESSAGE_LIMIT)
-            case.message = msg if exp.public else f"Runtime error on a hidden case: {msg}"
+            found = Failure("exception", msg)
             where = _where(report)
             case.line, case.traceback = where["line"], where["traceback"]
         elif report.get("status") == "ok" and "value" in report:
-            failure = host_compare.failure(exp.value, report["value"], exp.rtol, exp.atol, exp.public)
+            found = host_compare.failure(exp.value, report["value"], exp.rtol, exp.atol, exp.public)
             if exp.public:
                 case.actual = clean(host_compare.display(report["value"]))
-            if failure is None:
+            if found is None:
                 case.status = jobs.CASE_PASSED
             else:  # a value that cannot be compared is the learner's error, never the platform's
-                case.status = jobs.CASE_ERROR if failure[1] else jobs.CASE_FAILED
-                case.message = clean(failure[0], MESSAGE_LIMIT)
+                case.status = jobs.CASE_ERROR if found.kind == "refused" else jobs.CASE_FAILED
+                if exp.rule and found.kind in VALUE_KINDS and unwrap(exp.value) is None:
+                    found.discrete = compare.discrete_difference(exp.value, report["value"])
         else:
-            case.message = "The case produced no usable value."
+            found = Failure("no_value", "the case produced no usable value")
         cases.append(case)
+        failures.append(found)
 
-    by_rule = _apply_observations(cases, selected, events)
-    broken = _name_broken_rules(cases, selected, by_rule)
+    by_rule = _apply_observations(cases, failures, selected, events)
+    broken = _name_failures(cases, failures, selected, by_rule)
     if limit:
         return result(limit[0], cases, limit[1])
     statuses = {c.status for c in cases}

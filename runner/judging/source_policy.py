@@ -31,6 +31,7 @@ import ast
 from collections.abc import Collection
 
 from runner.jobs import CASE_NOT_RUN, CaseExpectation, CaseResult, JudgeResult
+from runner.judging.failures import TITLES
 from runner.judging.source_rules import KILLED_BY_POLICY as KILLED_BY_POLICY  # validation's word for it
 from runner.judging.source_rules import NEVER_ALLOWED
 from runner.judging.source_walk import Refusal as Refusal
@@ -98,6 +99,7 @@ def refused_result(refusal: Refusal, selected: Collection[CaseExpectation]) -> J
             message=f"Not run: {message}",  # also the editor's note on the line
             line=refusal.line,
             column=refusal.column,
+            failure={"kind": "not_run", "title": TITLES["not_run"]},
         )
         for c in selected
     ]

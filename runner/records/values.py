@@ -14,6 +14,7 @@ import math
 import sys
 from typing import Any
 
+from runner.records import display
 from runner.records.check_value import TAG as CHECK_TAG
 from runner.records.check_value import CheckValue
 
@@ -158,24 +159,8 @@ def decode_float(x: Any) -> Any:
     return x
 
 
-def to_display(value: Any, limit: int = 2000) -> str:
-    """A readable, bounded rendering of an encoded value (tensors shown as tensor(...))."""
-    text = _display(value)
+def to_display(value: Any, limit: int = 2000, lines: bool = True) -> str:
+    """A readable, bounded rendering of an encoded value (``runner.records.display``); ``lines``:
+    a tensor's rows one a line (as a value is shown), else all on one (inside a sentence)."""
+    text = display.value(value, lines, room=limit if limit < 2000 else None)
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _display(v: Any) -> str:
-    if isinstance(v, dict) and "__tensor__" in v:
-        t = v["__tensor__"]
-        data = [_display(decode_float(x)) for x in t.get("data", [])[:64]]
-        more = ", …" if len(t.get("data", [])) > 64 else ""
-        return f"tensor([{', '.join(data)}{more}], shape={tuple(t.get('shape', []))}, dtype={t.get('dtype')})"
-    if isinstance(v, dict) and set(v) == {"__float__"}:
-        return v["__float__"]
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{k!r}: {_display(x)}" for k, x in v.items()) + "}"
-    if isinstance(v, list):
-        return "[" + ", ".join(_display(x) for x in v) + "]"
-    if isinstance(v, float):
-        return repr(v)
-    return repr(v)

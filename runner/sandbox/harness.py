@@ -260,7 +260,14 @@ def run(
         {
             "type": "cases",
             "cases": [
-                {"name": s.name, "public": s.public, "rtol": s.rtol, "atol": s.atol, "rule": s.rule}
+                {
+                    "name": s.name,
+                    "public": s.public,
+                    "rtol": s.rtol,
+                    "atol": s.atol,
+                    "rule": s.rule,
+                    "rule_by_value": s.rule_by_value,
+                }
                 for s in sorted(specs.values(), key=lambda s: s.order)
             ],
         }

@@ -57,6 +57,8 @@ class CaseSpec:
     order: int = 0
     # The id of the statement's rule this case enforces (its ``## Rules`` section), or "".
     rule: str = ""
+    # The case's returned value is the rule's evidence: any difference in it breaks the rule.
+    rule_by_value: bool = False
 
 
 _REGISTRY: list[CaseSpec] = []
@@ -70,17 +72,25 @@ def case(
     atol: float = DEFAULT_ATOL,
     name: str | None = None,
     rule: str = "",
+    rule_by_value: bool = False,
 ) -> Any:
     """Declare a test case. Usable as ``@case`` or ``@case(public=True, atol=1e-3)``.
 
     ``rule`` names the statement's rule the case enforces (``@case(rule="grad-identity")``): when the
     case fails, the verdict's message carries the rule's id and sentence, and ``problems validate``
-    requires every rule to have such a case and a mutant that one of them kills.
+    requires every rule to have such a case and a mutant that one of them kills. A failure names
+    the rule when what broke is the rule's check (observed operations or hooks, a check's own
+    property, a count or flag in the value); a case whose returned values themselves are the rule's
+    evidence (finite results for extreme inputs, the optimizer's groups) says so with
+    ``rule_by_value=True``: any difference in them then breaks the rule. Otherwise wrong values
+    are named as wrong values (docs/authoring.md, "Failure words").
     """
 
     def register(f: CaseFunction) -> CaseFunction:
         if rtol < 0 or atol < 0:
             raise ValueError(f"case {f.__name__}: tolerances must be >= 0")
+        if rule_by_value and not rule:
+            raise ValueError(f"case {f.__name__}: rule_by_value=True needs the rule it is evidence of")
         spec = CaseSpec(
             name=name or f.__name__,
             func=f,
@@ -89,6 +99,7 @@ def case(
             atol=float(atol),
             order=len(_REGISTRY),
             rule=str(rule),
+            rule_by_value=bool(rule_by_value),
         )
         if any(existing.name == spec.name for existing in _REGISTRY):
             raise ValueError(f"two test cases are named {spec.name!r}")

@@ -31,7 +31,7 @@ def test_custom_input_shows_both_outputs_and_keeps_bad_input(visits: Visits, ser
 
     box.fill("{'a': {'tensor': [2.0, 3.0]}, 'b': {'tensor': [4.0, 5.0]}}")  # Python literals
     page.get_by_role("button", name="Try my input").click()
-    wait_verdict(page, "Your input: Wrong Answer")
+    wait_verdict(page, "Your input: Differs from the reference")
     case = page.locator("#results-cases .case").first
     expect(case.locator(".compare-expected .compare-label")).to_have_text("Reference output")
     expect(case.locator(".compare-expected pre")).to_contain_text("[6.0, 8.0]")
@@ -44,7 +44,7 @@ def test_custom_input_shows_both_outputs_and_keeps_bad_input(visits: Visits, ser
     v.screenshot("diff-dark")
     page.evaluate("() => { document.documentElement.dataset.theme = 'light'; }")
     page.reload()  # the last result comes back, labelled as a run with your input
-    wait_verdict(page, "Last run with your input: Wrong Answer")
+    wait_verdict(page, "Last run with your input: Differs from the reference")
     expect(page.locator("#results-cases .compare-expected .compare-label")).to_have_text("Reference output")
     expect(page.locator(".submission-link")).to_be_visible()
 
@@ -62,4 +62,10 @@ def test_custom_input_shows_both_outputs_and_keeps_bad_input(visits: Visits, ser
 
     page.get_by_role("button", name="Back to the example").click()
     expect(box).not_to_have_value(bad)
+
     assert json.loads(box.input_value())["b"] == {"tensor": [3.0, 4.0], "dtype": "float32"}
+
+    box.fill("a = torch.tensor([2., 3.])\nb = torch.ones(2)")  # the statement's own notation, read as data
+    page.get_by_role("button", name="Try my input").click()
+    wait_verdict(page, "Your input: Differs from the reference")
+    expect(page.locator("#results-cases .compare-expected pre")).to_contain_text("[3.0, 4.0]")

@@ -27,7 +27,7 @@ def test_run_and_submit_a_correct_solution(visits: Visits, server: Server) -> No
 
     page.keyboard.press("Control+Enter")  # Run: public cases only
     expect(page.locator("#results-progress")).to_be_visible()
-    wait_verdict(page, "Accepted — 1/1 passed")
+    wait_verdict(page, "Matches the reference — 1/1 passed")  # Run compares, never "Accepted"
     expect(page.locator("#results-progress [data-step='finished']")).to_have_class("current")
     case = page.locator("#results-cases .case").first
     expect(case).to_have_class("case case-passed")
@@ -41,7 +41,10 @@ def test_run_and_submit_a_correct_solution(visits: Visits, server: Server) -> No
     summary = page.locator("#results-summary").text_content() or ""
     total = int(re.search(r"Accepted — (\d+)/\1 passed", summary).group(1))  # type: ignore[union-attr]
     assert total > 1
-    expect(page.locator("#results-cases .case-name", has_text="hidden test")).to_have_count(total - 1)
+    # hidden cases are numbered and named for what they exercise
+    expect(page.locator("#results-cases .case-name", has_text=re.compile(r"^hidden \d+ · \w"))).to_have_count(
+        total - 1
+    )
     expect(page.locator("#history-list li").first).to_contain_text("Accepted")
     expect(page.locator("#history-list li")).to_have_count(2)
     page.locator(".cm-content").click()
@@ -72,7 +75,7 @@ def test_wrong_solution_shows_the_failing_case(visits: Visits, server: Server) -
     v.login(server.accounts.student, f"/problems/{SLUG}")
     replace_code(page, bank_file(SLUG, "mutants/stores_inputs.py"))  # wrong on the example itself
     page.get_by_role("button", name="Run").click()
-    wait_verdict(page, "Wrong Answer")
+    wait_verdict(page, "Differs from the reference")
     failing = page.locator("#results-cases .case-failed").first
     expect(failing.locator(".case-name")).to_have_text("example")
     expect(failing.locator(".compare-expected pre")).to_be_visible()

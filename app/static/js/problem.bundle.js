@@ -268,8 +268,8 @@
       getCode: () => impl.getCode(),
       setCode: (text) => impl.setCode(text),
       focus: () => impl.focus(),
-      markError: (line, column2, message) => {
-        if (impl.markError) impl.markError(line, column2, message);
+      markError: (line, column2, message2) => {
+        if (impl.markError) impl.markError(line, column2, message2);
       },
       clearError: () => {
         if (impl.clearError) impl.clearError();
@@ -325,11 +325,11 @@
       drafts.changed(text);
       replacing = false;
     }
-    function replace(text, message) {
+    function replace(text, message2) {
       before = editor.getCode();
       set(text);
       if (!undoBar) return;
-      if (undoText) undoText.textContent = message;
+      if (undoText) undoText.textContent = message2;
       undoBar.hidden = false;
       undoBtn.focus();
     }
@@ -554,14 +554,37 @@
   }
 
   // src/shared/cases.js
+  function message(c) {
+    const box = el("pre", "case-message");
+    if (typeof c.message_html === "string" && c.message_html) box.innerHTML = c.message_html;
+    else box.textContent = c.message;
+    return box;
+  }
+  function tryInput(text) {
+    const row = el("div", "case-try");
+    const box = document.getElementById("custom-input-text");
+    if (text.length <= 400) row.appendChild(el("pre", "case-input", text));
+    if (box) {
+      const button = el("button", "btn btn-small", "Try this input");
+      button.type = "button";
+      button.addEventListener("click", () => {
+        box.value = text;
+        box.dispatchEvent(new Event("input", { bubbles: true }));
+        box.focus();
+      });
+      row.appendChild(button);
+    }
+    return row;
+  }
   function renderCase(c) {
     const li = el("li", "case case-" + c.status);
     const head = el("div", "case-head");
     head.appendChild(el("span", "case-status", c.status.replace("_", " ")));
-    head.appendChild(el("span", "case-name", c.public ? c.name : "hidden test"));
+    head.appendChild(el("span", "case-name", c.label || (c.public ? c.name : "hidden test")));
     head.appendChild(el("span", "case-time muted", Math.round(c.time_ms || 0) + " ms"));
     li.appendChild(head);
-    if (c.message) li.appendChild(el("pre", "case-message", c.message));
+    if (c.message) li.appendChild(message(c));
+    if (c.failure && typeof c.failure.input === "string" && c.failure.input) li.appendChild(tryInput(c.failure.input));
     if (typeof c.traceback === "string" && c.traceback) {
       const tb = el("details", "traceback");
       tb.appendChild(el("summary", null, "Traceback (your code)" + (typeof c.line === "number" ? ", line " + c.line : "")));
@@ -629,11 +652,11 @@
       summary.textContent = text;
       summary.className = "muted pending";
     }
-    function failed(message) {
+    function failed(message2) {
       summary.textContent = "Not judged";
       summary.className = "verdict v-error";
-      showMessage(message, "error");
-      announce("Not judged: " + message);
+      showMessage(message2, "error");
+      announce("Not judged: " + message2);
       reveal();
     }
     function celebrate(s) {
@@ -966,8 +989,8 @@
     });
     runBtn.addEventListener("click", () => {
       showError("");
-      const refused = (message) => {
-        showError(message);
+      const refused = (message2) => {
+        showError(message2);
         if (selectResultsTab) selectResultsTab(false);
         box.focus();
       };

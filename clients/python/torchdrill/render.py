@@ -31,6 +31,17 @@ def case_message(case: dict[str, Any]) -> str:
     return message
 
 
+def case_label(case: dict[str, Any]) -> str:
+    """The case's label as the server names it (hidden cases: their number and what they exercise)."""
+    return str(case.get("label") or case["name"])
+
+
+def failing_input(case: dict[str, Any]) -> str:
+    """The exact input text of a failing generated input, where the server may show it ("" otherwise)."""
+    given = (case.get("failure") or {}).get("input")
+    return given if isinstance(given, str) else ""
+
+
 def status_line(view: dict[str, Any], elapsed_s: float) -> str:
     return f"#{view['id']} {view['status']}… {elapsed_s:.1f}s"
 
@@ -42,12 +53,17 @@ def result_lines(view: dict[str, Any]) -> list[str]:
         lines.append(str(view["message"]))
     tests = view.get("tests") or []
     if tests:
-        width = max(len(t["name"]) for t in tests)
+        width = max(len(case_label(t)) for t in tests)  # "hidden 3 · batch of one"
         lines.append(f"{'case':<{width}}  {'status':<8} {'time':>8}  message")
         for t in tests:
             lines.append(
-                f"{t['name']:<{width}}  {t['status']:<8} {t.get('time_ms', 0):>6.1f}ms  {case_message(t)}"
+                f"{case_label(t):<{width}}  {t['status']:<8} {t.get('time_ms', 0):>6.1f}ms  {case_message(t)}"
             )
+            given = failing_input(t)
+            if given:  # the failing input, as `torchdrill run --input` takes it
+                lines.append(
+                    f"  to run this input yourself, save it to a file for `torchdrill run --input`:\n{given}"
+                )
     return lines
 
 
@@ -72,13 +88,18 @@ def result_html(view: dict[str, Any]) -> str:
         )
         for t in tests:
             parts.append(
-                f"<tr><td>{escape(str(t['name']))}</td><td>{escape(str(t['status']))}</td>"
+                f"<tr><td>{escape(case_label(t))}</td><td>{escape(str(t['status']))}</td>"
                 f"<td>{float(t.get('time_ms') or 0):.1f}ms</td><td>{escape(case_message(t))}</td></tr>"
             )
         parts.append("</tbody></table>")
         for t in tests:
+            if failing_input(t):
+                parts.append(
+                    _pre(f"{case_label(t)}: a failing input (for `torchdrill run --input`)", failing_input(t))
+                )
+        for t in tests:
             if t.get("public") and t.get("status") != "passed" and t.get("expected") is not None:
-                parts.append(f"<details open><summary>{escape(str(t['name']))}</summary>")
+                parts.append(f"<details open><summary>{escape(case_label(t))}</summary>")
                 parts.append(_pre("expected", t["expected"]) + _pre("yours", t.get("actual")))
                 if t.get("traceback"):
                     parts.append(_pre("traceback", t["traceback"]))

@@ -4,15 +4,43 @@
 import { el, kv } from "./dom.js";
 import { compare } from "./diff.js";
 
+/** The message as the server rendered it (`message_html`: nh3-sanitised, only its `code` spans
+ * as <code>), or as text from an older server. */
+function message(c) {
+  const box = el("pre", "case-message");
+  if (typeof c.message_html === "string" && c.message_html) box.innerHTML = c.message_html;
+  else box.textContent = c.message;
+  return box;
+}
+
+/** "Try this input": the failing input as custom-input text, when the page has custom input. */
+function tryInput(text) {
+  const row = el("div", "case-try");
+  const box = document.getElementById("custom-input-text");
+  if (text.length <= 400) row.appendChild(el("pre", "case-input", text));
+  if (box) {
+    const button = el("button", "btn btn-small", "Try this input");
+    button.type = "button";
+    button.addEventListener("click", () => {
+      box.value = text;
+      box.dispatchEvent(new Event("input", { bubbles: true }));
+      box.focus();
+    });
+    row.appendChild(button);
+  }
+  return row;
+}
+
 /** One case as an <li>: status, name, time, message, the learner's traceback, values for public cases. */
 export function renderCase(c) {
   const li = el("li", "case case-" + c.status);
   const head = el("div", "case-head");
   head.appendChild(el("span", "case-status", c.status.replace("_", " ")));
-  head.appendChild(el("span", "case-name", c.public ? c.name : "hidden test"));
+  head.appendChild(el("span", "case-name", c.label || (c.public ? c.name : "hidden test")));
   head.appendChild(el("span", "case-time muted", Math.round(c.time_ms || 0) + " ms"));
   li.appendChild(head);
-  if (c.message) li.appendChild(el("pre", "case-message", c.message));
+  if (c.message) li.appendChild(message(c));
+  if (c.failure && typeof c.failure.input === "string" && c.failure.input) li.appendChild(tryInput(c.failure.input));
   if (typeof c.traceback === "string" && c.traceback) {
     const tb = el("details", "traceback");
     tb.appendChild(el("summary", null, "Traceback (your code)" + (typeof c.line === "number" ? ", line " + c.line : "")));

@@ -24,6 +24,7 @@ from runner.testing.checks.arguments import argument_names
 SIZES = (1, 2, 3, 5, 8)
 EDGES = ("size_one", "empty", "large", "ties")
 SHOWN_ELEMENTS = 16  # inputs up to this many elements are shown with their values
+INPUT_ELEMENTS = 2_000  # inputs up to this many elements are also written as custom input
 
 
 @dataclass(frozen=True)
@@ -101,14 +102,56 @@ def tensor_samples(
 def _describe(value: Any, name: str) -> str:
     import torch
 
-    from runner.records import values
+    from runner.records import display, values
 
     if isinstance(value, torch.Tensor):
         head = f"{name} of shape {tuple(value.shape)}, dtype {str(value.dtype).removeprefix('torch.')}"
         if value.numel() <= SHOWN_ELEMENTS:
-            return f"{head} = {values.to_display(values.encode(value.tolist()), 400)}"
+            return f"{head} = {display.nested(values.encode(value)['__tensor__'])}"
         return head
     return f"{name} = {values.to_display(values.encode(value), 200)}"
+
+
+def _input(fn: Callable[..., Any], args: tuple[Any, ...], names: Sequence[str]) -> str | None:
+    """The sample as custom-input data (JSON, written by the C encoder; the host checks it and
+    writes it for the learner), when it reproduces the call exactly: ``fn`` is a named function
+    called with these arguments alone (not a lambda), and every argument is a tensor or plain
+    data, within :data:`INPUT_ELEMENTS` in all."""
+    import inspect
+    import json
+
+    import torch
+
+    if not inspect.isfunction(fn) or fn.__name__ == "<lambda>" or len(set(names)) != len(args):
+        return None
+    given: dict[str, Any] = {}
+    elements = 0
+    for value, name in zip(args, names, strict=True):
+        if isinstance(value, torch.Tensor):
+            elements += value.numel()
+            if elements > INPUT_ELEMENTS or name.startswith("input") or value.is_complex():
+                return None
+            given[name] = {
+                "tensor": value.detach().tolist(),
+                "dtype": str(value.dtype).removeprefix("torch."),
+            }
+            if value.requires_grad:
+                given[name]["requires_grad"] = True
+        elif value is None or isinstance(value, bool | int | float | str):
+            given[name] = value
+        else:
+            return None
+    try:
+        return json.dumps(given, allow_nan=False)
+    except ValueError:  # a non-finite number cannot be given as input
+        return None
+
+
+def _empty(args: tuple[Any, ...]) -> bool:
+    """Whether an argument is an empty tensor: a degenerate input, shown only when nothing else fails."""
+    import torch
+
+    return any(isinstance(a, torch.Tensor) and a.numel() == 0 for a in args)
 
 
 def _size(args: tuple[Any, ...]) -> int:
@@ -134,7 +177,9 @@ def check_family(
             {
                 "label": sample.label,
                 "size": _size(sample.args),
+                "empty": _empty(sample.args),
                 "inputs": [_describe(a, n) for a, n in zip(sample.args, arg_names, strict=False)],
+                "input": _input(fn, sample.args, arg_names),
             }
         )
         copies = tuple(a.clone() if hasattr(a, "clone") else a for a in sample.args)

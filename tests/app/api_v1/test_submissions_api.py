@@ -42,6 +42,31 @@ def test_wait_answers_with_the_verdict(student, code_of) -> None:
     body = response.json()
     assert body["verdict"] == "wrong_answer" and body["mode"] == "run"
     assert [t["name"] for t in body["tests"]] == ["example"] and body["tests"][0]["status"] == "failed"
+    assert body["verdict_label"] == "Differs from the reference"  # Run compares; it never says Wrong Answer
+
+
+def test_every_failed_case_says_what_failed_without_a_hidden_value(student, code_of) -> None:
+    """The failure vocabulary in /api/v1: kind, title, tolerance and largest error; hidden cases
+    numbered and named for what they exercise; the message's code spans as <code>."""
+    body = student.submit("add-tensors", code_of("add-tensors", "mutants/subtracts.py"), wait="true").json()
+    assert body["verdict"] == "wrong_answer" and body["verdict_label"] == "Wrong Answer"
+    assert body["message_html"] == body["message"] == "3 case(s) failed."
+    tests = {t["name"]: t for t in body["tests"]}
+    hidden = tests["negative_values"]
+    assert hidden["label"] == "hidden 1 · negative values" and tests["matrix"]["label"] == "hidden 2 · matrix"
+    assert hidden["failure"] == {
+        "kind": "values", "title": "Values beyond tolerance", "rule": None, "sentence": None,
+        "property": None, "rtol": 0.0001, "atol": 0.0001, "max_error": 14.0, "input": None,
+    }  # fmt: skip
+    assert hidden["message"] == (
+        "Values beyond tolerance: 3 of 3 elements differ; the largest error is 14 at index [1] "
+        "(rtol=0.0001, atol=0.0001)."
+    )
+    assert "-2.0" not in hidden["message"] and hidden["expected"] is None  # its expected value: [0., -2., 3.]
+    assert tests["example"]["label"] == "example" and tests["example"]["failure"]["kind"] == "values"
+    assert tests["example"]["expected"] == "tensor([4.0, 6.0])"
+    passed = student.submit("add-tensors", code_of("add-tensors"), wait="true").json()["tests"][0]
+    assert passed["failure"] is None and passed["message_html"] == ""
 
 
 def test_free_user_gets_no_verdict_on_a_premium_problem(student, code_of) -> None:

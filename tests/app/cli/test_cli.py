@@ -128,7 +128,7 @@ def test_login_pull_submit(run, live_server, db, tmp_path, code_of) -> None:
     assert ok.exit_code == 0, ok.output
     assert "ACCEPTED" in ok.output and "3/3" in ok.output and "example" in ok.output
     bad = run("submit", "add-tensors", "bad.py", "--run")
-    assert bad.exit_code == 1 and "WRONG ANSWER" in bad.output and "failed" in bad.output
+    assert bad.exit_code == 1 and "DIFFERS FROM THE REFERENCE" in bad.output and "failed" in bad.output
     premium = run("submit", "scale-rows", "good.py")
     assert premium.exit_code == 2 and "premium_required" in premium.output
     assert run("submit", "add-tensors", "missing.py").exit_code == 2

@@ -103,3 +103,42 @@ def test_custom_runs_from_the_page_are_rate_limited(db, runner, code_of: Callabl
         learner.verdict(first.json()["id"])
         second = custom(learner, "add-tensors", code_of("add-tensors"), text)
         assert second.status_code == 429 and "At most 1 submissions a minute" in second.json()["detail"]
+
+
+def test_the_statements_notation_is_read_and_the_result_says_differs(learner) -> None:
+    """`a = torch.tensor(...)` as a statement writes it, read as data; "Differs from the reference",
+    never "Wrong Answer", with the failure in the one vocabulary."""
+    wrong = "def add(a, b):\n    return a - b\n"
+    text = "import torch\na = torch.tensor([10., 20.])\nb = torch.ones(2)"
+    created = custom(learner, "add-tensors", wrong, text)
+    assert created.status_code == 202, created.text
+    result = learner.verdict(created.json()["id"])
+    assert result["input"] == {"a": {"tensor": [10.0, 20.0], "dtype": "float32"},
+                               "b": {"tensor": [1.0, 1.0], "dtype": "float32"}}  # fmt: skip
+    assert result["verdict"] == "wrong_answer" and result["verdict_label"] == "Differs from the reference"
+    [case] = result["cases"]
+    assert case["failure"]["kind"] == "values" and case["failure"]["max_error"] == 2.0
+    assert case["message"].startswith(
+        "Values beyond tolerance: 2 of 2 elements differ; the largest error is 2"
+    )
+    assert case["label"] == "your_input" and case["message_html"]
+    right = learner.verdict(
+        custom(learner, "add-tensors", "def add(a, b):\n    return a + b\n", text).json()["id"]
+    )
+    assert right["verdict_label"] == "Matches the reference", right
+
+
+def test_statement_notation_is_never_run(learner, code_of: Callable[..., str]) -> None:
+    code = code_of("add-tensors")
+    for text, words in [
+        ("a = torch.tensor(__import__('os').getcwd())\nb = 1", "only literal values"),
+        ("a = torch.randn(2)\nb = 1", "random values"),
+        ("import os\na = 1", "only assignments"),
+        ("a = (lambda: 1)()\nb = 1", "only literal values"),
+        ("a = torch.zeros(100000, 100000)\nb = 1", "too large"),
+        ("a = torch.arange(0, 1e308, 1e-308)\nb = 1", "too large"),
+        ("a = torch.ones(2).__class__\nb = 1", "only literal values"),
+    ]:
+        refused = custom(learner, "add-tensors", code, text)
+        assert refused.status_code == 422, (text, refused.text)
+        assert words in refused.json()["detail"], (text, refused.json())

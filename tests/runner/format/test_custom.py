@@ -18,8 +18,15 @@ def test_hostile_strings_stay_data_in_the_generated_tests() -> None:
     source = custom.tests_source("add", {"a": hostile, "b": 1})
     tree = ast.parse(source)
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
-    # json.loads(<one string constant>), case(...), solution.add(**materialise(ARGS)), materialise(ARGS)
-    assert {ast.unparse(c.func) for c in calls} == {"json.loads", "case", "solution.add", "materialise"}
+    # json.loads(<one string constant>), case(...), solution.add(**args), materialise(ARGS),
+    # with_gradients(out, args)
+    assert {ast.unparse(c.func) for c in calls} == {
+        "json.loads",
+        "case",
+        "solution.add",
+        "materialise",
+        "with_gradients",
+    }
     loads = next(c for c in calls if ast.unparse(c.func) == "json.loads")
     assert isinstance(loads.args[0], ast.Constant) and json.loads(loads.args[0].value)["a"] == hostile
     assert f"def {CASE_NAME}(solution)" in source
@@ -47,7 +54,7 @@ def test_text_is_read_as_json_or_python_literals_only() -> None:
         ("{'x': open('/etc/passwd')}", "only literal values"),
         ('{"x": NaN}', "finite"),
         ("{'x': {1, 2}}", "set"),
-        ("{'x': [1, 2", "neither JSON nor a Python literal"),
+        ("{'x': [1, 2", "neither JSON, a Python literal nor the statement's notation"),
         ("", "empty"),
     ]:
         with pytest.raises(InputError, match=rule):

@@ -273,3 +273,34 @@ def test_front_matter_stops_at_the_first_line_of_code() -> None:
     meta = mutant_meta("# rule: a\n# kind: cheat\n# why it is sneaky\nimport torch\n# rule: b\n")
     assert (meta.rule, meta.kind, meta.is_cheat) == ("a", "cheat", True)
     assert mutant_meta("import torch\n").rule == ""
+
+
+def test_a_rule_mutant_whose_failures_only_name_values_is_refused(runner: Runner, tmp_path: Path) -> None:
+    """The rule's case rejects it, but only because its values are wrong, as in the other cases: the
+    learner would read "Values beyond tolerance", not the rule, so validation says the rule's case
+    does not observe what the rule forbids."""
+    tests = TESTS.replace(
+        '    solution.add_one(x)\n    return {"writes": x._version - before}',
+        '    out = solution.add_one(x).tolist()\n    return {"out": out, "writes": x._version - before}',
+    )
+    assert tests != TESTS  # so the check below can fail
+    wrong = "# rule: input-not-modified\n" + PLUS_TWO
+    message = errors(runner, make(tmp_path, **{"tests.py": tests, "mutants__plus_two_py": wrong}))
+    assert "mutants/plus_two.py: breaks rule input-not-modified but no failure names it" in message
+    assert "(the cases say: values)" in message
+    assert "no case of that rule rejects it" not in message  # the kill matrix alone is satisfied
+
+
+def test_a_rule_case_with_wrong_values_says_values_and_quotes_no_rule(runner: Runner, tmp_path: Path) -> None:
+    report = validate(runner, make(tmp_path))
+    assert report.ok, report.render()
+    problem = load_problem_dir(make(tmp_path / "again"))
+    assert report.expectations is not None
+    result = runner.judge(runner.job_for(problem, report.expectations, PLUS_TWO, "submit"))
+    hidden = next(c for c in result.cases if c.name == "hidden")
+    assert hidden.failure is not None and hidden.failure["kind"] == "values"
+    assert "Breaks rule" not in hidden.message and "statement says" not in hidden.message
+    in_place = runner.judge(runner.job_for(problem, report.expectations, IN_PLACE, "submit"))
+    rule_case = next(c for c in in_place.cases if c.name == "input_never_written")
+    assert rule_case.failure is not None and rule_case.failure["kind"] == "rule"
+    assert rule_case.failure["rule"] == "input-not-modified" and rule_case.failure["sentence"] == SENTENCE

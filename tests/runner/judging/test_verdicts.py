@@ -52,7 +52,35 @@ def test_a_wrong_hidden_value_is_wrong_answer_without_its_expected_value() -> No
     result = build_result(raw, EXPECT, "submit", LIMITS)
     assert result.verdict == "wrong_answer"
     hidden = result.cases[1]
-    assert hidden.status == "failed" and hidden.expected is None and "not shown" in hidden.message
+    assert hidden.status == "failed" and hidden.expected is None
+    # It says which property failed, with the tolerance and the largest error, never the value 3.
+    assert hidden.failure is not None and hidden.failure["kind"] == "values"
+    assert hidden.failure["max_error"] == 1.0 and "rtol" in hidden.failure
+    assert hidden.message.startswith("Values beyond tolerance: off by 1 (rtol=")
+    assert "3" not in hidden.message.partition("(")[0]
+
+
+def test_every_property_has_its_own_words() -> None:
+    """Shape, dtype and non-finite values are named as such, for hidden cases too."""
+    import torch
+
+    expect = Expectations(
+        cases=(CaseExpectation("hidden", False, 1e-4, 1e-4, values.encode(torch.ones(2, 3))),)
+    )
+    seen = {
+        "shape": torch.ones(3, 2),
+        "dtype": torch.ones(2, 3, dtype=torch.float64),
+        "non_finite": torch.tensor([[1.0, float("nan"), 1.0], [1.0, 1.0, 1.0]]),
+        "values": torch.tensor([[1.0, 1.0, 1.0], [1.0, 1.0, 1.5]]),
+    }
+    for kind, value in seen.items():
+        raw = raw_of(START, CASES, case("hidden", value), {"type": "done"})
+        failed = build_result(raw, expect, "submit", LIMITS).cases[0]
+        assert failed.failure is not None and failed.failure["kind"] == kind, (kind, failed.message)
+    assert failed.message == (
+        "Values beyond tolerance: 1 of 6 elements differ; the largest error is 0.5 at index [1, 2] "
+        "(rtol=0.0001, atol=0.0001)."
+    )
 
 
 def test_run_mode_judges_the_public_cases_only() -> None:

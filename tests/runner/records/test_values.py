@@ -45,7 +45,7 @@ def test_tensor_mismatches_say_what_differs() -> None:
     assert "dtype" in compare.compare(a, values.encode(torch.zeros(2, 3, dtype=torch.float64)), 0, 0).reason
     off = values.encode(torch.tensor([[0.0, 0.0, 0.5], [0.0, 0.0, 0.0]]))
     reason = compare.compare(a, off, 1e-4, 1e-4).reason
-    assert "1 of 6" in reason and "max abs error 0.5" in reason and "flat index 2" in reason
+    assert "1 of 6" in reason and "largest error is 0.5" in reason and "index [0, 2]" in reason
 
 
 def test_types_must_agree() -> None:
@@ -56,7 +56,19 @@ def test_types_must_agree() -> None:
 
 def test_display_is_readable_and_bounded() -> None:
     shown = values.to_display(values.encode({"x": torch.tensor([1.5, 2.0])}))
-    assert shown == "{'x': tensor([1.5, 2.0], shape=(2,), dtype=float32)}"
+    assert shown == "{'x': tensor([1.5, 2.0])}"
+    # nested like the statement, in the dtype's own precision; big tensors summarised with the shape
+    assert values.to_display(values.encode(torch.tensor([[0.6, 1.0], [2.0, 3.0]]))) == (
+        "tensor([[0.6, 1.0],\n        [2.0, 3.0]])"
+    )
+    assert values.to_display(values.encode(torch.tensor([0.1], dtype=torch.float64))) == (
+        "tensor([0.1], dtype=float64)"
+    )
+    assert values.to_display(values.encode(torch.tensor([1, 2], dtype=torch.int32))) == (
+        "tensor([1, 2], dtype=int32)"
+    )
+    big = values.to_display(values.encode(torch.zeros(20, 30)))
+    assert big.startswith("tensor of shape (20, 30), dtype float32: [0.0, 0.0") and "of 600 values" in big
     assert len(values.to_display(list(range(10_000)), limit=100)) == 100
 
 

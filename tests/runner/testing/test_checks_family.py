@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 from runner.engine import Runner
+from runner.format.inputs import read_arguments
 from runner.format.problem import load_problem_dir
 from runner.format.validate import validate_problem
 from tests.runner.checks_support import CHECKS, failed_message, folder, judge, mutant, solution
@@ -27,21 +28,35 @@ def test_the_reference_passes(runner: Runner) -> None:
 def test_overflow_shows_the_smallest_failing_input_and_the_learners_output(runner: Runner) -> None:
     message = failed_message(judge(runner, NAME, mutant(NAME, "no_max_subtraction.py")), "random_rows")
     assert re.fullmatch(
-        r"Breaks rule subtract-row-max: "
-        r"Random inputs: wrong on 1 of 9 generated inputs; the smallest failing one \(large magnitudes\) is "
-        r"x of shape \(\d+, 8\), dtype float32, and your output: tensor\(\[.*nan.*\], shape=\(\d+, 8\), "
-        r"dtype=float32\)\. The statement says: “Subtract each row's maximum before `exp`, .*”",
+        r"Breaks rule subtract-row-max \(Subtract each row's maximum before `exp`, .*\): "
+        r"wrong on 1 of 9 generated inputs; the smallest failing one \(large magnitudes\) is "
+        r"x of shape \(\d+, 8\), dtype float32, and your output: tensor\(\[\[.*nan.*\]\]\)\.",
         message,
     ), message
 
 
-def test_an_exception_on_the_smallest_input_is_shown_with_that_input(runner: Runner) -> None:
-    message = failed_message(judge(runner, NAME, mutant(NAME, "global_max.py")), "random_rows")
-    assert message.startswith(
-        "Breaks rule subtract-row-max: "
-        "Random inputs: wrong on 2 of 9 generated inputs; the smallest failing one (an empty tensor) is "
-        "x of shape (0, 8), dtype float32 = [], and your code raised RuntimeError: "
-    ), message
+def test_an_empty_input_is_the_counterexample_only_when_nothing_else_fails(runner: Runner) -> None:
+    """global_max raises on the empty tensor and overflows on large magnitudes: the counterexample is
+    the non-degenerate one, with its failure (non-finite values), not the empty tensor's exception."""
+    result = judge(runner, NAME, mutant(NAME, "global_max.py"))
+    message = failed_message(result, "random_rows")
+    assert message.startswith("Breaks rule subtract-row-max (Subtract each row's maximum before `exp`, "), (
+        message
+    )
+    assert "wrong on 2 of 9 generated inputs; the smallest failing one (large magnitudes) is " in message
+    assert "an empty tensor" not in message
+    failure = next(c.failure for c in result.cases if c.name == "random_rows")
+    assert failure is not None and failure["property"] == "non_finite"
+
+
+def test_only_empty_inputs_failing_show_the_empty_one(runner: Runner) -> None:
+    code = solution(NAME).replace(
+        "    if x.numel() == 0:", "    if x.numel() == 0:\n        raise RuntimeError('empty')"
+    )
+    assert code != solution(NAME)  # so the check below can fail
+    message = failed_message(judge(runner, NAME, code), "random_rows")
+    assert "the smallest failing one (an empty tensor) is x of shape (0, 8), dtype float32 = []" in message
+    assert "your code raised RuntimeError: empty" in message
 
 
 def test_small_inputs_are_shown_with_their_values_but_never_the_expected_output(runner: Runner) -> None:
@@ -53,11 +68,12 @@ def test_small_inputs_are_shown_with_their_values_but_never_the_expected_output(
     result = judge(runner, NAME, code)
     message = failed_message(result, "random_rows")
     assert re.match(
-        r"Breaks rule subtract-row-max: "
-        r"Random inputs: .*\(random, size 1\) is x of shape \(\d, 1\), dtype float32 = \[\[",
+        r"Breaks rule subtract-row-max \(.*\): "
+        r".*\(random, size 1\) is x of shape \(\d, 1\), dtype float32 = \[\[",
         message,
     ), message
-    assert "your output: tensor([0.0" in message
+    assert "your output: tensor([[0.0" in message
+    assert "largest error" not in message  # with the output shown, it would give the expected value away
     assert "1.0" not in message.split("your output:")[1]  # the expected ones are never shown
 
 
@@ -106,9 +122,14 @@ def test_samples_of_several_arguments_are_named_by_the_signature(runner: Runner,
     result = runner.judge(runner.job_for(problem, expectations, wrong, "submit"))
     message = failed_message(result, "random_rows")
     assert message.startswith(
-        "Random inputs: wrong on 2 of 3 generated inputs; the smallest failing one (random, size 2) is "
+        "Exception: wrong on 2 of 3 generated inputs; the smallest failing one (random, size 2) is "
         "x of shape (2, 3), dtype float32 = [["
     ), message
+    # the input, written as custom input that reproduces it: the same numbers, by argument name
+    failure = next(c.failure for c in result.cases if c.name == "random_rows")
+    assert failure is not None and failure["input"].startswith('{\n  "x": {"tensor": [[')
+    given = read_arguments(failure["input"])
+    assert list(given) == ["x", "s"] and given["s"]["dtype"] == "float32" and len(given["s"]["tensor"]) == 2
     assert re.search(
         r"\]\], s of shape \(2,\), dtype float32 = \[[^\]]+\], and your code raised RuntimeError: ", message
     )
