@@ -22,7 +22,7 @@ from tests.app.conftest import PASSWORD
 __all__ = ["live_server"]
 
 SCOPES = ("read", "submit", "teach")
-PUBLIC = {("POST", "/api/v1/auth/register"), ("POST", "/api/v1/auth/token")}
+PUBLIC = {("POST", "/api/v1/auth/register"), ("POST", "/api/v1/auth/token"), ("GET", "/api/v1/version")}
 COURSE = "/api/v1/courses/{course_id}"
 # Every /api/v1 route and the scope a token needs for it. A route missing here fails the table
 # test: a new route must say which scope it needs.
@@ -76,6 +76,11 @@ SCOPE_OF: dict[tuple[str, str], str] = {
     ("GET", COURSE + "/gradebook.xlsx"): "teach",
     ("POST", COURSE + "/assignments/{assignment_id}/regrades"): "teach",
     ("GET", COURSE + "/assignments/{assignment_id}/similarity"): "teach",
+    ("POST", "/api/v1/submissions/{submission_id}/reports"): "submit",
+    ("GET", "/api/v1/reports"): "read",
+    ("GET", "/api/v1/reports/{report_id}"): "read",
+    ("POST", "/api/v1/reports/{report_id}/answer"): "teach",
+    ("POST", "/api/v1/problems/{slug}/reports/rejudge"): "teach",
     ("GET", COURSE + "/assignments/{assignment_id}/regrades/{regrade_id}"): "teach",
     ("POST", COURSE + "/assignments/{assignment_id}/regrades/{regrade_id}/apply"): "teach",
 }
