@@ -119,7 +119,9 @@ def test_regrade_dry_run_then_apply(visits: Visits, server: Server, tmp_path: Pa
     # A title of its own, and last among its track's related problems: other tests follow those links.
     toml = folder / "problem.toml"
     text = toml.read_text().replace('title = "Add Two Tensors"', f'title = "Regrade Probe {slug[-6:]}"')
-    toml.write_text(text.replace('difficulty = "easy"', 'difficulty = "hard"'))
+    toml.write_text(
+        text.replace('difficulty = "easy"', 'difficulty = "hard"').replace("order = 1\n", "order = 999\n")
+    )
     _import(server, tmp_path)
 
     teacher, learner = visits.new("instructor"), visits.new("student")

@@ -38,5 +38,5 @@ def test_the_failing_line_is_marked_in_the_editor(visits: Visits, server: Server
 
     replace_code(page, RAISES_ON_LINE_6.replace("    raise", "    return total\n    raise"))
     page.get_by_role("button", name="Run").click()
-    wait_verdict(page, "Accepted")
+    wait_verdict(page, "Matches the reference")
     expect(page.locator(".cm-editor .cm-error-line")).to_have_count(0)  # cleared by the next run

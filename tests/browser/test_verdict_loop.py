@@ -73,10 +73,10 @@ def test_verdict_is_in_view_focused_and_announced_once(
     page.evaluate(WATCH_ANNOUNCER)
     replace_code(page, "def add(a, b):\n    return a - b\n")
     page.keyboard.press("Control+Enter")  # Run from the editor
-    wait_verdict(page, "Wrong Answer")
+    wait_verdict(page, "Differs from the reference")
     expect(page.locator("#results-summary")).to_be_focused()
     assert in_viewport(page, "#results-summary"), "the verdict is off-screen after Run"
-    expect(page.locator("#verdict-announce")).to_contain_text("Wrong Answer")
+    expect(page.locator("#verdict-announce")).to_contain_text("Differs from the reference")
     assert len(announced(page)) == 1, announced(page)  # not Queued, Running, every case
     assert page.locator("#results").get_attribute("aria-live") is None  # the card is not re-read
 
@@ -275,4 +275,4 @@ def test_the_page_is_usable_before_the_editor_bundle_and_keeps_what_was_typed(
     expect(content).to_be_focused()
     expect(page.locator("#code")).to_be_hidden()
     page.keyboard.press("Control+Enter")  # and Run works from the upgraded editor
-    wait_verdict(page, "Accepted")
+    wait_verdict(page, "Matches the reference")

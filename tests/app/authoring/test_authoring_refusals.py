@@ -48,7 +48,8 @@ def test_surviving_mutant_is_refused_and_named(author: Any, walkthrough_files: d
     assert [e["file"] for e in report["errors"]] == ["mutants/just_the_reference.py"]
     assert "known-wrong solution is accepted" in report["errors"][0]["message"]
     survivor = next(m for m in report["mutants"] if m["name"] == "just_the_reference.py")
-    assert survivor["killed"] is False and report["mutation_score"] == "5/6"  # its four mutants and one cheat die
+    # the walkthrough's four mutants and its cheat die; the reference copied as a mutant survives
+    assert survivor["killed"] is False and report["mutation_score"] == "5/6"
 
 
 def test_syntax_error_in_tests_is_refused_with_its_line(author: Any, walkthrough_files: dict) -> None:

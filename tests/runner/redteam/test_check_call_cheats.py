@@ -14,7 +14,7 @@ from tests.runner.checks_support import failed_message
 from tests.runner.conftest import FIXTURES
 
 CONTAINER = FIXTURES / "redteam" / "container-output"
-RULE = "The statement says: “Leave `x` unchanged: every tensor returned is a new one.”"
+RULE = "Breaks rule new-tensors (Leave `x` unchanged: every tensor returned is a new one.)"
 RESTORE_CHEATS = {
     "add then subtract": "x.add_(1); x.sub_(1)",
     "under no_grad": "import torch\n    with torch.no_grad():\n        x.mul_(2); x.div_(2)",

@@ -20,7 +20,7 @@ from tests.runner.conftest import FIXTURES
 
 CONTAINER = FIXTURES / "redteam" / "container-output"
 CASE = "new_tensors_inside_containers"
-RULE = "The statement says: “Leave `x` unchanged: every tensor returned is a new one.”"
+RULE = "Breaks rule new-tensors (Leave `x` unchanged: every tensor returned is a new one.)"
 
 # Each patch makes a write to `x` (through `.data`, which moves no version counter) or an alias of
 # it in the output invisible to a check that looked the primitive up at call time.
