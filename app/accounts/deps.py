@@ -15,7 +15,7 @@ from app.kit.errors import Forbidden, InvalidToken, LoginRequired
 from app.kit.limits import RequestLimiter, make_limiter
 from app.kit.security import csrf_token
 from app.kit.settings import Settings
-from app.kit.web import SessionDep, SettingsDep, get_database
+from app.kit.web import SessionDep, SettingsDep, get_database, require_csrf
 
 SESSION_ID_KEY = "sid"  # in the signed cookie: the random id of the browser's UserSession row
 
@@ -285,3 +285,23 @@ async def token_to_check(
 OptionalApiUser = Annotated[User | None, Depends(optional_api_user)]
 ApiUser = Annotated[User, Depends(api_user)]
 ApiToken = Annotated[TokenToCheck, Depends(token_to_check)]
+
+
+def user_with_scope(session_user: User | None, caller: ApiCaller | None, scope: str) -> User:
+    """The caller of a route that takes a session or a token: a token needs ``scope``
+    (403 ``insufficient_scope``); nobody signed in is a 401."""
+    user = caller.require(scope) if caller is not None else session_user
+    if user is None:
+        raise LoginRequired()
+    return user
+
+
+async def writer_with_scope(
+    request: Request, session_user: User | None, caller: ApiCaller | None, scope: str
+) -> User:
+    """:func:`user_with_scope` for a route that changes something: a session request must carry
+    the CSRF token (a browser never attaches ``Authorization: Bearer`` by itself)."""
+    user = user_with_scope(session_user, caller, scope)
+    if caller is None:
+        await require_csrf(request)
+    return user

@@ -14,40 +14,24 @@ from typing import Annotated
 
 from fastapi import Depends, Path, Request
 
-from app.accounts.deps import ApiCaller, OptionalApiCaller, OptionalUser
+from app.accounts.deps import OptionalApiCaller, OptionalUser, user_with_scope, writer_with_scope
 from app.accounts.models import User
-from app.kit.errors import LoginRequired
-from app.kit.web import require_csrf
-
-
-def _caller(session_user: User | None, caller: ApiCaller | None, scope: str) -> User:
-    user = caller.require(scope) if caller is not None else session_user
-    if user is None:
-        raise LoginRequired()
-    return user
 
 
 def course_reader(session_user: OptionalUser, caller: OptionalApiCaller) -> User:
-    return _caller(session_user, caller, "read")
+    return user_with_scope(session_user, caller, "read")
 
 
 def course_teacher(session_user: OptionalUser, caller: OptionalApiCaller) -> User:
-    return _caller(session_user, caller, "teach")
-
-
-async def _writer(request: Request, session_user: User | None, caller: ApiCaller | None, scope: str) -> User:
-    user = _caller(session_user, caller, scope)
-    if caller is None:
-        await require_csrf(request)
-    return user
+    return user_with_scope(session_user, caller, "teach")
 
 
 async def course_writer(request: Request, session_user: OptionalUser, caller: OptionalApiCaller) -> User:
-    return await _writer(request, session_user, caller, "teach")
+    return await writer_with_scope(request, session_user, caller, "teach")
 
 
 async def course_joiner(request: Request, session_user: OptionalUser, caller: OptionalApiCaller) -> User:
-    return await _writer(request, session_user, caller, "submit")
+    return await writer_with_scope(request, session_user, caller, "submit")
 
 
 CourseReader = Annotated[User, Depends(course_reader)]

@@ -12,42 +12,27 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from app.accounts.deps import ApiCaller, OptionalApiCaller, OptionalUser
+from app.accounts.deps import OptionalApiCaller, OptionalUser, user_with_scope, writer_with_scope
 from app.accounts.models import User
 from app.accounts.reset_pages import get_mailer
-from app.kit.errors import LoginRequired
 from app.kit.limits import RequestLimiter, make_limiter
 from app.kit.links import public_url
-from app.kit.web import SettingsDep, require_csrf
+from app.kit.web import SettingsDep
 from app.reports.service import Notifier
 
 LIMIT_WINDOW = "test-reports:"  # its Redis key, inside the deployment's namespace
 
 
-def _caller(session_user: User | None, caller: ApiCaller | None, scope: str) -> User:
-    user = caller.require(scope) if caller is not None else session_user
-    if user is None:
-        raise LoginRequired()
-    return user
-
-
 def report_reader(session_user: OptionalUser, caller: OptionalApiCaller) -> User:
-    return _caller(session_user, caller, "read")
-
-
-async def _writer(request: Request, session_user: User | None, caller: ApiCaller | None, scope: str) -> User:
-    user = _caller(session_user, caller, scope)
-    if caller is None:
-        await require_csrf(request)
-    return user
+    return user_with_scope(session_user, caller, "read")
 
 
 async def report_filer(request: Request, session_user: OptionalUser, caller: OptionalApiCaller) -> User:
-    return await _writer(request, session_user, caller, "submit")
+    return await writer_with_scope(request, session_user, caller, "submit")
 
 
 async def report_answerer(request: Request, session_user: OptionalUser, caller: OptionalApiCaller) -> User:
-    return await _writer(request, session_user, caller, "teach")
+    return await writer_with_scope(request, session_user, caller, "teach")
 
 
 async def get_report_limiter(request: Request) -> RequestLimiter:
