@@ -39,7 +39,6 @@ def test_the_bank_offers_custom_input() -> None:
     assert len(WITH_EXAMPLE) >= 20  # so the agreement below is measured on most of the bank
 
 
-@pytest.mark.parametrize("slug", WITH_EXAMPLE)
 def _only_how_rules_failed(run: jobs.JudgeResult) -> bool:
     """Run failed only on rules about how the code works (operations, hooks: a problem-wide
     ``op_rules_for_every_case`` watches the example too), never on its values."""
@@ -51,6 +50,7 @@ def _only_how_rules_failed(run: jobs.JudgeResult) -> bool:
     )
 
 
+@pytest.mark.parametrize("slug", WITH_EXAMPLE)
 def test_custom_input_and_run_agree_on_every_mutant(runner: Runner, slug: str) -> None:
     problem = load_problem_dir(BANK / slug)
     expectations = runner.compute_expectations(problem)
