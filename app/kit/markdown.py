@@ -57,7 +57,7 @@ _formatter = HtmlFormatter(nowrap=True)
 ID_PREFIX = "user-content-"
 
 
-def _highlight(code: str, lang: str, _attrs: str) -> str:
+def highlight_fence(code: str, lang: str, _attrs: str) -> str:
     try:
         lexer = get_lexer_by_name(lang or "python")
     except ClassNotFound:
@@ -65,7 +65,7 @@ def _highlight(code: str, lang: str, _attrs: str) -> str:
     return highlight(code, lexer, _formatter)
 
 
-def _math(content: str, options: dict[str, object]) -> str:
+def math_to_mathml(content: str, options: dict[str, object]) -> str:
     display = "block" if options.get("display_mode") else "inline"
     try:
         return str(latex_to_mathml(content.strip(), display=display))
@@ -74,8 +74,10 @@ def _math(content: str, options: dict[str, object]) -> str:
 
 
 def _make_parser() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": True, "highlight": _highlight}).enable(["table", "strikethrough"])
-    md.use(dollarmath_plugin, renderer=_math, allow_digits=False, double_inline=True)
+    md = MarkdownIt("commonmark", {"html": True, "highlight": highlight_fence}).enable(
+        ["table", "strikethrough"]
+    )
+    md.use(dollarmath_plugin, renderer=math_to_mathml, allow_digits=False, double_inline=True)
     return md
 
 
