@@ -268,15 +268,6 @@ class JobCgroup:
         usage = _read(self.dirs["cpuacct"] / "cpuacct.usage").strip()
         return int(usage) / 1e6 if usage else 0.0
 
-    def page_faults(self) -> int:
-        """Page faults taken by the group's processes so far (``pgfault`` of ``memory.stat``)."""
-        stat = _read(self.dirs["unified" if self.version == 2 else "memory"] / "memory.stat")
-        for line in stat.splitlines():
-            key, _, value = line.partition(" ")
-            if key == "pgfault":
-                return int(value)
-        return 0
-
     def peak_memory_mb(self) -> float:
         name = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
         raw = _read(self.dirs["unified" if self.version == 2 else "memory"] / name).strip()
