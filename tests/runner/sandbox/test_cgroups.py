@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.sandbox import cgroups
+from runner.sandbox import cgroups, syscalls
 from runner.sandbox.cgroup_tree import CgroupTree
 from runner.sandbox.cgroups import job_group_name, pid_namespace
 
@@ -46,14 +46,11 @@ def test_sweep_removes_only_groups_of_dead_owners_in_this_pid_namespace() -> Non
             group.remove()
 
 
-def test_v2_controllers_move_the_container_processes_into_a_leaf_first(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_v2_controllers_move_the_container_processes_into_a_leaf_first(tmp_path: Path) -> None:
     # cgroup v2's "no internal processes" rule cannot be met on this (v1) host's kernel, so the
     # kernel's answer is played by a stand-in: EBUSY while the group still holds processes.
     (tmp_path / "cgroup.procs").write_text("1\n7\n")
     (tmp_path / "cgroup.subtree_control").write_text("")
-    real_write = cgroups._write
     moved: list[str] = []
 
     def kernel_write(path: Path, value: str) -> None:
@@ -65,10 +62,9 @@ def test_v2_controllers_move_the_container_processes_into_a_leaf_first(
                 "".join(f"{p}\n" for p in (tmp_path / "cgroup.procs").read_text().split() if p != value)
             )
             return
-        real_write(path, value)
+        syscalls.write_control(path, value.encode())
 
-    monkeypatch.setattr(cgroups, "_write", kernel_write)
-    cgroups.enable_controllers(tmp_path, {"memory", "pids", "cpu"})
+    cgroups.enable_controllers(tmp_path, {"memory", "pids", "cpu"}, write=kernel_write)
     assert moved == ["1", "7"]
     assert (tmp_path / "cgroup.subtree_control").read_text() == "+cpu +memory +pids"
 
