@@ -19,7 +19,15 @@ from runner import jobs
 from runner.format import custom
 from runner.format.problem import ProblemFiles
 from runner.format.rules import with_rule_sentences
-from runner.jobs import JUDGE_FORMAT, CaseExpectation, Expectations, Job, JudgeResult, Limits
+from runner.jobs import (
+    JUDGE_FORMAT,
+    CaseExpectation,
+    ExpectationError,
+    Expectations,
+    Job,
+    JudgeResult,
+    Limits,
+)
 from runner.judging import observations, source_policy
 from runner.judging.results import build_result
 from runner.sandbox import compiled
@@ -45,10 +53,6 @@ def default_slots() -> int:
             raise ValueError(f"TORCHDRILL_RUNNER_SLOTS must be at least 1, not {slots}")
         return slots
     return max(1, os.cpu_count() or 1)
-
-
-class ExpectationError(ValueError):
-    """The reference solution or the tests failed while computing expected values."""
 
 
 def job_payload(
