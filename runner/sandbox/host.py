@@ -159,7 +159,10 @@ class Sandbox:
                         waiter["event"].set()
                     left = [w.pop("cleanup") for w in self._waiters.values() if "cleanup" in w]
                 for group in left:
-                    self._reaper.submit(group.remove)
+                    try:
+                        self._reaper.submit(group.remove)
+                    except RuntimeError:  # closed without waiting for this thread (close's join timed out)
+                        group.remove()
                 return
             msg = json.loads(data)
             if msg.get("op") == "exit":
