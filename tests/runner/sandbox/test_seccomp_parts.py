@@ -27,7 +27,9 @@ def probe():
 
 
 @pytest.mark.parametrize(("threads", "parts"), [(False, "3"), (True, "2")])
-def test_every_part_of_the_filter_is_in_force_in_a_job(judge_probe: JudgeFn, threads: bool, parts: str) -> None:
+def test_every_part_of_the_filter_is_in_force_in_a_job(
+    judge_probe: JudgeFn, threads: bool, parts: str
+) -> None:
     result = judge_probe(PROBE, threads=threads)
     filters, netlink = ast.literal_eval(str(result.cases[0].actual))
     # The kernel counts the filters in force (Linux 5.9 on): zygote's + spare's (+ the job's).
