@@ -39,7 +39,12 @@ try:
     from runner.format.problem import load_problem_dir
 except ImportError:
     from runner.problem import load_problem_dir
-from runner.engine import JobProfile, Runner
+from runner.engine import Runner
+try:  # this layout: the sandbox's job hook, filled by bench.jobwatch
+    from bench.jobwatch import Watches
+except ImportError:  # older layouts: Runner.judge's profile and the sandbox's trace mode
+    Watches = None
+    from runner.engine import JobProfile
 
 def pool_cpu_s():
     if hasattr(runner, "pool_cpu_seconds"):  # older layouts
@@ -70,20 +75,33 @@ for line in sys.stdin:
     settle()
     walls, stages = [], {}
     host0, pool0 = time.process_time(), pool_cpu_s()
-    if traced:
+    watches = Watches() if traced and Watches is not None else None
+    if watches is not None:
+        runner.watch_jobs(watches)
+    elif traced:
         runner._sandbox.trace = True
     for _ in range(jobs):
-        profile = JobProfile()
         t0 = time.perf_counter()
-        result = runner.judge(job(), profile)
+        if Watches is None:
+            profile = JobProfile()
+            result = runner.judge(job(), profile)
+            timeline = profile.stages
+        else:
+            result = runner.judge(job())
+            timeline = []
         walls.append((time.perf_counter() - t0) * 1000)
         assert result.verdict == "accepted", result
+        if watches is not None:
+            timeline = [*watches.last().since(t0), ("verdict built", result.time_ms)]
         previous = 0.0
-        for name, at in profile.stages:
+        for name, at in timeline:
             if name != "event":
                 stages.setdefault(name, []).append(at - previous)
                 previous = at
-    runner._sandbox.trace = False
+    if watches is not None:
+        runner.watch_jobs(None)
+    elif traced:
+        runner._sandbox.trace = False
     settle()  # the spares made for this batch are counted in its CPU
     host_ms = (time.process_time() - host0) * 1000 / jobs
     pool_ms = (pool_cpu_s() - pool0) * 1000 / jobs

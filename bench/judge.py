@@ -3,13 +3,14 @@
 Cold: a brand-new sandbox (bubblewrap + Python + ``import torch``) per verdict, which is
 what a judge without a zygote pays. Warm: the zygote forks a fresh child per job.
 
-The per-stage breakdown comes from the timeline the sandbox keeps for every job
-(``RawRun.marks``: host-side stages, and the moment each result record reached the host),
-so the in-sandbox stages are measured from outside, without trusting the sandbox. Judging
-reads the records in batches (``runner.sandbox.channel``), so the breakdown comes from a
-second series of jobs in trace mode, where the host reads each record as it is written (a
-wake-up per record and event, which judging does not pay). The target is checked on the
-first series, never in a timed unit test: exit status 1 when it is missed.
+The per-stage breakdown comes from the sandbox's job hook, which the product leaves empty
+(``runner.sandbox.watch``; filled here by ``bench.jobwatch``): the host-side stages, and the
+moment each result record reached the host, so the in-sandbox stages are measured from outside,
+without trusting the sandbox. Judging reads the records in batches (``runner.sandbox.channel``),
+so the breakdown comes from a second series of jobs watched record by record, where the host
+reads each record as it is written (a wake-up per record and event, which judging does not pay).
+The target is checked on the first series, never in a timed unit test: exit status 1 when it is
+missed.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from bench import cpustat, poolstats, speedprobe
-from runner.engine import JobProfile, Runner
+from bench.jobwatch import Watches
+from runner.engine import Runner
 from runner.format.problem import load_problem_dir
 from runner.jobs import Job
 from runner.sandbox import cgroups
@@ -33,7 +35,8 @@ TARGET_MEDIAN_MS = 10.0  # issue #16, part 3: the seed problem, job in -> verdic
 # fork and warm-up (about as much CPU again as the job): the spaced series shows a job alone.
 SPACED_GAP_S = 0.05
 
-# Timeline marks (runner.sandbox.host / runner.engine) -> what happened since the previous mark.
+# The watch's stages (runner.sandbox.watch; "verdict built" is the verdict's own time) -> what
+# happened since the previous one.
 STAGES = {
     "take spare": "host: take a prepared spare",
     "cgroup limits": "host: set the job's cgroup limits",
@@ -79,8 +82,8 @@ def print_breakdown(timelines: list[list[tuple[str, float]]], totals: list[float
         for label, ms in stage_durations(timeline):
             per_stage.setdefault(label, []).append(ms)
     print(
-        f"\nwhere a warm job's time goes ({len(timelines)} more jobs, one at a time, in trace mode: "
-        "the host reads every record as it comes; ms):"
+        f"\nwhere a warm job's time goes ({len(timelines)} more jobs, one at a time, watched record by "
+        "record: the host reads every record as it comes; ms):"
     )
     print(f"  {'stage':<66}{'median':>8}{'p95':>8}")
     for label, values in per_stage.items():
@@ -136,21 +139,22 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
     machine_ms = (cpustat.read() - machine).busy_s * 1000 / jobs_count
     memory = poolstats.pool_memory(runner.sandbox_pid())
 
-    assert runner._sandbox is not None
-    runner._sandbox.trace = True
+    watches = Watches()
+    runner.watch_jobs(watches)
     traced: list[float] = []
     timelines: list[list[tuple[str, float]]] = []
     faults: list[int] = []
     job_cpu_ms: list[float] = []
     for _ in range(jobs_count):
-        profile = JobProfile()
-        result = runner.judge(job(), profile)
+        started = time.perf_counter()
+        result = runner.judge(job())
         assert result.accepted, result.message
+        watched = watches.last()
         traced.append(result.time_ms)
-        timelines.append(profile.stages)
-        faults.append(profile.page_faults or 0)
-        job_cpu_ms.append(profile.sandbox_cpu_ms)
-    runner._sandbox.trace = False
+        timelines.append([*watched.since(started), ("verdict built", result.time_ms)])
+        faults.append(watched.page_faults or 0)
+        job_cpu_ms.append(watched.cpu_ms)
+    runner.watch_jobs(None)
 
     spaced: list[float] = []
     for _ in range(jobs_count):
@@ -160,19 +164,21 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
         spaced.append(result.time_ms)
 
     total = jobs_count * 2
+    spares = Watches(every_record=False, counters=False)  # which spares were asked for their warm-up
+    runner.watch_jobs(spares)
     started, machine = time.perf_counter(), cpustat.read()
 
-    def concurrent_job(_: int) -> tuple[str, bool]:
-        profile = JobProfile()
-        return runner.judge(job(), profile).verdict, profile.warm_up_asked
+    def concurrent_job(_: int) -> str:
+        return runner.judge(job()).verdict
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         outcomes = list(pool.map(concurrent_job, range(total)))
     elapsed = time.perf_counter() - started
+    runner.watch_jobs(None)
     time.sleep(0.5)  # the last jobs' teardown
     machine_concurrent_ms = (cpustat.read() - machine).busy_s * 1000 / total
-    accepted = sum(verdict == "accepted" for verdict, _ in outcomes)
-    asked_warm = sum(warm for _, warm in outcomes)
+    accepted = sum(verdict == "accepted" for verdict in outcomes)
+    asked_warm = sum(watch.warm_up_asked for watch in spares.made)
     probe_end = speedprobe.probe_ms()
     runner.close()
 
@@ -193,13 +199,13 @@ def main(jobs_count: int = 60, cold_runs: int = 3, problem_dir: Path = DEFAULT_P
     )
     print_breakdown(timelines, traced)
     print(
-        f"page faults per job from its hand-over (trace series; mostly copy-on-write of the zygote's "
+        f"page faults per job from its hand-over (watched series; mostly copy-on-write of the zygote's "
         f"pages): median {statistics.median(faults):.0f}, p95 {_pct([float(f) for f in faults], 0.95):.0f}"
     )
     print(
         f"CPU per verdict: host {host_cpu_ms:.1f} ms (this process); sandbox {pool_cpu_ms:.1f} ms in all "
         f"(the spare's fork and warm-up, the job, its exit), of which the job from its hand-over on "
-        f"{statistics.median(job_cpu_ms):.1f} ms (median, trace series); the cases as timed inside: "
+        f"{statistics.median(job_cpu_ms):.1f} ms (median, watched series); the cases as timed inside: "
         f"{statistics.median(learner_ms):.1f} ms (wall)"
     )
     cpus = cgroups.usable_cpus()

@@ -13,20 +13,28 @@ import os
 import threading
 import time
 import types
-from dataclasses import dataclass, field
 from typing import Any
 
 from runner import jobs
 from runner.format import custom
 from runner.format.problem import ProblemFiles
 from runner.format.rules import with_rule_sentences
-from runner.jobs import JUDGE_FORMAT, CaseExpectation, Expectations, Job, JudgeResult, Limits
+from runner.jobs import (
+    JUDGE_FORMAT,
+    CaseExpectation,
+    ExpectationError,
+    Expectations,
+    Job,
+    JudgeResult,
+    Limits,
+)
 from runner.judging import observations, source_policy
 from runner.judging.results import build_result
 from runner.sandbox import compiled
 from runner.sandbox.channel import RawRun
 from runner.sandbox.host import Sandbox
 from runner.sandbox.spares import PoolState
+from runner.sandbox.watch import WatchFactory
 
 log = logging.getLogger("runner")
 
@@ -45,10 +53,6 @@ def default_slots() -> int:
             raise ValueError(f"TORCHDRILL_RUNNER_SLOTS must be at least 1, not {slots}")
         return slots
     return max(1, os.cpu_count() or 1)
-
-
-class ExpectationError(ValueError):
-    """The reference solution or the tests failed while computing expected values."""
 
 
 def job_payload(
@@ -78,29 +82,12 @@ def _compiled(tests_source: str) -> types.CodeType | None:
         return None
 
 
-@dataclass
-class JobProfile:
-    """Where one job's time went: ``stages`` as (name, ms since the job came in), as the host saw
-    them (``RawRun.marks`` and the verdict), and the CPU the job's processes used inside the
-    sandbox from the hand-over on (its cgroup's counter; the spare's warm-up is not in it)."""
-
-    stages: list[tuple[str, float]] = field(default_factory=list)
-    sandbox_cpu_ms: float = 0.0  # trace mode only, like the page faults
-    page_faults: int | None = None  # the job's, from its hand-over (trace mode only)
-    # Whether the host asked the job's spare for its whole warm-up (RawRun.warm_up_asked), and
-    # how many of its steps the spare ran before the job came (its start record; None if absent).
-    warm_up_asked: bool = True
-    warm_up_steps: int | None = None
-
-
 class Runner:
-    def __init__(
-        self, max_concurrent: int | None = None, trace: bool = False, source_policy: bool = True
-    ) -> None:
+    def __init__(self, max_concurrent: int | None = None, source_policy: bool = True) -> None:
         """``source_policy=False`` judges code the policy would refuse: only for the suite's
         attacks on the layers below it (the sandbox, the guard), never for a learner's code."""
         self.source_policy = source_policy
-        self.trace = trace  # runner.sandbox.host.Sandbox's: every record read as it comes (benchmarks)
+        self._watch: WatchFactory | None = None  # see watch_jobs
         self.max_concurrent = max_concurrent or default_slots()
         self._slots = threading.BoundedSemaphore(self.max_concurrent)
         self._lock = threading.Lock()
@@ -114,13 +101,22 @@ class Runner:
                 if self._sandbox is not None:
                     log.warning("zygote died; starting a new one")
                     self._sandbox.close()
-                self._sandbox = Sandbox(trace=self.trace)
+                self._sandbox = Sandbox(watch=self._watch)
 
     def close(self) -> None:
         with self._lock:
             if self._sandbox is not None:
                 self._sandbox.close()
                 self._sandbox = None
+
+    def watch_jobs(self, watch: WatchFactory | None) -> None:
+        """Tell each job's stages from now on to a :class:`runner.sandbox.watch.JobWatch` that
+        ``watch`` makes for it (None: to none, as the product runs). A hook for tools outside the
+        product (``bench/``) and tests; it stays across a restarted zygote."""
+        with self._lock:
+            self._watch = watch
+            if self._sandbox is not None:
+                self._sandbox.watch = watch
 
     def runtime_info(self) -> dict[str, str]:
         self.start()
@@ -163,12 +159,8 @@ class Runner:
             finally:
                 self._busy -= 1
 
-    def judge(self, job: Job, profile: JobProfile | None = None) -> JudgeResult:
-        """Judge a learner's code. Never raises for anything the learner did.
-
-        ``profile``, if given, receives the run's stages and the job's CPU time, for the per-stage
-        breakdown of ``python -m bench.judge``.
-        """
+    def judge(self, job: Job) -> JudgeResult:
+        """Judge a learner's code. Never raises for anything the learner did."""
         started = time.perf_counter()
         selected = [c.name for c in job.expectations.select(job.mode)]
         try:
@@ -185,15 +177,6 @@ class Runner:
                 )
                 raw = self.run_payload(payload, job.limits)
                 result = build_result(raw, job.expectations, job.mode, job.limits, raw.integrity_key)
-                if profile is not None:
-                    offset = (raw.started - started) * 1000
-                    profile.stages += [(name, offset + ms) for name, ms in raw.marks]
-                    profile.stages.append(("verdict built", (time.perf_counter() - started) * 1000))
-                    profile.sandbox_cpu_ms = raw.job_cpu_ms
-                    profile.page_faults = raw.job_page_faults
-                    profile.warm_up_asked = raw.warm_up_asked
-                    steps = (raw.first("start") or {}).get("warm_up")
-                    profile.warm_up_steps = steps if isinstance(steps, int) else None
         except Exception as exc:  # the platform's fault, reported as such
             log.exception("judging job %s failed", job.job_id)
             result = JudgeResult.internal_error(

@@ -222,3 +222,8 @@ class JudgeResult:
             cause=str(data.get("cause", "")),
             cases=[CaseResult(**c) for c in data.get("cases", [])],
         )
+
+
+class ExpectationError(ValueError):
+    """The reference solution or the tests failed while computing expected values (``Runner.
+    compute_expectations``, the runner service and the remote runner raise it alike)."""

@@ -86,11 +86,6 @@ def _cached(code: str, removed: bytes) -> Any:
     )
 
 
-def forget() -> None:
-    """Drop the cached fingerprints (the benchmark's cold runs)."""
-    _cached.cache_clear()
-
-
 @dataclass(frozen=True)
 class Pair(Generic[K]):
     """Two solutions and how much of each is covered by code the other also has (0..1)."""

@@ -14,13 +14,12 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from runner import jobs
-from runner.engine import ExpectationError
 from runner.format.problem import ProblemFiles
 from runner.format.rules import MUTANT, MutantMeta, RulesError, mutant_meta, parse_rules
 from runner.format.statement_examples import check_statement
 from runner.format.tracks import unknown_category
 from runner.format.validation_report import Finding, MutantReport, ValidationReport
-from runner.jobs import Expectations, Job, JudgeResult, Mode
+from runner.jobs import ExpectationError, Expectations, Job, JudgeResult, Mode
 from runner.judging import source_policy
 from runner.records.check_value import reference_failure
 from runner.verdict import Verdict

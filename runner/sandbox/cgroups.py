@@ -21,6 +21,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -89,16 +90,19 @@ def zygote_group_name(sandbox_id: str) -> str:
     return f"zygote-{pid_namespace()}-{os.getpid()}-{sandbox_id}"
 
 
-def enable_controllers(root: Path, controllers: set[str]) -> None:
+def enable_controllers(
+    root: Path, controllers: set[str], write: Callable[[Path, str], None] = _write
+) -> None:
     """Let ``root``'s children use ``controllers`` (cgroup v2).
 
     Inside a container ``root`` is the container's own group, which holds its processes, and
     the kernel refuses to hand controllers down from a group with processes in it (EBUSY). Those
     processes then move to a leaf group of their own first, as container-in-container setups do.
+    ``write`` writes a control file (the kernel's; a test plays the kernel's answers with it).
     """
     line = " ".join(f"+{c}" for c in sorted(controllers))
     try:
-        _write(root / "cgroup.subtree_control", line)
+        write(root / "cgroup.subtree_control", line)
         return
     except OSError as exc:
         if exc.errno != errno.EBUSY:
@@ -111,8 +115,8 @@ def enable_controllers(root: Path, controllers: set[str]) -> None:
             break
         for pid in pids:
             with contextlib.suppress(ProcessLookupError, OSError):
-                _write(leaf / "cgroup.procs", pid)
-    _write(root / "cgroup.subtree_control", line)
+                write(leaf / "cgroup.procs", pid)
+    write(root / "cgroup.subtree_control", line)
 
 
 @dataclass(frozen=True)
@@ -267,15 +271,6 @@ class JobCgroup:
             return 0.0
         usage = _read(self.dirs["cpuacct"] / "cpuacct.usage").strip()
         return int(usage) / 1e6 if usage else 0.0
-
-    def page_faults(self) -> int:
-        """Page faults taken by the group's processes so far (``pgfault`` of ``memory.stat``)."""
-        stat = _read(self.dirs["unified" if self.version == 2 else "memory"] / "memory.stat")
-        for line in stat.splitlines():
-            key, _, value = line.partition(" ")
-            if key == "pgfault":
-                return int(value)
-        return 0
 
     def peak_memory_mb(self) -> float:
         name = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"

@@ -9,6 +9,7 @@ import os
 import select
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,24 +39,9 @@ class RawRun:
     wall_ms: float = 0.0
     cpu_ms: float = 0.0
     peak_memory_mb: float = 0.0
-    # Host-side timeline of the run, in ms since the job arrived: when each stage ended and when
-    # each kind of record reached the host (``start``, ``cases``, ``case``..., ``done``). It is
-    # what ``python -m bench.judge`` breaks a verdict's time down with.
-    marks: list[tuple[str, float]] = field(default_factory=list, repr=False)
-    started: float = 0.0  # time.perf_counter() when the sandbox took the job
-    # CPU of the job's cgroup from the hand-over (its counter read just after it, while the spare
-    # wakes) to the end of its output; in trace mode only, like the page faults: the benchmark's.
-    job_cpu_ms: float = 0.0
-    job_page_faults: int | None = None  # the same span's page faults (in trace mode only: the bench)
     # The key the job's events are authenticated with (runner.testing.guard): the spare's, made by the
     # host with it. Never in the payload, never in a record; runner.judging.observations verifies with it.
     integrity_key: bytes = field(default=b"", repr=False)
-    # Whether the host asked the job's spare for its whole warm-up, or (jobs filling every CPU
-    # when the spare was asked for) only the guard's sealing: Sandbox._prepare.
-    warm_up_asked: bool = True
-
-    def mark(self, stage: str, started: float) -> None:
-        self.marks.append((stage, (time.perf_counter() - started) * 1000))
 
     def first(self, kind: str) -> dict[str, Any] | None:
         """The first record of type ``kind``, if any."""
@@ -180,7 +166,7 @@ def collect(
     limits: Limits,
     started: float,
     exited: threading.Event,
-    trace: bool = False,
+    on_record: Callable[[str], None] | None = None,
 ) -> bool:
     """Read the job's pipes until the harness is done, they close, or a limit is hit.
 
@@ -192,7 +178,9 @@ def collect(
     wakes this loop at once (``POLLHUP`` is reported even for a descriptor polled for nothing).
     A channel found holding much data is watched for data from then on, so a job writing large
     records waits for a tick (at most ``RESULT_TICK_S``) once, when it has filled the 1 MB pipe,
-    and never again; every channel is watched with ``trace`` (the benchmark's timeline of records).
+    and never again. With ``on_record`` (a job's watch that wants every record as it comes:
+    ``runner.sandbox.watch.JobWatch.every_record``), every channel is watched for data, and each
+    record's type is passed to it as the record is read.
 
     A harness that exits without its end record may leave a daemon holding the pipes
     open: once the exit is known, reading stops after a short grace period.
@@ -208,7 +196,7 @@ def collect(
         os.set_blocking(fd, False)
     poller.register(out_fd, select.POLLIN)
     poller.register(err_fd, select.POLLIN)
-    poller.register(res_fd, select.POLLIN if trace else 0)
+    poller.register(res_fd, select.POLLIN if on_record is not None else 0)
     deadline = started + limits.time_s
     open_fds = {out_fd, err_fd, res_fd}
     done = False
@@ -242,8 +230,9 @@ def collect(
                     seen = len(raw.records)
                     done = parse_records(raw, bytes(pending[: cut + 1])) or done
                     del pending[: cut + 1]
-                    for record in raw.records[seen:]:
-                        raw.mark(str(record.get("type")), started)
+                    if on_record is not None:
+                        for record in raw.records[seen:]:
+                            on_record(str(record.get("type")))
             else:
                 buffers[fd] += chunk
         if len(buffers[out_fd]) + len(buffers[err_fd]) > output_cap:

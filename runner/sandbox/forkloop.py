@@ -24,10 +24,15 @@ def fork_loop() -> ForkLoop:
     Either returns ``(the message's JSON, the link's fd)`` in each child and ``None`` in the
     zygote when the host goes away.
     """
+    return compiled_loop() or serve_forks
+
+
+def compiled_loop() -> ForkLoop | None:
+    """The C loop (``runner/sandbox/_forkserver.c``), or None where the module is not built."""
     try:
         from runner.sandbox import _forkserver  # type: ignore[attr-defined]
     except ImportError:
-        return serve_forks
+        return None
     loop: ForkLoop = _forkserver.serve_forks
     return loop
 

@@ -7,7 +7,7 @@ does to this module — patch it, exit early, print fake records — can only ma
 own cases fail.
 
 Records written to the result channel (one JSON object per line):
-``{"type": "start"[, "warm_up"]}``, ``{"type": "compile_error", ...}``, ``{"type": "import_error", ...}``,
+``{"type": "start"}``, ``{"type": "compile_error", ...}``, ``{"type": "import_error", ...}``,
 ``{"type": "cases", "cases": [...]}``, ``{"type": "case", ...}``, ``{"type": "done"}``.
 """
 
@@ -200,7 +200,6 @@ def run(
     channel: ResultChannel,
     workdir: str,
     pending: guard.PendingGuard | None = None,
-    warm_up_steps: int | None = None,
     single_task: Callable[[], None] | None = None,
 ) -> None:
     """Run one job. ``payload`` holds ``code``, ``tests_source`` (and, optionally, ``tests_code``:
@@ -209,14 +208,12 @@ def run(
     below it). ``pending`` is the job's guard (its key came from the host before the job;
     ``runner.sandbox.zygote``), put in force once the problem's tests are loaded; without it the job
     runs unguarded (tests in-process).
-    ``warm_up_steps``: how many steps of its warm-up the spare ran before the job came
-    (``runner.sandbox.warmup.warm_spare``), reported in the start record for the benchmarks.
     ``single_task``: called once the harness is ready (the problem's tests loaded), before the
     guard is in force and the learner's module is imported,
     to refuse new threads and processes for the rest of the job (the seccomp filter's job part;
     ``None`` where the problem allows them, or in-process)."""
     send, encode = _writers(channel, payload)
-    send({"type": "start"} | ({} if warm_up_steps is None else {"warm_up": warm_up_steps}))
+    send({"type": "start"})
     solution_path = os.path.join(workdir, SOLUTION_FILE)
     tests_path = os.path.join(workdir, TESTS_FILE)
     code: str = payload["code"]

@@ -38,6 +38,7 @@ from runner.sandbox.channel import RawRun, collect
 from runner.sandbox.control import COLD, WARM
 from runner.sandbox.job_pipes import F_SETPIPE_SZ, RESULT_PIPE_BYTES, prefeed
 from runner.sandbox.spares import PoolState, idle_message, is_made, normal_priority
+from runner.sandbox.watch import UNWATCHED, WatchFactory
 
 log = logging.getLogger("runner.sandbox.host")
 
@@ -53,11 +54,10 @@ class Sandbox:
     # back to back on two cores it needs about three jobs' time to finish: with 2, a job often came
     # to a spare still warming (page faults per job p95 ~1,500-1,900, and the job waited for the
     # step under way); with 4 every job found a warm one (p95 ~590). Each costs ~7 MB of PSS.
-    def __init__(self, spares: int = 4, trace: bool = False) -> None:
+    def __init__(self, spares: int = 4, watch: WatchFactory | None = None) -> None:
         self.spare_count = spares
-        # Read every record the moment it is written (a wake-up each), for the exact timeline of
-        # ``python -m bench.judge``'s breakdown; judging reads them in batches (see collect).
-        self.trace = trace
+        # Each job's hook (runner.sandbox.watch): None in the product, filled by the benchmarks.
+        self.watch = watch
         self.bwrap = check_host()
         self.cgroups = CgroupTree()
         self.cgroups.sweep()
@@ -159,7 +159,10 @@ class Sandbox:
                         waiter["event"].set()
                     left = [w.pop("cleanup") for w in self._waiters.values() if "cleanup" in w]
                 for group in left:
-                    self._reaper.submit(group.remove)
+                    try:
+                        self._reaper.submit(group.remove)
+                    except RuntimeError:  # closed without waiting for this thread (close's join timed out)
+                        group.remove()
                 return
             msg = json.loads(data)
             if msg.get("op") == "exit":
@@ -309,14 +312,15 @@ class Sandbox:
 
     def _run_in_spare(self, payload: dict[str, Any], limits: Limits) -> RawRun:
         started = time.perf_counter()
-        raw = RawRun(started=started)
+        watch = UNWATCHED if self.watch is None else self.watch()
+        raw = RawRun()
         spare = self._take_spare()
         raw.integrity_key = spare["key"]
-        raw.warm_up_asked = spare["warm"]
-        raw.mark("take spare", started)
+        watch.spare_taken(spare["warm"])
+        watch.stage("take spare")
         job_id, group, waiter = spare["id"], spare["group"], spare["waiter"]
         group.set_limits(limits.memory_mb, limits.max_processes)
-        raw.mark("cgroup limits", started)
+        watch.stage("cgroup limits")
         pipes = [os.pipe() for _ in range(4)]  # job in, stdout, stderr, results
         with contextlib.suppress(OSError):
             fcntl.fcntl(pipes[3][0], F_SETPIPE_SZ, RESULT_PIPE_BYTES)
@@ -325,7 +329,7 @@ class Sandbox:
             # The job's input goes into its pipe before the spare has the pipe, as far as it fits
             # (all of it, for any ordinary job): the spare reads it the moment it wakes.
             rest = prefeed(pipes[0][1], compiled.encode_payload(payload))
-            raw.mark("payload written", started)
+            watch.stage("payload written")
             msg = {
                 "op": "job",
                 "id": job_id,
@@ -336,28 +340,24 @@ class Sandbox:
             child_ends = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1]]
             with contextlib.suppress(OSError):  # a spare that died meanwhile: the run reports it
                 socket.send_fds(spare["link"], [json.dumps(msg).encode()], child_ends)
-            raw.mark("hand-over", started)
+            watch.stage("hand-over")
             # What follows overlaps the spare's wake-up (a few tenths of a ms here), not its work:
-            # a still-warming spare back to normal priority, in trace mode the counters the job's
-            # CPU and page faults are measured from (reading the CPU counter took ~0.3 ms here,
-            # measured), the rest of a large payload.
+            # a still-warming spare back to normal priority, the rest of a large payload.
             if not normal_priority(spare) and self._zygote_group is not None:
                 self._zygote_group.set_idle(False)  # the spare is still being made: the job waits for it
-            cpu_at_hand_over = group.cpu_ms() if self.trace else 0.0
-            faults_at_hand_over = group.page_faults() if self.trace else 0
+            watch.running(group)
             spare["link"].close()
             for fd in child_ends:
                 os.close(fd)
             self._feed(pipes[0][1], rest)
-            raw.mark("spare woken", started)
+            watch.stage("spare woken")
             self._spare_maker.submit(self._replenish)  # after the job has all it needs
+            on_record = watch.stage if watch.every_record else None
             finished_cleanly = collect(
-                raw, pipes[1][0], pipes[2][0], pipes[3][0], limits, started, waiter["event"], self.trace
+                raw, pipes[1][0], pipes[2][0], pipes[3][0], limits, started, waiter["event"], on_record
             )
-            raw.mark("output read", started)
-            if self.trace:
-                raw.job_cpu_ms = group.cpu_ms() - cpu_at_hand_over
-                raw.job_page_faults = group.page_faults() - faults_at_hand_over
+            watch.stage("output read")
+            watch.finished(group)
         finally:
             for fd in (pipes[1][0], pipes[2][0], pipes[3][0]):
                 with contextlib.suppress(OSError):
@@ -368,7 +368,7 @@ class Sandbox:
                 # cgroup) is cleaned up off the critical path.
                 group.kill_all(wait=False)
                 self._remove_after_exit(job_id, waiter, group)
-                raw.mark("teardown handed off", started)
+                watch.stage("teardown handed off")
             else:
                 group.kill_all()
                 waiter["event"].wait(timeout=2.0)

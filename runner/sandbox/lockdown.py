@@ -115,7 +115,7 @@ def run_harness(
         resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
         os.chdir("/tmp")  # the environment is the zygote's: SAFE_ENV (set_job_environment)
         filters.spare.load()
-        warm_up_steps = warm_spare(link, speculative, group)
+        warm_spare(link, speculative, group)
         if group is not None:
             group.close()  # the job gets no handle on its group
         reseed()  # this process serves one job only, so seeding it now is as fresh as after the job came
@@ -158,7 +158,7 @@ def run_harness(
     # before the learner's import), unless the problem allows them ([limits] threads = true).
     single_task = None if job.get("threads") else filters.job.load
     try:
-        harness.run(payload, harness.ResultChannel(RESULTS_FD), "/tmp", pending, warm_up_steps, single_task)
+        harness.run(payload, harness.ResultChannel(RESULTS_FD), "/tmp", pending, single_task)
         sys.stdout.flush()
         sys.stderr.flush()
         with contextlib.suppress(OSError):  # the learner's code may have closed it already

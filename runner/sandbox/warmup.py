@@ -31,7 +31,6 @@ def warm_up() -> dict[str, str]:
 
     torch.set_num_threads(1)
     torch.set_num_interop_threads(1)
-    resolve_aten_overloads()
     runner.testing.guard.warm_up()
     skip_absent_accelerators()
     torch_seeder()
@@ -40,30 +39,6 @@ def warm_up() -> dict[str, str]:
     # Last: every module loaded so far is read-only to judged code from every job on.
     runner.testing.frozen_modules.freeze()
     return {"python": sys.version.split()[0], "torch": torch.__version__.split("+")[0]}
-
-
-def resolve_aten_overloads() -> int:
-    """Make torch's Python object for every aten operator overload once, in the zygote.
-
-    The first time an overload reaches a Python dispatch mode (the judge's, in ``forbid_ops``,
-    ``allow_ops`` and problem-wide op rules), torch resolves ``torch.ops.aten.<op>.<overload>``:
-    0.1-12 ms each in a fresh process, paid again in every job forked before it happened. Resolved
-    here (~3,100 overloads, ~0.2 s once per zygote), the first call under a mode costs about what
-    the next ones do. Returns how many were resolved."""
-    import torch
-
-    resolved = 0
-    for name in torch._C._dispatch_get_all_op_names():
-        namespace, _, rest = name.partition("::")
-        if namespace != "aten":
-            continue
-        op, _, overload = rest.partition(".")
-        try:
-            getattr(getattr(torch.ops.aten, op), overload or "default")
-        except (AttributeError, RuntimeError):
-            continue
-        resolved += 1
-    return resolved
 
 
 def exercise() -> None:

@@ -45,7 +45,7 @@ def _recv_exact(sock: socket.socket, n: int) -> bytes:
 
 
 class _Handler(socketserver.BaseRequestHandler):
-    server: _Server
+    server: RunnerServer
 
     def handle(self) -> None:
         try:
@@ -67,7 +67,10 @@ class _Handler(socketserver.BaseRequestHandler):
         _send(self.request, {"result": self.server.runner.judge(job).to_dict()})
 
 
-class _Server(socketserver.ThreadingUnixStreamServer):
+class RunnerServer(socketserver.ThreadingUnixStreamServer):
+    """The runner's unix-socket server: one thread per connection, each judging with ``runner``
+    (``serve`` runs one for good; a test or an embedding process runs its own)."""
+
     daemon_threads = True
 
     def __init__(self, path: str, runner: Runner) -> None:
@@ -80,7 +83,7 @@ def serve(socket_path: str, runner: Runner | None = None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists() or path.is_symlink():
         path.unlink()
-    server = _Server(str(path), runner or Runner())
+    server = RunnerServer(str(path), runner or Runner())
     os.chmod(path, 0o660)
     print(f"runner listening on {path}", flush=True)
     server.serve_forever()

@@ -217,7 +217,7 @@ def test_expired_and_revoked_tokens_get_401_everywhere(http: httpx.Client, db: D
     teacher = new_account(db, "instructor")
     _id, expired = token_for(db, teacher, made=utcnow() - timedelta(days=8), days=7)
     revoked_id, revoked = token_for(db, teacher)
-    _id, live = token_for(db, teacher)
+    live_id, live = token_for(db, teacher)
     assert http.delete(f"/api/v1/auth/tokens/{revoked_id}", headers=bearer(live)).status_code == 204
     submission = {"problem": "add-tensors", "code": "x = 1", "mode": "run"}
     for token in (expired, revoked):
@@ -234,7 +234,7 @@ def test_expired_and_revoked_tokens_get_401_everywhere(http: httpx.Client, db: D
     assert http.get("/api/v1/auth/me", headers=bearer(live)).status_code == 200
     # An expiry passing turns a working token off, with nothing else changing.
     with db.transaction() as session:
-        session.execute(update(ApiToken).where(ApiToken.token_hash == tokens._token_hash(live))
+        session.execute(update(ApiToken).where(ApiToken.id == live_id)
                         .values(expires_at=utcnow() - timedelta(seconds=1)))  # fmt: skip
     assert http.get("/api/v1/auth/me", headers=bearer(live)).status_code == 401
 

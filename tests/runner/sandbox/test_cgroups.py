@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.sandbox import cgroups
+from runner.sandbox import cgroups, syscalls
 from runner.sandbox.cgroup_tree import CgroupTree
 from runner.sandbox.cgroups import job_group_name, pid_namespace
 
@@ -46,14 +46,11 @@ def test_sweep_removes_only_groups_of_dead_owners_in_this_pid_namespace() -> Non
             group.remove()
 
 
-def test_v2_controllers_move_the_container_processes_into_a_leaf_first(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_v2_controllers_move_the_container_processes_into_a_leaf_first(tmp_path: Path) -> None:
     # cgroup v2's "no internal processes" rule cannot be met on this (v1) host's kernel, so the
     # kernel's answer is played by a stand-in: EBUSY while the group still holds processes.
     (tmp_path / "cgroup.procs").write_text("1\n7\n")
     (tmp_path / "cgroup.subtree_control").write_text("")
-    real_write = cgroups._write
     moved: list[str] = []
 
     def kernel_write(path: Path, value: str) -> None:
@@ -65,10 +62,9 @@ def test_v2_controllers_move_the_container_processes_into_a_leaf_first(
                 "".join(f"{p}\n" for p in (tmp_path / "cgroup.procs").read_text().split() if p != value)
             )
             return
-        real_write(path, value)
+        syscalls.write_control(path, value.encode())
 
-    monkeypatch.setattr(cgroups, "_write", kernel_write)
-    cgroups.enable_controllers(tmp_path, {"memory", "pids", "cpu"})
+    cgroups.enable_controllers(tmp_path, {"memory", "pids", "cpu"}, write=kernel_write)
     assert moved == ["1", "7"]
     assert (tmp_path / "cgroup.subtree_control").read_text() == "+cpu +memory +pids"
 
@@ -78,20 +74,6 @@ def test_v2_controllers_other_errors_are_not_hidden(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         cgroups.enable_controllers(tmp_path / "missing", {"memory"})
     assert not (tmp_path / "missing" / cgroups.SUPERVISOR).exists()
-
-
-def test_page_faults_count_what_the_group_s_processes_touch() -> None:
-    tree = CgroupTree()
-    group = tree.create(job_group_name(uuid.uuid4().hex), 256, 8)
-    try:
-        before = group.page_faults()
-        # A child that joins the group, then touches 8 MB of fresh memory: ~2,000 pages.
-        procs = group.dirs["unified" if group.version == 2 else "memory"] / "cgroup.procs"
-        script = f"open({str(procs)!r}, 'w').write('0'); b = bytearray(8 << 20); b[::4096] = b'x' * 2048"
-        subprocess.run([sys.executable, "-c", script], check=True)
-        assert group.page_faults() - before >= 2048
-    finally:
-        group.remove()
 
 
 def test_limits_move_either_way_as_the_kernel_requires_without_being_read_back() -> None:

@@ -7,13 +7,13 @@ from pathlib import Path
 
 from runner.engine import Runner
 from runner.format.problem import load_problem_dir
-from runner.transport.service import RunnerClient, _Server
+from runner.transport.service import RunnerClient, RunnerServer
 from tests.runner.conftest import FIXTURES
 
 
 def test_judges_over_a_unix_socket(runner: Runner, tmp_path: Path) -> None:
     path = str(tmp_path / "runner.sock")
-    server = _Server(path, runner)
+    server = RunnerServer(path, runner)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
