@@ -60,7 +60,7 @@ def _assertion(caller: Caller) -> str:
 
 
 def access_token(caller: Caller, scopes: tuple[str, ...]) -> str:
-    key = (caller.platform_id, " ".join(sorted(scopes)))
+    key = (caller.platform_id, caller.token_url + " " + " ".join(sorted(scopes)))
     with _tokens_lock:
         cached = _tokens.get(key)
     if cached is not None and cached[0] > time.monotonic():
@@ -69,7 +69,7 @@ def access_token(caller: Caller, scopes: tuple[str, ...]) -> str:
         "grant_type": "client_credentials",
         "client_assertion_type": claims.CLIENT_ASSERTION_TYPE,
         "client_assertion": _assertion(caller),
-        "scope": key[1],
+        "scope": " ".join(sorted(scopes)),
     }
     try:
         response = httpx.post(caller.token_url, data=form, timeout=TIMEOUT_S)
