@@ -4,6 +4,7 @@ and the deep-linking picker (``/lti/deep-link``) an instructor sees inside the L
 from __future__ import annotations
 
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
@@ -12,6 +13,7 @@ from app.accounts.deps import CurrentUser, start_session
 from app.courses import repository as courses_repository
 from app.kit.db import utcnow
 from app.kit.errors import Forbidden, InvalidInput
+from app.kit.headers import CSP
 from app.kit.links import absolute_url
 from app.kit.settings import Settings
 from app.kit.web import CsrfProtected, SessionDep, SettingsDep, render
@@ -142,4 +144,10 @@ def deep_link_pick(
         return _picker(request, session, user, q, error=exc.detail, status=422)
     answer = deep_linking.reply(session, settings.secret_key, pending, item)
     request.session.pop(deep_linking.SESSION_KEY, None)
-    return render(request, "lti/deep_link_return.html", {"reply": answer})
+    response = render(request, "lti/deep_link_return.html", {"reply": answer})
+    # The one page whose form leaves the site: it posts to the LMS's return URL, and only there.
+    parts = urlsplit(answer.return_url)
+    response.headers["content-security-policy"] = CSP.replace(
+        "form-action 'self'", f"form-action 'self' {parts.scheme}://{parts.netloc}"
+    )
+    return response

@@ -62,7 +62,11 @@ def launch(browser: Browser, lms: Platform, user: User, **options: Any) -> httpx
 
 
 def tampered_launch(
-    browser: Browser, lms: Platform, user: User, change: Callable[[dict[str, Any]], Any] | None = None, **sign: Any
+    browser: Browser,
+    lms: Platform,
+    user: User,
+    change: Callable[[dict[str, Any]], Any] | None = None,
+    **sign: Any,
 ) -> httpx.Response:
     """A launch whose id_token the test builds itself (then changes), for the refusals."""
     started = start_login(browser, lms, user)

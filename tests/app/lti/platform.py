@@ -246,8 +246,11 @@ class Platform:
         return api
 
 
-def launch_form(page: str) -> tuple[str, dict[str, str]]:
-    """The action and fields of the platform's auto-posting form."""
+def launch_form(page: str, form_id: str | None = None) -> tuple[str, dict[str, str]]:
+    """The action and fields of an auto-posting form (the first, or the one with ``form_id``)."""
+    if form_id is not None:
+        start = page.index(f'id="{form_id}"')
+        page = page[page.rindex("<form", 0, start) : page.index("</form>", start)]
     action = re.search(r'action="([^"]+)"', page)
     fields = dict(re.findall(r'name="([^"]+)" value="([^"]*)"', page))
     assert action, page

@@ -40,11 +40,15 @@ def test_instructor_then_student_launch(platform: Platform, new_browser: Any, db
 
     # again: the same accounts, no second link or course
     users, links, contexts = _count(db, LtiUserLink), _count(db, LtiContext), _count(db, Course)
-    assert launch(new_browser(), platform, User("s-1", "Sam S.", "sam@uni.example", LEARNER)).status_code == 303
+    assert (
+        launch(new_browser(), platform, User("s-1", "Sam S.", "sam@uni.example", LEARNER)).status_code == 303
+    )
     assert (_count(db, LtiUserLink), _count(db, LtiContext), _count(db, Course)) == (users, links, contexts)
 
 
-def test_account_never_linked_by_email(platform: Platform, learner: Browser, new_browser: Any, db: Database) -> None:
+def test_account_never_linked_by_email(
+    platform: Platform, learner: Browser, new_browser: Any, db: Database
+) -> None:
     """Someone in the LMS with the e-mail of an existing account gets a new account, not theirs."""
     assert learner.email is not None
     launch(new_browser(), platform, User("t-9", "T", "t9@uni.example", INSTRUCTOR))
@@ -61,7 +65,9 @@ def test_account_never_linked_by_email(platform: Platform, learner: Browser, new
     assert stranger.get("/account").text.count(learner.email) == 0
 
 
-def test_learner_of_an_unlinked_context_is_refused(platform: Platform, new_browser: Any, db: Database) -> None:
+def test_learner_of_an_unlinked_context_is_refused(
+    platform: Platform, new_browser: Any, db: Database
+) -> None:
     before = (_count(db, Course), _count(db, LtiUserLink), _count(db, LtiContext))
     refused = launch(new_browser(), platform, User("s-2", "S", "s2@uni.example", LEARNER))
     assert refused.status_code == 400

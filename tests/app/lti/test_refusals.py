@@ -62,8 +62,16 @@ CASES: dict[str, tuple[Callable[[dict[str, Any]], None] | None, dict[str, Any], 
     "no nonce": (_drop("nonce"), {}, "required claim"),
     "no resource link": (_drop(claims.RESOURCE_LINK), {}, "resource link"),
     "no sub": (_drop("sub"), {}, "names no user"),
-    "a key never published": (None, {"key": RSAKey.generate_key(2048, parameters={"kid": "platform-1"})}, "signature"),
-    "an unknown kid": (None, {"key": RSAKey.generate_key(2048, parameters={"kid": "x"}), "kid": "x"}, "signature"),
+    "a key never published": (
+        None,
+        {"key": RSAKey.generate_key(2048, parameters={"kid": "platform-1"})},
+        "signature",
+    ),
+    "an unknown kid": (
+        None,
+        {"key": RSAKey.generate_key(2048, parameters={"kid": "x"}), "kid": "x"},
+        "signature",
+    ),
 }
 
 
@@ -85,7 +93,9 @@ def _unsigned(body: dict[str, Any], alg: str) -> str:
 
 
 @pytest.mark.parametrize("alg", ["none", "HS256"])
-def test_unsigned_or_symmetric_tokens_are_refused(alg: str, platform: Platform, new_browser: Any, db: Database) -> None:
+def test_unsigned_or_symmetric_tokens_are_refused(
+    alg: str, platform: Platform, new_browser: Any, db: Database
+) -> None:
     browser = new_browser()
     query = login_query(start_login(browser, platform, TEACHER).headers["location"])
     before = _counts(db)
