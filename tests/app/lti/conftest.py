@@ -37,14 +37,25 @@ def platform(app: FastAPI, db: Database, live_server: str) -> Iterator[Platform]
 
 
 def registration(lms: Platform, **changes: str) -> platforms.PlatformInput:
-    values = {"issuer": lms.issuer, "client_id": CLIENT_ID, "deployment_id": DEPLOYMENT_ID,
-              "auth_url": f"{lms.url}/auth", "token_url": f"{lms.url}/token", "jwks_url": f"{lms.url}/jwks"}  # fmt: skip
+    values = {
+        "issuer": lms.issuer,
+        "client_id": CLIENT_ID,
+        "deployment_id": DEPLOYMENT_ID,
+        "auth_url": f"{lms.url}/auth",
+        "token_url": f"{lms.url}/token",
+        "jwks_url": f"{lms.url}/jwks",
+    }
     return platforms.PlatformInput(**(values | changes))
 
 
 def start_login(browser: Browser, lms: Platform, user: User, **extra: str) -> httpx.Response:
-    query = {"iss": lms.issuer, "login_hint": user.sub, "target_link_uri": lms.tool_launch_url,
-             "client_id": CLIENT_ID, "lti_deployment_id": DEPLOYMENT_ID} | extra  # fmt: skip
+    query = {
+        "iss": lms.issuer,
+        "login_hint": user.sub,
+        "target_link_uri": lms.tool_launch_url,
+        "client_id": CLIENT_ID,
+        "lti_deployment_id": DEPLOYMENT_ID,
+    } | extra
     return browser.get("/lti/login?" + urlencode(query))
 
 

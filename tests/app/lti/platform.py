@@ -75,10 +75,17 @@ class Platform:
     # -- id tokens ------------------------------------------------------------------------------
 
     def claims_for(
-        self, user: User, nonce: str, *, message_type: str = claims.RESOURCE_LINK_REQUEST,
-        resource_link_id: str = "link-1", custom: dict[str, str] | None = None,
-        context_id: str = CONTEXT_ID, context_title: str = "Deep Learning 101", lineitem: str | None = None,
-    ) -> dict[str, Any]:  # fmt: skip
+        self,
+        user: User,
+        nonce: str,
+        *,
+        message_type: str = claims.RESOURCE_LINK_REQUEST,
+        resource_link_id: str = "link-1",
+        custom: dict[str, str] | None = None,
+        context_id: str = CONTEXT_ID,
+        context_title: str = "Deep Learning 101",
+        lineitem: str | None = None,
+    ) -> dict[str, Any]:
         now = int(time.time())
         body: dict[str, Any] = {
             "iss": self.issuer,
@@ -99,9 +106,11 @@ class Platform:
                 "scope": [claims.SCOPE_LINEITEM, claims.SCOPE_SCORE, claims.SCOPE_RESULT_READONLY],
                 "lineitems": self.lineitems_url(context_id),
             },
-            claims.NRPS: {"context_memberships_url": f"{self.url}/contexts/{context_id}/memberships",
-                          "service_versions": ["2.0"]},
-        }  # fmt: skip
+            claims.NRPS: {
+                "context_memberships_url": f"{self.url}/contexts/{context_id}/memberships",
+                "service_versions": ["2.0"],
+            },
+        }
         if lineitem:
             body[claims.AGS_ENDPOINT]["lineitem"] = lineitem
         if message_type == claims.RESOURCE_LINK_REQUEST:
@@ -136,10 +145,15 @@ class Platform:
             q = request.query_params
             spec = platform.pending.get(q.get("login_hint", ""))
             if (
-                spec is None or q.get("client_id") != CLIENT_ID or q.get("response_type") != "id_token"
-                or q.get("scope") != "openid" or q.get("redirect_uri") != platform.tool_launch_url
-                or q.get("response_mode") != "form_post" or not q.get("nonce") or not q.get("state")
-            ):  # fmt: skip
+                spec is None
+                or q.get("client_id") != CLIENT_ID
+                or q.get("response_type") != "id_token"
+                or q.get("scope") != "openid"
+                or q.get("redirect_uri") != platform.tool_launch_url
+                or q.get("response_mode") != "form_post"
+                or not q.get("nonce")
+                or not q.get("state")
+            ):
                 return JSONResponse({"error": "invalid_request"}, status_code=400)
             token = platform.sign(platform.claims_for(spec["user"], q["nonce"], **spec.get("options", {})))
             page = (
@@ -172,8 +186,14 @@ class Platform:
                 return JSONResponse({"error": "invalid_client", "detail": str(exc)}, status_code=401)
             value = secrets.token_urlsafe(16)
             platform.tokens[value] = set(str(form.get("scope", "")).split())
-            return JSONResponse({"access_token": value, "token_type": "Bearer", "expires_in": 3600,
-                                 "scope": form.get("scope")})  # fmt: skip
+            return JSONResponse(
+                {
+                    "access_token": value,
+                    "token_type": "Bearer",
+                    "expires_in": 3600,
+                    "scope": form.get("scope"),
+                }
+            )
 
         def allowed(request: Request, scope: str) -> bool:
             auth = request.headers.get("authorization", "")
@@ -184,10 +204,15 @@ class Platform:
             if not allowed(request, claims.SCOPE_LINEITEM):
                 return JSONResponse({"error": "unauthorized"}, status_code=401)
             wanted = request.query_params.get("resource_id")
-            items = [i for i in platform.line_items.values() if i["_context"] == context_id
-                     and (wanted is None or i.get("resourceId") == wanted)]  # fmt: skip
-            return JSONResponse([{k: v for k, v in i.items() if not k.startswith("_")} for i in items],
-                                media_type=claims.LINEITEMS_MEDIA)  # fmt: skip
+            items = [
+                i
+                for i in platform.line_items.values()
+                if i["_context"] == context_id and (wanted is None or i.get("resourceId") == wanted)
+            ]
+            return JSONResponse(
+                [{k: v for k, v in i.items() if not k.startswith("_")} for i in items],
+                media_type=claims.LINEITEMS_MEDIA,
+            )
 
         @api.post("/contexts/{context_id}/lineitems")
         async def create_item(context_id: str, request: Request) -> Response:

@@ -48,9 +48,17 @@ def _course_with_assignment(teacher: Browser, lms: Platform, slug: str) -> tuple
     assert landed.status_code == 303, landed.text
     course_id = int(landed.headers["location"].split("/")[2])
     now = utcnow()
-    made = _json(teacher, "POST", f"/api/v1/courses/{course_id}/assignments", {
-        "title": "Week 1", "problems": [slug], "release_at": (now - timedelta(hours=1)).astimezone(UTC).isoformat(),
-        "due_at": (now + timedelta(days=1)).astimezone(UTC).isoformat()})  # fmt: skip
+    made = _json(
+        teacher,
+        "POST",
+        f"/api/v1/courses/{course_id}/assignments",
+        {
+            "title": "Week 1",
+            "problems": [slug],
+            "release_at": (now - timedelta(hours=1)).astimezone(UTC).isoformat(),
+            "due_at": (now + timedelta(days=1)).astimezone(UTC).isoformat(),
+        },
+    )
     assert made.status_code == 201, made.text
     return course_id, int(made.json()["id"])
 
@@ -139,8 +147,13 @@ def test_deep_link_launch_solve_score_regrade_roster(
     assert synced.status_code == 200, synced.text
     assert synced.json() | {"errors": []} == {"students": 2, "instructors": 1, "skipped": 1, "errors": []}
     with db.transaction() as session:
-        roles = sorted(session.scalars(select(CourseMember.role).where(CourseMember.course_id == course_id,
-                                                                        CourseMember.status == "active")))  # fmt: skip
+        roles = sorted(
+            session.scalars(
+                select(CourseMember.role).where(
+                    CourseMember.course_id == course_id, CourseMember.status == "active"
+                )
+            )
+        )
     assert roles == ["instructor", "instructor", "student", "student"]
     page = teacher.post(f"/courses/{course_id}/lti/roster", data={"csrf_token": teacher.csrf()})
     assert page.status_code == 303 and "Roster synced" in teacher.get(f"/courses/{course_id}/lti").text

@@ -32,8 +32,11 @@ def test_instructor_then_student_launch(platform: Platform, new_browser: Any, db
     assert student.get(f"/courses/{course_id}").status_code == 200  # signed in and enrolled
     assert student.get(f"/courses/{course_id}/lti").status_code == 404  # not an instructor page for them
     with db.transaction() as session:
-        roles = dict(session.execute(select(CourseMember.user_id, CourseMember.role).where(
-            CourseMember.course_id == course_id)).all())  # fmt: skip
+        roles = dict(
+            session.execute(
+                select(CourseMember.user_id, CourseMember.role).where(CourseMember.course_id == course_id)
+            ).all()
+        )
         assert sorted(roles.values()) == ["instructor", "student"]
         course = session.get(Course, course_id)
         assert course is not None and course.lti_context_id == "course-101"

@@ -154,8 +154,10 @@ def test_login_refusals(platform: Platform, new_browser: Any) -> None:
         assert refused.status_code == 400 and words in refused.text, (extra, refused.text)
     ok = start_login(browser, platform, TEACHER)
     assert ok.status_code == 302 and ok.headers["location"].startswith(f"{platform.url}/auth?")
-    post = browser.post("/lti/login", data={"iss": platform.issuer, "login_hint": "x",
-                                            "target_link_uri": platform.tool_launch_url})  # fmt: skip
+    post = browser.post(
+        "/lti/login",
+        data={"iss": platform.issuer, "login_hint": "x", "target_link_uri": platform.tool_launch_url},
+    )
     assert post.status_code == 302  # POST works too (one client id registered for the issuer)
 
 
