@@ -32,8 +32,13 @@ def lms(server: Server) -> Iterator[Platform]:
     url, uvicorn_server, thread = serve_in_thread(platform.app())
     platform.url = url
     with server.database.transaction() as session:
-        platforms.add(session, Settings(env="development"), platforms.PlatformInput(
-            platform.issuer, CLIENT_ID, DEPLOYMENT_ID, f"{url}/auth", f"{url}/token", f"{url}/jwks"))  # fmt: skip
+        platforms.add(
+            session,
+            Settings(env="development"),
+            platforms.PlatformInput(
+                platform.issuer, CLIENT_ID, DEPLOYMENT_ID, f"{url}/auth", f"{url}/token", f"{url}/jwks"
+            ),
+        )
     yield platform
     uvicorn_server.should_exit = True
     thread.join(timeout=10)
@@ -47,9 +52,14 @@ def test_admin_registers_a_platform(visits: Visits, server: Server) -> None:
     page = admin.page
     expect(page.locator("#tool-urls")).to_contain_text(f"{server.url}/lti/login")
     assert not axe_findings(page), axe_findings(page)
-    values = {"f-issuer": "https://lms.browser.example", "f-client_id": "client-7", "f-deployment_id": "dep-7",
-              "f-auth_url": "https://lms.browser.example/auth", "f-token_url": "http://lms.browser.example/token",
-              "f-jwks_url": "https://lms.browser.example/jwks"}  # fmt: skip
+    values = {
+        "f-issuer": "https://lms.browser.example",
+        "f-client_id": "client-7",
+        "f-deployment_id": "dep-7",
+        "f-auth_url": "https://lms.browser.example/auth",
+        "f-token_url": "http://lms.browser.example/token",
+        "f-jwks_url": "https://lms.browser.example/jwks",
+    }
     for field, value in values.items():
         page.locator(f"#{field}").fill(value)
     page.get_by_role("button", name="Register").click()
@@ -74,8 +84,12 @@ def test_instructor_deep_links_an_assignment(visits: Visits, server: Server, lms
 
     def arrive(**options: object) -> None:
         lms.pending[user.sub] = {"user": user, "options": options}
-        query = {"iss": lms.issuer, "login_hint": user.sub, "target_link_uri": lms.tool_launch_url,
-                 "client_id": CLIENT_ID}  # fmt: skip
+        query = {
+            "iss": lms.issuer,
+            "login_hint": user.sub,
+            "target_link_uri": lms.tool_launch_url,
+            "client_id": CLIENT_ID,
+        }
         page.goto("/lti/login?" + urlencode(query))  # the LMS's login initiation, then its auth page
         page.get_by_role("button", name="Continue").click()  # the platform's form posts the launch
 

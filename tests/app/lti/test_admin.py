@@ -17,10 +17,14 @@ from app.lti import platforms
 from app.lti.models import LtiDeployment, LtiPlatform
 from tests.app.conftest import Browser, settings_for
 
-GOOD = {"issuer": "https://canvas.example.edu", "client_id": "10000000000001", "deployment_id": "1:abc",
-        "auth_url": "https://canvas.example.edu/api/lti/authorize_redirect",
-        "token_url": "https://canvas.example.edu/login/oauth2/token",
-        "jwks_url": "https://canvas.example.edu/api/lti/security/jwks"}  # fmt: skip
+GOOD = {
+    "issuer": "https://canvas.example.edu",
+    "client_id": "10000000000001",
+    "deployment_id": "1:abc",
+    "auth_url": "https://canvas.example.edu/api/lti/authorize_redirect",
+    "token_url": "https://canvas.example.edu/login/oauth2/token",
+    "jwks_url": "https://canvas.example.edu/api/lti/security/jwks",
+}
 
 
 @pytest.fixture
@@ -32,8 +36,10 @@ def clean(db: Database) -> Any:
 
 def _count(db: Database) -> tuple[int, int]:
     with db.transaction() as session:
-        return (int(session.scalar(select(func.count()).select_from(LtiPlatform)) or 0),
-                int(session.scalar(select(func.count()).select_from(LtiDeployment)) or 0))  # fmt: skip
+        return (
+            int(session.scalar(select(func.count()).select_from(LtiPlatform)) or 0),
+            int(session.scalar(select(func.count()).select_from(LtiDeployment)) or 0),
+        )
 
 
 @pytest.mark.parametrize(
@@ -53,8 +59,16 @@ def _count(db: Database) -> tuple[int, int]:
     ],
 )
 def test_platform_url_rule(url: str, development: bool, ok: bool) -> None:
-    settings = Settings(env="development") if development else Settings(
-        env="production", secret_key="s" * 40, public_url="https://drill.example.org", metrics_token="m" * 20)  # fmt: skip
+    settings = (
+        Settings(env="development")
+        if development
+        else Settings(
+            env="production",
+            secret_key="s" * 40,
+            public_url="https://drill.example.org",
+            metrics_token="m" * 20,
+        )
+    )
     assert (platforms.url_problem(url, settings) is None) is ok
 
 
@@ -92,9 +106,22 @@ def test_cli_add_list_remove_sync(clean: Database, tmp_path: Path, monkeypatch: 
     monkeypatch.setenv("TORCHDRILL_SECRET_KEY", settings_for(clean.url).secret_key)
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
-    args = ["lti", "add-platform", "--issuer", GOOD["issuer"], "--client-id", GOOD["client_id"],
-            "--deployment-id", GOOD["deployment_id"], "--auth-url", GOOD["auth_url"],
-            "--token-url", GOOD["token_url"], "--jwks-url", GOOD["jwks_url"]]  # fmt: skip
+    args = [
+        "lti",
+        "add-platform",
+        "--issuer",
+        GOOD["issuer"],
+        "--client-id",
+        GOOD["client_id"],
+        "--deployment-id",
+        GOOD["deployment_id"],
+        "--auth-url",
+        GOOD["auth_url"],
+        "--token-url",
+        GOOD["token_url"],
+        "--jwks-url",
+        GOOD["jwks_url"],
+    ]
     added = runner.invoke(cli, args)
     assert added.exit_code == 0, added.output
     assert "deployment 1:abc" in added.output and _count(clean) == (1, 1)
