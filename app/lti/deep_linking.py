@@ -36,6 +36,9 @@ def pending_from(launch: Launch) -> dict[str, Any]:
     return_url = dl.get("deep_link_return_url")
     if not isinstance(return_url, str) or not return_url.startswith(("https://", "http://")):
         raise LaunchRefused("the deep linking request has no return URL.")
+    accepted = dl.get("accept_types")
+    if isinstance(accepted, list) and "ltiResourceLink" not in accepted:
+        raise LaunchRefused("the LMS accepts no LTI resource links here (accept_types).")
     context = launch.claim(claims.CONTEXT)
     return {
         "platform_id": launch.platform.id,

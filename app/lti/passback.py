@@ -45,7 +45,9 @@ def backoff(attempts: int) -> timedelta:
     return min(timedelta(minutes=2 ** max(0, attempts - 1)), MAX_DELAY)
 
 
-def _linked_pairs(session: Session, line_item_ids: list[int], user_ids: list[int] | None):  # type: ignore[no-untyped-def]
+def _linked_pairs(
+    session: Session, line_item_ids: list[int], user_ids: list[int] | None
+) -> list[tuple[int, int]]:
     """(line item id, user id) for students with an LMS identity on the line item's platform."""
     query = (
         select(LtiLineItem.id, LtiUserLink.user_id)
@@ -62,7 +64,7 @@ def _linked_pairs(session: Session, line_item_ids: list[int], user_ids: list[int
     )
     if user_ids is not None:
         query = query.where(LtiUserLink.user_id.in_(user_ids))
-    return list(session.execute(query))
+    return [(int(a), int(b)) for a, b in session.execute(query)]
 
 
 def _mark(session: Session, pairs: list[tuple[int, int]], now: datetime) -> int:
@@ -100,7 +102,7 @@ def mark_for_work(session: Session, user_id: int, problem_id: int, now: datetime
     )
     if not items:
         return 0
-    return _mark(session, [(a, b) for a, b in _linked_pairs(session, items, [user_id])], now or utcnow())
+    return _mark(session, _linked_pairs(session, items, [user_id]), now or utcnow())
 
 
 def mark_assignment(session: Session, assignment_id: int, now: datetime | None = None) -> int:
@@ -108,7 +110,7 @@ def mark_assignment(session: Session, assignment_id: int, now: datetime | None =
     items = list(session.scalars(select(LtiLineItem.id).where(LtiLineItem.assignment_id == assignment_id)))
     if not items:
         return 0
-    return _mark(session, [(a, b) for a, b in _linked_pairs(session, items, None)], now or utcnow())
+    return _mark(session, _linked_pairs(session, items, None), now or utcnow())
 
 
 def resend(session: Session, sync_id: int, course_id: int, now: datetime | None = None) -> bool:

@@ -5,6 +5,7 @@ membership list. Tokens are cached per platform and scope set until shortly befo
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 import uuid
@@ -101,8 +102,6 @@ def _request(
     headers = {"Authorization": f"Bearer {access_token(caller, scopes)}", "Accept": accept}
     content = None
     if json_body is not None:
-        import json
-
         headers["Content-Type"] = content_type or "application/json"
         content = json.dumps(json_body).encode()
     try:

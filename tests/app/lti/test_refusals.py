@@ -164,3 +164,63 @@ def test_login_refusals(platform: Platform, new_browser: Any) -> None:
 def test_a_full_launch_still_works(platform: Platform, new_browser: Any) -> None:
     """The refusals above are not the tool refusing everything."""
     assert launch(new_browser(), platform, TEACHER).status_code == 303
+
+
+def test_learners_cannot_deep_link(platform: Platform, new_browser: Any, db: Database) -> None:
+    from tests.app.lti.platform import LEARNER
+
+    before = _counts(db)
+    refused = launch(
+        new_browser(),
+        platform,
+        User("s-5", "S", "s5@uni.example", LEARNER),
+        message_type=claims.DEEP_LINKING_REQUEST,
+    )
+    assert refused.status_code == 400 and "only instructors" in refused.text
+    assert _counts(db) == before
+
+
+def test_deep_link_picker_needs_a_deep_linking_launch(platform: Platform, new_browser: Any) -> None:
+    browser = new_browser()
+    assert launch(browser, platform, TEACHER).status_code == 303  # a resource link launch: signed in
+    assert browser.get("/lti/deep-link").status_code == 403
+    forged = browser.post(
+        "/lti/deep-link", data={"choice": "problem:add-tensors", "csrf_token": browser.csrf()}
+    )
+    assert forged.status_code == 403
+
+
+def test_picker_offers_only_what_the_instructor_may_link(
+    platform: Platform, new_browser: Any, db: Database
+) -> None:
+    """Another instructor's assignment, an unknown problem or a made-up choice: refused, nothing sent."""
+    from datetime import timedelta
+
+    from app.courses import assignments, enrolment
+    from app.kit.db import utcnow
+    from tests.app.courses.helpers import user
+
+    with db.transaction() as session:
+        other = enrolment.create_course(session, user(session, "instructor"), "Not yours")
+        now = utcnow()
+        theirs = assignments.create_assignment(
+            session,
+            other,
+            title="Secret",
+            problem_slugs=["add-tensors"],
+            release_at=now,
+            due_at=now + timedelta(days=1),
+        ).id
+    browser = new_browser()
+    picker = launch(browser, platform, TEACHER, message_type=claims.DEEP_LINKING_REQUEST)
+    assert picker.status_code == 303
+    assert "Secret" not in browser.get("/lti/deep-link").text
+    for choice in (f"assignment:{theirs}", "problem:no-such-problem", "anything", ""):
+        refused = browser.post(
+            "/lti/deep-link", data={"choice": choice, "csrf_token": browser.csrf("/lti/deep-link")}
+        )
+        assert refused.status_code == 422 and "Pick" in refused.text, choice
+    assert platform.deep_link_replies == []
+    assert (
+        browser.post("/lti/deep-link", data={"choice": "problem:add-tensors"}).status_code == 403
+    )  # no CSRF
