@@ -17,7 +17,7 @@ from joserfc.jwk import RSAKey
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
-from app.kit.db import utcnow
+from app.kit.db import Database, utcnow
 from app.kit.sealing import seal, unseal
 from app.lti.models import LtiToolKey
 
@@ -47,6 +47,14 @@ def current(session: Session, secret_key: str, now: datetime | None = None) -> L
         select(LtiToolKey).where(LtiToolKey.retired_at.is_(None)).order_by(LtiToolKey.id.desc()).limit(1)
     ).first()
     return row or _new_key(session, secret_key, now or utcnow())
+
+
+def ensure(db: Database, secret_key: str) -> None:
+    """Make the first signing key in a transaction of its own (at start-up): a key made inside a
+    request's transaction would sign messages the platform cannot check yet (it fetches our JWKS
+    while that transaction is still open)."""
+    with db.transaction() as session:
+        current(session, secret_key)
 
 
 def private_key(row: LtiToolKey, secret_key: str) -> RSAKey:

@@ -15,6 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.courses.models import Assignment
+from app.kit.db import release_connection
 from app.lti import claims, keys
 from app.lti.launch import Launch
 from app.lti.models import LtiContext, LtiLineItem
@@ -55,6 +56,9 @@ def ensure(
             platform.id, platform.client_id, platform.token_url, keys.signing_key(session, secret_key)
         )
         link_id = launch.claim(claims.RESOURCE_LINK).get("id")
+        # The launch is verified and its rows are final: commit them before calling the platform,
+        # so no write lock (SQLite) or open transaction waits on the network.
+        release_connection(session)
         try:
             url = find_or_create_line_item(
                 caller,

@@ -13,7 +13,7 @@ import threading
 from collections import deque
 
 from app.kit.db import Database
-from app.lti import passback
+from app.lti import keys, passback
 from app.submissions.models import Submission
 
 log = logging.getLogger(__name__)
@@ -43,6 +43,10 @@ class PassbackWorker:
         self._wake.set()
 
     def start(self) -> None:
+        try:
+            keys.ensure(self.db, self.secret_key)
+        except Exception:  # no schema yet (not migrated): the first launch makes the key instead
+            log.exception("the LTI signing key could not be made at start-up")
         self._thread = threading.Thread(target=self._run, name="lti-passback", daemon=True)
         self._thread.start()
 

@@ -43,11 +43,17 @@ def _json(browser: Browser, method: str, url: str, body: dict[str, Any] | None =
     return browser.request(method, url, json=body, headers={"X-CSRF-Token": browser.csrf()})
 
 
-def _course_with_assignment(teacher: Browser, lms: Platform, slug: str) -> tuple[int, int]:
+def _course_with_assignment(
+    teacher: Browser,
+    lms: Platform,
+    slug: str,
+    shift: timedelta = timedelta(0),
+    late: list[dict[str, Any]] | None = None,
+) -> tuple[int, int]:
     landed = launch(teacher, lms, TEACHER)
     assert landed.status_code == 303, landed.text
     course_id = int(landed.headers["location"].split("/")[2])
-    now = utcnow()
+    now = utcnow() + shift
     made = _json(
         teacher,
         "POST",
@@ -57,6 +63,7 @@ def _course_with_assignment(teacher: Browser, lms: Platform, slug: str) -> tuple
             "problems": [slug],
             "release_at": (now - timedelta(hours=1)).astimezone(UTC).isoformat(),
             "due_at": (now + timedelta(days=1)).astimezone(UTC).isoformat(),
+            "late": late or [],
         },
     )
     assert made.status_code == 201, made.text
@@ -200,3 +207,22 @@ def test_failed_passback_backs_off_shows_and_resends(
     )
     with db.transaction() as session:
         assert session.scalar(select(func.count()).select_from(LtiLineItem)) == 1
+
+
+def test_the_score_sent_respects_the_late_rules(
+    platform: Platform, new_browser: Callable[[], Browser], db: Database, code_of: Callable[..., str]
+) -> None:
+    """Due yesterday, a late window at 40 % until tomorrow: the LMS gets 40, as the gradebook says."""
+    late = [{"until": (utcnow() + timedelta(days=1)).astimezone(UTC).isoformat(), "credit": 40}]
+    teacher = new_browser()
+    course_id, assignment_id = _course_with_assignment(
+        teacher, platform, "add-tensors", timedelta(days=-2), late
+    )
+    student = new_browser()
+    assert launch(student, platform, STUDENT, custom={"assignment": str(assignment_id)}).status_code == 303
+    submitted = student.submit("add-tensors", code_of("add-tensors"))
+    assert student.verdict(submitted.json()["id"])["verdict"] == "accepted"
+    sent = _until(lambda: platform.scores, "no score reached the LMS")
+    assert sent[-1]["scoreGiven"] == 40
+    book = teacher.get(f"/api/v1/courses/{course_id}/gradebook").json()
+    assert [s["scores"][str(assignment_id)] for s in book["students"]] == [40.0]
