@@ -226,3 +226,33 @@ def test_the_score_sent_respects_the_late_rules(
     assert sent[-1]["scoreGiven"] == 40
     book = teacher.get(f"/api/v1/courses/{course_id}/gradebook").json()
     assert [s["scores"][str(assignment_id)] for s in book["students"]] == [40.0]
+
+
+def test_a_verdict_recorded_by_another_process_is_passed_back(
+    app: Any, platform: Platform, new_browser: Callable[[], Browser], db: Database
+) -> None:
+    """Scaled out, the web process hears only the id of a verdict the recorder stored; the worker
+    looks the submission up (a regrade's copy or a practice run would be skipped)."""
+    from app.accounts.models import User as Account
+    from app.lti.models import LtiUserLink
+    from app.lti.worker import PassbackWorker
+    from tests.app.courses.helpers import stored_submit
+
+    teacher = new_browser()
+    _course_id, assignment_id = _course_with_assignment(teacher, platform, "add-tensors")
+    assert (
+        launch(new_browser(), platform, STUDENT, custom={"assignment": str(assignment_id)}).status_code == 303
+    )
+    with db.transaction() as session:
+        link = session.scalars(select(LtiUserLink).where(LtiUserLink.sub == STUDENT.sub)).one()
+        student = session.get(Account, link.user_id)
+        assert student is not None
+        run = stored_submit(session, student, "add-tensors", utcnow(), mode="run").id
+        submit = stored_submit(session, student, "add-tensors", utcnow()).id
+    worker = PassbackWorker(db, app.state.settings.secret_key)  # not started: driven by hand
+    worker.on_verdict(run, None)
+    worker.run_once()
+    assert platform.scores == []  # a run is not graded
+    worker.on_verdict(submit, None)
+    worker.run_once()
+    assert [(s["userId"], s["scoreGiven"]) for s in platform.scores] == [(STUDENT.sub, 100)]
