@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from app.accounts.deps import CurrentUser, start_session
 from app.courses import repository as courses_repository
@@ -42,7 +43,10 @@ async def _login(request: Request, session: SessionDep, settings: SettingsDep) -
         form = await request.form()
         params |= {k: str(v) for k, v in form.items() if k in LOGIN_FIELDS and isinstance(v, str)}
     params = {k: v[:2000] for k, v in params.items()}
-    redirect = login.start(session, settings, _launch_url(settings), params, utcnow())
+    # Async only to read a POSTed form; the database work runs in the thread pool like any route's.
+    redirect = await run_in_threadpool(
+        login.start, session, settings, _launch_url(settings), params, utcnow()
+    )
     response = RedirectResponse(redirect.url, status_code=302)
     response.set_cookie(
         login.cookie_name(redirect.state),
