@@ -26,6 +26,7 @@ def test_instructor_then_student_launch(platform: Platform, new_browser: Any, db
     assert done.headers["location"].startswith("/courses/")
     course_id = int(done.headers["location"].split("/")[2])
     assert teacher.get(f"/courses/{course_id}/lti").status_code == 200  # signed in, the course's instructor
+    assert f'href="/courses/{course_id}/lti"' in teacher.get(f"/courses/{course_id}").text
 
     landed = launch(student, platform, User("s-1", "Sam Student", "sam@uni.example", LEARNER))
     assert landed.status_code == 303 and landed.headers["location"] == f"/courses/{course_id}"
