@@ -36,6 +36,10 @@ from app.kit.security import prepare_password_checks
 from app.kit.settings import Settings, get_settings
 from app.kit.static_assets import StaticAssetsApp
 from app.kit.web import DatabaseSlot, render, static_assets
+from app.lti import admin_pages as lti_admin_pages
+from app.lti import course_pages as lti_course_pages
+from app.lti import pages as lti_pages
+from app.lti.setup import install as install_lti
 from app.problems import api as problem_api
 from app.reports import api as report_api
 from app.reports import pages as report_pages
@@ -128,13 +132,16 @@ def create_app(
     waiter = ResultWaiter(recheck_s=settings.wait_recheck_s)
     judging = setup_judging(settings, db, waiter, runner=runner, dispatcher=dispatcher)
     judge_runner, dispatcher = judging.runner, judging.dispatcher
+    lti_worker = install_lti(settings, db, waiter)  # LTI grade passback hears verdicts and regrades
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         keep_threads_beyond(slots)
         for submission_id in recover_unfinished(db):  # finish what a previous process left in flight
             dispatcher.submit(submission_id)
+        lti_worker.start()
         yield
+        lti_worker.stop()
         dispatcher.shutdown()
         if database is None:
             db.dispose()
@@ -148,6 +155,7 @@ def create_app(
     app.state.runner = judge_runner
     app.state.dispatcher = dispatcher
     app.state.waiter = waiter
+    app.state.lti_worker = lti_worker
 
     app.add_middleware(
         SessionMiddleware,
@@ -217,6 +225,10 @@ def create_app(
         course_api.router,
         course_pages.router,
         billing_api.router,
+        lti_pages.router,
+        lti_admin_pages.router,
+        lti_course_pages.router,
+        lti_course_pages.api_router,
     ):
         # Every route holds a database slot from before its first dependency to its teardown
         # (app/kit/db.py). /healthz and /metrics do not queue behind them: one short read each.

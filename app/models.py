@@ -7,6 +7,7 @@ from app.courses.models import Assignment, Course, CourseMember, Regrade
 from app.drafts.models import CodeDraft
 from app.hints.models import HintReveal
 from app.kit.db import Base
+from app.lti.models import LtiGradeSync, LtiPlatform
 from app.problems.models import Problem, ProblemOwner, ProblemTag, ProblemVersion, Track
 from app.progress.models import LearnerProblem, ProblemStats
 from app.reports.models import TestReport
@@ -21,6 +22,8 @@ __all__ = [
     "CourseMember",
     "HintReveal",
     "LearnerProblem",
+    "LtiGradeSync",
+    "LtiPlatform",
     "Problem",
     "ProblemDraft",
     "ProblemOwner",

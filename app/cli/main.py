@@ -37,6 +37,7 @@ for module in (
     "app.cli.submissions",
     "app.cli.stats",
     "app.cli.courses",
+    "app.cli.lti",
 ):
     try:
         importlib.import_module(module).register(app)

@@ -40,6 +40,7 @@ from app.courses.models import (
     CourseMember,
     EnrolmentPeriod,
 )
+from app.kit.db import utcnow
 from app.kit.errors import Conflict, Forbidden, InvalidInput, NotFound
 from app.kit.fields import check_one_line
 from app.kit.paging import Page, decode_cursor, page_of
@@ -178,6 +179,24 @@ def _enrol(session: Session, course: Course, user: User, now: datetime, section:
     pending = repository.invitation_for(session, course.id, user.email.lower())
     if pending is not None and pending.accepted_by_id is None:
         pending.accepted_by_id, pending.declined_at = user.id, None
+    session.flush()
+    return member
+
+
+def enrol_student(session: Session, course: Course, user: User, now: datetime) -> CourseMember:
+    """Enrol a student on a trusted source's word (an LMS launch or its roster: app/lti), as a join would."""
+    return _enrol(session, course, user, now)
+
+
+def make_instructor(session: Session, course: Course, user: User) -> CourseMember:
+    """Make ``user`` an active instructor of the course on a trusted source's word (an LMS launch)."""
+    member = repository.membership(session, course.id, user.id)
+    if member is None:
+        member = repository.add(session, CourseMember(course_id=course.id, user_id=user.id, role=INSTRUCTOR))
+    elif member.role != INSTRUCTOR or member.status != ACTIVE:
+        if member.role == STUDENT:
+            repository.close_periods(session, course.id, user.id, utcnow())
+        member.role, member.status = INSTRUCTOR, ACTIVE
     session.flush()
     return member
 

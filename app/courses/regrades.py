@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -238,6 +239,17 @@ def dry_run(session: Session, course: Course, assignment: Assignment, regrade: R
     return changes
 
 
+AppliedListener = Callable[[Session, Assignment], None]
+_applied_listeners: list[AppliedListener] = []
+
+
+def on_applied(listener: AppliedListener) -> None:
+    """Call ``listener`` inside the transaction that applies a regrade (scores changed: LTI grade
+    passback marks the assignment's students; it must only write rows and register ``on_commit``)."""
+    if listener not in _applied_listeners:
+        _applied_listeners.append(listener)
+
+
 def apply(
     session: Session,
     course: Course,
@@ -269,6 +281,8 @@ def apply(
     regrade.applied_by_id = actor.id
     regrade.applied_at = utcnow()
     session.flush()
+    for listener in _applied_listeners:
+        listener(session, assignment)
     log.info(
         "regrade %s applied by user %s: course %s, assignment %s, problem %s, version %s, "
         "never_lower=%s, %d scores changed, %d kept",

@@ -52,6 +52,12 @@ class ResultWaiter:
         self._seq = 0
         self._forgotten = 0  # the number of the newest notification no longer remembered
         self._recent: OrderedDict[int, tuple[int, Submission | None]] = OrderedDict()
+        self._listeners: list[Callable[[int, Submission | None], None]] = []
+
+    def listen(self, listener: Callable[[int, Submission | None], None]) -> None:
+        """Also tell ``listener`` of every verdict, after its commit, in the notifier's thread (it
+        must not block: LTI grade passback queues work for its own thread)."""
+        self._listeners.append(listener)
 
     def notify(self, submission_id: int, finished: Submission | None = None) -> None:
         """``submission_id`` has its verdict (``finished``: the row as recorded, if the caller has it)."""
@@ -65,6 +71,11 @@ class ResultWaiter:
             wakers = list(self._wakers.get(submission_id, ()))
         for wake in wakers:
             wake()
+        for listener in self._listeners:
+            try:
+                listener(submission_id, finished)
+            except Exception:  # a listener's failure never loses the verdict's wake-ups
+                log.exception("verdict listener failed on submission %s", submission_id)
 
     def mark(self) -> int:
         """The current point in the notifications, for :meth:`heard`."""
