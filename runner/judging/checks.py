@@ -196,13 +196,21 @@ def _integrity(exp: Payload, act: Payload, rtol: float, atol: float, public: boo
     for name, expected_index in (_get(e, "inputs_changed") or {}).items():
         actual_index = _get(a, "inputs_changed", name)
         arg = f"`{_s(name, 60)}`"
-        if actual_index == "restored" and expected_index != "restored":
+        if actual_index == "unwatched" and expected_index != "unwatched":
+            problems.append(
+                ("in_place", f"the judge's watch on writes to input {arg} was taken off torch's mode stack")
+            )
+        elif actual_index == "restored" and expected_index != "restored":
             writes = _get(act, "seen", "changes", name, "writes")
+            how = (
+                f"in place ({_s(writes, 20)} in-place writes)"
+                if isinstance(writes, int) and writes > 0
+                else "through another tensor sharing its memory (such as `.data`)"
+            )
             problems.append(
                 (
                     "in_place",
-                    f"your function wrote to input {arg} in place ({_s(writes, 20)} in-place writes) and "
-                    "then put its values back"
+                    f"your function wrote to input {arg} {how} and then put its values back"
                     + ("" if expected_index is None else "; it should be updated in place"),
                 )
             )

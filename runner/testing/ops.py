@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from runner.testing import op_bypasses, op_names, sealed
+from runner.testing.checks import writes
 
 SOLUTION_PATH = "/tmp/solution.py"  # where the harness writes the learner's module (runner.sandbox.zygote)
 DEFAULT_SIZES = (8, 64)
@@ -407,7 +408,13 @@ def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]
     patches: list[sealed.Patch] = []
     for module, name, original in op_bypasses.bypass_targets():
         if name not in wrappers:
-            wrappers[name] = sealed.seal(op_bypasses.bypass_template, ORIGINAL=original, WHAT=name, **common)
+            wrappers[name] = sealed.seal(
+                op_bypasses.bypass_template,
+                ORIGINAL=original,
+                WHAT=name,
+                WATCHING=writes.WATCHING,
+                **common,
+            )
         patches.append(sealed.Patch(module, name, original, wrappers[name]))
     observer = OpsObserver(
         enter=sealed.seal(_enter_template, **stack, **common),
