@@ -209,7 +209,7 @@ def _check_call_template(
         index, before, after = FIRST_CHANGE(copies[name], tensor)
         writes = VERSION(tensor) - versions[name]
         aliased = False
-        try:
+        try:  # noqa: SIM105 (sealed: no module globals such as contextlib)
             aliased = STORAGE_DATA_PTR(UNTYPED_STORAGE(tensor)) in written
         except (RuntimeError, NotImplementedError):
             pass

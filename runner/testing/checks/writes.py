@@ -71,10 +71,7 @@ def _handler_template(self: Any, func: Any, types: Any, args: Any = (), kwargs: 
                 target = kwargs.get(name)
             else:
                 target = None
-            if type(target) is list or type(target) is tuple:
-                items = list(target)
-            else:
-                items = [target]
+            items = list(target) if type(target) is list or type(target) is tuple else [target]
             for item in items:
                 if isinstance(item, TENSOR):
                     try:

@@ -17,59 +17,124 @@ from runner.engine import Runner
 from tests.runner.checks_support import judge
 
 CENTER = "center-rows"
-MEAN = "m = x.mean(dim=1, keepdim=True)\n"
 
 
 def _center_rows(body: str) -> str:
     return "import torch\n\n\ndef center_rows(x):\n" + "".join(f"    {line}\n" for line in body.splitlines())
 
 
+def _lines(*lines: str) -> str:
+    return "\n".join(lines)
+
+
+KEEP = ("m = x.mean(dim=1, keepdim=True)", "saved = x.clone()")
+
 # Each works in the caller's `x` through the named alias, then restores its bytes exactly.
 RESTORED = {
-    ".data in place": MEAN + "saved = x.clone()\nx.data.sub_(m)\nout = x.clone()\nx.data.copy_(saved)\nreturn out",
-    ".data item assignment": MEAN
-    + "saved = x.clone()\nd = x.data\nd[:] = d - m\nout = d.clone()\nd[:] = saved\nreturn out",
-    ".data of a view": MEAN
-    + "saved = x.clone()\nv = x[0:].data\nv.sub_(m)\nout = x.clone()\nv.copy_(saved)\nreturn out",
-    ".data, a row at a time": MEAN
-    + "saved = x.clone()\nfor i in range(x.shape[0]):\n    x.data[i].sub_(m[i])\nout = x.clone()\n"
-    "x.data.copy_(saved)\nreturn out",
-    "nn.Parameter alias": MEAN
-    + "saved = x.clone()\np = torch.nn.Parameter(x, requires_grad=False)\np.sub_(m)\nout = p.clone()\n"
-    "p.copy_(saved)\nreturn out",
-    "detach()": MEAN + "saved = x.clone()\nd = x.detach()\nd.sub_(m)\nout = d.clone()\nd.copy_(saved)\nreturn out",
-    "view": MEAN
-    + "saved = x.clone()\nv = x.view(-1)\nv.sub_(m.expand_as(x).reshape(-1))\nout = x.clone()\nv.copy_(saved.view(-1))\n"
-    "return out",
-    "as_strided": MEAN
-    + "saved = x.clone()\ns = torch.as_strided(x.data, x.shape, x.stride())\ns.sub_(m)\nout = s.clone()\n"
-    "s.copy_(saved)\nreturn out",
-    "no_grad in place": MEAN
-    + "saved = x.clone()\nwith torch.no_grad():\n    x.sub_(m)\nout = x.clone()\nwith torch.no_grad():\n"
-    "    x.copy_(saved)\nreturn out",
-    "inference_mode in place": MEAN
-    + "saved = x.clone()\nwith torch.inference_mode():\n    x.data.sub_(m)\n    out = x.clone()\n"
-    "    x.data.copy_(saved)\nreturn out.clone()",
-    "out= argument": MEAN
-    + "saved = x.clone()\ntorch.sub(x, m, out=x.data)\nout = x.clone()\ntorch.add(saved, 0, out=x.data)\nreturn out",
-    "index_put_ through .data": MEAN
-    + "saved = x.clone()\nd = x.data\nd.index_put_((torch.arange(x.shape[0]),), d - m)\nout = d.clone()\n"
-    "d.index_put_((torch.arange(x.shape[0]),), saved)\nreturn out",
-    "masked_scatter_ through .data": MEAN
-    + "saved = x.clone()\nd = x.data\nmask = torch.ones_like(d, dtype=torch.bool)\nd.masked_scatter_(mask, d - m)\n"
-    "out = d.clone()\nd.masked_scatter_(mask, saved)\nreturn out",
-    "a fused optimizer's kernel on .data": MEAN
-    + "saved = x.clone()\nd = x.data\nd.addcmul_(m.expand_as(d), torch.full_like(d, -1.0))\nout = d.clone()\n"
-    "d.copy_(saved)\nreturn out",
+    ".data in place": _lines(*KEEP, "x.data.sub_(m)", "out = x.clone()", "x.data.copy_(saved)", "return out"),
+    ".data item assignment": _lines(
+        *KEEP, "d = x.data", "d[:] = d - m", "out = d.clone()", "d[:] = saved", "return out"
+    ),
+    ".data of a view": _lines(
+        *KEEP, "v = x[0:].data", "v.sub_(m)", "out = x.clone()", "v.copy_(saved)", "return out"
+    ),
+    ".data, a row at a time": _lines(
+        *KEEP,
+        "for i in range(x.shape[0]):",
+        "    x.data[i].sub_(m[i])",
+        "out = x.clone()",
+        "x.data.copy_(saved)",
+        "return out",
+    ),
+    "nn.Parameter alias": _lines(
+        *KEEP,
+        "p = torch.nn.Parameter(x, requires_grad=False)",
+        "p.sub_(m)",
+        "out = p.clone()",
+        "p.copy_(saved)",
+        "return out",
+    ),
+    "detach()": _lines(
+        *KEEP, "d = x.detach()", "d.sub_(m)", "out = d.clone()", "d.copy_(saved)", "return out"
+    ),
+    "view": _lines(
+        *KEEP,
+        "v = x.view(-1)",
+        "v.sub_(m.expand_as(x).reshape(-1))",
+        "out = x.clone()",
+        "v.copy_(saved.view(-1))",
+        "return out",
+    ),
+    "as_strided": _lines(
+        *KEEP,
+        "s = torch.as_strided(x.data, x.shape, x.stride())",
+        "s.sub_(m)",
+        "out = s.clone()",
+        "s.copy_(saved)",
+        "return out",
+    ),
+    "no_grad in place": _lines(
+        *KEEP,
+        "with torch.no_grad():",
+        "    x.sub_(m)",
+        "out = x.clone()",
+        "with torch.no_grad():",
+        "    x.copy_(saved)",
+        "return out",
+    ),
+    "inference_mode in place": _lines(
+        *KEEP,
+        "with torch.inference_mode():",
+        "    x.data.sub_(m)",
+        "    out = x.clone()",
+        "    x.data.copy_(saved)",
+        "return out.clone()",
+    ),
+    "out= argument": _lines(
+        *KEEP,
+        "torch.sub(x, m, out=x.data)",
+        "out = x.clone()",
+        "torch.add(saved, 0, out=x.data)",
+        "return out",
+    ),
+    "index_put_ through .data": _lines(
+        *KEEP,
+        "d = x.data",
+        "rows = (torch.arange(x.shape[0]),)",
+        "d.index_put_(rows, d - m)",
+        "out = d.clone()",
+        "d.index_put_(rows, saved)",
+        "return out",
+    ),
+    "masked_scatter_ through .data": _lines(
+        *KEEP,
+        "d = x.data",
+        "mask = torch.ones_like(d, dtype=torch.bool)",
+        "d.masked_scatter_(mask, d - m)",
+        "out = d.clone()",
+        "d.masked_scatter_(mask, saved)",
+        "return out",
+    ),
+    "a fused optimizer's kernel on .data": _lines(
+        *KEEP,
+        "d = x.data",
+        "d.addcmul_(m.expand_as(d), torch.full_like(d, -1.0))",
+        "out = d.clone()",
+        "d.copy_(saved)",
+        "return out",
+    ),
 }
 
 # Reads through the same aliases, nothing written: must be accepted.
 HONEST = {
-    ".data read": "d = x.data\nreturn d - d.mean(dim=1, keepdim=True)",
-    "detach() read": "d = x.detach()\nreturn d - d.mean(dim=1, keepdim=True)",
-    "out= into its own buffer": "out = torch.empty_like(x)\ntorch.sub(x, x.mean(dim=1, keepdim=True), out=out)\n"
-    "return out",
-    "a copy written in place": "y = x.clone()\ny.data.sub_(y.mean(dim=1, keepdim=True))\nreturn y",
+    ".data read": _lines("d = x.data", "return d - d.mean(dim=1, keepdim=True)"),
+    "detach() read": _lines("d = x.detach()", "return d - d.mean(dim=1, keepdim=True)"),
+    "out= into its own buffer": _lines(
+        "out = torch.empty_like(x)", "torch.sub(x, x.mean(dim=1, keepdim=True), out=out)", "return out"
+    ),
+    "a copy written in place": _lines(
+        "y = x.clone()", "y.data.sub_(y.mean(dim=1, keepdim=True))", "return y"
+    ),
 }
 
 
