@@ -128,7 +128,6 @@ def _end_template() -> Any:
 WRITES_OF_FN: Any = None
 
 
-
 def _watching_template() -> bool:
     return bool(WATCHED)
 
