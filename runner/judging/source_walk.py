@@ -87,6 +87,44 @@ class SourceWalk:
     def _allowed(self, path: str) -> bool:
         return any(_under(path, a) for a in self.allow)
 
+    def _allowance(self, path: str) -> str | None:
+        """The problem's allowance ``path`` is under (the longest), or None."""
+        return max((a for a in self.allow if _under(path, a)), key=len, default=None)
+
+    def _beyond(self, node: ast.AST, path: str, allowance: str) -> Iterator[Refusal]:
+        """An allowance opens exactly what it names: the parts of ``path`` after it meet every rule
+        (no private part, no denied part of torch, no escape to another module, no denied
+        attribute such as ``redispatch``), so allowing ``torch.ops`` does not open redispatch or
+        private kernels, nor allowing ``numpy`` numpy's private modules."""
+        rest = path[len(allowance) + 1 :].split(".") if path != allowance else []
+        for part in rest:
+            if is_dunder(part):
+                yield self._dunder(node, part)
+                return
+            if part.startswith("_"):
+                yield self._refuse(
+                    node,
+                    "private",
+                    f"`{path}` is not allowed: the problem allows `{allowance}`, not `{part}`, a private "
+                    "part under it (its name starts with an underscore).",
+                )
+                return
+            if part in MODULE_ESCAPES:
+                yield self._refuse(
+                    node, "module", f"`{path}` is not allowed: it reaches the `{part}` module."
+                )
+                return
+        denied = _denied_torch(path)
+        if denied is not None and len(denied) > len(allowance):
+            yield self._refuse(
+                node, "torch-internals", f"`{denied}` is not allowed here: {DENIED_TORCH[denied]}."
+            )
+            return
+        if rest and rest[-1] in DENIED_ATTRIBUTES:
+            yield self._refuse(
+                node, "attribute", f"`{rest[-1]}` is not allowed: {DENIED_ATTRIBUTES[rest[-1]]}."
+            )
+
     # --- the walk ---------------------------------------------------------------------------
 
     def refusals(self) -> Iterator[Refusal]:
@@ -135,7 +173,9 @@ class SourceWalk:
             yield self._refuse(
                 node, "judge", f"`{name}` is the judge's own code: solutions may not import or use it."
             )
-        elif not (self._allowed(name) or (top in ALLOWED_MODULES and not self._private_part(name))):
+        elif self._allowance(name) is not None:
+            yield from self._beyond(node, name, self._allowance(name) or "")
+        elif not (top in ALLOWED_MODULES and not self._private_part(name)):
             yield self._refuse(
                 node,
                 "import",
@@ -149,7 +189,9 @@ class SourceWalk:
 
     def _path(self, node: ast.AST, path: str) -> Iterator[Refusal]:
         """A dotted name read through a module: private parts and denied torch parts."""
-        if self._allowed(path):
+        allowance = self._allowance(path)
+        if allowance is not None:
+            yield from self._beyond(node, path, allowance)
             return
         private = self._private_part(path)
         if private is not None and not (path.startswith("__future__") and private == "__future__"):
@@ -264,7 +306,7 @@ class SourceWalk:
         path = self._dotted(node)
         if path is not None:
             yield from self._path(node, path)
-            if not isinstance(node.ctx, ast.Load) and not self._allowed(path):
+            if not isinstance(node.ctx, ast.Load):  # no allowance opens patching what it names
                 yield self._refuse(
                     node,
                     "patch",
