@@ -224,6 +224,24 @@ MODULE_ESCAPES = frozenset(
     | {"subprocess", "pickle", "marshal", "codecs", "io", "types", "weakref", "signal", "socket", "runner"}
     | {"ctypeslib"}
 )
+# Parts of an allowed module that stay refused: allowing ``sys`` (a hostile-output test writes to
+# ``sys.stdout``) opens its streams, not every module's namespace or the interpreter's hooks.
+DENIED_UNDER_ALLOWANCE = {
+    **dict.fromkeys(
+        ("sys.modules", "sys.meta_path", "sys.path_hooks", "sys.path_importer_cache", "sys.path"),
+        "it reaches every module's namespace and the import system",
+    ),
+    **dict.fromkeys(
+        (
+            "sys.settrace",
+            "sys.setprofile",
+            "sys.addaudithook",
+            "sys.setrecursionlimit",
+            "sys.setswitchinterval",
+        ),
+        "it changes how the interpreter runs the judge",
+    ),
+}
 NEVER_ALLOWED = ("runner",)  # the judge's own package: a problem cannot allow it
 # Names no problem can allow, because allowing them opens more than they name: a module's
 # namespace written as a dict (read-only modules see attribute writes only), computed attribute
@@ -234,7 +252,7 @@ NEVER_ALLOWED_NAMES = {
         "it hands out a module's namespace as a dict, whose writes would rebind what the judge reads",
     ),
     **dict.fromkeys(
-        ("sys", "importlib", "builtins", "gc", "ctypes"),
+        ("importlib", "builtins", "gc", "ctypes"),
         "it reaches every module's namespace and the interpreter's memory",
     ),
     **dict.fromkeys(

@@ -20,6 +20,7 @@ from runner.judging.source_rules import (
     DENIED_BUILTINS,
     DENIED_SPECIAL_METHODS,
     DENIED_TORCH,
+    DENIED_UNDER_ALLOWANCE,
     MODULE_ESCAPES,
     NAMED_ATTRIBUTE_BUILTINS,
     NEVER_ALLOWED,
@@ -113,6 +114,10 @@ class SourceWalk:
                 yield self._refuse(
                     node, "module", f"`{path}` is not allowed: it reaches the `{part}` module."
                 )
+                return
+        for denied_path, why in DENIED_UNDER_ALLOWANCE.items():
+            if _under(path, denied_path) and not _under(allowance, denied_path):
+                yield self._refuse(node, "module", f"`{denied_path}` is not allowed: {why}.")
                 return
         denied = _denied_torch(path)
         if denied is not None and len(denied) > len(allowance):

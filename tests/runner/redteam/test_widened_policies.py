@@ -54,6 +54,16 @@ WIDENINGS: dict[str, tuple[str, list[str]]] = {
             _fn("x.untyped_storage()"),
         ],
     ),
+    "sys": (
+        _fn("sys.stdout.write('x')", "import torch\nimport sys"),
+        [
+            _fn("sys.modules['torch']", "import torch\nimport sys"),
+            _fn("sys.settrace(None)", "import torch\nimport sys"),
+            _fn("sys._getframe(0)", "import torch\nimport sys"),
+            _fn("x", "from sys import modules"),
+            _fn("getattr(sys, 'modules')", "import torch\nimport sys"),
+        ],
+    ),
     "torch.library": (
         _fn("torch.library.Library"),
         [
@@ -95,7 +105,7 @@ TOML = 'title = "P"\ndifficulty = "easy"\ncategory = "Testing"\nentry_point = "p
 
 @pytest.mark.parametrize(
     "name",
-    ["vars", "__dict__", "globals", "__globals__", "sys", "importlib", "gc", "getattr", "exec", "__class__"],
+    ["vars", "__dict__", "globals", "__globals__", "importlib", "gc", "getattr", "exec", "__class__"],
 )
 def test_allowances_that_would_open_more_than_they_name_are_refused(name: str) -> None:
     """`vars` would write any read-only module's namespace as a dict; `getattr` and `exec` reach every
