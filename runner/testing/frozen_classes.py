@@ -1,13 +1,13 @@
 """torch's mutable classes, read-only to judged code once the guard is in force.
 
-``nn.Module``, ``torch.optim.Optimizer``, ``torch.autograd.Function``, the tensor classes and every
-subclass torch itself defines (``nn.Linear``, ``torch.optim.SGD``, …) are ordinary Python classes:
-``nn.Linear.forward = f``, ``type(model).__call__ = f`` or ``L = torch.optim.SGD; L.step = f`` would
-change what the problems' tests and the checks do with them, by a spelling the source policy cannot
-always name (an alias, a class reached through a value). :func:`activate` sets CPython's
-``Py_TPFLAGS_IMMUTABLETYPE`` on each of them, so every such assignment raises ``TypeError`` like on
-a built-in type, whatever the spelling. It runs when the guard comes into force — after the
-observers' wrappers are put on ``nn.Module`` and before the learner's import — from flag words found
+``nn.Module``, ``torch.optim.Optimizer``, ``torch.autograd.Function`` and torch's optimizers and
+autograd functions are ordinary Python classes: ``nn.Module.__call__ = f``, ``type(opt).step = f``
+or ``L = torch.optim.SGD; L.step = f`` would change what the problems' tests and the checks do with
+them, by a spelling the source policy cannot always name (an alias, a class reached through a
+value). The tensor classes are the guard's (``guard.protected_classes``). :func:`activate` sets
+CPython's ``Py_TPFLAGS_IMMUTABLETYPE`` on each class, so every such assignment raises ``TypeError``
+like on a built-in type, whatever the spelling. It runs when the guard comes into force (after the
+observers' wrappers are put on ``nn.Module``, before the learner's import) from flag words found
 once in the zygote (:func:`prepare`), so a job pays a store per class.
 
 The problem's ``tests.py`` may still wrap a method per case (a spy on ``Optimizer.__init__``, a
@@ -97,15 +97,17 @@ sealed.prepare(_activate_template, _set_class_attribute_template)
 
 
 def classes() -> list[type]:
-    """The classes made read-only: torch's tensor, module, optimizer and autograd function classes
-    and every subclass of them defined in torch's own modules, loaded now. (Not
-    ``RemovableHandle``: torch counts its ids in a class attribute; the hook observers wrap its
-    ``remove`` and read the real tables instead.)"""
+    """The classes made read-only: ``nn.Module`` itself, and ``torch.optim.Optimizer`` and
+    ``torch.autograd.Function`` with every subclass of them defined in torch's own modules, loaded
+    now. Not ``nn.Module``'s subclasses nor the tensor classes beyond the guard's own: PyTorch
+    reassigns an instance's ``__class__`` between them (parametrizations, lazy modules,
+    ``UninitializedParameter``), which CPython allows only between mutable classes. Not
+    ``RemovableHandle``: torch counts its ids in a class attribute (the hook observers wrap its
+    ``remove`` and read the real tables instead)."""
     import torch
 
-    roots: list[type] = [torch.nn.Module, torch.optim.Optimizer, torch.autograd.Function, torch.Tensor]
-    found: dict[type, None] = {}
-    stack = list(roots)
+    found: dict[type, None] = {torch.nn.Module: None}
+    stack: list[type] = [torch.optim.Optimizer, torch.autograd.Function]
     while stack:
         cls = stack.pop()
         module = getattr(cls, "__module__", "") or ""
