@@ -14,7 +14,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from runner.testing import case, check_optimizer, forbid_ops
+from runner.testing import case, check_optimizer, forbid_ops, set_class_attribute
 
 ONLY_PARAMS_AND_STATE = (
     "`step()` changes only the parameters and `self.state`: it never modifies `p.grad` or the param groups "
@@ -210,7 +210,7 @@ def no_builtin_adam(solution):
             calls.append(label)
             return original(*args, **kwargs)
 
-        setattr(owner, name, counting)
+        set_class_attribute(owner, name, counting)
         patched.append((owner, name, original))
 
     for cls in (torch.optim.Adam, torch.optim.AdamW):
@@ -237,7 +237,7 @@ def no_builtin_adam(solution):
             result = train(model, optimizer, x, y, 5)
     finally:
         for owner, name, original in reversed(patched):
-            setattr(owner, name, original)
+            set_class_attribute(owner, name, original)
     builtin_bases = [
         c.__name__ for c in type(optimizer).__mro__ if c in (torch.optim.Adam, torch.optim.AdamW)
     ]

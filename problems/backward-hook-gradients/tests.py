@@ -1,6 +1,6 @@
 import torch.nn as nn
 
-from runner.testing import case, observe_hooks, shifted_seed
+from runner.testing import case, observe_hooks, set_class_attribute, shifted_seed
 
 
 def _spy_full_backward_hooks(run):
@@ -23,11 +23,11 @@ def _spy_full_backward_hooks(run):
 
         return original(module, spy, *args, **kwargs)
 
-    nn.Module.register_full_backward_hook = register
+    set_class_attribute(nn.Module, "register_full_backward_hook", register)
     try:
         result = run()
     finally:
-        nn.Module.register_full_backward_hook = original
+        set_class_attribute(nn.Module, "register_full_backward_hook", original)
     return result, calls
 
 

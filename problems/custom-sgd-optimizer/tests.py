@@ -12,7 +12,7 @@ import importlib
 
 import torch
 
-from runner.testing import case, check_optimizer, forbid_ops, shifted_seed
+from runner.testing import case, check_optimizer, forbid_ops, set_class_attribute, shifted_seed
 
 ATOL = 1e-3  # the training run reports values rounded to 4 decimals
 
@@ -165,7 +165,7 @@ def no_builtin_sgd(solution):
             calls.append(name)
             return original(*args, **kwargs)
 
-        setattr(owner, name, counting)
+        set_class_attribute(owner, name, counting)
         patched.append((owner, name, original))
 
     wrap(torch.optim.SGD, "__init__")
@@ -181,7 +181,7 @@ def no_builtin_sgd(solution):
                 optimizer.step()
     finally:
         for owner, name, original in reversed(patched):
-            setattr(owner, name, original)
+            set_class_attribute(owner, name, original)
     bases = [c.__name__ for c in solution.CustomSGD.__mro__ if c is torch.optim.SGD]
     return {"builtin_calls": len(calls), "sgd_bases": bases, "param": p.detach()}
 

@@ -1,7 +1,7 @@
 import torch
 import torch.nn as nn
 
-from runner.testing import case, observe_hooks, shifted_seed
+from runner.testing import case, observe_hooks, set_class_attribute, shifted_seed
 
 # Values are rounded to 4 decimals by the learner: allow a last-digit difference in rounding.
 ROUNDED_ATOL = 5e-4
@@ -25,11 +25,11 @@ def _spy_forward_hooks(run):
 
         return original(module, spy, *args, **kwargs)
 
-    nn.Module.register_forward_hook = register
+    set_class_attribute(nn.Module, "register_forward_hook", register)
     try:
         result = run()
     finally:
-        nn.Module.register_forward_hook = original
+        set_class_attribute(nn.Module, "register_forward_hook", original)
     return result, seen
 
 

@@ -9,7 +9,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from runner.testing import case
+from runner.testing import case, set_class_attribute
 
 RTOL = 1e-5
 ATOL = 1e-6
@@ -113,11 +113,11 @@ def one_step_inputs_untouched(solution):
             steps.append(1)
         return class_step(self, *args, **kwargs)
 
-    cls.step = counting_class_step
+    set_class_attribute(cls, "step", counting_class_step)
     try:
         solution.accumulated_step(model, opt, F.mse_loss, x, y, 3)
     finally:
-        cls.step = class_step
+        set_class_attribute(cls, "step", class_step)
     return {
         "optimizer_steps": len(steps),
         "inputs_unchanged": torch.equal(x, x_before) and torch.equal(y, y_before),

@@ -7,7 +7,7 @@ this catches a default ``weight_decay`` leaking into the no-decay group.
 
 import torch
 
-from runner.testing import case, shifted_seed
+from runner.testing import case, set_class_attribute, shifted_seed
 
 ATOL = 1e-3  # values are rounded to 4 decimals by the solution
 
@@ -39,11 +39,11 @@ def effective_hyperparameters_per_parameter(solution):
         original_init(self, *args, **kwargs)
         optimizers.append(self)
 
-    torch.optim.Optimizer.__init__ = spying_init
+    set_class_attribute(torch.optim.Optimizer, "__init__", spying_init)
     try:
         solution.weight_decay_groups_test()
     finally:
-        torch.optim.Optimizer.__init__ = original_init
+        set_class_attribute(torch.optim.Optimizer, "__init__", original_init)
     described = []
     for optimizer in optimizers:
         entries = []

@@ -9,7 +9,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from runner.testing import case
+from runner.testing import case, set_class_attribute
 
 RTOL = 1e-3
 ATOL = 1e-5
@@ -140,11 +140,11 @@ def steps_only_through_the_scaler(solution):
         finally:
             inside[0] = False
 
-    cls.step = counting_class_step
+    set_class_attribute(cls, "step", counting_class_step)
     scaler.step = watched_scaler_step
     try:
         for _ in range(2):
             solution.amp_train_step(model, opt, scaler, F.mse_loss, x, y, 1.0)
     finally:
-        cls.step = class_step
+        set_class_attribute(cls, "step", class_step)
     return {"direct_optimizer_steps": len(direct)}

@@ -6,7 +6,7 @@ solution's optimizer holds, the learning rate it is trained with.
 
 import torch
 
-from runner.testing import case, shifted_seed
+from runner.testing import case, set_class_attribute, shifted_seed
 
 ATOL = 1e-3  # values are rounded to 4 decimals by the solution
 
@@ -37,11 +37,11 @@ def learning_rate_per_parameter(solution):
         original_init(self, *args, **kwargs)
         optimizers.append(self)
 
-    torch.optim.Optimizer.__init__ = spying_init
+    set_class_attribute(torch.optim.Optimizer, "__init__", spying_init)
     try:
         solution.per_layer_lr_test()
     finally:
-        torch.optim.Optimizer.__init__ = original_init
+        set_class_attribute(torch.optim.Optimizer, "__init__", original_init)
     described = []
     for optimizer in optimizers:
         entries = sorted(

@@ -9,7 +9,7 @@ import importlib
 
 import torch
 
-from runner.testing import case, shifted_seed
+from runner.testing import case, set_class_attribute, shifted_seed
 
 # Values are rounded to 4 decimals by the solution: allow a rounding step of slack.
 ATOL = 1e-3
@@ -66,14 +66,14 @@ def no_torch_optimizer(solution):
 
         return wrapper
 
-    torch.optim.Optimizer.__init__ = counting_init
+    set_class_attribute(torch.optim.Optimizer, "__init__", counting_init)
     for module, name, original in kernels:
         setattr(module, name, counting(f"{module.__name__}.{name}", original))
     try:
         with shifted_seed(5):
             result = solution.sgd_momentum_test()
     finally:
-        torch.optim.Optimizer.__init__ = original_init
+        set_class_attribute(torch.optim.Optimizer, "__init__", original_init)
         for module, name, original in kernels:
             setattr(module, name, original)
     return {"optimizers_created": created, "result": result}

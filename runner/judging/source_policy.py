@@ -33,7 +33,7 @@ from collections.abc import Collection
 from runner.jobs import CASE_NOT_RUN, CaseExpectation, CaseResult, JudgeResult
 from runner.judging.failures import TITLES
 from runner.judging.source_rules import KILLED_BY_POLICY as KILLED_BY_POLICY  # validation's word for it
-from runner.judging.source_rules import NEVER_ALLOWED
+from runner.judging.source_rules import NEVER_ALLOWED, NEVER_ALLOWED_NAMES
 from runner.judging.source_walk import Refusal as Refusal
 from runner.judging.source_walk import SourceWalk
 from runner.verdict import Verdict
@@ -66,6 +66,10 @@ def parse_allow(table: object) -> tuple[str, ...]:
             raise PolicyError(f"source_policy.allow: {name!r} is not a dotted Python name")
         if parts[0] in NEVER_ALLOWED:
             raise PolicyError(f"source_policy.allow: {name!r} is the judge itself and cannot be allowed")
+        if parts[0] in NEVER_ALLOWED_NAMES:
+            raise PolicyError(
+                f"source_policy.allow: {name!r} cannot be allowed: {NEVER_ALLOWED_NAMES[parts[0]]}"
+            )
     return tuple(sorted(set(allow)))
 
 

@@ -150,6 +150,8 @@ DENIED_ATTRIBUTES = {
     ),
     "redispatch": "it calls a kernel below the dispatcher, where the judge cannot see it",
     "format_map": "it reads attributes by names written in a string",
+    "attrgetter": "it reads attributes by names written in a string (write `obj.name`)",
+    "methodcaller": "it calls methods by names written in a string (write `obj.name(...)`)",
     "get_type_hints": "it evaluates strings as code",
     "make_dataclass": "it generates and runs code",
     "from_file": "it reads files",
@@ -220,6 +222,46 @@ TORCH_INTERNAL_NAMES = frozenset(
 MODULE_ESCAPES = frozenset(
     {"sys", "os", "builtins", "ctypes", "gc", "inspect", "importlib", "threading", "multiprocessing"}
     | {"subprocess", "pickle", "marshal", "codecs", "io", "types", "weakref", "signal", "socket", "runner"}
+    | {"ctypeslib"}
 )
+# Parts of an allowed module that stay refused: allowing ``sys`` (a hostile-output test writes to
+# ``sys.stdout``) opens its streams, not every module's namespace or the interpreter's hooks.
+DENIED_UNDER_ALLOWANCE = {
+    **dict.fromkeys(
+        ("sys.modules", "sys.meta_path", "sys.path_hooks", "sys.path_importer_cache", "sys.path"),
+        "it reaches every module's namespace and the import system",
+    ),
+    **dict.fromkeys(
+        (
+            "sys.settrace",
+            "sys.setprofile",
+            "sys.addaudithook",
+            "sys.setrecursionlimit",
+            "sys.setswitchinterval",
+        ),
+        "it changes how the interpreter runs the judge",
+    ),
+}
 NEVER_ALLOWED = ("runner",)  # the judge's own package: a problem cannot allow it
+# Names no problem can allow, because allowing them opens more than they name: a module's
+# namespace written as a dict (read-only modules see attribute writes only), computed attribute
+# names and code from strings (every private name again), the interpreter's loaders and memory.
+NEVER_ALLOWED_NAMES = {
+    **dict.fromkeys(
+        ("vars", "globals", "locals", "__dict__", "__globals__", "__builtins__"),
+        "it hands out a module's namespace as a dict, whose writes would rebind what the judge reads",
+    ),
+    **dict.fromkeys(
+        ("importlib", "builtins", "gc", "ctypes"),
+        "it reaches every module's namespace and the interpreter's memory",
+    ),
+    **dict.fromkeys(
+        ("getattr", "setattr", "delattr", "hasattr", "exec", "eval", "compile", "__import__"),
+        "with it, a name computed at run time reaches every private name the policy refuses",
+    ),
+    **dict.fromkeys(
+        ("__code__", "__closure__", "__class__", "__subclasses__", "__bases__", "__mro__"),
+        "it reaches code and classes the judge seals",
+    ),
+}
 KILLED_BY_POLICY = "source policy"  # what validation's kill matrix says killed a refused mutant

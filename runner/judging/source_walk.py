@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import ast
 import string
-import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
+from runner.judging.source_paths import Refusal as Refusal
+from runner.judging.source_paths import denied_torch as _denied_torch
+from runner.judging.source_paths import norm as _norm
+from runner.judging.source_paths import under as _under
 from runner.judging.source_rules import (
     ALLOWED_DUNDER_ATTRIBUTES,
     ALLOWED_DUNDER_NAMES,
@@ -20,48 +22,13 @@ from runner.judging.source_rules import (
     DENIED_BUILTINS,
     DENIED_SPECIAL_METHODS,
     DENIED_TORCH,
+    DENIED_UNDER_ALLOWANCE,
     MODULE_ESCAPES,
     NAMED_ATTRIBUTE_BUILTINS,
     NEVER_ALLOWED,
     TORCH_INTERNAL_NAMES,
 )
 from runner.judging.source_tree import SourceTree, is_dunder
-
-
-@dataclass(frozen=True)
-class Refusal:
-    """Why judged code is refused: where, which rule, and a message a learner understands."""
-
-    line: int
-    column: int
-    rule: str
-    message: str
-    # Where the refused expression ends: of two refusals at one place, the inner one is reported
-    # (`a.__self__.__dict__` names `__self__`, the first step that is refused).
-    end: tuple[int, int] = field(default=(0, 0), repr=False, compare=False)
-
-    def __str__(self) -> str:
-        return f"Line {self.line}: {self.message}"
-
-
-def _norm(name: str) -> str:
-    return unicodedata.normalize("NFKC", name)
-
-
-def _under(path: str, prefix: str) -> bool:
-    return path == prefix or path.startswith(prefix + ".")
-
-
-_DENIED_ORDER = {denied: i for i, denied in enumerate(DENIED_TORCH)}
-
-
-def _denied_torch(path: str) -> str | None:
-    """The first entry of ``DENIED_TORCH`` that ``path`` is under, or None: each of the path's
-    dotted prefixes looked up, rather than every entry tried against the path."""
-    parts = path.split(".")
-    found = [p for p in (".".join(parts[:k]) for k in range(1, len(parts) + 1)) if p in _DENIED_ORDER]
-    return min(found, key=_DENIED_ORDER.__getitem__, default=None)
-
 
 # Every kind of node :meth:`SourceWalk._node` has a rule for.
 _WALKED = (
@@ -86,6 +53,48 @@ class SourceWalk:
 
     def _allowed(self, path: str) -> bool:
         return any(_under(path, a) for a in self.allow)
+
+    def _allowance(self, path: str) -> str | None:
+        """The problem's allowance ``path`` is under (the longest), or None."""
+        return max((a for a in self.allow if _under(path, a)), key=len, default=None)
+
+    def _beyond(self, node: ast.AST, path: str, allowance: str) -> Iterator[Refusal]:
+        """An allowance opens exactly what it names: the parts of ``path`` after it meet every rule
+        (no private part, no denied part of torch, no escape to another module, no denied
+        attribute such as ``redispatch``), so allowing ``torch.ops`` does not open redispatch or
+        private kernels, nor allowing ``numpy`` numpy's private modules."""
+        rest = path[len(allowance) + 1 :].split(".") if path != allowance else []
+        for part in rest:
+            if is_dunder(part):
+                yield self._dunder(node, part)
+                return
+            if part.startswith("_"):
+                yield self._refuse(
+                    node,
+                    "private",
+                    f"`{path}` is not allowed: the problem allows `{allowance}`, not `{part}`, a private "
+                    "part under it (its name starts with an underscore).",
+                )
+                return
+            if part in MODULE_ESCAPES:
+                yield self._refuse(
+                    node, "module", f"`{path}` is not allowed: it reaches the `{part}` module."
+                )
+                return
+        for denied_path, why in DENIED_UNDER_ALLOWANCE.items():
+            if _under(path, denied_path) and not _under(allowance, denied_path):
+                yield self._refuse(node, "module", f"`{denied_path}` is not allowed: {why}.")
+                return
+        denied = _denied_torch(path)
+        if denied is not None and len(denied) > len(allowance):
+            yield self._refuse(
+                node, "torch-internals", f"`{denied}` is not allowed here: {DENIED_TORCH[denied]}."
+            )
+            return
+        if rest and rest[-1] in DENIED_ATTRIBUTES:
+            yield self._refuse(
+                node, "attribute", f"`{rest[-1]}` is not allowed: {DENIED_ATTRIBUTES[rest[-1]]}."
+            )
 
     # --- the walk ---------------------------------------------------------------------------
 
@@ -135,7 +144,9 @@ class SourceWalk:
             yield self._refuse(
                 node, "judge", f"`{name}` is the judge's own code: solutions may not import or use it."
             )
-        elif not (self._allowed(name) or (top in ALLOWED_MODULES and not self._private_part(name))):
+        elif self._allowance(name) is not None:
+            yield from self._beyond(node, name, self._allowance(name) or "")
+        elif not (top in ALLOWED_MODULES and not self._private_part(name)):
             yield self._refuse(
                 node,
                 "import",
@@ -149,7 +160,9 @@ class SourceWalk:
 
     def _path(self, node: ast.AST, path: str) -> Iterator[Refusal]:
         """A dotted name read through a module: private parts and denied torch parts."""
-        if self._allowed(path):
+        allowance = self._allowance(path)
+        if allowance is not None:
+            yield from self._beyond(node, path, allowance)
             return
         private = self._private_part(path)
         if private is not None and not (path.startswith("__future__") and private == "__future__"):
@@ -264,7 +277,7 @@ class SourceWalk:
         path = self._dotted(node)
         if path is not None:
             yield from self._path(node, path)
-            if not isinstance(node.ctx, ast.Load) and not self._allowed(path):
+            if not isinstance(node.ctx, ast.Load):  # no allowance opens patching what it names
                 yield self._refuse(
                     node,
                     "patch",

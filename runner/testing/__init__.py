@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from runner.testing import guard, sealed
+from runner.testing.frozen_classes import set_class_attribute as set_class_attribute
 
 # Checks of *how* the code works, judged on the host from events (runner/testing/op_checks.py).
 from runner.testing.op_checks import allow_ops as allow_ops
@@ -224,8 +225,8 @@ def observe_hooks() -> Iterator[HookLog]:
 
         return register
 
-    for name, original in originals.items():
-        setattr(nn.Module, name, wrap(name, original))
+    for name, original in originals.items():  # nn.Module is read-only to all but the judge and tests.py
+        set_class_attribute(nn.Module, name, wrap(name, original))
     judge = (
         guard.active()
     )  # in the sandbox, the host judges the hooks from events (runner.testing.hook_events)
@@ -237,7 +238,7 @@ def observe_hooks() -> Iterator[HookLog]:
         if judge is not None:
             judge.hooks.end()
         for name, original in originals.items():
-            setattr(nn.Module, name, original)
+            set_class_attribute(nn.Module, name, original)
 
 
 # Checks that test how a solution works (runner/testing/checks/): each returns a value the host compares.

@@ -158,5 +158,11 @@ def trust_tests(module: types.ModuleType) -> None:
         module.__class__ = _state["class"]
 
 
+def tests_slot() -> list[Any]:
+    """The one-element slot that holds ``tests.py``'s namespace once :func:`trust_tests` recorded it:
+    sealed code (``runner.testing.frozen_classes``) captures it as a constant."""
+    return _TESTS_SLOT
+
+
 def is_read_only(module: object) -> bool:
     return "class" in _state and type(module) is _state["class"]

@@ -22,7 +22,16 @@ from dataclasses import dataclass
 from typing import Any
 
 # Imported at warm-up: a job's uid cannot read runner/.
-from runner.testing import audit_hook, event_emitter, hook_events, op_bypasses, op_names, ops, sealed
+from runner.testing import (
+    audit_hook,
+    event_emitter,
+    frozen_classes,
+    hook_events,
+    op_bypasses,
+    op_names,
+    ops,
+    sealed,
+)
 
 Emit = Callable[..., None]
 
@@ -71,6 +80,7 @@ def warm_up() -> None:
     """What the zygote prepares once for every job: ctypes and ``tp_flags``, the API names."""
     sealed.warm_up()
     op_names.warm_up()
+    frozen_classes.prepare()
 
 
 @dataclass(frozen=True)
@@ -137,6 +147,7 @@ def activate(ready: Sealed) -> Guard | None:
         return None
     for cls in protected_classes():
         sealed.make_immutable(cls)
+    frozen_classes.activate()  # nn.Module, Optimizer, Function and torch's subclasses of them
     sys.addaudithook(ready.audit)
     _active = ready.guard
     return ready.guard

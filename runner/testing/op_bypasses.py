@@ -2,7 +2,8 @@
 
 Each entry point that pops an interception mode or excludes the Python dispatch key is replaced,
 while the guard is in force, by a sealed wrapper (:func:`prepare` in ``runner.testing.ops`` builds
-them) that sends a ``tampered`` event when it is called while a check is active.
+them) that sends a ``tampered`` event when it is called while a check is active (a block of op
+rules, or ``check_call``'s watch on writes: ``runner.testing.checks.writes``).
 """
 
 from __future__ import annotations
@@ -31,10 +32,12 @@ EMIT: Any = None
 STATE: Any = None
 ORIGINAL: Any = None
 WHAT: Any = None
+WATCHING: Any = None
 
 
 def bypass_template(*args: Any, **kwargs: Any) -> Any:
-    if STATE:
+    # inside a block of op rules, or while check_call watches an input's memory
+    if STATE or WATCHING():
         EMIT("tampered", WHAT + " was called while the judge was watching operations")
     return ORIGINAL(*args, **kwargs)
 

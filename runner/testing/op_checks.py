@@ -15,7 +15,7 @@ from typing import Any
 
 from runner.records.allowed_ops import canonical
 from runner.testing import guard
-from runner.testing.op_names import interceptable
+from runner.testing.op_names import interceptable, kernel_routes
 from runner.testing.ops import DEFAULT_SIZES, OpsObserver
 
 
@@ -136,6 +136,11 @@ def _watching(forbidden: dict[str, str], required: dict[str, str], rule_id: str 
     # Every name must reach something interceptable (problems validate runs the reference
     # through here, so a rule that could never fire fails validation), under the observers' name.
     forbidden = {interceptable(op): rule for op, rule in forbidden.items()}
+    # ... and a forbidden name holds for every aten name of the same kernel (private, forward,
+    # fused, out= and in-place variants), whatever route reaches it (runner.testing.op_names).
+    for op, rule in list(forbidden.items()):
+        for route in kernel_routes(op):
+            forbidden.setdefault(route, rule)
     required = {interceptable(op): rule for op, rule in required.items()}
     observer.enter(forbidden, required, "", (), rule_id)
     try:

@@ -98,11 +98,66 @@ def _aliases(names: Mapping[Any, str]) -> dict[str, str]:
     return found
 
 
+# A forbid rule names an operation; the same kernel is reachable under other aten names: private
+# ones (``aten._native_batch_norm_legit`` for ``batch_norm``), forward halves (``nll_loss_forward``),
+# fused ones (``aten._fused_adamw_``), a loss's ``_loss`` name, a math fallback (``_math``). Each
+# name is reduced to a stem by the same rules; a forbidden name also forbids every aten operator
+# of its stem that reaches the dispatch level. Read-only, like _API_NAMES; built in the zygote.
+_STEM_PREFIXES = ("_native_", "native_", "_fused_", "fused_", "_")
+_STEM_SUFFIXES = ("_legit_no_training", "_legit_functional", "_legit", "_forward", "_loss", "_math", "_")
+_KERNELS: Mapping[str, tuple[str, ...]] = types.MappingProxyType({})
+
+
+def kernel_stem(name: str) -> str:
+    """``aten._native_batch_norm_legit`` → ``batch_norm``; ``torch.nn.functional.nll_loss`` → ``nll``."""
+    stem = name.rpartition(".")[2]
+    changed = True
+    while changed and stem:
+        changed = False
+        for prefix in _STEM_PREFIXES:
+            if stem.startswith(prefix) and len(stem) > len(prefix):
+                stem, changed = stem[len(prefix) :], True
+        for suffix in _STEM_SUFFIXES:
+            if stem.endswith(suffix) and len(stem) > len(suffix):
+                stem, changed = stem[: -len(suffix)], True
+    return stem
+
+
+def _kernels() -> dict[str, tuple[str, ...]]:
+    """Stem -> every aten operator of that stem that some call reaches at the dispatch level."""
+    import torch
+
+    found: dict[str, set[str]] = {}
+    for full in torch._C._dispatch_get_all_op_names():
+        namespace, _, rest = full.partition("::")
+        if namespace != "aten":
+            continue
+        op = rest.partition(".")[0]
+        if op.endswith("_") and not op.endswith("__"):
+            op = op[:-1]  # an in-place variant counts under its functional name (the observers' rule)
+        try:
+            if torch._C._dispatch_has_kernel_for_dispatch_key(full, "CompositeImplicitAutograd"):
+                continue  # decomposed before the dispatch level: never seen under this name
+        except RuntimeError:
+            continue
+        found.setdefault(kernel_stem(op), set()).add("aten." + op)
+    return {stem: tuple(sorted(ops)) for stem, ops in found.items()}
+
+
+def kernel_routes(op: str) -> tuple[str, ...]:
+    """The aten operators that compute what ``op`` (a rule's name, as :func:`interceptable` returns
+    it) names, under any of their names: a forbid rule holds for each."""
+    kernels = _KERNELS or types.MappingProxyType(_kernels())
+    return kernels.get(kernel_stem(op), ())
+
+
 def warm_up() -> None:
-    """Resolve the API names once, in the zygote (about 2,000 functions), and their aliases."""
-    global _API_NAMES, _ALIASES
+    """Resolve the API names once, in the zygote (about 2,000 functions), their aliases and the
+    aten operators by kernel stem."""
+    global _API_NAMES, _ALIASES, _KERNELS
     _API_NAMES = types.MappingProxyType(_api_names())
     _ALIASES = types.MappingProxyType(_aliases(_API_NAMES))
+    _KERNELS = types.MappingProxyType(_kernels())
 
 
 def interceptable(op: str) -> str:

@@ -29,7 +29,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from runner.testing import op_bypasses, op_names, sealed
+from runner.testing import op_bypasses, op_count, op_names, sealed
+from runner.testing.checks import writes
 
 SOLUTION_PATH = "/tmp/solution.py"  # where the harness writes the learner's module (runner.sandbox.zygote)
 DEFAULT_SIZES = (8, 64)
@@ -139,19 +140,6 @@ def _function_mode_present_template() -> bool:
     return False
 
 
-def _converted_by_template(name: str, args: Any) -> int:
-    """How many values a call hands to Python: a whole tensor's elements (``tolist``,
-    ``numpy``, ``repr``), else one (``item``, ``float``, ``len``)."""
-    if CONVERSIONS[name] and args:
-        try:
-            n = numel(args[0])
-        except Exception:
-            return 1
-        if type(n) is int:
-            return n
-    return 1
-
-
 def _dispatch_template(self: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
     STATE_COUNT[0] = STATE_COUNT[0] + 1
     # FLAGS: [inside the function handler, function checks active, tampering already reported,
@@ -229,46 +217,6 @@ def _leave_template() -> None:
     EMIT("check_end")
 
 
-def _declare_vectorised_template(rule: str, sizes: str) -> None:
-    EMIT("check", "vectorised", rule, sizes)
-
-
-def _count_template(fn: Any, arg: Any, size: str) -> Any:
-    case_wide = FLAGS[3]
-    STATE.append(({}, {}, set(), set(), "", set()))
-    if not case_wide:
-        push_function(FUNCTION_MODE)
-    push_dispatch(DISPATCH_MODE)
-    STATE_COUNT[0] = 0
-    CONVERTED[0] = 0
-    FLAGS[4] = 1
-    try:
-        result = fn(arg)
-    finally:
-        FLAGS[4] = 0
-        counted = STATE_COUNT[0]
-        converted = CONVERTED[0]
-        STATE.pop()
-        top = None
-        try:  # noqa: SIM105 (sealed: no module globals such as contextlib)
-            top = pop_dispatch(None)
-        except RuntimeError:
-            pass
-        function_top = None
-        if top is DISPATCH_MODE:
-            try:  # noqa: SIM105 (sealed: no module globals such as contextlib)
-                function_top = pop_function()
-            except RuntimeError:
-                pass
-        if top is not DISPATCH_MODE or function_top is not FUNCTION_MODE:
-            EMIT("tampered", "the judge's count of operations was removed")
-        elif case_wide:
-            push_function(FUNCTION_MODE)
-    EMIT("op_count", size, int_repr(counted))
-    EMIT("py_count", size, int_repr(converted))
-    return result
-
-
 def _begin_case_template() -> None:
     # Every case is watched the same way, with or without a check in it: the function mode goes
     # on its stack for the whole case (inert while no check is active), so what public PyTorch
@@ -312,13 +260,10 @@ sealed.prepare(
     _note_aten_template,
     _function_template,
     _function_mode_present_template,
-    _converted_by_template,
     _dispatch_template,
     _getattribute_template,
     _enter_template,
     _leave_template,
-    _declare_vectorised_template,
-    _count_template,
     _begin_case_template,
     _end_case_template,
 )
@@ -346,7 +291,7 @@ def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]
         "int_repr": int.__repr__,
     }
     converted_by = sealed.seal(
-        _converted_by_template, CONVERSIONS=op_names.CONVERSIONS, numel=torch._C.TensorBase.numel
+        op_count.converted_by_template, CONVERSIONS=op_names.CONVERSIONS, numel=torch._C.TensorBase.numel
     )
     where = sealed.seal(
         _where_template,
@@ -407,13 +352,19 @@ def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]
     patches: list[sealed.Patch] = []
     for module, name, original in op_bypasses.bypass_targets():
         if name not in wrappers:
-            wrappers[name] = sealed.seal(op_bypasses.bypass_template, ORIGINAL=original, WHAT=name, **common)
+            wrappers[name] = sealed.seal(
+                op_bypasses.bypass_template,
+                ORIGINAL=original,
+                WHAT=name,
+                WATCHING=writes.WATCHING,
+                **common,
+            )
         patches.append(sealed.Patch(module, name, original, wrappers[name]))
     observer = OpsObserver(
         enter=sealed.seal(_enter_template, **stack, **common),
         leave=sealed.seal(_leave_template, **stack, **common),
-        count=sealed.seal(_count_template, **stack, **common),
-        declare_vectorised=sealed.seal(_declare_vectorised_template, **common),
+        count=sealed.seal(op_count.count_template, **stack, **common),
+        declare_vectorised=sealed.seal(op_count.declare_vectorised_template, **common),
         begin_case=sealed.seal(_begin_case_template, **stack, **common),
         end_case=sealed.seal(_end_case_template, **stack, **common),
     )

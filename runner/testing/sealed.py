@@ -225,6 +225,14 @@ def warm_up() -> None:
     _FLAGS_OFFSET = _tp_flags_offset()
 
 
+def tp_flags_offset() -> int:
+    """Where ``tp_flags`` sits in a type object (found once per process)."""
+    global _FLAGS_OFFSET
+    if _FLAGS_OFFSET is None:
+        _FLAGS_OFFSET = _tp_flags_offset()
+    return _FLAGS_OFFSET
+
+
 def _tp_flags_offset() -> int:
     """Where ``tp_flags`` sits in a type object: found by matching ``__flags__``, not assumed."""
     import ctypes

@@ -7,7 +7,9 @@ plain data compared with the reference's on the host:
   so "do not modify the input" and "update it in place" are both checked; elements are compared
   bit for bit (``-0.0`` is not ``0.0``, a NaN's payload counts), and an argument whose values are
   back where they were but whose version counter moved (an in-place write, then another that put
-  the values back) is reported as ``"restored"``;
+  the values back) or whose memory an aten operator wrote through any alias (``.data``, views,
+  ``out=``: ``runner.testing.checks.writes``) is reported as ``"restored"``; ``"unwatched"`` when
+  that watch was taken off torch's stack during the call;
 * for each tensor argument, whether the output shares its storage (a view) or not (a copy), the
   output's tensors found in tuples, lists, dicts and dataclasses too (a cache returned in a dict);
 * the output's shape, dtype, device, ``requires_grad`` and contiguity;
@@ -33,6 +35,7 @@ from typing import Any
 
 from runner.records.check_value import CheckValue
 from runner.testing import sealed
+from runner.testing.checks import writes
 from runner.testing.checks.arguments import argument_names, index_of
 
 PROPERTIES = ("shape", "dtype", "device", "requires_grad", "contiguous")
@@ -82,6 +85,8 @@ CHECK_VALUE: Any = None
 KNOWN_PROPERTIES: Any = None
 MAX_TENSORS: Any = None
 MAX_DEPTH: Any = None
+WATCH_BEGIN: Any = None
+WATCH_END: Any = None
 
 
 def _first_change_template(before: Any, after: Any) -> tuple[list[int] | None, Any, Any]:
@@ -189,14 +194,26 @@ def _check_call_template(
     for name, t in DICT_ITEMS(tensors):
         copies[name] = CLONE(DETACH(t))
         versions[name] = VERSION(t)  # every in-place write moves it
-    result = fn(*args)
+    WATCH_BEGIN(list(tensors.values()))  # every write into their memory, by any alias
+    try:
+        result = fn(*args)
+    finally:
+        written = WATCH_END()
 
     changed: dict[str, Any] = {}
     changes: dict[str, Any] = {}
     for name, tensor in DICT_ITEMS(tensors):
+        if written is None:  # the watch was taken off torch's stack: nothing can be said
+            changed[name] = "unwatched"
+            continue
         index, before, after = FIRST_CHANGE(copies[name], tensor)
         writes = VERSION(tensor) - versions[name]
-        if index is None and writes:
+        aliased = False
+        try:  # noqa: SIM105 (sealed: no module globals such as contextlib)
+            aliased = STORAGE_DATA_PTR(UNTYPED_STORAGE(tensor)) in written
+        except (RuntimeError, NotImplementedError):
+            pass
+        if index is None and (writes or aliased):
             changed[name] = "restored"
             changes[name] = {"writes": writes}
             continue
@@ -286,6 +303,8 @@ def _sealed_check_call() -> Any:
         _check_call_template,
         **primitives,
         **helpers,
+        WATCH_BEGIN=writes.BEGIN,
+        WATCH_END=writes.END,
         ARGUMENT_NAMES=argument_names,
         CHECK_VALUE=CheckValue,
         KNOWN_PROPERTIES=PROPERTIES,

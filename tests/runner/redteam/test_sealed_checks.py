@@ -106,8 +106,8 @@ def test_torchs_tensor_classes_cannot_be_changed_from_solution_py(runner: Runner
     assert REFUSED in message and "immutable type" in message, message
 
 
-# Defence in depth: a copy of the fixture whose source policy allows `sys` and `gc` (which no
-# bank problem allows), so solution.py reaches the judge's modules through `sys.modules`.
+# Defence in depth: the policy off (no problem can allow `sys` and `gc`), so solution.py reaches the
+# judge's modules through `sys.modules`.
 DEEP_PATCHES = {
     "the check's helpers, in its module": (
         'm = vars(sys.modules["runner.testing.checks.integrity"])\n'
@@ -128,15 +128,12 @@ DEEP_PATCHES = {
 }
 
 
-ALLOW_SYS = '\n[source_policy]\nallow = ["sys", "gc"]\nreason = "the red team\'s defence in depth"\n'
-
-
 @pytest.fixture(scope="module")
 def deep_problem(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # No problem can allow `sys` any more (runner.judging.source_rules.NEVER_ALLOWED_NAMES); the
+    # session's runner judges without the policy, which is what reaching sys.modules needs here.
     copy = tmp_path_factory.mktemp("deep") / "container-output"
     shutil.copytree(CONTAINER, copy)
-    toml = copy / "problem.toml"
-    toml.write_text(toml.read_text() + ALLOW_SYS)
     return copy
 
 

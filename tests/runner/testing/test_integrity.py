@@ -124,7 +124,9 @@ def test_registering_behind_the_judges_back_is_not_a_pass(
     """
     result = judge(runner, hook_problem, forged(prefix, hook_problem[0]))
     assert result.verdict != Verdict.ACCEPTED
-    assert "this case expects full_backward_hook on Linear (removed)" in hook_case(result).message
+    # torch's classes are read-only to judged code (runner.testing.frozen_classes): the patch itself
+    # fails; writing into the tables without it is test_hook_table_cheats' business.
+    assert "immutable type 'Module'" in hook_case(result).message
 
 
 def test_a_decoy_hook_table_is_refused(
@@ -142,7 +144,7 @@ def test_a_decoy_hook_table_is_refused(
     """
     result = judge(runner, hook_problem, forged(prefix, hook_problem[0]))
     assert result.verdict == Verdict.RUNTIME_ERROR
-    assert MODIFIED in hook_case(result).message.lower()
+    assert "immutable type 'Module'" in hook_case(result).message  # nn.Module.__init__ cannot be replaced
 
 
 def test_a_removal_that_does_not_remove_is_not_a_pass(

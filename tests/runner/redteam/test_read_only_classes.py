@@ -1,0 +1,58 @@
+"""torch's mutable classes cannot be rebound by judged code, whatever the spelling, in the real sandbox.
+
+Each attempt patches a class a check or a problem's tests rely on — ``nn.Module``,
+``torch.optim.Optimizer`` and torch's optimizers, ``torch.autograd.Function`` and torch's autograd
+functions, ``torch.Tensor`` — through a route the source policy cannot always name (a class reached
+through a value, an alias, ``setattr`` with a written name), then returns the probe's right answer.
+Judged without the policy, so the run-time layer (``runner.testing.frozen_classes``, the guard's
+tensor classes, read-only modules for ``torch.nn.functional``) is what stops it: never accepted. The
+judge's writer for ``tests.py`` refuses the learner's frames. The bank's tests that wrap these
+classes' methods (freeze-backbone, per-layer-lr, …) validate in ``tests/runner/format/test_bank.py``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from runner.verdict import Verdict
+from tests.runner.conftest import JudgeFn
+
+PATCHES = {
+    "nn.Module.__call__ through type()": (
+        "import torch\ntype(torch.nn.Linear(1, 1)).__mro__[1].__call__ = print"
+    ),
+    "nn.Module through an alias": "import torch.nn as nn\nM = nn.Module\nM.register_forward_hook = print",
+    "nn.Module by setattr": "import torch\nsetattr(torch.nn.Module, 'zero_grad', print)",
+    "Optimizer.zero_grad": "import torch\ntorch.optim.Optimizer.zero_grad = print",
+    "an optimizer through a value": (
+        "import torch\nopt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)\n"
+        "type(opt).step = print"
+    ),
+    "torch.optim.Adam.step": "import torch\ntorch.optim.Adam.step = print",
+    "autograd.Function.apply": "import torch\ntorch.autograd.Function.apply = print",
+    "Tensor.clone": "import torch\ntorch.Tensor.clone = print",
+    "Parameter through a value": "import torch\ntype(torch.nn.Parameter(torch.zeros(1))).zero_ = print",
+    "a name of torch.nn.functional": "import torch.nn.functional as F\nF.relu = print",
+    "the tests' writer, from the learner": (
+        "import torch\nfrom runner.testing import set_class_attribute\n"
+        "set_class_attribute(torch.nn.Module, 'zero_grad', print)"
+    ),
+    "deleting a method": "import torch\ndel torch.optim.Optimizer.zero_grad",
+}
+
+
+@pytest.mark.parametrize("route", sorted(PATCHES))
+def test_torchs_classes_cannot_be_rebound(judge_probe: JudgeFn, route: str) -> None:
+    # a generous wall limit: the machine is shared, and a limit is not what this test is about
+    result = judge_probe(PATCHES[route] + "\n\n\ndef probe():\n    return 0\n", mode="submit", time_s=30)
+    assert result.verdict == Verdict.RUNTIME_ERROR, (route, result.verdict, result.message)
+    message = result.cases[0].message
+    assert any(w in message for w in ("immutable type", "read-only", "only the problem's tests")), message
+
+
+def test_a_learners_own_subclass_stays_theirs(judge_probe: JudgeFn) -> None:
+    code = (
+        "import torch\n\n\nclass Mine(torch.nn.Module):\n    pass\n\n\n"
+        "Mine.forward = lambda self: 0\n\n\ndef probe():\n    return Mine()()\n"
+    )
+    assert judge_probe(code, mode="submit").verdict == Verdict.ACCEPTED
