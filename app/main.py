@@ -22,6 +22,8 @@ from app.billing import api as billing_api
 from app.courses import access as course_access
 from app.courses import api as course_api
 from app.courses import pages as course_pages
+from app.discussion import api as discussion_api
+from app.discussion import pages as discussion_pages
 from app.drafts import api as draft_api
 from app.hints import api as hint_api
 from app.kit.body_limit import BodyLimitMiddleware
@@ -36,6 +38,8 @@ from app.kit.security import prepare_password_checks
 from app.kit.settings import Settings, get_settings
 from app.kit.static_assets import StaticAssetsApp
 from app.kit.web import DatabaseSlot, render, static_assets
+from app.moderation import api as moderation_api
+from app.moderation import pages as moderation_pages
 from app.problems import api as problem_api
 from app.reports import api as report_api
 from app.reports import pages as report_pages
@@ -207,6 +211,10 @@ def create_app(
         submission_pages.router,
         submission_detail_pages.router,
         report_pages.router,
+        discussion_api.router,
+        discussion_pages.router,
+        moderation_api.router,
+        moderation_pages.router,
         auth_pages.router,
         reset_pages.router,
         two_factor_pages.router,
