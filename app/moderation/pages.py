@@ -17,6 +17,8 @@ from app.moderation.deps import ReportLimiter
 router = APIRouter(tags=["moderation pages"])
 
 NOTICE_KEY = "moderation_notice"
+# The report form returns to the reported post's page, which shows this key's text (any domain's).
+POST_NOTICE_KEY = "post_notice"
 
 
 def _notice(request: Request) -> str | None:
@@ -24,8 +26,8 @@ def _notice(request: Request) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _back(request: Request, url: str, text: str) -> RedirectResponse:
-    request.session[NOTICE_KEY] = text
+def _back(request: Request, url: str, text: str, key: str = NOTICE_KEY) -> RedirectResponse:
+    request.session[key] = text
     return RedirectResponse(url, status_code=303)
 
 
@@ -55,8 +57,8 @@ def report(
     except AppError as exc:
         if exc.status_code in (401, 403, 404):
             raise
-        return _back(request, back, f"Not reported: {exc.detail}")
-    return _back(request, back, "Thanks: a moderator will look at this post.")
+        return _back(request, back, f"Not reported: {exc.detail}", POST_NOTICE_KEY)
+    return _back(request, back, "Thanks: a moderator will look at this post.", POST_NOTICE_KEY)
 
 
 @router.get("/moderation")

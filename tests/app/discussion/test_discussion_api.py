@@ -28,7 +28,9 @@ def test_a_question_answered_voted_marked_pinned_and_edited(make_account: Callab
     # Marks: the asker marks the answer and pins it; a bystander may not.
     refused = reader.put(f"/api/v1/threads/{thread['id']}/marks", json={"answer": reply["id"]})
     assert refused.status_code == 403, refused.text
-    marked = asker.put(f"/api/v1/threads/{thread['id']}/marks", json={"answer": reply["id"], "pinned": reply["id"]})
+    marked = asker.put(
+        f"/api/v1/threads/{thread['id']}/marks", json={"answer": reply["id"], "pinned": reply["id"]}
+    )
     assert marked.status_code == 200, marked.text
     assert marked.json()["answered"] is True
     first = marked.json()["reply_list"][0]
@@ -47,7 +49,9 @@ def test_a_question_answered_voted_marked_pinned_and_edited(make_account: Callab
     assert [r["current"] for r in history["revisions"]] == [False, True]
     retitled = patch(asker, f"/api/v1/threads/{thread['id']}", {"title": "Why keepdim=True?"})
     assert retitled.status_code == 200 and retitled.json()["title"] == "Why keepdim=True?"
-    assert asker.get(f"/api/v1/threads/{thread['id']}/history").json()["revisions"][0]["title"] == "Why keepdim?"
+    assert (
+        asker.get(f"/api/v1/threads/{thread['id']}/history").json()["revisions"][0]["title"] == "Why keepdim?"
+    )
     listing = reader.get("/api/v1/problems/add-tensors/threads").json()["items"]
     row = next(t for t in listing if t["id"] == thread["id"])
     assert row["replies"] == 2 and row["answered"] is True
@@ -118,7 +122,10 @@ def test_keyset_pages_by_newest_and_by_votes(make_account: Callable[..., ApiAcco
     asker, voter = make_account(), make_account()
     ids = [ask(asker, title=f"Question {i}")["id"] for i in range(5)]
     voter.put(f"/api/v1/threads/{ids[1]}/vote")
-    for sort, expected in (("newest", ids[::-1]), ("votes", [ids[1], *[i for i in ids[::-1] if i != ids[1]]])):
+    for sort, expected in (
+        ("newest", ids[::-1]),
+        ("votes", [ids[1], *[i for i in ids[::-1] if i != ids[1]]]),
+    ):
         seen: list[int] = []
         url: str | None = f"/api/v1/problems/add-tensors/threads?sort={sort}&limit=2"
         while url:
@@ -130,7 +137,9 @@ def test_keyset_pages_by_newest_and_by_votes(make_account: Callable[..., ApiAcco
 
 def test_posting_is_rate_limited(student: ApiAccount) -> None:
     thread = ask(student)
-    codes = [student.post(f"/api/v1/threads/{thread['id']}/replies", json={"body": f"r{i}"}) for i in range(8)]
+    codes = [
+        student.post(f"/api/v1/threads/{thread['id']}/replies", json={"body": f"r{i}"}) for i in range(8)
+    ]
     limited = [r for r in codes if r.status_code == 429]
     assert limited, [r.status_code for r in codes]
     assert int(limited[0].headers["Retry-After"]) >= 1

@@ -27,7 +27,9 @@ def reply_on(person: Person, thread_id: int, body: str = "An answer.") -> int:
 
 
 def report(person: Person, kind: str, target_id: int, reason: str = "Spam.") -> httpx.Response:
-    return person.api("POST", "/api/v1/moderation/reports", json={"kind": kind, "id": target_id, "reason": reason})
+    return person.api(
+        "POST", "/api/v1/moderation/reports", json={"kind": kind, "id": target_id, "reason": reason}
+    )
 
 
 def queue_ids(person: Person, status: str = "open") -> list[int]:
@@ -104,9 +106,15 @@ def test_instructors_moderate_only_their_courses_problems(world: World) -> None:
     assert course_report in queue_ids(world.author) and site_report not in queue_ids(world.author)
     assert queue_ids(world.other) == []
     assert {course_report, site_report} <= set(queue_ids(world.admin))
-    for person, report_id in ((world.author, site_report), (world.other, course_report), (world.other, site_report)):
+    for person, report_id in (
+        (world.author, site_report),
+        (world.other, course_report),
+        (world.other, site_report),
+    ):
         for action in ("hide", "unhide", "dismiss"):
-            api = person.api("POST", f"/api/v1/moderation/reports/{report_id}/action", json={"action": action})
+            api = person.api(
+                "POST", f"/api/v1/moderation/reports/{report_id}/action", json={"action": action}
+            )
             assert api.status_code == 404, (action, api.text)
             page = person.page_post(f"/moderation/reports/{report_id}/action", {"action": action})
             assert page.status_code == 404, (action, page.text)
@@ -117,7 +125,9 @@ def test_instructors_moderate_only_their_courses_problems(world: World) -> None:
     assert world.outsider.web.get(f"/problems/{world.slug}/discussion").status_code == 404
     assert report(world.outsider, "thread", course_thread).status_code == 404
     # The course's instructor hides its post.
-    hidden = world.author.api("POST", f"/api/v1/moderation/reports/{course_report}/action", json={"action": "hide"})
+    hidden = world.author.api(
+        "POST", f"/api/v1/moderation/reports/{course_report}/action", json={"action": "hide"}
+    )
     assert hidden.status_code == 200, hidden.text
     assert world.admin.api("GET", f"/api/v1/threads/{course_thread}").status_code == 404
 
@@ -129,16 +139,33 @@ def test_forged_reports_and_actions(world: World) -> None:
         (report(world.outsider, "thread ", thread), 422),
         (report(world.outsider, "reply", thread + 10_000), 404),
         (report(world.outsider, "thread", 2**31 - 1), 404),
-        (world.outsider.api("POST", "/api/v1/moderation/reports", json={"kind": "thread", "id": 0, "reason": "x"}), 422),
-        (world.outsider.api("POST", "/api/v1/moderation/reports", json={"kind": "thread", "id": "1; DROP"}), 422),
+        (
+            world.outsider.api(
+                "POST", "/api/v1/moderation/reports", json={"kind": "thread", "id": 0, "reason": "x"}
+            ),
+            422,
+        ),
+        (
+            world.outsider.api(
+                "POST", "/api/v1/moderation/reports", json={"kind": "thread", "id": "1; DROP"}
+            ),
+            422,
+        ),
         (report(world.outsider, "thread", thread, ""), 422),
         (report(world.outsider, "thread", thread, "x" * 1001), 422),
     ]
-    assert [(r.status_code, want) for r, want in forged] == [(w, w) for _, w in forged], [r.text for r, _ in forged]
+    assert [(r.status_code, want) for r, want in forged] == [(w, w) for _, w in forged], [
+        r.text for r, _ in forged
+    ]
     filed = report(world.outsider, "thread", thread).json()["id"]
     bad = world.admin.api("POST", f"/api/v1/moderation/reports/{filed}/action", json={"action": "delete"})
     assert bad.status_code == 422
-    assert world.admin.api("POST", "/api/v1/moderation/reports/999999/action", json={"action": "hide"}).status_code == 404
+    assert (
+        world.admin.api(
+            "POST", "/api/v1/moderation/reports/999999/action", json={"action": "hide"}
+        ).status_code
+        == 404
+    )
     # The page form: forged kind and id come back with the reason, nothing filed.
     page = world.elsewhere.page_post("/moderation/report", {"kind": "thread", "id": "abc", "reason": "x"})
     assert page.status_code == 404
@@ -151,8 +178,12 @@ def test_csrf_and_who_may_call_the_queue(world: World) -> None:
     no_csrf = [
         world.admin.web.post(f"/moderation/reports/{filed}/action", data={"action": "hide"}),
         world.admin.web.post(f"/api/v1/moderation/reports/{filed}/action", json={"action": "hide"}),
-        world.elsewhere.web.post("/moderation/report", data={"kind": "thread", "id": str(thread), "reason": "x"}),
-        world.elsewhere.web.post("/api/v1/moderation/reports", json={"kind": "thread", "id": thread, "reason": "x"}),
+        world.elsewhere.web.post(
+            "/moderation/report", data={"kind": "thread", "id": str(thread), "reason": "x"}
+        ),
+        world.elsewhere.web.post(
+            "/api/v1/moderation/reports", json={"kind": "thread", "id": thread, "reason": "x"}
+        ),
         world.student.web.post(f"/discussion/threads/{thread}/delete"),
         world.outsider.web.post(f"/discussion/threads/{thread}/vote", data={"up": "1"}),
         world.outsider.web.post(f"/discussion/threads/{thread}/replies", data={"body": "x"}),
@@ -165,8 +196,15 @@ def test_csrf_and_who_may_call_the_queue(world: World) -> None:
     assert world.student.api("GET", "/api/v1/moderation/reports").status_code == 403
     assert world.student.session_api("GET", "/api/v1/moderation/reports").status_code == 403
     assert world.student.web.get("/moderation").status_code == 403
-    assert world.student.api("POST", f"/api/v1/moderation/reports/{filed}/action", json={"action": "hide"}).status_code == 403
-    assert world.student.page_post(f"/moderation/reports/{filed}/action", {"action": "hide"}).status_code == 403
+    assert (
+        world.student.api(
+            "POST", f"/api/v1/moderation/reports/{filed}/action", json={"action": "hide"}
+        ).status_code
+        == 403
+    )
+    assert (
+        world.student.page_post(f"/moderation/reports/{filed}/action", {"action": "hide"}).status_code == 403
+    )
     assert anonymous(world.url).get("/api/v1/moderation/reports").status_code == 401
     assert world.admin.api("GET", f"/api/v1/threads/{thread}").status_code == 200
 
@@ -180,4 +218,6 @@ def test_a_user_deletes_their_own_post_through_the_page_and_not_anothers(world: 
     assert world.outsider.page_post(f"/discussion/replies/{reply}/delete").status_code == 303
     assert world.student.page_post(f"/discussion/threads/{thread}/delete").status_code == 303
     assert world.outsider.web.get(f"/discussion/threads/{thread}").status_code == 404
-    assert thread not in [t["id"] for t in world.outsider.api("GET", "/api/v1/problems/add-tensors/threads").json()["items"]]
+    assert thread not in [
+        t["id"] for t in world.outsider.api("GET", "/api/v1/problems/add-tensors/threads").json()["items"]
+    ]
