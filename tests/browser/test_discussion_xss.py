@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from html.parser import HTMLParser
 import uuid
+from html.parser import HTMLParser
 
 import httpx
 import pytest
@@ -89,8 +89,9 @@ def _post_every_payload_through_the_api(server: Server) -> tuple[list[int], list
         edit = helper.patch(f"/api/v1/replies/{reply_id}", json={"body": "(edited) " + _storable(payload)})
         assert edit.status_code == 200, edit.text
         for kind, target in (("thread", thread), ("reply", reply_id)):
-            filed = reporter.post("/api/v1/moderation/reports",
-                                  json={"kind": kind, "id": target, "reason": _storable(payload)})  # fmt: skip
+            filed = reporter.post(
+                "/api/v1/moderation/reports", json={"kind": kind, "id": target, "reason": _storable(payload)}
+            )
             assert filed.status_code == 201, filed.text
         for html in [made.json()["body_html"], reply.json()["body_html"], edit.json()["body_html"]]:
             assert _dangerous(html) == [], (payload, html)
