@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import CheckConstraint, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import CheckConstraint, ForeignKey, Index, Integer, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.kit.db import Base, UTCDateTime, utcnow
@@ -17,13 +17,29 @@ from app.kit.db import Base, UTCDateTime, utcnow
 THREAD = "thread"
 REPLY = "reply"
 KINDS = (THREAD, REPLY)
+VISIBLE = "hidden_at IS NULL AND deleted_at IS NULL"
 
 
 class Thread(Base):
     __tablename__ = "discussion_threads"
+    # The listings' and the count's indexes hold visible threads only (hidden and deleted ones are
+    # few and never listed), so a page or a count reads the index alone, however many there are.
     __table_args__ = (
-        Index("ix_discussion_threads_problem_id", "problem_id", "id"),
-        Index("ix_discussion_threads_problem_votes", "problem_id", "votes", "id"),
+        Index(
+            "ix_discussion_threads_visible_new",
+            "problem_id",
+            "id",
+            sqlite_where=text(VISIBLE),
+            postgresql_where=text(VISIBLE),
+        ),
+        Index(
+            "ix_discussion_threads_visible_votes",
+            "problem_id",
+            "votes",
+            "id",
+            sqlite_where=text(VISIBLE),
+            postgresql_where=text(VISIBLE),
+        ),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

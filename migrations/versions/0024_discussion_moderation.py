@@ -47,10 +47,16 @@ def upgrade() -> None:
         _user_fk("discussion_threads"),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_discussion_threads")),
     )  # fmt: skip
-    op.create_index("ix_discussion_threads_problem_id", "discussion_threads", ["problem_id", "id"])
-    op.create_index(
-        "ix_discussion_threads_problem_votes", "discussion_threads", ["problem_id", "votes", "id"]
-    )
+    # Visible threads only: the listings and the count read these indexes alone.
+    visible = sa.text("hidden_at IS NULL AND deleted_at IS NULL")
+    for name, columns in (("new", ["problem_id", "id"]), ("votes", ["problem_id", "votes", "id"])):
+        op.create_index(
+            f"ix_discussion_threads_visible_{name}",
+            "discussion_threads",
+            columns,
+            sqlite_where=visible,
+            postgresql_where=visible,
+        )
     op.create_index(op.f("ix_discussion_threads_author_id"), "discussion_threads", ["author_id"])
     op.create_table(
         "discussion_replies",

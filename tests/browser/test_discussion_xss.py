@@ -24,7 +24,7 @@ from app.kit.db import utcnow
 from tests.browser.conftest import PASSWORD, Server, Visit, Visits
 from tests.browser.xss import PAYLOADS, assert_no_script_ran, hover_and_click_every_link, install_trap
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 SLUG = "sum-of-squares"
 
@@ -150,6 +150,7 @@ def _look(page: Page, url: str, posts: str = "main", *, click: bool = True) -> N
     assert_no_script_ran(page)
 
 
+@pytest.mark.timeout(1200)  # ~40 payloads, each written five ways and viewed on ~120 pages
 def test_no_stored_xss_attempt_runs_on_any_discussion_page(visits: Visits, server: Server) -> None:
     writer, reporter, reader, admin = (visits.new(n) for n in ("writer", "reporter", "reader", "admin"))
     for v in (writer, reporter, reader, admin):
