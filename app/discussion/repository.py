@@ -39,6 +39,24 @@ def get_problem(session: Session, problem_id: int) -> Problem | None:
     return session.get(Problem, problem_id)
 
 
+def threads_by_ids(session: Session, ids: set[int]) -> dict[int, Thread]:
+    if not ids:
+        return {}
+    return {t.id: t for t in session.scalars(select(Thread).where(Thread.id.in_(ids)))}
+
+
+def replies_by_ids(session: Session, ids: set[int]) -> dict[int, Reply]:
+    if not ids:
+        return {}
+    return {r.id: r for r in session.scalars(select(Reply).where(Reply.id.in_(ids)))}
+
+
+def problems_by_ids(session: Session, ids: set[int]) -> dict[int, Problem]:
+    if not ids:
+        return {}
+    return {p.id: p for p in session.scalars(select(Problem).where(Problem.id.in_(ids)))}
+
+
 def threads_page(
     session: Session, problem_id: int, sort: str, after: tuple[int, ...] | None, limit: int
 ) -> Sequence[Thread]:

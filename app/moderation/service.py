@@ -120,11 +120,29 @@ def _require_moderator(user: User) -> None:
         raise Forbidden("The moderation queue is for instructors and admins.")
 
 
+def _describe_all(session: Session, rows: list[ModerationReport]) -> dict[tuple[str, int], TargetInfo]:
+    """The posts of a queue page: by kind at once where the adapter can (``describe_many``)."""
+    found: dict[tuple[str, int], TargetInfo] = {}
+    for kind in {r.kind for r in rows}:
+        ids = [r.target_id for r in rows if r.kind == kind]
+        target = registry.target_for(kind)
+        many = getattr(target, "describe_many", None)
+        if many is not None:
+            found.update({(kind, i): info for i, info in many(session, kind, ids).items()})
+        else:
+            for i in ids:
+                info = _describe(session, kind, i)
+                if info is not None:
+                    found[(kind, i)] = info
+    return found
+
+
 def _views(session: Session, rows: list[ModerationReport]) -> list[ModerationReportView]:
     reporters = repository.users_by_ids(session, {r.reporter_id for r in rows})
+    described = _describe_all(session, rows)
     out = []
     for r in rows:
-        info = _describe(session, r.kind, r.target_id)
+        info = described.get((r.kind, r.target_id))
         target = None
         if info is not None:
             target = TargetView(
