@@ -124,6 +124,7 @@ def _thread_page(
             "problem": loaded.problem,
             "thread": service.thread_view(session, loaded, user),
             "reply": reply,
+            "deleted": service.deleted_replies(session, loaded.thread),
             "error": error,
             "notice": _notice(request),
             "max_body": posting.MAX_REPLY,

@@ -147,6 +147,15 @@ def visible_replies(session: Session, thread: Thread, user: User | None) -> list
     return sorted(shown, key=lambda r: (r.id != thread.pinned_id, r.id))
 
 
+def deleted_replies(session: Session, thread: Thread) -> int:
+    """How many replies their authors deleted (the thread page says so where they were; never the API)."""
+    return sum(
+        1
+        for r in repository.replies_of(session, thread.id)
+        if r.deleted_at is not None and r.hidden_at is None
+    )
+
+
 def thread_view(session: Session, loaded: Loaded, user: User | None) -> ThreadView:
     thread, problem = loaded.thread, loaded.problem
     replies = visible_replies(session, thread, user)
