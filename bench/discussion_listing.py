@@ -1,7 +1,8 @@
 """``python -m bench.discussion_listing`` (``make bench``): a problem's discussion at 10,000 posts.
 
 For each database backend (SQLite, and PostgreSQL when ``--postgres-url`` is given), on a
-throw-away database built by the migrations with the real problem bank imported: 200 writers;
+throw-away database built by the migrations with the tests' small bank imported (the discussion does
+not depend on what a problem holds, and its three problems import in seconds): 200 writers;
 then one problem's discussion grows to ``--posts`` threads (votes spread, 5% hidden by a moderator,
 2% deleted by their authors) with as many replies again over them, inserted in bulk through the
 models with their maintained counts, and 1,000 open moderation reports on them.
@@ -45,6 +46,7 @@ from bench.history import add_learners, measure, postgres_database, sign_in
 from bench.web import free_port, start_server
 
 ROOT = Path(__file__).resolve().parents[1]
+BANK = ROOT / "tests" / "app" / "fixtures" / "bank"
 TARGET_MS = 50.0
 TARGET_RATIO = 3.0
 CHUNK = 5_000
@@ -101,7 +103,7 @@ def run_backend(label: str, url: str, posts: int, samples: int) -> list[tuple[st
     runner = default_runner()
     settings = Settings(env="development", database_url=url, api_requests_per_minute=1_000_000)
     with db.transaction() as session:
-        report = import_bank(session, ROOT / "problems", runner)
+        report = import_bank(session, BANK, runner)
         if not report.ok:
             raise SystemExit(f"error: import failed: {report.summary()}")
         problem = session.scalars(
