@@ -11,6 +11,7 @@ from app.discussion.models import REPLY, THREAD, Reply, Thread
 from app.discussion.service import thread_page_url
 from app.kit.db import utcnow
 from app.moderation.targets import TargetInfo
+from app.problems.models import Problem
 
 EXCERPT = 300
 
@@ -36,7 +37,10 @@ class DiscussionTargets:
 
     def describe(self, session: Session, kind: str, target_id: int) -> TargetInfo | None:
         found = self._post(session, kind, target_id)
-        return self._info(session, kind, *found) if found is not None else None
+        if found is None:
+            return None
+        post, thread = found
+        return self._info(kind, post, thread, repository.get_problem(session, thread.problem_id))
 
     def describe_many(self, session: Session, kind: str, target_ids: list[int]) -> dict[int, TargetInfo]:
         """:meth:`describe` for a queue page at once (three queries, not three per post)."""
@@ -51,19 +55,24 @@ class DiscussionTargets:
             threads = repository.threads_by_ids(
                 session, {p.thread_id for p in posts.values() if isinstance(p, Reply)}
             )
-        repository.problems_by_ids(session, {t.problem_id for t in threads.values()})  # into the session
+        problems = repository.problems_by_ids(session, {t.problem_id for t in threads.values()})
         out = {}
         for post_id, post in posts.items():
             thread = threads.get(post.thread_id if isinstance(post, Reply) else post.id)
-            info = self._info(session, kind, post, thread) if thread is not None else None
+            info = (
+                self._info(kind, post, thread, problems.get(thread.problem_id))
+                if thread is not None
+                else None
+            )
             if info is not None:
                 out[post_id] = info
         return out
 
-    def _info(self, session: Session, kind: str, post: Thread | Reply, thread: Thread) -> TargetInfo | None:
+    def _info(
+        self, kind: str, post: Thread | Reply, thread: Thread, problem: Problem | None
+    ) -> TargetInfo | None:
         if post.deleted_at is not None or thread.deleted_at is not None:
             return None
-        problem = repository.get_problem(session, thread.problem_id)
         if problem is None:
             return None
         text = f"{thread.title} — {post.body}" if kind == THREAD else post.body
