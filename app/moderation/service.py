@@ -1,10 +1,10 @@
 """Reporting a post and working through the queue: hide, unhide, dismiss.
 
 A report names a post by its kind and id; the adapter of its domain (:mod:`app.moderation.registry`)
-says what the post is. The reporter must be able to read the post (its problem's gate, and a hidden
-post is nobody's to report but... nobody's). One report per user and post; reporting has its own rate
-limit. The queue holds the reports a moderator may act on (:mod:`app.moderation.access`); one action
-answers every report on the same post.
+says what the post is. The reporter must be able to read the post (its problem's gate; a hidden or
+deleted post answers 404, as one that does not exist), and not be its author. One report per user
+and post; reporting has its own rate limit. The queue holds the reports a moderator may act on
+(:mod:`app.moderation.access`); one action answers every report on the same post.
 """
 
 from __future__ import annotations
