@@ -22,6 +22,8 @@ from app.billing import api as billing_api
 from app.courses import access as course_access
 from app.courses import api as course_api
 from app.courses import pages as course_pages
+from app.discussion import api as discussion_api
+from app.discussion import pages as discussion_pages
 from app.drafts import api as draft_api
 from app.hints import api as hint_api
 from app.kit.body_limit import BodyLimitMiddleware
@@ -40,6 +42,8 @@ from app.lti import admin_pages as lti_admin_pages
 from app.lti import course_pages as lti_course_pages
 from app.lti import pages as lti_pages
 from app.lti.setup import install as install_lti
+from app.moderation import api as moderation_api
+from app.moderation import pages as moderation_pages
 from app.problems import api as problem_api
 from app.reports import api as report_api
 from app.reports import pages as report_pages
@@ -215,6 +219,10 @@ def create_app(
         submission_pages.router,
         submission_detail_pages.router,
         report_pages.router,
+        discussion_api.router,
+        discussion_pages.router,
+        moderation_api.router,
+        moderation_pages.router,
         auth_pages.router,
         reset_pages.router,
         two_factor_pages.router,

@@ -4,10 +4,12 @@ from app.accounts.models import User
 from app.authoring.models import ProblemDraft
 from app.billing.models import BillingEvent
 from app.courses.models import Assignment, Course, CourseMember, Regrade
+from app.discussion.models import Reply, Revision, Thread, Vote
 from app.drafts.models import CodeDraft
 from app.hints.models import HintReveal
 from app.kit.db import Base
 from app.lti.models import LtiGradeSync, LtiPlatform
+from app.moderation.models import ModerationReport
 from app.problems.models import Problem, ProblemOwner, ProblemTag, ProblemVersion, Track
 from app.progress.models import LearnerProblem, ProblemStats
 from app.reports.models import TestReport
@@ -24,6 +26,7 @@ __all__ = [
     "LearnerProblem",
     "LtiGradeSync",
     "LtiPlatform",
+    "ModerationReport",
     "Problem",
     "ProblemDraft",
     "ProblemOwner",
@@ -31,9 +34,13 @@ __all__ = [
     "ProblemTag",
     "ProblemVersion",
     "Regrade",
+    "Reply",
+    "Revision",
     "Submission",
     "SubmissionGate",
     "TestReport",
+    "Thread",
     "Track",
     "User",
+    "Vote",
 ]

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query, Request
 
 from app.accounts.deps import OptionalUser
 from app.billing import service as billing
+from app.discussion import service as discussion
 from app.drafts import service as drafts
 from app.hints import service as hints
 from app.kit.db import utcnow
@@ -106,5 +107,9 @@ def problem_page(
             "hints_html": [render_markdown(h) for h in hint_view.revealed],
             # "Run with my input" (the custom input panel) is offered when the problem has an example.
             "example_input": service.version_files(page.card.slug, page.version).example_input,
+            # The Discussion link's count, only where the viewer may read the threads (the gate).
+            "discussion_count": discussion.count_threads(session, problem)
+            if service.can_work_on(problem, user, now)
+            else None,
         },
     )

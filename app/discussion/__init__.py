@@ -1,0 +1,1 @@
+"""Discussion: a thread per problem for questions and answers (replies, votes, edit history, marks)."""

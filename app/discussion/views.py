@@ -1,0 +1,84 @@
+"""The one view of each discussion resource, served by ``/api/v1`` and rendered by the pages."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+from app.accounts.models import User
+
+
+def author_name(user: User | None) -> str:
+    """What readers see of a post's author: no email, only a role and a number."""
+    if user is None:
+        return "A former user"
+    role = "Admin" if user.is_admin else "Instructor" if user.is_staff else "Learner"
+    return f"{role} #{user.id}"
+
+
+class PostMarks(BaseModel):
+    """What the reader may do with a post, and its moderation state as the reader may know it."""
+
+    mine: bool = Field(description="You wrote it (you may edit and delete it)")
+    voted: bool = Field(description="You voted for it")
+    hidden: bool = Field(description="Hidden by a moderator (only its author still sees it)")
+    edited: bool = Field(description="Edited since it was posted (see its history)")
+
+
+class ReplyView(BaseModel):
+    id: int
+    thread_id: int
+    author: str
+    body: str = Field(description="The Markdown source")
+    body_html: str = Field(description="Rendered and sanitised; spoiler code folded unless you solved it")
+    votes: int
+    answer: bool = Field(description="Marked as the thread's answer")
+    pinned: bool = Field(description="Pinned first by the thread's author or an instructor")
+    created_at: datetime
+    edited_at: datetime | None
+    url: str
+    marks: PostMarks
+
+
+class ThreadSummary(BaseModel):
+    id: int
+    problem: str = Field(description="The problem's slug")
+    title: str
+    author: str
+    votes: int
+    replies: int = Field(description="Visible replies")
+    answered: bool
+    created_at: datetime
+    url: str = Field(description="The thread in the API")
+    page: str = Field(description="The thread's page")
+
+
+class ThreadList(BaseModel):
+    items: list[ThreadSummary]
+    next: str | None = Field(description="The next page (keyset cursor), or null on the last")
+
+
+class ThreadView(ThreadSummary):
+    body: str
+    body_html: str
+    edited_at: datetime | None
+    marks: PostMarks
+    can_mark: bool = Field(description="You may mark the answer and pin a reply")
+    reply_list: list[ReplyView] = Field(
+        description="Visible replies, the pinned one first, then oldest first"
+    )
+
+
+class RevisionView(BaseModel):
+    title: str | None
+    body: str
+    body_html: str
+    written_at: datetime
+    current: bool
+
+
+class HistoryView(BaseModel):
+    kind: str
+    id: int
+    revisions: list[RevisionView] = Field(description="Oldest first; the last is the current text")

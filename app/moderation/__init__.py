@@ -1,0 +1,1 @@
+"""Moderation: reports on users' posts, and the queue where instructors and admins act on them."""

@@ -1,0 +1,40 @@
+"""Who calls moderation: reporters (``submit``) and moderators (``teach``), and the report limit's window."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from app.accounts.deps import OptionalApiCaller, OptionalUser, user_with_scope, writer_with_scope
+from app.accounts.models import User
+from app.kit.limits import RequestLimiter, make_limiter
+
+LIMIT_WINDOW = "moderation-reports:"  # its Redis key, inside the deployment's namespace
+
+
+async def reporter(request: Request, session_user: OptionalUser, caller: OptionalApiCaller) -> User:
+    return await writer_with_scope(request, session_user, caller, "submit")
+
+
+def moderator_reader(session_user: OptionalUser, caller: OptionalApiCaller) -> User:
+    return user_with_scope(session_user, caller, "teach")
+
+
+async def moderator(request: Request, session_user: OptionalUser, caller: OptionalApiCaller) -> User:
+    return await writer_with_scope(request, session_user, caller, "teach")
+
+
+async def get_report_limiter(request: Request) -> RequestLimiter:
+    limiter: RequestLimiter | None = getattr(request.app.state, "moderation_limiter", None)
+    if limiter is None:
+        limiter = request.app.state.moderation_limiter = make_limiter(
+            request.app.state.settings, LIMIT_WINDOW, "reports of posts"
+        )
+    return limiter
+
+
+Reporter = Annotated[User, Depends(reporter)]
+ModeratorReader = Annotated[User, Depends(moderator_reader)]
+Moderator = Annotated[User, Depends(moderator)]
+ReportLimiter = Annotated[RequestLimiter, Depends(get_report_limiter)]

@@ -1,0 +1,19 @@
+"""Discussion tests reuse the API accounts and the live-server world of other folders; each test
+gets fresh posting and reporting windows (the suite deletes users, and SQLite reuses their ids)."""
+
+import pytest
+from fastapi import FastAPI
+
+from app.kit.limits import LocalRequestLimiter
+from tests.app.api_v1.conftest import make_account, member, student
+from tests.app.authoring.conftest import walkthrough_files
+from tests.app.authoring.world import world
+from tests.app.cli.conftest import live_server
+
+__all__ = ["live_server", "make_account", "member", "student", "walkthrough_files", "world"]
+
+
+@pytest.fixture(autouse=True)
+def fresh_windows(app: FastAPI) -> None:
+    app.state.discussion_limiter = LocalRequestLimiter("discussion posts and edits")
+    app.state.moderation_limiter = LocalRequestLimiter("reports of posts")
