@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query, Request
 
 from app.accounts.deps import OptionalUser
 from app.billing import service as billing
+from app.courses import problem_context
 from app.drafts import service as drafts
 from app.hints import service as hints
 from app.kit.db import utcnow
@@ -68,6 +69,7 @@ def problem_page(
     user: OptionalUser,
     runner: RunnerDep,
     settings: SettingsDep,
+    assignment: Annotated[str | None, Query()] = None,  # opened from an assignment: its deadline, a way back
 ) -> Any:
     now = utcnow()
     page = service.problem_page(session, slug, user, now)
@@ -106,5 +108,6 @@ def problem_page(
             "hints_html": [render_markdown(h) for h in hint_view.revealed],
             # "Run with my input" (the custom input panel) is offered when the problem has an example.
             "example_input": service.version_files(page.card.slug, page.version).example_input,
+            **problem_context.page_context(session, assignment, problem, user, now),
         },
     )
