@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo, available_timezones
 from app.kit.errors import AppError, InvalidInput
 
 T = TypeVar("T")
+LABELS = {"release_at": "Release", "due_at": "Due"}  # the form's words for the fields it names
 ZONES = (
     "UTC",
     *sorted(z for z in available_timezones() if "/" in z and not z.startswith(("Etc/", "SystemV/"))),
@@ -37,7 +38,8 @@ def local_time(value: str, timezone: str, name: str) -> str | None:
     try:
         parsed = datetime.fromisoformat(value)
     except ValueError:
-        raise InvalidInput(f"{name}: {value[:40]!r} is not a date and time.", field=name) from None
+        label = LABELS.get(name, name)
+        raise InvalidInput(f"{label}: {value[:40]!r} is not a date and time.", field=name) from None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=zone(timezone))
     return parsed.isoformat()
@@ -66,7 +68,7 @@ def late_windows(text: str, timezone: str) -> list[dict[str, Any]]:
 
 def _late_until(text: str, timezone: str, number: int) -> str | None:
     try:
-        return local_time(text, timezone, f"late window line {number}")
+        return local_time(text, timezone, f"Late window line {number}")
     except InvalidInput as exc:
         raise InvalidInput(exc.detail, field="late") from None
 

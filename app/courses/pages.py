@@ -23,6 +23,7 @@ from app.courses import (
     forms,
     gradebook,
     page_views,
+    regrade_reasons,
     regrades,
     similarity,
 )
@@ -370,11 +371,10 @@ def regrade_page(
 ) -> Any:
     course, assignment = _regrade_target(session, course_id, assignment_id, user)
     run = regrades.regrade_in(session, assignment, regrade_id)
-    return _page(
-        request,
-        "regrade.html",
-        {"course": course, "assignment": assignment, "run": regrades.view(session, course, assignment, run)},
-    )
+    shown = regrades.view(session, course, assignment, run)
+    why = regrade_reasons.reasons(session, run, [c["user_id"] for c in shown["changes"]])
+    context = {"course": course, "assignment": assignment, "run": shown, "reasons": why}
+    return _page(request, "regrade.html", context)
 
 
 @router.post(
