@@ -153,7 +153,6 @@
     };
 
     input.addEventListener("input", soon);
-    input.addEventListener("focus", () => { if (!input.value) soon(); });
     input.addEventListener("blur", close);
     input.addEventListener("keydown", (e) => {
       if (e.key === "ArrowDown") {
