@@ -23,18 +23,16 @@ from app.courses import (
     forms,
     gradebook,
     page_views,
-    regrade_reasons,
-    regrades,
+    regrade_pages,
     similarity,
 )
-from app.courses.deps import AssignmentId, CourseId, RegradeId, UserId
+from app.courses.deps import AssignmentId, CourseId, UserId
 from app.courses.models import Course
 from app.kit import spreadsheets
 from app.kit.db import utcnow
 from app.kit.errors import AppError, InvalidInput, PayloadTooLarge
 from app.kit.paging import next_url
 from app.kit.web import CsrfProtected, SessionDep
-from app.submissions.deps import DispatcherDep
 
 router = APIRouter(prefix="/courses", tags=["course pages"])
 
@@ -314,87 +312,11 @@ def drill_down(
     return _page(request, "student.html", context)
 
 
-# --- regrades -------------------------------------------------------------------------------------
-
-
 def _regrade_target(
     session: SessionDep, course_id: int, assignment_id: int, user: User
 ) -> tuple[Course, Any]:
     course = _instructs(session, course_id, user)
     return course, assignments.assignment_for(session, course, assignment_id, user, utcnow())
-
-
-@router.get("/{course_id}/assignments/{assignment_id}/regrades")
-def regrade_list(
-    request: Request, course_id: CourseId, assignment_id: AssignmentId, session: SessionDep, user: CurrentUser
-) -> Any:
-    course, assignment = _regrade_target(session, course_id, assignment_id, user)
-    return _page(
-        request,
-        "regrades.html",
-        {
-            "course": course,
-            "assignment": assignment,
-            "candidates": regrades.candidates(session, course, assignment),
-        },
-    )
-
-
-@router.post("/{course_id}/assignments/{assignment_id}/regrades", dependencies=[CsrfProtected])
-def regrade_start(
-    request: Request,
-    course_id: CourseId,
-    assignment_id: AssignmentId,
-    session: SessionDep,
-    user: CurrentUser,
-    dispatcher: DispatcherDep,
-    problem: Text,
-) -> Any:
-    course, assignment = _regrade_target(session, course_id, assignment_id, user)
-    run, created = regrades.start(session, dispatcher, course, assignment, problem, user)
-    note = (
-        "Regrade started: the submissions are being re-judged."
-        if created
-        else "This regrade was started before."
-    )
-    return _notice(request, f"/courses/{course.id}/assignments/{assignment.id}/regrades/{run.id}", note)
-
-
-@router.get("/{course_id}/assignments/{assignment_id}/regrades/{regrade_id}")
-def regrade_page(
-    request: Request,
-    course_id: CourseId,
-    assignment_id: AssignmentId,
-    regrade_id: RegradeId,
-    session: SessionDep,
-    user: CurrentUser,
-) -> Any:
-    course, assignment = _regrade_target(session, course_id, assignment_id, user)
-    run = regrades.regrade_in(session, assignment, regrade_id)
-    shown = regrades.view(session, course, assignment, run)
-    why = regrade_reasons.reasons(session, run, [c["user_id"] for c in shown["changes"]])
-    context = {"course": course, "assignment": assignment, "run": shown, "reasons": why}
-    return _page(request, "regrade.html", context)
-
-
-@router.post(
-    "/{course_id}/assignments/{assignment_id}/regrades/{regrade_id}/apply", dependencies=[CsrfProtected]
-)
-def regrade_apply(
-    request: Request,
-    course_id: CourseId,
-    assignment_id: AssignmentId,
-    regrade_id: RegradeId,
-    session: SessionDep,
-    user: CurrentUser,
-    never_lower: Annotated[bool, Form()] = False,
-) -> Any:
-    course, assignment = _regrade_target(session, course_id, assignment_id, user)
-    run = regrades.regrade_in(session, assignment, regrade_id)
-    regrades.apply(session, course, assignment, run, user, never_lower=never_lower)
-    return _notice(
-        request, f"/courses/{course.id}/assignments/{assignment.id}/regrades/{run.id}", "Regrade applied."
-    )
 
 
 # --- similarity across the class ------------------------------------------------------------------
@@ -446,3 +368,4 @@ def similarity_pair(
 
 
 router.include_router(assignment_pages.router)
+router.include_router(regrade_pages.router)

@@ -9,9 +9,13 @@ import uuid
 from datetime import timedelta
 from pathlib import Path
 
+from sqlalchemy import update
+
 from app.accounts.service import get_user_by_email
+from app.courses.models import Regrade
 from app.kit.db import Database, utcnow
 from app.kit.runner import JudgeRunner
+from app.submissions.models import Submission
 from tests.app.courses.test_regrades import ABS, RIGHT, _iso, _publish, _wait_ready
 
 
@@ -60,16 +64,31 @@ def test_the_dry_run_explains_itself_and_each_change(
     assert "hidden" in down  # hidden cases named as learners see them, never by their values
     assert "never lower" in page.lower() and 'aria-describedby="never-lower-help"' in page
 
-    assert (
-        web.post(
-            f"/courses/{cid}/assignments/{aid}/regrades/{run['id']}/apply",
-            data={
-                "csrf_token": web.csrf(f"/courses/{cid}/assignments/{aid}/regrades/{run['id']}"),
-                "never_lower": "true",
-            },
-        ).status_code
-        == 303
+    here = f"/courses/{cid}/assignments/{aid}/regrades/{run['id']}"
+    unknown = web.post(
+        f"/courses/{cid}/assignments/{aid}/regrades",
+        data={"csrf_token": web.csrf(here), "problem": "add-tensors"},
     )
+    assert unknown.status_code == 422 and 'id="regrade-error"' in unknown.text  # its page, not an error page
+    assert "is not a problem of this assignment" in html.unescape(unknown.text)
+
+    with db.transaction() as session:  # the platform fails on one copy: applying is refused, on the page
+        regrade = session.get(Regrade, run["id"])
+        assert regrade is not None
+        copy_id = regrade.copies[str(was_right["id"])]
+        copy = session.get(Submission, copy_id)
+        assert copy is not None
+        kept = copy.verdict
+        session.execute(update(Submission).where(Submission.id == copy_id).values(verdict="internal_error"))
+    refused = web.post(f"{here}/apply", data={"csrf_token": web.csrf(here), "never_lower": "true"})
+    assert (
+        refused.status_code == 409 and 'id="apply-errors"' in refused.text and "need review" in refused.text
+    )
+    with db.transaction() as session:
+        session.execute(update(Submission).where(Submission.id == copy_id).values(verdict=kept))
+
+    done = web.post(f"{here}/apply", data={"csrf_token": web.csrf(here), "never_lower": "true"})
+    assert done.status_code == 303
     applied = web.get(f"/courses/{cid}/assignments/{aid}/regrades/{run['id']}").text
     assert "Dry run" not in applied and "Applied: the scores below changed" in applied
     assert "Kept at 100.0 % by “never lower”." in _row(applied, ids[absy.email])
