@@ -1,9 +1,15 @@
-"""The course pages (HTML): My courses, a course, an assignment, the gradebook, drill-down, regrades.
+"""The course pages (HTML): My courses, a course and its settings, the roster, the gradebook,
+drill-down, similarity; the assignment pages (``assignment_pages``) and the regrade pages
+(``regrade_pages``) are included below.
 
 Plain forms with the session's CSRF token; the same services as ``/api/v1/courses``. A course is
-404 to anybody not in it and the instructor pages are 404 to its students (the API's rules).
-Two small scripts: ``course-countdown.js`` (time left on the assignment page) and
-``course-regrade.js`` (polls a regrade's progress until its dry run is ready).
+404 to anybody not in it and the instructor pages are 404 to its students (the API's rules). A
+refused form comes back with every value kept and each message next to its field
+(``forms.FormState``, rendered by ``page_views``). Small static scripts, no inline ones:
+``local-times.js`` (times in the viewer's timezone), ``course-forms.js`` (a refused form's summary
+focused), ``course-copy.js`` (the join link's copy button), ``course-picker.js`` (the problem
+picker), ``course-countdown.js`` (time left on the assignment page) and ``course-regrade.js``
+(polls a regrade's progress until its dry run is ready).
 """
 
 from __future__ import annotations
@@ -36,7 +42,6 @@ from app.kit.web import CsrfProtected, SessionDep
 
 router = APIRouter(prefix="/courses", tags=["course pages"])
 
-Text = Annotated[str, Form(max_length=200)]
 Field = Annotated[str, Form(max_length=4000)]  # the services hold the real limits, named per field
 MAX_ROSTER_BYTES = 1_000_000
 _notice, _page = page_views.notice, page_views.page
@@ -227,7 +232,7 @@ def student_status(
     user_id: UserId,
     session: SessionDep,
     user: CurrentUser,
-    status: Annotated[str, Form(max_length=20)],
+    status: Field = "",
 ) -> Any:
     course = _instructs(session, course_id, user)
     try:

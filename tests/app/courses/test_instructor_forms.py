@@ -284,3 +284,32 @@ def test_roster_co_instructor_and_join_errors_keep_what_was_typed(new_browser, d
     assert joined.status_code == 404 and value_of(joined.text, "join-code") == "NOPE-NOPE"
     refused_here(joined.text, "join-code", "No course has this join code")
     assert 'id="course-error"' in joined.text
+
+
+def test_instructor_pages_show_times_as_utc_for_the_script_and_carry_no_inline_script(
+    new_browser, db: Database
+) -> None:
+    teacher = instructor(new_browser, db)
+    course = new_course(teacher, "America/New_York")
+    url = post(teacher, f"{course}/assignments", assignment_form(utcnow()), course).headers["location"]
+    for page in (course, url, f"{url}/edit", f"{course}/edit", "/courses"):
+        text = teacher.get(page).text
+        assert re.findall(r"<script(?![^>]*\bsrc=)[^>]*>", text) == [], page  # CSP 'self': files only
+        if page in (course, url):
+            times = re.findall(r'<time datetime="([^"]+)" data-local(?: id="[^"]+")?>([^<]+)</time>', text)
+            assert times, page
+            for iso, shown in times:
+                assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", iso) and shown.endswith(" UTC"), (
+                    iso,
+                    shown,
+                )
+            assert "/static/js/local-times" in text
+    course_page = teacher.get(course).text
+    assert 'id="copy-join"' in course_page and "hidden" in field_button(course_page, "copy-join")
+    assert "/static/js/course-copy" in course_page and 'id="copy-status" role="status"' in course_page
+
+
+def field_button(text: str, element_id: str) -> str:
+    found = re.search(rf'<button\b[^>]*\bid="{element_id}"[^>]*>', text)
+    assert found
+    return found.group(0)
