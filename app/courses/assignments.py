@@ -22,6 +22,56 @@ from app.problems.models import Problem
 MAX_PROBLEMS = 50
 
 
+@dataclass(frozen=True)
+class Checked:
+    """An assignment's fields checked: what creating and editing store."""
+
+    title: str
+    problems: list[Problem]
+    release: datetime
+    due: datetime
+    late: list[dict[str, Any]]
+    after_last: str
+
+
+def check_fields(
+    session: Session,
+    course: Course,
+    *,
+    title: str,
+    problem_slugs: Sequence[str],
+    release_at: Any,
+    due_at: Any,
+    late: Any = None,
+    after_last: str = "zero",
+) -> Checked:
+    """Every rule of an assignment's fields; each refusal names its field (``InvalidInput.field``)."""
+    title = (title or "").strip()
+    if not title or len(title) > 200:
+        raise InvalidInput("title is required (at most 200 characters).", field="title")
+    check_one_line(title, "title")
+    if not problem_slugs or len(problem_slugs) > MAX_PROBLEMS:
+        raise InvalidInput(f"problems must list 1 to {MAX_PROBLEMS} problem slugs.", field="problems")
+    if len(set(problem_slugs)) != len(problem_slugs):
+        raise InvalidInput("problems lists a slug twice.", field="problems")
+    if after_last not in AFTER_LAST:
+        raise InvalidInput("after_last must be 'zero' or 'closed'.", field="after_last")
+    release = dates_mod.parse_time(release_at, "release_at")
+    due = dates_mod.parse_time(due_at, "due_at")
+    if due <= release:
+        raise InvalidInput("due_at must come after release_at.", field="due_at")
+    windows = dates_mod.parse_late(late, due)
+    found: list[Problem] = []
+    for slug in problem_slugs:
+        try:
+            found.append(problems.get_for_course(session, str(slug), course.id))
+        except NotFound:
+            raise InvalidInput(
+                f"There is no published problem called {str(slug)[:80]!r}.", field="problems"
+            ) from None
+    return Checked(title, found, release, due, windows, after_last)
+
+
 def create_assignment(
     session: Session,
     course: Course,
@@ -35,46 +85,45 @@ def create_assignment(
     lti_line_item_id: str | None = None,
 ) -> Assignment:
     """A problem set; the caller has checked that the actor instructs ``course``."""
-    title = (title or "").strip()
-    if not title or len(title) > 200:
-        raise InvalidInput("title is required (at most 200 characters).")
-    check_one_line(title, "title")
     if lti_line_item_id is not None:
         check_one_line(lti_line_item_id, "lti_line_item_id")
-    if not problem_slugs or len(problem_slugs) > MAX_PROBLEMS:
-        raise InvalidInput(f"problems must list 1 to {MAX_PROBLEMS} problem slugs.")
-    if len(set(problem_slugs)) != len(problem_slugs):
-        raise InvalidInput("problems lists a slug twice.")
-    if after_last not in AFTER_LAST:
-        raise InvalidInput("after_last must be 'zero' or 'closed'.")
-    release = dates_mod.parse_time(release_at, "release_at")
-    due = dates_mod.parse_time(due_at, "due_at")
-    if due <= release:
-        raise InvalidInput("due_at must come after release_at.")
-    windows = dates_mod.parse_late(late, due)
-    found: list[Problem] = []
-    for slug in problem_slugs:
-        try:
-            found.append(problems.get_for_course(session, str(slug), course.id))
-        except NotFound:
-            raise InvalidInput(f"There is no published problem called {str(slug)[:80]!r}.") from None
+    checked = check_fields(
+        session, course, title=title, problem_slugs=problem_slugs, release_at=release_at,
+        due_at=due_at, late=late, after_last=after_last,
+    )  # fmt: skip
     assignment = repository.add(
         session,
         Assignment(
             course_id=course.id,
-            title=title,
-            release_at=release,
-            due_at=due,
-            late=windows,
-            after_last=after_last,
+            title=checked.title,
+            release_at=checked.release,
+            due_at=checked.due,
+            late=checked.late,
+            after_last=checked.after_last,
             lti_line_item_id=lti_line_item_id,
         ),
     )
+    _link(session, assignment, checked.problems)
+    return assignment
+
+
+def update_assignment(session: Session, assignment: Assignment, checked: Checked) -> Assignment:
+    """Edit an assignment (the caller instructs its course). Scores are recomputed from the stored
+    submissions whenever they are read, so new dates or problems apply to every past attempt."""
+    assignment.title = checked.title
+    assignment.release_at, assignment.due_at = checked.release, checked.due
+    assignment.late, assignment.after_last = checked.late, checked.after_last
+    assignment.problems.clear()
+    session.flush()  # the old links are gone before the new ones (same keys) are inserted
+    _link(session, assignment, checked.problems)
+    return assignment
+
+
+def _link(session: Session, assignment: Assignment, found: Sequence[Problem]) -> None:
     for position, problem in enumerate(found):
         session.add(AssignmentProblem(assignment_id=assignment.id, problem_id=problem.id, position=position))
     session.flush()
     session.refresh(assignment)
-    return assignment
 
 
 def set_extension(

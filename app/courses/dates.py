@@ -60,6 +60,11 @@ class Dates:
         return self.released(now) and (self.after_last != "closed" or now <= self.closes_at)
 
 
+def _field(name: str) -> str:
+    """The input a message names: ``late[0].until`` is the ``late`` field."""
+    return name.split("[")[0].split(".")[0]
+
+
 def parse_time(value: Any, name: str) -> datetime:
     """An ISO 8601 time with an offset; naive times are refused (whose midnight would it be?)."""
     if isinstance(value, datetime):
@@ -68,11 +73,15 @@ def parse_time(value: Any, name: str) -> datetime:
         try:
             parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         except ValueError:
-            raise InvalidInput(f"{name}: {value[:40]!r} is not an ISO 8601 time.") from None
+            raise InvalidInput(
+                f"{name}: {value[:40]!r} is not an ISO 8601 time.", field=_field(name)
+            ) from None
     else:
-        raise InvalidInput(f"{name} must be an ISO 8601 time such as 2026-03-01T23:59:00+01:00.")
+        raise InvalidInput(
+            f"{name} must be an ISO 8601 time such as 2026-03-01T23:59:00+01:00.", field=_field(name)
+        )
     if parsed.tzinfo is None:
-        raise InvalidInput(f"{name} needs a UTC offset, e.g. 2026-03-01T23:59:00+01:00.")
+        raise InvalidInput(f"{name} needs a UTC offset, e.g. 2026-03-01T23:59:00+01:00.", field=_field(name))
     return parsed
 
 
@@ -81,18 +90,20 @@ def parse_late(raw: Any, due_at: datetime) -> list[dict[str, Any]]:
     if raw is None:
         return []
     if not isinstance(raw, list):
-        raise InvalidInput('late must be a list of {"until", "credit"}.')
+        raise InvalidInput('late must be a list of {"until", "credit"}.', field="late")
     windows: list[dict[str, Any]] = []
     previous = due_at
     for i, item in enumerate(raw):
         if not isinstance(item, dict):
-            raise InvalidInput(f"late[{i}] must be an object with until and credit.")
+            raise InvalidInput(f"late[{i}] must be an object with until and credit.", field="late")
         until = parse_time(item.get("until"), f"late[{i}].until")
         credit = item.get("credit")
         if isinstance(credit, bool) or not isinstance(credit, int | float) or not 0 <= credit <= 100:
-            raise InvalidInput(f"late[{i}].credit must be a number from 0 to 100 (percent).")
+            raise InvalidInput(f"late[{i}].credit must be a number from 0 to 100 (percent).", field="late")
         if until <= previous:
-            raise InvalidInput(f"late[{i}].until must come after the due time and the previous window.")
+            raise InvalidInput(
+                f"late[{i}].until must come after the due time and the previous window.", field="late"
+            )
         windows.append({"until": until.isoformat(), "credit": float(credit)})
         previous = until
     return windows

@@ -61,9 +61,9 @@ def normalise_code(code: str) -> str:
 def _text(value: str, name: str, limit: int, required: bool = False) -> str:
     value = (value or "").strip()
     if required and not value:
-        raise InvalidInput(f"{name} is required.")
+        raise InvalidInput(f"{name} is required.", field=name)
     if len(value) > limit or "\x00" in value:
-        raise InvalidInput(f"{name} is limited to {limit} characters of plain text.")
+        raise InvalidInput(f"{name} is limited to {limit} characters of plain text.", field=name)
     return check_one_line(value, name)
 
 
@@ -80,16 +80,12 @@ def create_course(
 ) -> Course:
     """Instructors and admins create courses (students get 403); the creator is the owner."""
     require_role(owner, "instructor", "admin")
-    timezone = _text(timezone, "timezone", 64) or "UTC"
-    try:
-        ZoneInfo(timezone)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise InvalidInput(f"Unknown timezone {timezone!r}: use an IANA name such as Europe/Paris.") from None
+    title, term, timezone = _course_fields(title, term, timezone)
     course = repository.add(
         session,
         Course(
-            title=_text(title, "title", 200, required=True),
-            term=_text(term, "term", 100),
+            title=title,
+            term=term,
             timezone=timezone,
             owner_id=owner.id,
             join_code=new_code(),
@@ -99,6 +95,28 @@ def create_course(
         ),
     )
     repository.add(session, CourseMember(course_id=course.id, user_id=owner.id, role=INSTRUCTOR))
+    return course
+
+
+def _course_fields(title: str, term: str, timezone: str) -> tuple[str, str, str]:
+    """A course's title, term and timezone checked, each refusal naming its field."""
+    title = _text(title, "title", 200, required=True)
+    term = _text(term, "term", 100)
+    timezone = _text(timezone, "timezone", 64) or "UTC"
+    try:
+        ZoneInfo(timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise InvalidInput(
+            f"Unknown timezone {timezone!r}: use an IANA name such as Europe/Paris.", field="timezone"
+        ) from None
+    return title, term, timezone
+
+
+def update_course(session: Session, course: Course, title: str, term: str, timezone: str) -> Course:
+    """Edit a course's title, term and timezone (the caller instructs it). Stored times are UTC, so a
+    new timezone changes how deadlines are shown and typed, never when they fall."""
+    course.title, course.term, course.timezone = _course_fields(title, term, timezone)
+    session.flush()
     return course
 
 

@@ -1,9 +1,15 @@
-"""The course pages (HTML): My courses, a course, an assignment, the gradebook, drill-down, regrades.
+"""The course pages (HTML): My courses, a course and its settings, the roster, the gradebook,
+drill-down, similarity; the assignment pages (``assignment_pages``) and the regrade pages
+(``regrade_pages``) are included below.
 
 Plain forms with the session's CSRF token; the same services as ``/api/v1/courses``. A course is
-404 to anybody not in it and the instructor pages are 404 to its students (the API's rules).
-Two small scripts: ``course-countdown.js`` (time left on the assignment page) and
-``course-regrade.js`` (polls a regrade's progress until its dry run is ready).
+404 to anybody not in it and the instructor pages are 404 to its students (the API's rules). A
+refused form comes back with every value kept and each message next to its field
+(``forms.FormState``, rendered by ``page_views``). Small static scripts, no inline ones:
+``local-times.js`` (times in the viewer's timezone), ``course-forms.js`` (a refused form's summary
+focused), ``course-copy.js`` (the join link's copy button), ``course-picker.js`` (the problem
+picker), ``course-countdown.js`` (time left on the assignment page) and ``course-regrade.js``
+(polls a regrade's progress until its dry run is ready).
 """
 
 from __future__ import annotations
@@ -12,64 +18,41 @@ from typing import Annotated, Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, Path, Query, Request, UploadFile
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 
 from app.accounts.deps import CurrentUser
 from app.accounts.models import User
-from app.courses import assignments, enrolment, forms, gradebook, regrades, similarity
-from app.courses.deps import AssignmentId, CourseId, RegradeId, UserId
+from app.courses import (
+    assignment_pages,
+    assignments,
+    enrolment,
+    forms,
+    gradebook,
+    page_views,
+    regrade_pages,
+    similarity,
+)
+from app.courses.deps import AssignmentId, CourseId, UserId
 from app.courses.models import Course
 from app.kit import spreadsheets
 from app.kit.db import utcnow
 from app.kit.errors import AppError, InvalidInput, PayloadTooLarge
-from app.kit.links import absolute_url
 from app.kit.paging import next_url
-from app.kit.web import CsrfProtected, SessionDep, render
-from app.submissions.deps import DispatcherDep
+from app.kit.web import CsrfProtected, SessionDep
 
 router = APIRouter(prefix="/courses", tags=["course pages"])
 
-NOTICE_KEY = "course_notice"
-Text = Annotated[str, Form(max_length=200)]
-Optional = Annotated[str, Form(max_length=4000)]
+Field = Annotated[str, Form(max_length=4000)]  # the services hold the real limits, named per field
 MAX_ROSTER_BYTES = 1_000_000
-
-
-def _notice(request: Request, url: str, text: str) -> RedirectResponse:
-    request.session[NOTICE_KEY] = text
-    return RedirectResponse(url, status_code=303)
-
-
-def _page(request: Request, template: str, context: dict[str, Any], status_code: int = 200) -> Any:
-    context = {"notice": request.session.pop(NOTICE_KEY, None), "shown": forms.shown} | context
-    return render(request, f"courses/{template}", context, status_code=status_code)
+_notice, _page = page_views.notice, page_views.page
 
 
 # --- My courses -----------------------------------------------------------------------------------
 
 
-def _my_courses(
-    request: Request,
-    session: SessionDep,
-    user: User,
-    error: str | None = None,
-    code: str = "",
-    status: int = 200,
-) -> Any:
-    rows = enrolment.my_courses(session, user)
-    context = {
-        "rows": rows,
-        "invitations": enrolment.my_invitations(session, user),
-        "error": error,
-        "code": code,
-        "can_create": user.is_staff,
-    }
-    return _page(request, "list.html", context, status_code=status)
-
-
 @router.get("")
 def my_courses(request: Request, session: SessionDep, user: CurrentUser) -> Any:
-    return _my_courses(request, session, user)
+    return page_views.my_courses(request, session, user)
 
 
 @router.get("/join")
@@ -77,17 +60,16 @@ def join_link(
     request: Request, session: SessionDep, user: CurrentUser, code: Annotated[str, Query(max_length=40)] = ""
 ) -> Any:
     """A join link shows the form filled in; joining is the form's POST (a GET never changes state)."""
-    return _my_courses(request, session, user, code=code)
+    return page_views.my_courses(request, session, user, {"join": forms.FormState({"code": code})})
 
 
 @router.post("/join", dependencies=[CsrfProtected])
-def join(
-    request: Request, session: SessionDep, user: CurrentUser, code: Annotated[str, Form(max_length=40)]
-) -> Any:
+def join(request: Request, session: SessionDep, user: CurrentUser, code: Field = "") -> Any:
     try:
         course = enrolment.join(session, user, code, utcnow())
     except AppError as exc:
-        return _my_courses(request, session, user, error=exc.detail, code=code, status=exc.status_code)
+        state = forms.FormState({"code": code}).refuse(exc, "code")
+        return page_views.my_courses(request, session, user, {"join": state}, status=exc.status_code)
     return _notice(request, f"/courses/{course.id}", f"You joined {course.title}.")
 
 
@@ -107,14 +89,19 @@ def create(
     request: Request,
     session: SessionDep,
     user: CurrentUser,
-    title: Text,
-    term: Annotated[str, Form(max_length=100)] = "",
-    timezone: Annotated[str, Form(max_length=64)] = "UTC",
+    title: Field = "",
+    term: Field = "",
+    timezone: Field = "UTC",
 ) -> Any:
+    state = forms.FormState({"title": title, "term": term, "timezone": timezone})
     try:
         course = enrolment.create_course(session, user, title, term=term, timezone=timezone)
     except AppError as exc:
-        return _my_courses(request, session, user, error=exc.detail, status=exc.status_code)
+        if exc.status_code == 403:
+            raise
+        return page_views.my_courses(
+            request, session, user, {"create": state.refuse(exc)}, status=exc.status_code
+        )
     return _notice(
         request, f"/courses/{course.id}", "Course created. Share the join code with your students."
     )
@@ -123,40 +110,49 @@ def create(
 # --- a course -------------------------------------------------------------------------------------
 
 
-def _course_page(
-    request: Request,
-    session: SessionDep,
-    user: User,
-    course_id: int,
-    *,
-    error: str | None = None,
-    report: enrolment.RosterReport | None = None,
-    status: int = 200,
-) -> Any:
-    course = enrolment.course_for_member(session, course_id, user)
-    instructor = enrolment.is_instructor(session, course, user)
-    listed = assignments.visible_assignments(session, course, user, utcnow())
-    context: dict[str, Any] = {
-        "course": course,
-        "instructor": instructor,
-        "assignments": [(a, assignments.assignment_problems(session, a)) for a in listed],
-        "error": error,
-        "report": report,
-    }
-    if instructor:
-        context["members"] = enrolment.members(session, course)
-        context["invitations"] = enrolment.invitations(session, course)
-        context["join_url"] = absolute_url(request.app.state.settings, "/courses/join", code=course.join_code)
-    return _page(request, "course.html", context, status_code=status)
-
-
 @router.get("/{course_id}")
 def course_page(request: Request, course_id: CourseId, session: SessionDep, user: CurrentUser) -> Any:
-    return _course_page(request, session, user, course_id)
+    return page_views.course_page(request, session, user, course_id)
 
 
 def _instructs(session: SessionDep, course_id: int, user: User) -> Course:
     return enrolment.course_for_instructor(session, course_id, user)
+
+
+def _course_settings(request: Request, course: Course, state: forms.FormState | None = None) -> Any:
+    state = state or forms.FormState(
+        {"title": course.title, "term": course.term, "timezone": course.timezone}
+    )
+    return _page(
+        request, "course_edit.html", {"course": course, "forms": {"course": state}},
+        status_code=page_views.status_of({"course": state}),
+    )  # fmt: skip
+
+
+@router.get("/{course_id}/edit")
+def edit_course_page(request: Request, course_id: CourseId, session: SessionDep, user: CurrentUser) -> Any:
+    return _course_settings(request, _instructs(session, course_id, user))
+
+
+@router.post("/{course_id}/edit", dependencies=[CsrfProtected])
+def edit_course(
+    request: Request,
+    course_id: CourseId,
+    session: SessionDep,
+    user: CurrentUser,
+    title: Field = "",
+    term: Field = "",
+    timezone: Field = "",
+) -> Any:
+    course = _instructs(session, course_id, user)
+    state = forms.FormState({"title": title, "term": term, "timezone": timezone})
+    try:
+        with session.begin_nested():  # a refused field leaves the course as it was
+            enrolment.update_course(session, course, title, term, timezone)
+    except AppError as exc:
+        session.refresh(course)
+        return _course_settings(request, course, state.refuse(exc))
+    return _notice(request, f"/courses/{course.id}", "Course saved.")
 
 
 @router.post("/{course_id}/join-code", dependencies=[CsrfProtected])
@@ -192,6 +188,7 @@ async def roster(
     text: Annotated[str, Form(max_length=MAX_ROSTER_BYTES)] = "",
 ) -> Any:
     course = _instructs(session, course_id, user)
+    state = forms.FormState({"text": text})
     try:
         if file is not None and file.filename:
             raw = await file.read(MAX_ROSTER_BYTES + 1)
@@ -202,19 +199,29 @@ async def roster(
             raise InvalidInput("Choose a CSV file of emails (or paste one).")
         report = enrolment.import_roster(session, course, text)
     except AppError as exc:
-        return _course_page(request, session, user, course.id, error=exc.detail, status=exc.status_code)
-    return _course_page(request, session, user, course.id, report=report)
+        if file is not None and file.filename:
+            state.values["file"] = file.filename
+        state.refuse(exc, "file" if "file" in state.values else "text")
+        return page_views.course_page(
+            request, session, user, course.id, states={"roster": state}, status=exc.status_code
+        )
+    return page_views.course_page(request, session, user, course.id, report=report)
 
 
 @router.post("/{course_id}/instructors", dependencies=[CsrfProtected])
 def add_instructor(
-    request: Request, course_id: CourseId, session: SessionDep, user: CurrentUser, email: Text
+    request: Request, course_id: CourseId, session: SessionDep, user: CurrentUser, email: Field = ""
 ) -> Any:
     course = _instructs(session, course_id, user)
     try:
+        if not email.strip():
+            raise InvalidInput("Enter the email of an instructor's account.")
         enrolment.add_instructor(session, course, user, email)
     except AppError as exc:
-        return _course_page(request, session, user, course.id, error=exc.detail, status=exc.status_code)
+        state = forms.FormState({"email": email}).refuse(exc, "email")
+        return page_views.course_page(
+            request, session, user, course.id, states={"instructor": state}, status=exc.status_code
+        )
     return _notice(request, f"/courses/{course.id}", f"{email} is now a co-instructor.")
 
 
@@ -225,13 +232,16 @@ def student_status(
     user_id: UserId,
     session: SessionDep,
     user: CurrentUser,
-    status: Annotated[str, Form(max_length=20)],
+    status: Field = "",
 ) -> Any:
     course = _instructs(session, course_id, user)
     try:
         member = enrolment.set_student_status(session, course, user_id, status, utcnow())
     except AppError as exc:
-        return _course_page(request, session, user, course.id, error=exc.detail, status=exc.status_code)
+        state = forms.FormState({"status": status}).refuse(exc, "status")
+        return page_views.course_page(
+            request, session, user, course.id, states={"status": state}, status=exc.status_code
+        )
     return _notice(request, f"/courses/{course.id}", f"Student #{member.user_id} is now {member.status}.")
 
 
@@ -240,101 +250,6 @@ def leave(request: Request, course_id: CourseId, session: SessionDep, user: Curr
     course = enrolment.course_for_member(session, course_id, user)
     enrolment.leave(session, course, user, utcnow())
     return _notice(request, "/courses", f"You left {course.title}.")
-
-
-@router.post("/{course_id}/assignments", dependencies=[CsrfProtected])
-def create_assignment(
-    request: Request,
-    course_id: CourseId,
-    session: SessionDep,
-    user: CurrentUser,
-    title: Text,
-    problems: Optional,
-    release_at: Text,
-    due_at: Text,
-    late: Optional = "",
-    after_last: Annotated[str, Form(max_length=10)] = "zero",
-) -> Any:
-    course = _instructs(session, course_id, user)
-    try:
-        assignment = assignments.create_assignment(
-            session,
-            course,
-            title=title,
-            problem_slugs=[s for s in problems.replace(",", " ").split() if s],
-            release_at=forms.local_time(release_at, course.timezone, "release"),
-            due_at=forms.local_time(due_at, course.timezone, "due"),
-            late=forms.late_windows(late, course.timezone),
-            after_last=after_last,
-        )
-    except AppError as exc:
-        return _course_page(request, session, user, course.id, error=exc.detail, status=exc.status_code)
-    return _notice(request, f"/courses/{course.id}/assignments/{assignment.id}", "Assignment created.")
-
-
-# --- an assignment --------------------------------------------------------------------------------
-
-
-def _assignment_page(
-    request: Request, session: SessionDep, user: User, course_id: int, assignment_id: int,
-    *, error: str | None = None, status: int = 200,
-) -> Any:  # fmt: skip
-    now = utcnow()
-    course = enrolment.course_for_member(session, course_id, user)
-    assignment = assignments.assignment_for(session, course, assignment_id, user, now)
-    instructor = enrolment.is_instructor(session, course, user)
-    context: dict[str, Any] = {
-        "course": course,
-        "assignment": assignment,
-        "instructor": instructor,
-        "error": error,
-        "problems": assignments.assignment_problems(session, assignment),
-    }
-    if instructor:
-        context["extensions"] = assignments.extensions_with_students(session, assignment)
-        context["students"] = [(m, u) for m, u in enrolment.members(session, course) if m.role == "student"]
-    else:
-        mine = assignments.student_view(session, assignment, user)
-        credit, until = mine.dates.window_at(now)
-        context |= {"mine": mine, "credit_now": credit, "window_until": until, "now": now}
-    return _page(request, "assignment.html", context, status_code=status)
-
-
-@router.get("/{course_id}/assignments/{assignment_id}")
-def assignment_page(
-    request: Request, course_id: CourseId, assignment_id: AssignmentId, session: SessionDep, user: CurrentUser
-) -> Any:
-    return _assignment_page(request, session, user, course_id, assignment_id)
-
-
-@router.post("/{course_id}/assignments/{assignment_id}/extensions", dependencies=[CsrfProtected])
-def set_extension(
-    request: Request,
-    course_id: CourseId,
-    assignment_id: AssignmentId,
-    session: SessionDep,
-    user: CurrentUser,
-    student: Annotated[int, Form(ge=1, le=2**31 - 1)],
-    release_at: Annotated[str, Form(max_length=40)] = "",
-    due_at: Annotated[str, Form(max_length=40)] = "",
-    late: Optional = "",
-) -> Any:
-    course = _instructs(session, course_id, user)
-    assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
-    try:
-        assignments.set_extension(
-            session,
-            assignment,
-            student,
-            release_at=forms.local_time(release_at, course.timezone, "release"),
-            due_at=forms.local_time(due_at, course.timezone, "due"),
-            late=forms.late_windows(late, course.timezone) if late.strip() else None,
-        )
-    except AppError as exc:
-        return _assignment_page(
-            request, session, user, course.id, assignment.id, error=exc.detail, status=exc.status_code
-        )
-    return _notice(request, f"/courses/{course.id}/assignments/{assignment.id}", "Extension saved.")
 
 
 # --- the gradebook and drill-down -----------------------------------------------------------------
@@ -402,88 +317,11 @@ def drill_down(
     return _page(request, "student.html", context)
 
 
-# --- regrades -------------------------------------------------------------------------------------
-
-
 def _regrade_target(
     session: SessionDep, course_id: int, assignment_id: int, user: User
 ) -> tuple[Course, Any]:
     course = _instructs(session, course_id, user)
     return course, assignments.assignment_for(session, course, assignment_id, user, utcnow())
-
-
-@router.get("/{course_id}/assignments/{assignment_id}/regrades")
-def regrade_list(
-    request: Request, course_id: CourseId, assignment_id: AssignmentId, session: SessionDep, user: CurrentUser
-) -> Any:
-    course, assignment = _regrade_target(session, course_id, assignment_id, user)
-    return _page(
-        request,
-        "regrades.html",
-        {
-            "course": course,
-            "assignment": assignment,
-            "candidates": regrades.candidates(session, course, assignment),
-        },
-    )
-
-
-@router.post("/{course_id}/assignments/{assignment_id}/regrades", dependencies=[CsrfProtected])
-def regrade_start(
-    request: Request,
-    course_id: CourseId,
-    assignment_id: AssignmentId,
-    session: SessionDep,
-    user: CurrentUser,
-    dispatcher: DispatcherDep,
-    problem: Text,
-) -> Any:
-    course, assignment = _regrade_target(session, course_id, assignment_id, user)
-    run, created = regrades.start(session, dispatcher, course, assignment, problem, user)
-    note = (
-        "Regrade started: the submissions are being re-judged."
-        if created
-        else "This regrade was started before."
-    )
-    return _notice(request, f"/courses/{course.id}/assignments/{assignment.id}/regrades/{run.id}", note)
-
-
-@router.get("/{course_id}/assignments/{assignment_id}/regrades/{regrade_id}")
-def regrade_page(
-    request: Request,
-    course_id: CourseId,
-    assignment_id: AssignmentId,
-    regrade_id: RegradeId,
-    session: SessionDep,
-    user: CurrentUser,
-) -> Any:
-    course, assignment = _regrade_target(session, course_id, assignment_id, user)
-    run = regrades.regrade_in(session, assignment, regrade_id)
-    return _page(
-        request,
-        "regrade.html",
-        {"course": course, "assignment": assignment, "run": regrades.view(session, course, assignment, run)},
-    )
-
-
-@router.post(
-    "/{course_id}/assignments/{assignment_id}/regrades/{regrade_id}/apply", dependencies=[CsrfProtected]
-)
-def regrade_apply(
-    request: Request,
-    course_id: CourseId,
-    assignment_id: AssignmentId,
-    regrade_id: RegradeId,
-    session: SessionDep,
-    user: CurrentUser,
-    never_lower: Annotated[bool, Form()] = False,
-) -> Any:
-    course, assignment = _regrade_target(session, course_id, assignment_id, user)
-    run = regrades.regrade_in(session, assignment, regrade_id)
-    regrades.apply(session, course, assignment, run, user, never_lower=never_lower)
-    return _notice(
-        request, f"/courses/{course.id}/assignments/{assignment.id}/regrades/{run.id}", "Regrade applied."
-    )
 
 
 # --- similarity across the class ------------------------------------------------------------------
@@ -532,3 +370,7 @@ def similarity_pair(
     course, assignment = _regrade_target(session, course_id, assignment_id, user)
     view = similarity.pair(session, course, assignment, slug, left_id, right_id)
     return _page(request, "similarity_pair.html", {"course": course, "assignment": assignment, "view": view})
+
+
+router.include_router(assignment_pages.router)
+router.include_router(regrade_pages.router)

@@ -64,6 +64,10 @@ class InvalidInput(AppError):
     code = "invalid_input"
     default_detail = "The input is not valid."
 
+    def __init__(self, detail: str | None = None, *, field: str | None = None) -> None:
+        super().__init__(detail)
+        self.field = field  # the input it is about, so a form shows the message next to it
+
 
 class PayloadTooLarge(AppError):
     status_code = 413

@@ -14,5 +14,5 @@ def check_one_line(value: str, field: str) -> str:
     """``value`` unchanged, or 422 ``invalid_input`` naming the control character it holds."""
     error = one_line_error(field, value)
     if error is not None:
-        raise InvalidInput(error)
+        raise InvalidInput(error, field=field)
     return value

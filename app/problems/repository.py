@@ -14,7 +14,9 @@ _DIFFICULTY_ORDER = case(DIFFICULTY_RANK, value=Problem.difficulty, else_=3)
 # The one order of problems everywhere (list, filters, "More from", Next): the tracks' order, each
 # track's own order (unnumbered problems last), then by category, difficulty and title for problems
 # in no track. ListKey is where a problem sits in it, what a keyset cursor after it holds.
-ListKey = tuple[int, int, int, str, int, str, int]  # (track rank, unnumbered, position, category, difficulty, title, id)
+ListKey = tuple[
+    int, int, int, str, int, str, int
+]  # (track rank, unnumbered, position, category, difficulty, title, id)
 NO_TRACK_RANK = 1_000_000  # after every track
 _TRACK_RANK = func.coalesce(
     select(Track.position).where(Track.id == Problem.track_id).scalar_subquery(), NO_TRACK_RANK
@@ -22,7 +24,6 @@ _TRACK_RANK = func.coalesce(
 _UNNUMBERED_LAST = case((Problem.position == 0, 1), else_=0)
 _ONE_ORDER = (_TRACK_RANK, _UNNUMBERED_LAST, Problem.position, Problem.category, _DIFFICULTY_ORDER,
               Problem.title, Problem.id)  # fmt: skip
-
 
 
 # What every public listing shows (lists, search, filters, tracks, related): published, live and
@@ -110,6 +111,31 @@ def list_published(
         stmt = stmt.where(tuple_(*_ONE_ORDER) > tuple_(*after))
     stmt = stmt.order_by(*_ONE_ORDER)
     return session.scalars(stmt.limit(limit) if limit is not None else stmt).all()
+
+
+def _like(text: str) -> str:
+    return "%" + text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def usable_in_course(session: Session, course_id: int, text: str | None, limit: int) -> Sequence[Problem]:
+    """Published, live problems a course may put in assignments (site-wide, or course-only in this
+    course: ``visibility.belongs_in``), matching ``text`` in the title or slug, in the one order,
+    the course's own first."""
+    stmt = select(Problem).where(
+        Problem.published.is_(True),
+        Problem.current_version_id.is_not(None),
+        or_(Problem.course_only.is_(False), Problem.course_id == course_id),
+    )
+    if text:
+        pattern = _like(text)
+        stmt = stmt.where(
+            or_(
+                func.lower(Problem.title).like(pattern, escape="\\"),
+                func.lower(Problem.slug).like(pattern, escape="\\"),
+            )
+        )
+    stmt = stmt.order_by(Problem.course_only.desc(), *_ONE_ORDER).limit(limit)
+    return session.scalars(stmt.options(lazyload(Problem.tags))).all()
 
 
 def track_ranks(session: Session) -> dict[int, int]:
@@ -215,8 +241,10 @@ def solved_and_attempted(session: Session, user_id: int) -> dict[int, bool]:
 
 
 def owner_role(session: Session, problem_id: int, user_id: int) -> str | None:
-    """"author" / "coauthor" when the user owns the problem, else None."""
-    stmt = select(ProblemOwner.role).where(ProblemOwner.problem_id == problem_id, ProblemOwner.user_id == user_id)
+    """ "author" / "coauthor" when the user owns the problem, else None."""
+    stmt = select(ProblemOwner.role).where(
+        ProblemOwner.problem_id == problem_id, ProblemOwner.user_id == user_id
+    )
     return session.scalars(stmt).first()
 
 

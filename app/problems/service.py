@@ -242,6 +242,13 @@ def get_for_course(session: Session, slug: str, course_id: int) -> Problem:
     return problem
 
 
+def usable_in_course(session: Session, course_id: int, text: str = "", limit: int = 20) -> list[Problem]:
+    """What course ``course_id``'s assignments may hold (the rule of :func:`get_for_course`), matching
+    ``text``: the problem picker's choices."""
+    found = repository.usable_in_course(session, course_id, text.strip()[:MAX_SEARCH] or None, limit)
+    return [p for p in found if visibility.belongs_in(p, course_id)]
+
+
 def problems_by_ids(session: Session, ids: set[int]) -> list[Problem]:
     return list(repository.problems_with_ids(session, ids))
 

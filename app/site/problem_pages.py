@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query, Request
 from app.accounts.deps import OptionalUser
 from app.billing import service as billing
 from app.discussion import service as discussion
+from app.courses import problem_context
 from app.drafts import service as drafts
 from app.hints import service as hints
 from app.kit.db import utcnow
@@ -69,6 +70,7 @@ def problem_page(
     user: OptionalUser,
     runner: RunnerDep,
     settings: SettingsDep,
+    assignment: Annotated[str | None, Query()] = None,  # opened from an assignment: its deadline, a way back
 ) -> Any:
     now = utcnow()
     page = service.problem_page(session, slug, user, now)
@@ -111,5 +113,6 @@ def problem_page(
             "discussion_count": discussion.count_threads(session, problem)
             if service.can_work_on(problem, user, now)
             else None,
+            **problem_context.page_context(session, assignment, problem, user, now),
         },
     )

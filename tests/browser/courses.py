@@ -29,7 +29,8 @@ def create_assignment(page: Page, course_path: str, title: str, problems: str, r
     """On the course page: a new assignment released ``release`` from now, due a day later."""
     page.goto(course_path)
     page.locator("#a-title").fill(title)
-    page.locator("#a-problems").fill(problems)
+    for slug in [s for s in problems.replace(",", " ").split() if s]:
+        pick_problem(page, slug)
     page.locator("#a-release").fill(field_time(release))
     page.locator("#a-due").fill(field_time(release + timedelta(days=1)))
     page.locator("#a-late").fill(f"{field_time(release + timedelta(days=2))}, 50")
@@ -37,6 +38,15 @@ def create_assignment(page: Page, course_path: str, title: str, problems: str, r
     page.wait_for_url(re.compile(r"/assignments/\d+$"))
     expect(page.locator("#notice")).to_contain_text("Assignment created")
     return urlsplit(page.url).path
+
+
+def pick_problem(page: Page, slug: str) -> None:
+    """Add ``slug`` to the assignment form's chosen problems through the picker's search box."""
+    search = page.get_by_role("combobox", name="Add problems (search)")
+    search.fill(slug)
+    option = page.locator(f"#a-problems-option-{slug}")
+    option.click()
+    expect(page.locator(f'#a-problems-chosen li[data-slug="{slug}"]')).to_have_count(1)
 
 
 def join(page: Page, code: str, title: str) -> None:
