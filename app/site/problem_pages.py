@@ -8,8 +8,8 @@ from fastapi import APIRouter, Query, Request
 
 from app.accounts.deps import OptionalUser
 from app.billing import service as billing
-from app.discussion import service as discussion
 from app.courses import problem_context
+from app.discussion import service as discussion
 from app.drafts import service as drafts
 from app.hints import service as hints
 from app.kit.db import utcnow
