@@ -17,6 +17,7 @@ from app.accounts.deps import CurrentUser
 from app.kit.db import utcnow
 from app.kit.errors import AppError, NotFound
 from app.kit.web import CsrfProtected, SessionDep, SettingsDep, render
+from app.kit.words import count
 from app.problems import repository as problems_repository
 from app.reports import access, service
 from app.reports.deps import NotifierDep, ReportLimiter
@@ -120,5 +121,5 @@ def rejudge(
     plan = service.rejudge(session, dispatcher, user, slug, utcnow(), notifier, dry_run=dry_run)
     if dry_run:
         return _reports_page(request, session, user, slug, None, plan)
-    return notice(request, f"/problems/{quote(slug)}/reports",
-                  f"Re-judging {len(plan.targets)} reported submission(s) on v{plan.version}.")  # fmt: skip
+    what = count(len(plan.targets), "reported submission")
+    return notice(request, f"/problems/{quote(slug)}/reports", f"Re-judging {what} on v{plan.version}.")

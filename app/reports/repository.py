@@ -58,6 +58,11 @@ def of_problem(
     return session.scalars(stmt.order_by(TestReport.id.desc())).all()
 
 
+def rejudged_by(session: Session, copy_id: int) -> Sequence[TestReport]:
+    """The reports whose re-judge is the copy ``copy_id``."""
+    return session.scalars(select(TestReport).where(TestReport.rejudge_id == copy_id)).all()
+
+
 def submissions_by_ids(session: Session, ids: set[int]) -> dict[int, Submission]:
     if not ids:
         return {}

@@ -34,10 +34,15 @@ from app.problems.models import Problem
 from app.reports import access, repository
 from app.reports.models import NOT_A_BUG, OPEN, STATUSES, TestReport
 from app.reports.views import RejudgePlan, RejudgeTarget, ReportOutcome, ReportView
+from app.submissions import service as submissions
 from app.submissions.dispatch import Dispatcher
 from app.submissions.models import COPY_KEY_PREFIX, CUSTOM, FINISHED, QUEUED, Submission
 
 log = logging.getLogger(__name__)
+
+# The idempotency key of a report's re-judged copy: f"{REPORT_COPY_PREFIX}{report id}-{version id}"
+# (app.reports.outcomes mails the reporter when such a copy finishes).
+REPORT_COPY_PREFIX = f"{COPY_KEY_PREFIX}report-"
 
 MAX_NOTE = 2000
 MAX_REPLY = 4000
@@ -167,11 +172,14 @@ def view(session: Session, loaded: Loaded, user: User, now: datetime) -> ReportV
     reporter = (
         repository.users_by_ids(session, {report.reporter_id}).get(report.reporter_id) if staff else None
     )
+    shown = submissions.view_of(
+        session, user, submission, problem, now, url=f"/api/v1/submissions/{submission.id}"
+    )
     return ReportView.of(
         report,
         problem.slug,
         submission,
-        tests_readable=problems.can_work_on(problem, user, now),
+        shown,
         outcome=outcome,
         staff=staff,
         reporter_email=reporter.email if reporter else None,
@@ -328,7 +336,7 @@ def rejudge(
             code=original.code,
             status=QUEUED,
             created_at=now,
-            idempotency_key=f"{COPY_KEY_PREFIX}report-{report.id}-{version_id}",
+            idempotency_key=f"{REPORT_COPY_PREFIX}{report.id}-{version_id}",
         )
         session.add(copy)
         session.flush()
@@ -344,7 +352,8 @@ def rejudge(
                 f"Your report on {problem.title}: re-judged on version {plan.version}",
                 f"{problem.title} was updated to version {plan.version} after reports like yours "
                 f"(test case {report.case_name!r}), and your submission #{original.id} is being judged "
-                f"again on it.\n\nSee the outcome here: {notifier.site}/submissions/{original.id}\n",
+                f"again on it. You will get another mail with the outcome.\n\n"
+                f"See it here: {notifier.site}/submissions/{original.id}\n",
             )
     session.flush()
     on_commit(session, lambda: _dispatch(dispatcher, copies))

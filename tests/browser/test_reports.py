@@ -107,7 +107,7 @@ def test_report_answer_fix_rejudge_and_the_reporter_sees_it(
     expect(plan).to_contain_text("on v2")
     no_serious_axe_findings(owner, "report-dry-run")
     owner.page.get_by_role("button", name=re.compile(r"Re-judge 1 submission")).click()
-    expect(owner.page.locator("#report-notice")).to_contain_text("Re-judging 1 reported submission(s) on v2")
+    expect(owner.page.locator("#report-notice")).to_contain_text("Re-judging 1 reported submission on v2")
 
     # The reporter sees the outcome on their submission page, and has two mails.
     page.goto(f"/submissions/{submission_id}")
