@@ -6,7 +6,7 @@
 Starts the browser tests' server (``tests/browser/conftest.py``: a fresh SQLite database with both
 banks, ``python -m app`` on 127.0.0.1), signs a new learner in, puts a known-wrong solution of the
 bank (one of the problem's ``mutants/``) in the editor, runs it and, once the verdict is shown under
-Run/Submit, captures the window as a learner sees it (1400×900) with Debian's Chromium through
+Run/Submit, captures the window as a learner sees it (1400×1080) with Debian's Chromium through
 Playwright (never a downloaded browser). What the page does is tested in ``tests/browser``.
 """
 
@@ -25,8 +25,6 @@ from playwright.sync_api import expect, sync_playwright  # noqa: E402
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, PASSWORD, running_server  # noqa: E402
 from tests.browser.editor import VERDICT_TIMEOUT_MS, replace_code  # noqa: E402
 
-VIEWPORT = {"width": 1400, "height": 900}
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -37,6 +35,8 @@ def main() -> None:
     )
     parser.add_argument("--mode", choices=("run", "submit"), default="run")
     parser.add_argument("--theme", choices=("light", "dark"), default="light")
+    parser.add_argument("--width", type=int, default=1400)
+    parser.add_argument("--height", type=int, default=1080)
     args = parser.parse_args()
     code = (ROOT / "problems" / args.slug / "mutants" / args.mutant).read_text()
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -44,7 +44,11 @@ def main() -> None:
         learner = server.new_account()
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-            context = browser.new_context(base_url=server.url, viewport=VIEWPORT, color_scheme=args.theme)
+            context = browser.new_context(
+                base_url=server.url,
+                viewport={"width": args.width, "height": args.height},
+                color_scheme=args.theme,
+            )
             page = context.new_page()
             page.goto(f"/login?next=/problems/{args.slug}")
             page.get_by_label("Email").fill(learner)
@@ -53,7 +57,7 @@ def main() -> None:
             page.wait_for_url(f"**/problems/{args.slug}")
             page.evaluate(f"() => {{ document.documentElement.dataset.theme = '{args.theme}'; }}")
             replace_code(page, code)
-            page.get_by_role("button", name=args.mode.capitalize(), exact=True).click()
+            page.locator(f"#{args.mode}-btn").click()
             summary = page.locator("#results-summary.verdict")
             expect(summary).to_be_visible(timeout=VERDICT_TIMEOUT_MS)
             page.locator("#results-summary").blur()  # no focus ring in the picture

@@ -562,11 +562,16 @@
   }
   function tryInput(text) {
     const row = el("div", "case-try");
-    if (text.length <= 400) row.appendChild(el("pre", "case-input", text));
-    else {
+    if (text.length <= 400) {
+      row.appendChild(el("span", "case-input-label", "The failing input"));
+      row.appendChild(el("pre", "case-input", text));
+    } else {
       const fold = el("details", "case-input-fold");
       fold.appendChild(el("summary", null, "The failing input (" + text.length + " characters)"));
-      fold.appendChild(el("pre", "case-input", text));
+      const box = el("pre", "case-input", text);
+      box.tabIndex = 0;
+      box.setAttribute("aria-label", "The failing input");
+      fold.appendChild(box);
       row.appendChild(fold);
     }
     if (document.getElementById("custom-input-text")) {
