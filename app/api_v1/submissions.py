@@ -22,6 +22,7 @@ from app.submissions import repository as submissions_repository
 from app.submissions import service
 from app.submissions.deps import DispatcherDep, WaiterDep
 from app.submissions.dispatch import ResultWaiter
+from app.submissions.gate import ViewGate, gate_for
 from app.submissions.models import FINISHED, Submission
 from app.submissions.views import SubmissionList, SubmissionSummary, SubmissionView
 from app.submissions.waiting import WaitingResponse, wait_for
@@ -33,19 +34,17 @@ SubmissionId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 IDEMPOTENCY_KEY = r"^[A-Za-z0-9._:-]{1,100}$"
 
 
-def v1_view(gate: service.ViewGate, submission: Submission, slug: str) -> dict[str, Any]:
+def v1_view(gate: ViewGate, submission: Submission, slug: str) -> dict[str, Any]:
     """The one submission view behind the caller's gate, as the REST API serialises it (``tests``,
     the API's own URL)."""
     return gate.view(submission, slug, url=f"/api/v1/submissions/{submission.id}").api_json()
 
 
-def read_view(
-    session: Session, user: User, submission_id: int
-) -> tuple[dict[str, Any], str, service.ViewGate]:
+def read_view(session: Session, user: User, submission_id: int) -> tuple[dict[str, Any], str, ViewGate]:
     """One of the caller's submissions as the API shows it, with its slug and the caller's gate."""
     submission = service.get_own(session, user, submission_id)
     problem = service.problem_of(session, submission)
-    gate = service.gate_for(session, user, submission, problem, utcnow())
+    gate = gate_for(session, user, submission, problem, utcnow())
     return v1_view(gate, submission, problem.slug), problem.slug, gate
 
 
@@ -70,7 +69,7 @@ def _produce(
     submission_id: int,
     slug: str,
     wait_s: float,
-    gate: service.ViewGate,
+    gate: ViewGate,
     user: User,
     since: int | None = None,
 ) -> Callable[[], Awaitable[dict[str, Any]]]:
@@ -87,10 +86,10 @@ def _produce(
             submission = submissions_repository.get(fresh, submission_id)
             assert submission is not None  # committed before the response is sent
             problem = service.problem_of(fresh, submission)
-            return v1_view(service.gate_for(fresh, user, submission, problem, utcnow()), submission, slug)
+            return v1_view(gate_for(fresh, user, submission, problem, utcnow()), submission, slug)
 
     def handed(finished: Submission) -> dict[str, Any] | None:
-        return v1_view(gate, finished, slug) if gate.covers(finished) else None
+        return v1_view(gate, finished, slug) if gate.covers(finished, slug) else None
 
     async def produce() -> dict[str, Any]:
         return await wait_for(
@@ -138,7 +137,7 @@ async def create_submission(
     """
     db = get_database(request)
 
-    def store() -> tuple[int, bool, dict[str, Any], service.ViewGate, User]:
+    def store() -> tuple[int, bool, dict[str, Any], ViewGate, User]:
         # The route's whole unit of work in one worker thread: the token's owner (its own short
         # transaction, as every API route's), then one transaction (committed, then the job
         # dispatched, by ``Database.transaction``): one hop instead of a session's five.
@@ -165,9 +164,9 @@ async def create_submission(
             # Just through the problem's gate (``create_or_replay``): nothing locked; a new submission
             # has no failed case yet, so no example input is read on the verdict's path.
             gate = (
-                service.gate_for(session, user, submission, service.problem_of(session, submission), now)
+                gate_for(session, user, submission, service.problem_of(session, submission), now)
                 if replayed
-                else service.ViewGate(locked=False, public_input=None)
+                else ViewGate(locked=False)
             )
             return submission.id, replayed, v1_view(gate, submission, body.problem), gate, user
 
@@ -211,7 +210,7 @@ async def get_submission(
     """
     db = get_database(request)
 
-    def read() -> tuple[dict[str, Any], str, service.ViewGate]:
+    def read() -> tuple[dict[str, Any], str, ViewGate]:
         with db.transaction() as session:  # one hop, one short transaction, in the route's slot
             return read_view(session, user, submission_id)
 

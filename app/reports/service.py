@@ -35,8 +35,8 @@ from app.problems.models import Problem
 from app.reports import access, repository
 from app.reports.models import NOT_A_BUG, OPEN, STATUSES, TestReport
 from app.reports.views import RejudgePlan, RejudgeTarget, ReportOutcome, ReportView
-from app.submissions import service as submissions
 from app.submissions.dispatch import Dispatcher
+from app.submissions.gate import view_of
 from app.submissions.models import COPY_KEY_PREFIX, CUSTOM, FINISHED, QUEUED, Submission
 
 log = logging.getLogger(__name__)
@@ -174,9 +174,7 @@ def view(session: Session, loaded: Loaded, user: User, now: datetime) -> ReportV
     reporter = (
         repository.users_by_ids(session, {report.reporter_id}).get(report.reporter_id) if staff else None
     )
-    shown = submissions.view_of(
-        session, user, submission, problem, now, url=f"/api/v1/submissions/{submission.id}"
-    )
+    shown = view_of(session, user, submission, problem, now, url=f"/api/v1/submissions/{submission.id}")
     return ReportView.of(
         report,
         problem.slug,

@@ -84,7 +84,7 @@ class ReportView(BaseModel):
         staff: bool,
         reporter_email: str | None = None,
     ) -> ReportView:
-        """``view``: the submission as the reader may see it (``submissions.service.view_of``, behind
+        """``view``: the submission as the reader may see it (``submissions.gate.view_of``, behind
         the problem's gate: a locked view's case is not shown)."""
         case = next((c for c in view.cases if c.name == report.case_name), None)
         return cls(

@@ -14,6 +14,7 @@ from app.kit.web import CsrfProtected, SessionDep, SettingsDep, get_database
 from app.problems import service as problems
 from app.submissions import service
 from app.submissions.deps import DispatcherDep, WaiterDep
+from app.submissions.gate import gate_for
 from app.submissions.models import FINISHED, Submission
 from app.submissions.waiting import WaitingResponse, wait_for
 
@@ -105,7 +106,7 @@ def get_submission(
         return service.page_view(session, user, submission, problem, now)
     seconds = min(timeout or settings.wait_timeout_s, settings.wait_timeout_s)
     db = get_database(request)
-    gate = service.gate_for(session, user, submission, problem, now)
+    gate = gate_for(session, user, submission, problem, now)
 
     def read() -> dict[str, Any]:
         with db.sessionmaker() as fresh:
@@ -113,7 +114,7 @@ def get_submission(
             return service.page_view(fresh, user, row, service.problem_of(fresh, row), utcnow())
 
     def handed(finished: Submission) -> dict[str, Any] | None:
-        return gate.view(finished, slug).page_json() if gate.covers(finished) else None
+        return gate.view(finished, slug).page_json() if gate.covers(finished, slug) else None
 
     async def produce() -> dict[str, Any]:
         return await wait_for(

@@ -27,10 +27,10 @@ from app.problems.models import Problem
 from app.progress import repository as progress_state
 from app.submissions import limit, repository
 from app.submissions.dispatch import Dispatcher
+from app.submissions.gate import view_of
 from app.submissions.models import CUSTOM, MODES, Submission
-from app.submissions.views import FAILED_STATUSES, SubmissionSummary, SubmissionView
-from runner.format.inputs import InputError, check_arguments, input_text, read_arguments
-from runner.format.problem import ProblemFormatError, parse_metadata
+from app.submissions.views import SubmissionSummary, SubmissionView
+from runner.format.inputs import InputError, check_arguments, read_arguments
 
 
 def create_submission(
@@ -328,85 +328,10 @@ def version_label(session: Session, submission: Submission, problem: Problem) ->
     )
 
 
-@dataclass(frozen=True)
-class ViewGate:
-    """What one viewer may see of a problem's submissions: built once per request, so a route that
-    waits for a verdict applies the same gate to the finished row it is handed."""
-
-    locked: bool  # the viewer may no longer work on the problem (Premium lost)
-    public_input: str | None  # the statement's example as custom-input text, for "Try this input"
-    example_read: bool = False  # public_input was looked up (else a failed public case needs a read)
-
-    def covers(self, submission: Submission) -> bool:
-        """Whether :meth:`view` shows ``submission`` whole without another read (a finished row
-        handed over by the judge: a failed public case needs the example input looked up)."""
-        return self.locked or self.example_read or not failed_public(submission)
-
-    def view(self, submission: Submission, slug: str, url: str | None = None) -> SubmissionView:
-        return SubmissionView.of(
-            submission, slug, url, locked=self.locked, public_input=None if self.locked else self.public_input
-        )
-
-
-def gate_for(
-    session: Session,
-    viewer: User | None,
-    submission: Submission,
-    problem: Problem,
-    now: datetime,
-) -> ViewGate:
-    """The gate of ``viewer`` on ``submission``'s problem. The rule: a learner keeps their own code,
-    verdicts and which cases passed forever, but the cases' values, inputs and the judge's words
-    about them are the problem's, so a Premium problem's stay behind Premium (``locked``) once
-    Premium is lost, exactly like its hidden parts on the problem page (``problems.can_work_on``)."""
-    if not problems.can_work_on(problem, viewer, now):
-        return ViewGate(locked=True, public_input=None)
-    if submission.mode == CUSTOM:
-        return ViewGate(locked=False, public_input=None, example_read=True)
-    if not failed_public(submission):
-        return ViewGate(locked=False, public_input=None)
-    return ViewGate(False, _public_input(session, submission, problem.slug), example_read=True)
-
-
-def failed_public(submission: Submission) -> bool:
-    return any(c.get("public") and c.get("status") in FAILED_STATUSES for c in submission.cases or [])
-
-
-def view_of(
-    session: Session,
-    viewer: User | None,
-    submission: Submission,
-    problem: Problem,
-    now: datetime,
-    url: str | None = None,
-) -> SubmissionView:
-    """The one view of a submission for ``viewer``, behind the problem's gate (:func:`gate_for`):
-    every route that shows a submission's cases (its page, the compare page, ``/api``, ``/api/v1``,
-    a report) builds it here."""
-    return gate_for(session, viewer, submission, problem, now).view(submission, problem.slug, url)
-
-
-def _public_input(session: Session, submission: Submission, slug: str) -> str | None:
-    """The public cases' input as custom-input text: the statement's example (``[example_input]``
-    of the version the submission ran on; ``tests/runner/test_bank_custom_input.py`` keeps it the
-    public case's), or None when the problem declares none."""
-    if submission.problem_version_id is None:
-        return None
-    version = problems_repository.get_version(session, submission.problem_version_id)
-    toml = version.files.get("problem.toml") if version is not None else None
-    if not isinstance(toml, str):
-        return None
-    try:
-        example = parse_metadata(toml, slug)["example_input"]
-    except ProblemFormatError:
-        return None
-    return input_text(example) if example is not None else None
-
-
 def page_view(
     session: Session, viewer: User | None, submission: Submission, problem: Problem, now: datetime
 ) -> dict[str, Any]:
-    """The submission as the learner's page and its JSON API show it (:func:`view_of`)."""
+    """The submission as the learner's page and its JSON API show it (``gate.view_of``)."""
     return view_of(session, viewer, submission, problem, now).page_json()
 
 

@@ -24,7 +24,7 @@ from runner.verdict import Verdict
 
 Status = Literal["queued", "running", "finished"]
 FAILED_STATUSES = ("failed", "error")
-# What a locked view says instead of the judge's words (app.submissions.service.view_of).
+# What a locked view says instead of the judge's words (app.submissions.gate).
 LOCKED_MESSAGE = (
     "This is a Premium problem: its test cases' values and the judge's messages about them are shown "
     "with Premium. Your code, the verdict and which cases passed stay yours."
