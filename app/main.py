@@ -32,7 +32,9 @@ from app.kit.db_slots import DatabaseSlots, keep_threads_beyond
 from app.kit.errors import AppError
 from app.kit.headers import SecurityHeadersMiddleware
 from app.kit.hosts import AllowedHostsMiddleware, allowed_hosts
+from app.kit.links import public_url
 from app.kit.logging import SubmissionLogMiddleware
+from app.kit.mail import Mailer
 from app.kit.runner import JudgeRunner, runtime_info
 from app.kit.security import prepare_password_checks
 from app.kit.settings import Settings, get_settings
@@ -46,7 +48,9 @@ from app.moderation import api as moderation_api
 from app.moderation import pages as moderation_pages
 from app.problems import api as problem_api
 from app.reports import api as report_api
+from app.reports import outcomes as report_outcomes
 from app.reports import pages as report_pages
+from app.reports.service import Notifier
 from app.scaleout.judging_setup import setup_judging
 from app.site import account_pages, problem_pages, track_pages
 from app.site import submission_pages as submission_detail_pages
@@ -160,6 +164,15 @@ def create_app(
     app.state.dispatcher = dispatcher
     app.state.waiter = waiter
     app.state.lti_worker = lti_worker
+
+    # Reporters are mailed their re-judge's outcome, through the app's mailer of the moment.
+    def notifier() -> Notifier:
+        mailer = getattr(app.state, "mailer", None)  # as accounts.reset_pages.get_mailer keeps it
+        if mailer is None:
+            mailer = app.state.mailer = Mailer(settings)
+        return Notifier(mailer, public_url(settings).rstrip("/"))
+
+    report_outcomes.install(notifier)
 
     app.add_middleware(
         SessionMiddleware,

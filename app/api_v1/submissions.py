@@ -9,7 +9,9 @@ from urllib.parse import urlencode
 import anyio
 from fastapi import APIRouter, Depends, Header, Path, Query, Request
 from fastapi.responses import JSONResponse
+from sqlalchemy.orm import Session
 
+from app.accounts.models import User
 from app.api_v1.deps import ApiToken, ApiUser, limit_body, needs
 from app.api_v1.schemas import SubmissionIn, error_responses, model_response
 from app.kit.db import Database, utcnow
@@ -20,6 +22,7 @@ from app.submissions import repository as submissions_repository
 from app.submissions import service
 from app.submissions.deps import DispatcherDep, WaiterDep
 from app.submissions.dispatch import ResultWaiter
+from app.submissions.gate import ViewGate, gate_for
 from app.submissions.models import FINISHED, Submission
 from app.submissions.views import SubmissionList, SubmissionSummary, SubmissionView
 from app.submissions.waiting import WaitingResponse, wait_for
@@ -31,9 +34,18 @@ SubmissionId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 IDEMPOTENCY_KEY = r"^[A-Za-z0-9._:-]{1,100}$"
 
 
-def v1_view(submission: Submission, slug: str) -> dict[str, Any]:
-    """The one submission view, as the REST API serialises it (``tests``, the API's own URL)."""
-    return SubmissionView.of(submission, slug, url=f"/api/v1/submissions/{submission.id}").api_json()
+def v1_view(gate: ViewGate, submission: Submission, slug: str) -> dict[str, Any]:
+    """The one submission view behind the caller's gate, as the REST API serialises it (``tests``,
+    the API's own URL)."""
+    return gate.view(submission, slug, url=f"/api/v1/submissions/{submission.id}").api_json()
+
+
+def read_view(session: Session, user: User, submission_id: int) -> tuple[dict[str, Any], str, ViewGate]:
+    """One of the caller's submissions as the API shows it, with its slug and the caller's gate."""
+    submission = service.get_own(session, user, submission_id)
+    problem = service.problem_of(session, submission)
+    gate = gate_for(session, user, submission, problem, utcnow())
+    return v1_view(gate, submission, problem.slug), problem.slug, gate
 
 
 def submission_response(
@@ -57,11 +69,15 @@ def _produce(
     submission_id: int,
     slug: str,
     wait_s: float,
+    gate: ViewGate,
+    user: User,
     since: int | None = None,
 ) -> Callable[[], Awaitable[dict[str, Any]]]:
     """The waiting answer's body: built from the row the judge recorded, or read at the timeout.
 
-    ``since``: a :meth:`ResultWaiter.mark` taken while the submission was known unfinished.
+    ``since``: a :meth:`ResultWaiter.mark` taken while the submission was known unfinished. ``gate``:
+    the caller's, taken with the first read; a finished row it does not cover (a failed public case
+    whose example input was not looked up) is read again, through the gate, in a fresh session.
     """
 
     def read() -> dict[str, Any]:
@@ -69,12 +85,16 @@ def _produce(
         with db.sessionmaker() as fresh:
             submission = submissions_repository.get(fresh, submission_id)
             assert submission is not None  # committed before the response is sent
-            return v1_view(submission, slug)
+            problem = service.problem_of(fresh, submission)
+            return v1_view(gate_for(fresh, user, submission, problem, utcnow()), submission, slug)
+
+    def handed(finished: Submission) -> dict[str, Any] | None:
+        return v1_view(gate, finished, slug) if gate.covers(finished, slug) else None
 
     async def produce() -> dict[str, Any]:
         return await wait_for(
             waiter, submission_id, read, lambda view: view["status"] == FINISHED, wait_s, since=since,
-            view=lambda finished: v1_view(finished, slug),
+            view=handed,
         )  # fmt: skip
 
     return produce
@@ -117,7 +137,7 @@ async def create_submission(
     """
     db = get_database(request)
 
-    def store() -> tuple[int, bool, dict[str, Any]]:
+    def store() -> tuple[int, bool, dict[str, Any], ViewGate, User]:
         # The route's whole unit of work in one worker thread: the token's owner (its own short
         # transaction, as every API route's), then one transaction (committed, then the job
         # dispatched, by ``Database.transaction``): one hop instead of a session's five.
@@ -141,10 +161,17 @@ async def create_submission(
                 custom_text=body.input_text,
                 per_minute=settings.api_submissions_per_minute,
             )
-            return submission.id, replayed, v1_view(submission, body.problem)
+            # Just through the problem's gate (``create_or_replay``): nothing locked; a new submission
+            # has no failed case yet, so no example input is read on the verdict's path.
+            gate = (
+                gate_for(session, user, submission, service.problem_of(session, submission), now)
+                if replayed
+                else ViewGate(locked=False)
+            )
+            return submission.id, replayed, v1_view(gate, submission, body.problem), gate, user
 
     since = waiter.mark()  # before the insert: any verdict for it is notified after this
-    submission_id, replayed, view = await anyio.to_thread.run_sync(store)
+    submission_id, replayed, view, gate, user = await anyio.to_thread.run_sync(store)
     tag_request(request.state, submission_id)
     headers = {"Location": f"/api/v1/submissions/{submission_id}"}
     if replayed:
@@ -152,7 +179,9 @@ async def create_submission(
     if not wait or view["status"] == FINISHED:
         return JSONResponse(view, status_code=status_of(view), headers=headers)
     wait_s = min(timeout or settings.wait_timeout_s, settings.wait_timeout_s)
-    produce = _produce(db, waiter, submission_id, body.problem, wait_s, None if replayed else since)
+    produce = _produce(
+        db, waiter, submission_id, body.problem, wait_s, gate, user, None if replayed else since
+    )
     return submission_response(produce, headers)
 
 
@@ -181,18 +210,16 @@ async def get_submission(
     """
     db = get_database(request)
 
-    def read() -> tuple[dict[str, Any], str]:
+    def read() -> tuple[dict[str, Any], str, ViewGate]:
         with db.transaction() as session:  # one hop, one short transaction, in the route's slot
-            submission = service.get_own(session, user, submission_id)
-            slug = service.problem_of(session, submission).slug
-            return v1_view(submission, slug), slug
+            return read_view(session, user, submission_id)
 
     since = waiter.mark()  # before the read: a verdict it does not show is notified after this
-    view, slug = await anyio.to_thread.run_sync(read)
+    view, slug, gate = await anyio.to_thread.run_sync(read)
     if not wait or view["status"] == FINISHED:
         return view
     wait_s = min(timeout or settings.wait_timeout_s, settings.wait_timeout_s)
-    return submission_response(_produce(db, waiter, submission_id, slug, wait_s, since), {})
+    return submission_response(_produce(db, waiter, submission_id, slug, wait_s, gate, user, since), {})
 
 
 @router.get(

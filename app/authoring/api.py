@@ -27,7 +27,7 @@ MAX_FILES = archive.MAX_ENTRIES
 FilesField = Field(
     max_length=MAX_FILES,
     description="The problem folder as relative path -> text: problem.toml, statement.md, learn.md, "
-    "starter.py, solution.py, tests.py and optional mutants/<name>.py",
+    "starter.py, solution.py, tests.py, optional mutants/<name>.py and alternatives/<name>.py",
 )
 
 

@@ -23,8 +23,10 @@ MAX_ENTRIES = 64
 MAX_TOTAL_BYTES = 4 * 1024 * 1024
 MAX_RATIO = 200  # uncompressed / compressed, per entry (zip bombs)
 MUTANT_RE = re.compile(r"^mutants/[A-Za-z0-9_][A-Za-z0-9_-]{0,63}\.py$")
+# Accepted alternative solutions (runner/format/problem.py): the same names as mutants.
+ALTERNATIVE_RE = re.compile(r"^alternatives/[A-Za-z0-9_][A-Za-z0-9_-]{0,63}\.py$")
 FIXED_DATE = (1980, 1, 1, 0, 0, 0)
-ALLOWED_FILES = ", ".join(REQUIRED_FILES) + " and mutants/<name>.py"
+ALLOWED_FILES = ", ".join(REQUIRED_FILES) + ", mutants/<name>.py and alternatives/<name>.py"
 
 
 class ArchiveError(InvalidInput):
@@ -32,7 +34,7 @@ class ArchiveError(InvalidInput):
 
 
 def allowed_name(rel: str) -> bool:
-    return rel in REQUIRED_FILES or bool(MUTANT_RE.match(rel))
+    return rel in REQUIRED_FILES or bool(MUTANT_RE.match(rel) or ALTERNATIVE_RE.match(rel))
 
 
 def to_zip(slug: str, files: dict[str, str]) -> bytes:

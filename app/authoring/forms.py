@@ -169,6 +169,20 @@ class EditorForm:
         return out
 
 
+# The files the form edits: the rest of a problem's files (its ``alternatives/``) are kept as they are.
+FORM_FILES = frozenset({"problem.toml", "statement.md", "learn.md", "starter.py", "solution.py", "tests.py"})
+
+
+def edited_by_form(rel: str) -> bool:
+    return rel in FORM_FILES or rel.startswith("mutants/")
+
+
+def with_unedited(form_files: dict[str, str], current: dict[str, str]) -> dict[str, str]:
+    """The form's files plus the current files it does not edit (accepted ``alternatives/``, and
+    anything a later format adds), so saving in the web editor never drops what an import brought."""
+    return {rel: text for rel, text in current.items() if not edited_by_form(rel)} | form_files
+
+
 def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
 

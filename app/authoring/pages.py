@@ -7,6 +7,7 @@ preview (``/api/v1/authoring/preview``) and an in-page Validate (``/authoring/va
 
 from __future__ import annotations
 
+import contextlib
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
@@ -16,7 +17,7 @@ from sqlalchemy.orm import Session
 from app.accounts.models import User
 from app.authoring import archive, ownership, service
 from app.authoring.deps import AuthorUser, OwnerId
-from app.authoring.forms import EditorForm, parse_form
+from app.authoring.forms import EditorForm, parse_form, with_unedited
 from app.kit.errors import AppError, InvalidInput, PayloadTooLarge
 from app.kit.web import CsrfProtected, RunnerDep, SessionDep, render
 from app.problems import visibility
@@ -156,7 +157,8 @@ def save_problem(
     """Save the draft only: what learners see changes on Publish, never here."""
     form.slug = slug
     try:
-        outcome = service.save(session, slug, form.files(), user)
+        current = service.workspace(session, slug, user).files
+        outcome = service.save(session, slug, with_unedited(form.files(), current), user)
     except service.InvalidProblem as exc:
         ws = service.workspace(session, slug, user)
         return _editor(request, session, user, form, ws, error=exc.detail, status_code=422)
@@ -173,6 +175,11 @@ def validate_form(
         files = form.files()
     except service.InvalidProblem as exc:
         return JSONResponse({"error": exc.code, "detail": exc.detail}, status_code=422)
+    # An existing problem is validated with the files the form does not edit (its alternatives); a
+    # new one (or one that is not the caller's) with the form's files alone.
+    with contextlib.suppress(AppError):
+        if form.slug:
+            files = with_unedited(files, service.workspace(session, form.slug, user).files)
     report = service.validate(session, form.slug or "new-problem", user, runner, files)
     return JSONResponse({**report.to_dict(), "text": report.render()})
 
@@ -198,7 +205,8 @@ def publish_problem(
             version = service.publish(session, slug, user, runner)
         else:
             form.slug = slug
-            version = service.publish_files(session, slug, form.files(), user, runner)
+            current = service.workspace(session, slug, user).files
+            version = service.publish_files(session, slug, with_unedited(form.files(), current), user, runner)
     except service.InvalidProblem as exc:
         shown = form or EditorForm.from_files(slug, service.workspace(session, slug, user).files)
         return _editor(

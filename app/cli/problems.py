@@ -18,6 +18,7 @@ from torchdrill.commands import command, list_problems
 from torchdrill.output import echo
 
 from app.kit.runner import JudgeRunner
+from app.kit.words import count
 
 if TYPE_CHECKING:
     from runner.format.tracks import TrackSpec
@@ -111,7 +112,7 @@ def validate(
     failed = sum(not r.ok for r in reports)
     if as_json:
         echo(json.dumps([r.to_dict() for r in reports], indent=2))
-    echo(f"\n{len(reports) - failed} of {len(reports)} problem(s) valid", err=as_json)
+    echo(f"\n{len(reports) - failed} of {count(len(reports), 'problem')} valid", err=as_json)
     raise typer.Exit(1 if failed else 0)
 
 

@@ -10,6 +10,7 @@ from fastapi import Depends, Query, Request
 from fastapi.templating import Jinja2Templates
 from sqlalchemy.orm import Session
 
+from app.kit import words
 from app.kit.db import Database, run_commit_hooks
 from app.kit.db_slots import DatabaseSlots
 from app.kit.errors import CsrfFailed
@@ -24,6 +25,7 @@ templates.env.globals["csrf_field_name"] = CSRF_FORM_FIELD
 # app/static with content-hashed names: templates write {{ static_url("js/app.js") }}.
 static_assets = StaticAssets(ROOT / "app" / "static")
 templates.env.globals["static_url"] = static_assets.url
+templates.env.globals["count"] = words.count  # "1 case", "3 cases" (app/kit/words.py)
 
 
 def get_database(request: Request) -> Database:

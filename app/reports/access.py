@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from itertools import groupby
 
+from sqlalchemy import ColumnElement, and_, or_, select
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
@@ -52,4 +53,29 @@ def answers(
 
 
 def reads(session: Session, report: TestReport, problem: Problem, submission: Submission, user: User) -> bool:
+    """The rule in Python (:func:`readable_on` is the same rule in SQL, for a list's pages)."""
     return report.reporter_id == user.id or answers(session, report, problem, submission, user)
+
+
+def readable_on(session: Session, problem: Problem, user: User) -> ColumnElement[bool]:
+    """The reports on ``problem`` that ``user`` reads, in SQL: all for its owners and admins; else
+    their own, and those on their courses' work (:meth:`CourseWork.where` for each reporter)."""
+    on_problem = TestReport.problem_id == problem.id
+    if manages(session, problem, user):
+        return on_problem
+    readable: list[ColumnElement[bool]] = [TestReport.reporter_id == user.id]
+    if user.is_staff:
+        reporters = repository.reporters_on(session, problem.id)
+        taught = sorted(
+            repository.taught_assignments_with(session, user.id, problem.id), key=lambda a: a.course_id
+        )
+        for _, assignments in groupby(taught, key=lambda a: a.course_id):
+            work = course_visibility.course_work(session, list(assignments), reporters)
+            seen = [work.where(reporter) for reporter in reporters]
+            readable.append(TestReport.submission_id.in_(select(Submission.id).where(or_(*seen))))
+    return and_(on_problem, or_(*readable))
+
+
+def own(user: User) -> ColumnElement[bool]:
+    """The reports ``user`` filed (the list without a problem)."""
+    return TestReport.reporter_id == user.id

@@ -7,12 +7,12 @@ and the instructors whose course sees the submission asks for answers 404, like 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
-from urllib.parse import urlencode
 
 from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.kit.db import utcnow
+from app.kit.paging import MAX_CURSOR, next_url
 from app.kit.web import SessionDep, SettingsDep
 from app.reports import service
 from app.reports.deps import NotifierDep, ReportAnswerer, ReportFiler, ReportLimiter, ReportReader
@@ -78,21 +78,16 @@ def list_reports(
     session: SessionDep,
     problem: Annotated[str | None, Query(max_length=80, description="A problem's slug")] = None,
     status: Annotated[Status | None, Query()] = None,
-    before: Annotated[
-        int | None, Query(ge=1, le=2**31 - 1, description="Only ids below this (paging)")
+    after: Annotated[
+        str | None, Query(max_length=MAX_CURSOR, description="The cursor of the next page (from `next`)")
     ] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
 ) -> ReportList:
     """Without `problem`: your own reports. With it: every report on the problem you may read (all of
-    them for its owners, your courses' for an instructor), newest first."""
-    items = service.listing(
-        session, user, utcnow(), slug=problem, status=status, before_id=before, limit=limit
-    )
-    next_page = None
-    if len(items) == limit:
-        params = {k: v for k, v in (("problem", problem), ("status", status)) if v}
-        next_page = "/api/v1/reports?" + urlencode({**params, "before": items[-1].id, "limit": limit})
-    return ReportList(items=items, next=next_page)
+    them for its owners, your courses' for an instructor), newest first; follow `next` for older ones."""
+    found = service.listing(session, user, utcnow(), slug=problem, status=status, after=after, limit=limit)
+    params = {"problem": problem, "status": status, "limit": limit}
+    return ReportList(items=found.items, next=next_url("/api/v1/reports", params, found.cursor))
 
 
 @router.get("/reports/{report_id}", response_model=ReportView, responses=ERRORS)

@@ -16,7 +16,9 @@ from fastapi.responses import RedirectResponse
 from app.accounts.deps import CurrentUser
 from app.kit.db import utcnow
 from app.kit.errors import AppError, NotFound
+from app.kit.paging import MAX_CURSOR, next_url
 from app.kit.web import CsrfProtected, SessionDep, SettingsDep, render
+from app.kit.words import count
 from app.problems import repository as problems_repository
 from app.reports import access, service
 from app.reports.deps import NotifierDep, ReportLimiter
@@ -61,21 +63,26 @@ def file_report(
     return notice(request, back, "Thanks: your report was sent to the problem's authors.")
 
 
+PAGE_SIZE = 50
+
+
 def _reports_page(request: Request, session: SessionDep, user: CurrentUser, slug: str, status: str | None,
-                  plan: RejudgePlan | None = None) -> Any:  # fmt: skip
+                  plan: RejudgePlan | None = None, after: str | None = None) -> Any:  # fmt: skip
     now = utcnow()
-    reports = service.listing(session, user, now, slug=slug, status=status, before_id=None, limit=100)
+    found = service.listing(session, user, now, slug=slug, status=status, after=after, limit=PAGE_SIZE)
+    reports = found.items
     problem = problems_repository.get_by_slug(session, slug)
     assert problem is not None  # listing answered 404 otherwise
     manages = access.manages(session, problem, user)
     staff = [r for r in reports if r.submission is not None]
-    if not staff and not manages:
+    if not staff and not manages and after is None:
         raise NotFound(f"There is no problem called {slug!r} with reports you answer.")
     return render(
         request,
         "reports/problem.html",
         {"problem": problem, "reports": staff, "manages": manages, "status": status or "",
-         "plan": plan, "notice": pop_notice(request)},
+         "plan": plan, "notice": pop_notice(request),
+         "next_url": next_url(f"/problems/{quote(slug)}/reports", {"status": status}, found.cursor)},
     )  # fmt: skip
 
 
@@ -86,8 +93,10 @@ def problem_reports(
     user: CurrentUser,
     session: SessionDep,
     status: Annotated[str | None, Query(pattern="^(open|not_a_bug|fixed)$")] = None,
+    after: Annotated[str | None, Query(max_length=MAX_CURSOR)] = None,
 ) -> Any:
-    return _reports_page(request, session, user, slug, status)
+    """A page of the problem's reports that the caller answers, newest first ("Older reports")."""
+    return _reports_page(request, session, user, slug, status, after=after)
 
 
 @router.post("/reports/{report_id}/answer", dependencies=[CsrfProtected])
@@ -120,5 +129,5 @@ def rejudge(
     plan = service.rejudge(session, dispatcher, user, slug, utcnow(), notifier, dry_run=dry_run)
     if dry_run:
         return _reports_page(request, session, user, slug, None, plan)
-    return notice(request, f"/problems/{quote(slug)}/reports",
-                  f"Re-judging {len(plan.targets)} reported submission(s) on v{plan.version}.")  # fmt: skip
+    what = count(len(plan.targets), "reported submission")
+    return notice(request, f"/problems/{quote(slug)}/reports", f"Re-judging {what} on v{plan.version}.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
@@ -35,27 +35,34 @@ def of_submission(session: Session, submission_id: int) -> Sequence[TestReport]:
     return session.scalars(stmt).all()
 
 
-def of_reporter(
-    session: Session, reporter_id: int, *, problem_id: int | None, before_id: int | None, limit: int
+def page(
+    session: Session, readable: ColumnElement[bool], *, status: str | None, below_id: int | None, limit: int
 ) -> Sequence[TestReport]:
-    stmt = select(TestReport).where(TestReport.reporter_id == reporter_id)
-    if problem_id is not None:
-        stmt = stmt.where(TestReport.problem_id == problem_id)
-    if before_id is not None:
-        stmt = stmt.where(TestReport.id < before_id)
+    """Up to ``limit`` reports that ``readable`` admits, newest first, with ids below ``below_id``
+    (a keyset page: ``ix_test_reports_problem_id`` / ``ix_test_reports_reporter_id`` serve it)."""
+    stmt = select(TestReport).where(readable)
+    if status is not None:
+        stmt = stmt.where(TestReport.status == status)
+    if below_id is not None:
+        stmt = stmt.where(TestReport.id < below_id)
     return session.scalars(stmt.order_by(TestReport.id.desc()).limit(limit)).all()
 
 
-def of_problem(
-    session: Session, problem_id: int, *, status: str | None = None, before_id: int | None = None
-) -> Sequence[TestReport]:
-    """A problem's reports, newest first (the caller filters what the reader may see)."""
+def of_problem(session: Session, problem_id: int) -> Sequence[TestReport]:
+    """Every report on a problem, newest first (the re-judge's targets)."""
     stmt = select(TestReport).where(TestReport.problem_id == problem_id)
-    if status is not None:
-        stmt = stmt.where(TestReport.status == status)
-    if before_id is not None:
-        stmt = stmt.where(TestReport.id < before_id)
     return session.scalars(stmt.order_by(TestReport.id.desc())).all()
+
+
+def reporters_on(session: Session, problem_id: int) -> list[int]:
+    """The users who reported a case of the problem."""
+    stmt = select(TestReport.reporter_id).where(TestReport.problem_id == problem_id).distinct()
+    return sorted(session.scalars(stmt))
+
+
+def rejudged_by(session: Session, copy_id: int) -> Sequence[TestReport]:
+    """The reports whose re-judge is the copy ``copy_id``."""
+    return session.scalars(select(TestReport).where(TestReport.rejudge_id == copy_id)).all()
 
 
 def submissions_by_ids(session: Session, ids: set[int]) -> dict[int, Submission]:

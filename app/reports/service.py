@@ -27,6 +27,7 @@ from app.kit.db import on_commit
 from app.kit.errors import Conflict, Forbidden, InvalidInput, NotFound
 from app.kit.limits import RequestLimiter
 from app.kit.mail import Mailer
+from app.kit.paging import Page, decode_cursor, page_of
 from app.problems import repository as problems_repository
 from app.problems import service as problems
 from app.problems import visibility
@@ -35,13 +36,19 @@ from app.reports import access, repository
 from app.reports.models import NOT_A_BUG, OPEN, STATUSES, TestReport
 from app.reports.views import RejudgePlan, RejudgeTarget, ReportOutcome, ReportView
 from app.submissions.dispatch import Dispatcher
+from app.submissions.gate import view_of
 from app.submissions.models import COPY_KEY_PREFIX, CUSTOM, FINISHED, QUEUED, Submission
 
 log = logging.getLogger(__name__)
 
+# The idempotency key of a report's re-judged copy: f"{REPORT_COPY_PREFIX}{report id}-{version id}"
+# (app.reports.outcomes mails the reporter when such a copy finishes).
+REPORT_COPY_PREFIX = f"{COPY_KEY_PREFIX}report-"
+
 MAX_NOTE = 2000
 MAX_REPLY = 4000
 REPORTABLE = ("failed", "error")  # a case that passed is not reported as wrong
+CURSOR = (int,)  # the shape of a report list's cursor: the last report's id (newest first)
 
 
 @dataclass(frozen=True)
@@ -167,11 +174,12 @@ def view(session: Session, loaded: Loaded, user: User, now: datetime) -> ReportV
     reporter = (
         repository.users_by_ids(session, {report.reporter_id}).get(report.reporter_id) if staff else None
     )
+    shown = view_of(session, user, submission, problem, now, url=f"/api/v1/submissions/{submission.id}")
     return ReportView.of(
         report,
         problem.slug,
         submission,
-        tests_readable=problems.can_work_on(problem, user, now),
+        shown,
         outcome=outcome,
         staff=staff,
         reporter_email=reporter.email if reporter else None,
@@ -195,37 +203,37 @@ def listing(
     *,
     slug: str | None,
     status: str | None,
-    before_id: int | None,
+    after: str | None,
     limit: int,
-) -> list[ReportView]:
-    """Reports ``user`` may read, newest first: on one problem (as staff: every report they answer,
-    plus their own), or without a problem the user's own."""
+) -> Page[ReportView]:
+    """A page of the reports ``user`` may read, newest first: on one problem (as staff: every report
+    they answer, plus their own), or without a problem the user's own. Paged in SQL with the one
+    cursor format (``app.kit.paging``: ``after`` is the last report's id, as given in ``next``)."""
     if status is not None and status not in STATUSES:
         raise InvalidInput(f"status must be one of {', '.join(STATUSES)}.")
+    below = decode_cursor(after, CURSOR)[0] if after is not None else None
     if slug is None:
-        rows = repository.of_reporter(session, user.id, problem_id=None, before_id=before_id, limit=limit)
-        rows = [r for r in rows if status is None or r.status == status]
+        readable = access.own(user)
     else:
         problem = (
             problems_repository.get_by_slug(session, slug) if len(slug) <= 80 and "\x00" not in slug else None
         )
         if problem is None:
             raise NotFound(f"There is no problem called {slug[:80]!r}.")
-        rows = list(repository.of_problem(session, problem.id, status=status, before_id=before_id))
+        readable = access.readable_on(session, problem, user)
+    rows = repository.page(session, readable, status=status, below_id=below, limit=limit + 1)
+    found = page_of(rows, limit, lambda r: (r.id,))
     out: list[ReportView] = []
-    for report in rows:
+    for report in found.items:
         loaded = _load(session, report)
-        if loaded is None or not access.reads(session, report, loaded.problem, loaded.submission, user):
-            continue
-        out.append(view(session, loaded, user, now))
-        if len(out) >= limit:
-            break
-    if slug is not None and not out and before_id is None:
+        if loaded is not None:
+            out.append(view(session, loaded, user, now))
+    if slug is not None and not out and after is None:
         # A problem the caller may not know of answers like one that does not exist.
         problem = problems_repository.get_by_slug(session, slug)
         if problem is not None and not visibility.can_see(session, problem, user, now):
             raise NotFound(f"There is no problem called {slug[:80]!r}.")
-    return out
+    return Page(out, found.cursor)
 
 
 def answer(
@@ -328,7 +336,7 @@ def rejudge(
             code=original.code,
             status=QUEUED,
             created_at=now,
-            idempotency_key=f"{COPY_KEY_PREFIX}report-{report.id}-{version_id}",
+            idempotency_key=f"{REPORT_COPY_PREFIX}{report.id}-{version_id}",
         )
         session.add(copy)
         session.flush()
@@ -344,7 +352,8 @@ def rejudge(
                 f"Your report on {problem.title}: re-judged on version {plan.version}",
                 f"{problem.title} was updated to version {plan.version} after reports like yours "
                 f"(test case {report.case_name!r}), and your submission #{original.id} is being judged "
-                f"again on it.\n\nSee the outcome here: {notifier.site}/submissions/{original.id}\n",
+                f"again on it. You will get another mail with the outcome.\n\n"
+                f"See it here: {notifier.site}/submissions/{original.id}\n",
             )
     session.flush()
     on_commit(session, lambda: _dispatch(dispatcher, copies))

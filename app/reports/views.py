@@ -78,13 +78,14 @@ class ReportView(BaseModel):
         report: TestReport,
         slug: str,
         submission: Submission,
+        view: SubmissionView,
         *,
-        tests_readable: bool,
         outcome: ReportOutcome | None,
         staff: bool,
         reporter_email: str | None = None,
     ) -> ReportView:
-        view = SubmissionView.of(submission, slug, url=f"/api/v1/submissions/{submission.id}")
+        """``view``: the submission as the reader may see it (``submissions.gate.view_of``, behind
+        the problem's gate: a locked view's case is not shown)."""
         case = next((c for c in view.cases if c.name == report.case_name), None)
         return cls(
             id=report.id,
@@ -98,7 +99,7 @@ class ReportView(BaseModel):
             created_at=report.created_at,
             updated_at=report.updated_at,
             outcome=outcome,
-            case_result=case if tests_readable or staff else None,
+            case_result=case if not view.locked else None,
             reporter=reporter_email if staff else None,
             submission=view if staff else None,
             code=submission.code if staff else None,

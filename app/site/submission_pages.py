@@ -23,8 +23,9 @@ router = APIRouter(tags=["submissions"])
 def submission_page(request: Request, submission_id: int, user: CurrentUser, session: SessionDep) -> Any:
     submission = service.get_own(session, user, submission_id)
     problem = service.problem_of(session, submission)
-    view = service.to_view(submission, problem.slug)
-    filed = reports.of_submission(session, user, submission, utcnow())
+    now = utcnow()
+    view = service.page_view(session, user, submission, problem, now)
+    filed = reports.of_submission(session, user, submission, now)
     reported = {r.case for r in filed}
     reportable = [
         c["name"] for c in view["cases"] if c["status"] in reports.REPORTABLE and c["name"] not in reported
@@ -38,7 +39,10 @@ def submission_page(request: Request, submission_id: int, user: CurrentUser, ses
             "version": service.version_label(session, submission, problem),
             "code_html": highlight_code(submission.code),
             "reports": [r.model_dump(mode="json") for r in filed],
-            "reportable": reportable if submission.status == FINISHED and submission.mode != CUSTOM else [],
+            # Reporting a case needs the problem's tests (its gate): nothing to report while locked.
+            "reportable": reportable
+            if submission.status == FINISHED and submission.mode != CUSTOM and not view["locked"]
+            else [],
             "report_notice": report_pages.pop_notice(request),
         },
     )

@@ -14,7 +14,8 @@ from app.kit.web import CsrfProtected, SessionDep, SettingsDep, get_database
 from app.problems import service as problems
 from app.submissions import service
 from app.submissions.deps import DispatcherDep, WaiterDep
-from app.submissions.models import FINISHED
+from app.submissions.gate import gate_for
+from app.submissions.models import FINISHED, Submission
 from app.submissions.waiting import WaitingResponse, wait_for
 
 router = APIRouter(prefix="/api", tags=["submissions"])
@@ -54,7 +55,7 @@ def create_submission(
         custom_text=body.input_text,
     )
     tag_request(request.state, submission.id)
-    return service.to_view(submission, slug)
+    return service.page_view(session, user, submission, service.problem_of(session, submission), now)
 
 
 @router.get("/problems/{slug}/submissions")
@@ -97,21 +98,28 @@ def get_submission(
     a waiting page holds neither a worker thread nor the request's database connection.
     """
     since = waiter.mark()  # before the read: a verdict it does not show is notified after this
+    now = utcnow()
     submission = service.get_own(session, user, submission_id)
-    slug = service.problem_of(session, submission).slug
+    problem = service.problem_of(session, submission)
+    slug = problem.slug
     if not wait or submission.status == FINISHED:
-        return service.to_view(submission, slug)
+        return service.page_view(session, user, submission, problem, now)
     seconds = min(timeout or settings.wait_timeout_s, settings.wait_timeout_s)
     db = get_database(request)
+    gate = gate_for(session, user, submission, problem, now)
 
     def read() -> dict[str, Any]:
         with db.sessionmaker() as fresh:
-            return service.to_view(service.get_own(fresh, user, submission_id), slug)
+            row = service.get_own(fresh, user, submission_id)
+            return service.page_view(fresh, user, row, service.problem_of(fresh, row), utcnow())
+
+    def handed(finished: Submission) -> dict[str, Any] | None:
+        return gate.view(finished, slug).page_json() if gate.covers(finished, slug) else None
 
     async def produce() -> dict[str, Any]:
         return await wait_for(
             waiter, submission_id, read, lambda view: view["status"] == FINISHED, seconds, since=since,
-            view=lambda finished: service.to_view(finished, slug),
+            view=handed,
         )  # fmt: skip
 
     return WaitingResponse(produce)

@@ -96,6 +96,21 @@ def load_job(session: Session, submission_id: int) -> Job | None:
     )
 
 
+CopyFinished = Callable[[Session, Submission], None]
+_copy_listeners: dict[str, CopyFinished] = {}
+
+
+def on_copy_finished(key_prefix: str, listener: CopyFinished) -> None:
+    """Call ``listener(session, row)`` in the verdict's transaction when a re-judged copy whose
+    idempotency key starts with ``key_prefix`` is finished (once: the verdict is recorded once).
+
+    Domains above this one install theirs at start-up (a test report's outcome mail:
+    ``app.reports.outcomes``); registering the same prefix again replaces the listener. Only copies
+    are looked at, so a learner's own verdict pays nothing for it.
+    """
+    _copy_listeners[key_prefix] = listener
+
+
 def record_verdict(session: Session, submission_id: int, result: JudgeResult) -> Submission | None:
     """Store the final verdict, once. Returns the finished row (``repository.finish``: a transient
     copy read back by the UPDATE, without its code), or None (and changes nothing) if the
@@ -130,6 +145,15 @@ def record_verdict(session: Session, submission_id: int, result: JudgeResult) ->
         progress.record_verdict(
             session, finished.user_id, finished.problem_id, finished.mode, result.verdict, finished.created_at
         )
+    elif finished is not None:
+        key = finished.idempotency_key or ""
+        for prefix, listener in list(_copy_listeners.items()):
+            if key.startswith(prefix):
+                try:  # in a savepoint: a listener's failure never costs the verdict
+                    with session.begin_nested():
+                        listener(session, finished)
+                except Exception:
+                    log.exception("the listener of %r failed on submission %s", prefix, submission_id)
     return finished
 
 

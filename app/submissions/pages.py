@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from app.accounts.deps import CurrentUser
+from app.kit.db import utcnow
 from app.kit.web import SessionDep, render
 from app.submissions import service
 from app.submissions.code_diff import line_diff
@@ -23,12 +24,13 @@ def compare_page(
     both = (service.get_own(session, user, first_id), service.get_own(session, user, second_id))
     older, newer = sorted(both, key=lambda s: s.id)
     problems = {s.id: service.problem_of(session, s) for s in (older, newer)}
+    now = utcnow()
     return render(
         request,
         "submissions/compare.html",
         {
-            "older": service.to_view(older, problems[older.id].slug),
-            "newer": service.to_view(newer, problems[newer.id].slug),
+            "older": service.page_view(session, user, older, problems[older.id], now),
+            "newer": service.page_view(session, user, newer, problems[newer.id], now),
             "problem": problems[newer.id],
             "diff": line_diff(older.code, newer.code),
         },

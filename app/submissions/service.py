@@ -27,6 +27,7 @@ from app.problems.models import Problem
 from app.progress import repository as progress_state
 from app.submissions import limit, repository
 from app.submissions.dispatch import Dispatcher
+from app.submissions.gate import view_of
 from app.submissions.models import CUSTOM, MODES, Submission
 from app.submissions.views import SubmissionSummary, SubmissionView
 from runner.format.inputs import InputError, check_arguments, read_arguments
@@ -327,8 +328,16 @@ def version_label(session: Session, submission: Submission, problem: Problem) ->
     )
 
 
+def page_view(
+    session: Session, viewer: User | None, submission: Submission, problem: Problem, now: datetime
+) -> dict[str, Any]:
+    """The submission as the learner's page and its JSON API show it (``gate.view_of``)."""
+    return view_of(session, viewer, submission, problem, now).page_json()
+
+
 def to_view(submission: Submission, slug: str) -> dict[str, Any]:
-    """The submission as the learner's page and its JSON API show it (``views.SubmissionView``)."""
+    """The whole view, without a viewer's gate: only for staff reading a course's work (the
+    gradebook's drill-down; staff always have Premium, ``accounts.premium.is_premium``)."""
     return SubmissionView.of(submission, slug).page_json()
 
 

@@ -23,6 +23,12 @@ from runner.records.text import clean_value
 from runner.verdict import Verdict
 
 Status = Literal["queued", "running", "finished"]
+FAILED_STATUSES = ("failed", "error")
+# What a locked view says instead of the judge's words (app.submissions.gate).
+LOCKED_MESSAGE = (
+    "This is a Premium problem: its test cases' values and the judge's messages about them are shown "
+    "with Premium. Your code, the verdict and which cases passed stay yours."
+)
 Mode = Literal["run", "submit", "custom"]
 
 
@@ -114,13 +120,26 @@ class CaseView(BaseModel):
     failure: FailureView | None = Field(
         default=None, description="What failed, in the one failure vocabulary (null for a passed case)"
     )
+    try_input: str | None = Field(
+        default=None,
+        description="A failed case's input as custom-input text, to run it yourself (Try this input, "
+        "torchdrill run --input): a public case's (the statement's example), or a failing generated "
+        "input's; never a hidden case's own values",
+    )
 
     @classmethod
-    def of(cls, case: dict[str, Any], hidden_number: int = 0) -> CaseView:
+    def of(cls, case: dict[str, Any], hidden_number: int = 0, public_input: str | None = None) -> CaseView:
+        """``public_input``: the public cases' input as custom-input text (the statement's example,
+        ``[example_input]``), offered on a failed public case."""
         public = bool(case.get("public"))
         name = case.get("name", "")
         message = case.get("message", "")
         failure = case.get("failure")
+        failed = case.get("status") in FAILED_STATUSES
+        generated = failure.get("input") if isinstance(failure, dict) else None
+        offered = generated if isinstance(generated, str) and generated else None
+        if offered is None and public and failed and public_input:
+            offered = public_input
         return cls(
             name=name,
             public=public,
@@ -138,7 +157,23 @@ class CaseView(BaseModel):
             expected=_display(case.get("expected")) if public else None,
             actual=_display(case.get("actual")) if public else None,
             stdout=case.get("stdout") if public else None,
+            try_input=offered if failed else None,
         )
+
+    def gated(self) -> CaseView:
+        """The case without what the problem's gate covers (values, inputs, the judge's words about
+        them): its name, status, time, where the learner's code failed and what kind of failure."""
+        failure = (
+            FailureView(kind=self.failure.kind, title=self.failure.title, rule=self.failure.rule)
+            if self.failure is not None
+            else None
+        )
+        shown = f"{failure.title}." if failure is not None and self.status != "passed" else ""
+        return CaseView(
+            name=self.name, public=self.public, status=self.status, message=shown,
+            message_html=render_message(shown) if shown else "", time_ms=self.time_ms,
+            line=self.line, column=self.column, label=self.label, failure=failure,
+        )  # fmt: skip
 
 
 class SubmissionView(BaseModel):
@@ -191,14 +226,29 @@ class SubmissionView(BaseModel):
     input: dict[str, Any] | None = Field(
         default=None, description="Custom runs only: the arguments given (tensors as {tensor, dtype})"
     )
+    locked: bool = Field(
+        default=False,
+        description="True when the problem is Premium and you no longer have Premium: the cases keep "
+        "their names, statuses and failure kinds, without values, inputs or the judge's messages",
+    )
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
     url: str
 
     @classmethod
-    def of(cls, submission: Submission, slug: str, url: str | None = None) -> SubmissionView:
-        """The view of a stored submission; ``url`` defaults to its page."""
+    def of(
+        cls,
+        submission: Submission,
+        slug: str,
+        url: str | None = None,
+        *,
+        locked: bool = False,
+        public_input: str | None = None,
+    ) -> SubmissionView:
+        """The view of a stored submission; ``url`` defaults to its page. ``locked``: the viewer may
+        no longer work on the problem (the Premium gate), so the cases are :meth:`CaseView.gated`.
+        ``public_input``: the public cases' input as text, for "Try this input"."""
         stored = clean_value(
             {
                 "message": submission.message or "",
@@ -210,7 +260,8 @@ class SubmissionView(BaseModel):
         hidden = 0
         for c in stored["cases"]:
             hidden += 0 if c.get("public") else 1
-            cases.append(CaseView.of(c, hidden))
+            case = CaseView.of(c, hidden, public_input)
+            cases.append(case.gated() if locked else case)
         verdict = Verdict.parse(submission.verdict)
         label, explanation = verdict_words(verdict, submission.mode)
         return cls(
@@ -227,12 +278,15 @@ class SubmissionView(BaseModel):
             column=next((c.column for c in cases if c.column), None),
             passed=submission.passed,
             total=submission.total,
-            message=stored["message"],
-            message_html=render_message(stored["message"]) if stored["message"] else "",
+            message=LOCKED_MESSAGE if locked else stored["message"],
+            message_html=render_message(LOCKED_MESSAGE if locked else stored["message"])
+            if stored["message"] or locked
+            else "",
             time_ms=submission.time_ms,
             runtime={str(k): str(v) for k, v in stored["runtime"].items()},
             cases=cases,
             input=submission.custom_input,
+            locked=locked,
             created_at=submission.created_at,
             started_at=submission.started_at,
             finished_at=submission.finished_at,

@@ -32,21 +32,21 @@ async def wait_for(
     seconds: float,
     *,
     since: int | None = None,
-    view: Callable[[Submission], T] | None = None,
+    view: Callable[[Submission], T | None] | None = None,
 ) -> T:
     """``read()`` (run in a worker thread) once ``done`` says so, or after ``seconds``: the last read.
 
     Subscribed before the first read, so a verdict recorded in between still wakes us. ``since``
     (a :meth:`ResultWaiter.mark` taken when the caller knew the submission unfinished) spares that
     first read unless a notification came after it; ``view`` turns the finished row a notification
-    carried into the answer, sparing the last read too.
+    carried into the answer, sparing the last read too (None from ``view``: read it instead).
     """
     deadline = anyio.current_time() + seconds
     async with waiter.subscribe(submission_id) as recorded:
         start = waiter.mark() if since is None else since
         heard, row = waiter.heard(submission_id, since) if since is not None else (True, None)
-        if row is not None and view is not None:
-            return view(row)
+        if row is not None and view is not None and (shown := view(row)) is not None:
+            return shown
         if heard:
             value = await anyio.to_thread.run_sync(read)
             if done(value):
@@ -56,8 +56,8 @@ async def wait_for(
                 await recorded.wait()
             recorded.clear()  # before the read: a wake-up during it is not lost
             _heard, row = waiter.heard(submission_id, start)
-            if row is not None and view is not None:
-                return view(row)  # the row the judge of this process recorded: finished
+            if row is not None and view is not None and (shown := view(row)) is not None:
+                return shown  # the row the judge of this process recorded: finished
             if anyio.current_time() >= deadline:
                 break  # the timeout: the last read below answers whatever the state
             value = await anyio.to_thread.run_sync(read)

@@ -64,7 +64,11 @@ def test_report_answer_fix_rejudge_and_the_reporter_sees_it(
     (folder / "solution.py").write_text(ABS)
     toml = folder / "problem.toml"
     text = toml.read_text().replace('title = "Add Two Tensors"', f'title = "Report Probe {slug[-6:]}"')
-    toml.write_text(text.replace('difficulty = "easy"', 'difficulty = "hard"'))
+    # A title of its own, and last among its track's problems (not Next in the fixture track).
+    toml.write_text(
+        text.replace('difficulty = "easy"', 'difficulty = "hard"').replace("order = 1\n", "order = 999\n")
+    )
+    assert "order = 999\n" in toml.read_text()
     _import(server, tmp_path)
 
     learner, owner = visits.new("reporter"), visits.new("owner")
@@ -107,14 +111,16 @@ def test_report_answer_fix_rejudge_and_the_reporter_sees_it(
     expect(plan).to_contain_text("on v2")
     no_serious_axe_findings(owner, "report-dry-run")
     owner.page.get_by_role("button", name=re.compile(r"Re-judge 1 submission")).click()
-    expect(owner.page.locator("#report-notice")).to_contain_text("Re-judging 1 reported submission(s) on v2")
+    expect(owner.page.locator("#report-notice")).to_contain_text("Re-judging 1 reported submission on v2")
 
-    # The reporter sees the outcome on their submission page, and has two mails.
+    # The reporter sees the outcome on their submission page, and has three mails: the answer, the
+    # re-judge started, and its outcome.
     page.goto(f"/submissions/{submission_id}")
     reload_until(page, "Accepted")
     expect(page.locator("#reports")).to_contain_text("Re-judged on v2")
     expect(page.locator("#reports")).to_contain_text("Right: the reference was wrong. Fixed in v2.")
     expect(page.locator("#reports .report-status")).to_have_text("Fixed")
     no_serious_axe_findings(learner, "report-outcome")
-    mails = server.smtp.wait_for(student, count=2, timeout=30)
+    mails = server.smtp.wait_for(student, count=3, timeout=30)
     assert "answered: fixed" in mails[0]["Subject"] and "re-judged on version 2" in mails[1]["Subject"]
+    assert mails[2]["Subject"].endswith(": Accepted on version 2"), mails[2]["Subject"]

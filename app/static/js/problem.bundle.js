@@ -562,15 +562,31 @@
   }
   function tryInput(text) {
     const row = el("div", "case-try");
-    const box = document.getElementById("custom-input-text");
-    if (text.length <= 400) row.appendChild(el("pre", "case-input", text));
-    if (box) {
-      const button = el("button", "btn btn-small", "Try this input");
+    if (text.length <= 400) {
+      row.appendChild(el("span", "case-input-label", "The failing input"));
+      row.appendChild(el("pre", "case-input", text));
+    } else {
+      const fold = el("details", "case-input-fold");
+      fold.appendChild(el("summary", null, "The failing input (" + text.length + " characters)"));
+      const box = el("pre", "case-input", text);
+      box.tabIndex = 0;
+      box.setAttribute("aria-label", "The failing input");
+      fold.appendChild(box);
+      row.appendChild(fold);
+    }
+    if (document.getElementById("custom-input-text")) {
+      const button = el("button", "btn btn-small try-input", "Try this input");
+      button.type = "button";
+      button.addEventListener("click", () => document.dispatchEvent(new CustomEvent("torchdrill:try-input", { detail: text })));
+      row.appendChild(button);
+    } else if (navigator.clipboard) {
+      const button = el("button", "btn btn-small copy-input", "Copy this input");
       button.type = "button";
       button.addEventListener("click", () => {
-        box.value = text;
-        box.dispatchEvent(new Event("input", { bubbles: true }));
-        box.focus();
+        navigator.clipboard.writeText(text).then(() => {
+          button.textContent = "Copied";
+        }, () => {
+        });
       });
       row.appendChild(button);
     }
@@ -584,7 +600,8 @@
     head.appendChild(el("span", "case-time muted", Math.round(c.time_ms || 0) + " ms"));
     li.appendChild(head);
     if (c.message) li.appendChild(message(c));
-    if (c.failure && typeof c.failure.input === "string" && c.failure.input) li.appendChild(tryInput(c.failure.input));
+    const given = typeof c.try_input === "string" && c.try_input ? c.try_input : c.failure && typeof c.failure.input === "string" ? c.failure.input : "";
+    if (given && c.status !== "passed") li.appendChild(tryInput(given));
     if (typeof c.traceback === "string" && c.traceback) {
       const tb = el("details", "traceback");
       tb.appendChild(el("summary", null, "Traceback (your code)" + (typeof c.line === "number" ? ", line " + c.line : "")));
@@ -611,6 +628,15 @@
     (view.cases || []).forEach((c) => list.appendChild(renderCase(labels ? { ...c, labels } : c)));
   }
 
+  // src/shared/words.js
+  function count(n, noun, plural) {
+    return n + " " + (n === 1 ? noun : plural || noun + "s");
+  }
+  function passedPhrase(passed, total) {
+    if (passed === total) return total === 1 ? "The 1 case passed" : "All " + count(total, "case") + " passed";
+    return passed + " of " + count(total, "case") + " passed";
+  }
+
   // src/problem/results.js
   function foldPassed(list) {
     const passed = Array.from(list.querySelectorAll(":scope > li.case-passed"));
@@ -618,8 +644,7 @@
     const item = el("li", "case-fold");
     const fold = el("details", "passed-fold");
     const total = list.querySelectorAll(":scope > li.case").length;
-    const all = passed.length === total;
-    fold.appendChild(el("summary", null, all ? "All " + total + " cases passed" : passed.length + " passed case" + (passed.length === 1 ? "" : "s")));
+    fold.appendChild(el("summary", null, passedPhrase(passed.length, total)));
     const inner = el("ol", "cases");
     passed.forEach((li) => inner.appendChild(li));
     fold.appendChild(inner);
@@ -640,9 +665,12 @@
       summary.focus({ preventScroll: true });
       summary.scrollIntoView({ block: "nearest" });
     }
-    function showMessage(text, kind) {
-      messageBox.hidden = !text;
-      messageBox.textContent = text || "";
+    function showMessage(text, kind, html, note) {
+      messageBox.hidden = !text && !note;
+      messageBox.textContent = "";
+      if (typeof html === "string" && html) messageBox.innerHTML = html;
+      else messageBox.textContent = text || "";
+      if (note) messageBox.appendChild(document.createTextNode((text ? "\n" : "") + note));
       messageBox.className = "results-message" + (kind ? " " + kind : "");
     }
     function pending(text) {
@@ -693,7 +721,7 @@
       summary.textContent = (restored ? "Last " + what + ": " : s.mode === "custom" ? "Your input: " : "") + label + " \u2014 " + s.passed + "/" + s.total + " passed" + (s.time_ms ? " in " + Math.round(s.time_ms) + " ms" : "");
       summary.className = "verdict v-" + s.verdict;
       const note = s.verdict_explanation || "";
-      showMessage([s.message, note].filter(Boolean).join("\n"), s.verdict === "accepted" ? "" : "error");
+      showMessage(s.message, s.verdict === "accepted" ? "" : "error", s.message_html, note);
       renderCases(caseList, s);
       foldPassed(caseList);
       markers.mark(s, messageBox);
@@ -1006,6 +1034,14 @@
         box.focus();
       });
     }
+    document.addEventListener("torchdrill:try-input", (e) => {
+      if (typeof e.detail !== "string") return;
+      inputs[current] = box.value;
+      inputs.push(e.detail);
+      pick(inputs.length - 1, false);
+      if (selectResultsTab) selectResultsTab(false, true);
+      else box.focus();
+    });
     box.addEventListener("keydown", (e) => {
       if ((e.ctrlKey || e.metaKey) && e.key === "Enter") {
         e.preventDefault();

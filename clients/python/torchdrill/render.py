@@ -37,8 +37,12 @@ def case_label(case: dict[str, Any]) -> str:
 
 
 def failing_input(case: dict[str, Any]) -> str:
-    """The exact input text of a failing generated input, where the server may show it ("" otherwise)."""
-    given = (case.get("failure") or {}).get("input")
+    """The exact input text of a failed case, where the server may show it ("" otherwise): its
+    ``try_input`` (a public case's, a failing generated input's; never a hidden case's own values),
+    or from an older server a generated input's (``failure.input``)."""
+    if case.get("status") == "passed":
+        return ""
+    given = case.get("try_input") or (case.get("failure") or {}).get("input")
     return given if isinstance(given, str) else ""
 
 

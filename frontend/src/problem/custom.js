@@ -91,6 +91,16 @@ export function setUpCustomInput({ judge, selectResultsTab }) {
       box.focus();
     });
   }
+  // "Try this input" on a failed case (shared/cases.js): the input in a new tab, shown and focused,
+  // so what the learner typed in the other tabs stays as it was.
+  document.addEventListener("torchdrill:try-input", (e) => {
+    if (typeof e.detail !== "string") return;
+    inputs[current] = box.value;
+    inputs.push(e.detail);
+    pick(inputs.length - 1, false);
+    if (selectResultsTab) selectResultsTab(false, true);
+    else box.focus();
+  });
   box.addEventListener("keydown", (e) => {
     if ((e.ctrlKey || e.metaKey) && e.key === "Enter") { e.preventDefault(); e.stopPropagation(); runBtn.click(); }
   });

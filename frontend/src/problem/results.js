@@ -4,6 +4,7 @@
 // only live region), and the verdict is brought into view and focused.
 import { el } from "../shared/dom.js";
 import { renderCases } from "../shared/cases.js";
+import { passedPhrase } from "../shared/words.js";
 
 /** Move the passing cases of `list` into one folded "N passed" item (first), so failures lead. */
 export function foldPassed(list) {
@@ -12,8 +13,7 @@ export function foldPassed(list) {
   const item = el("li", "case-fold");
   const fold = el("details", "passed-fold");
   const total = list.querySelectorAll(":scope > li.case").length;
-  const all = passed.length === total;
-  fold.appendChild(el("summary", null, all ? "All " + total + " cases passed" : passed.length + " passed case" + (passed.length === 1 ? "" : "s")));
+  fold.appendChild(el("summary", null, passedPhrase(passed.length, total)));
   const inner = el("ol", "cases");
   passed.forEach((li) => inner.appendChild(li));
   fold.appendChild(inner);
@@ -39,9 +39,14 @@ export function createResults({ root, progress, markers, showVerdictTab, showCus
     summary.scrollIntoView({ block: "nearest" });
   }
 
-  function showMessage(text, kind) {
-    messageBox.hidden = !text;
-    messageBox.textContent = text || "";
+  /** The verdict's message: as text (the page's own words), or as the server rendered the judge's
+   * (`html`: nh3-sanitised `message_html`, only `code` spans as <code>, like the cases'), then `note`. */
+  function showMessage(text, kind, html, note) {
+    messageBox.hidden = !text && !note;
+    messageBox.textContent = "";
+    if (typeof html === "string" && html) messageBox.innerHTML = html;
+    else messageBox.textContent = text || "";
+    if (note) messageBox.appendChild(document.createTextNode((text ? "\n" : "") + note));
     messageBox.className = "results-message" + (kind ? " " + kind : "");
   }
   function pending(text) {
@@ -91,7 +96,7 @@ export function createResults({ root, progress, markers, showVerdictTab, showCus
       (s.time_ms ? " in " + Math.round(s.time_ms) + " ms" : "");
     summary.className = "verdict v-" + s.verdict;
     const note = s.verdict_explanation || ""; // the one explanation per verdict: runner/verdict.py
-    showMessage([s.message, note].filter(Boolean).join("\n"), s.verdict === "accepted" ? "" : "error");
+    showMessage(s.message, s.verdict === "accepted" ? "" : "error", s.message_html, note);
     renderCases(caseList, s);
     foldPassed(caseList);
     markers.mark(s, messageBox);

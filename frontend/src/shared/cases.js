@@ -13,18 +13,35 @@ function message(c) {
   return box;
 }
 
-/** "Try this input": the failing input as custom-input text, when the page has custom input. */
+/** "Try this input": a failed case's input as custom-input text (`try_input`: a public case's, a
+ * failing generated input's; the server never sends a hidden case's own values). Small inputs are
+ * shown whole, bigger ones folded. The problem page takes it as a new *My input* tab (the
+ * `torchdrill:try-input` event, custom.js); elsewhere the text can be copied. */
 function tryInput(text) {
   const row = el("div", "case-try");
-  const box = document.getElementById("custom-input-text");
-  if (text.length <= 400) row.appendChild(el("pre", "case-input", text));
-  if (box) {
-    const button = el("button", "btn btn-small", "Try this input");
+  if (text.length <= 400) {
+    row.appendChild(el("span", "case-input-label", "The failing input"));
+    row.appendChild(el("pre", "case-input", text));
+  }
+  else {
+    const fold = el("details", "case-input-fold");
+    fold.appendChild(el("summary", null, "The failing input (" + text.length + " characters)"));
+    const box = el("pre", "case-input", text);
+    box.tabIndex = 0; // it scrolls: reachable by keyboard
+    box.setAttribute("aria-label", "The failing input");
+    fold.appendChild(box);
+    row.appendChild(fold);
+  }
+  if (document.getElementById("custom-input-text")) {
+    const button = el("button", "btn btn-small try-input", "Try this input");
+    button.type = "button";
+    button.addEventListener("click", () => document.dispatchEvent(new CustomEvent("torchdrill:try-input", { detail: text })));
+    row.appendChild(button);
+  } else if (navigator.clipboard) {
+    const button = el("button", "btn btn-small copy-input", "Copy this input");
     button.type = "button";
     button.addEventListener("click", () => {
-      box.value = text;
-      box.dispatchEvent(new Event("input", { bubbles: true }));
-      box.focus();
+      navigator.clipboard.writeText(text).then(() => { button.textContent = "Copied"; }, () => { /* stays as it is */ });
     });
     row.appendChild(button);
   }
@@ -40,7 +57,9 @@ export function renderCase(c) {
   head.appendChild(el("span", "case-time muted", Math.round(c.time_ms || 0) + " ms"));
   li.appendChild(head);
   if (c.message) li.appendChild(message(c));
-  if (c.failure && typeof c.failure.input === "string" && c.failure.input) li.appendChild(tryInput(c.failure.input));
+  const given = typeof c.try_input === "string" && c.try_input ? c.try_input
+    : c.failure && typeof c.failure.input === "string" ? c.failure.input : ""; // older servers: generated inputs only
+  if (given && c.status !== "passed") li.appendChild(tryInput(given));
   if (typeof c.traceback === "string" && c.traceback) {
     const tb = el("details", "traceback");
     tb.appendChild(el("summary", null, "Traceback (your code)" + (typeof c.line === "number" ? ", line " + c.line : "")));

@@ -48,7 +48,7 @@ def test_validate_reports_each_problem_and_fails_on_any(tmp_path: Path) -> None:
 
     ok = cli.invoke(app, ["problems", "validate", str(good)])
     assert ok.exit_code == 0, ok.output
-    assert "PASS good-one" in ok.output and "1 of 1 problem(s) valid" in ok.output
+    assert "PASS good-one" in ok.output and "1 of 1 problem valid" in ok.output
 
     result = cli.invoke(app, ["problems", "validate", str(tmp_path / "bank")])
     assert result.exit_code == 1, result.output
@@ -57,7 +57,7 @@ def test_validate_reports_each_problem_and_fails_on_any(tmp_path: Path) -> None:
     )
     assert "PASS good-one" in result.output
     assert "FAIL only-a-toml\n  error: statement.md: file is missing" in result.output
-    assert "1 of 3 problem(s) valid" in result.output
+    assert "1 of 3 problems valid" in result.output
 
     missing = cli.invoke(app, ["problems", "validate", str(tmp_path / "nowhere")])
     assert missing.exit_code == 2 and "is not a directory" in missing.output

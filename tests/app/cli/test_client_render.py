@@ -81,6 +81,26 @@ def test_result_html_says_what_the_terminal_says() -> None:
     assert "values differ at [0]" in lines[3] and "<td>values differ at [0]</td>" in html
 
 
+def test_a_failed_cases_input_is_offered_for_torchdrill_run_and_never_a_passed_ones() -> None:
+    given = '{\n  "a": {"tensor": [1.0, 2.0], "dtype": "float32"}\n}'
+    view = {
+        "id": 4, "mode": "run", "status": "finished", "verdict": "wrong_answer", "passed": 1, "total": 3,
+        "verdict_label": "Differs from the reference", "message": "",
+        "tests": [
+            {"name": "example", "public": True, "status": "failed", "message": "Wrong shape.", "time_ms": 1.0,
+             "try_input": given},
+            {"name": "generated", "public": False, "status": "failed", "message": "Values.", "time_ms": 1.0,
+             "failure": {"kind": "values", "title": "Values", "input": given + " "}},  # an older server
+            {"name": "ok", "public": True, "status": "passed", "message": "", "time_ms": 1.0,
+             "try_input": "never shown"},
+        ],
+    }  # fmt: skip
+    text = "\n".join(result_lines(view))
+    assert text.count("torchdrill run --input") == 2 and given in text and "never shown" not in text
+    html = result_html(view)
+    assert html.count("a failing input") == 2 and "never shown" not in html
+
+
 @pytest.mark.parametrize("attack", ATTACKS)
 def test_statements_render_markdown_without_raw_html_or_script_links(attack: str) -> None:
     html = markdown_html(f"# Title\n\n{attack}\n\n[click](javascript:alert(1)) `a < b`\n")

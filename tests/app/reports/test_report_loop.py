@@ -16,6 +16,8 @@ from fastapi import FastAPI
 from app.courses.models import INSTRUCTOR, CourseMember, EnrolmentPeriod
 from app.kit.db import Database, utcnow
 from app.kit.mail import Mailer
+from app.reports import outcomes
+from app.reports.service import Notifier
 from tests.app.authoring.people import AUTHORING
 from tests.app.authoring.world import World, assign, publish
 from tests.local_smtp import LocalSmtp
@@ -29,10 +31,12 @@ OFF_BY_A_THOUSANDTH = (
 
 @pytest.fixture
 def smtp(app: FastAPI) -> Iterator[LocalSmtp]:
-    """The app's mail sender pointed at a local SMTP server for the test."""
+    """The app's mail sender pointed at a local SMTP server for the test (and the outcome mails'
+    hook pointed at this app: another test's ``make_app`` may have installed its own since)."""
     before = getattr(app.state, "mailer", None)
     with LocalSmtp() as server:
         app.state.mailer = Mailer(app.state.settings.model_copy(update={"smtp_url": server.url}))
+        outcomes.install(lambda: Notifier(app.state.mailer, "http://testserver"))
         try:
             yield server
         finally:
@@ -158,8 +162,14 @@ def test_report_answer_fix_rejudge_and_the_reporter_sees_it(
     assert (outcome["version"], outcome["verdict"]) == (2, "accepted"), outcome
     page = world.student.web.get(f"/submissions/{view['id']}").text
     assert "Re-judged on v2" in page and "Accepted" in page and "Right: the tolerance is now 5e-3." in page
-    mails = smtp.wait_for(world.student.email, count=2)
+    mails = smtp.wait_for(world.student.email, count=3)
     assert "re-judged on version 2" in mails[1]["Subject"]
+    assert "another mail with the outcome" in mails[1].get_content()
+    # ... and once the copy is judged, its outcome (sent after the verdict's commit, once).
+    assert mails[2]["Subject"].endswith(": Accepted on version 2"), mails[2]["Subject"]
+    told = mails[2].get_content()
+    assert f"#{view['id']}" in told and "Accepted (" in told and "passed)" in told and hidden in told
+    assert f"/submissions/{view['id']}#reports" in told
     # The learner's own submission is unchanged; the copy is nobody's practice.
     own = world.student.api("GET", f"/api/v1/submissions/{view['id']}").json()
     assert own["verdict"] == "wrong_answer" and own["problem_version_id"] == view["problem_version_id"]
