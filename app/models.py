@@ -1,6 +1,13 @@
 """Every model, imported once so ``Base.metadata`` is complete (Alembic autogenerate uses it)."""
 
 from app.accounts.models import User
+from app.analytics.models import (
+    AnalyticsAssignment,
+    AnalyticsFailure,
+    AnalyticsKind,
+    AnalyticsProgress,
+    AnalyticsWindow,
+)
 from app.authoring.models import ProblemDraft
 from app.billing.models import BillingEvent
 from app.courses.models import Assignment, Course, CourseMember, Regrade
@@ -13,6 +20,11 @@ from app.reports.models import TestReport
 from app.submissions.models import Submission, SubmissionGate
 
 __all__ = [
+    "AnalyticsAssignment",
+    "AnalyticsFailure",
+    "AnalyticsKind",
+    "AnalyticsProgress",
+    "AnalyticsWindow",
     "Assignment",
     "Base",
     "BillingEvent",

@@ -18,7 +18,7 @@ from app.kit.db import Database, utcnow
 from app.kit.runner import JudgeRunner
 from app.problems import repository as problems_repository
 from app.progress import repository as progress
-from app.submissions import repository
+from app.submissions import repository, verdict_listeners
 from app.submissions.models import CUSTOM, FINISHED, Submission
 from runner.format.custom import CustomInput
 from runner.format.problem import ProblemFiles, build_problem
@@ -130,6 +130,7 @@ def record_verdict(session: Session, submission_id: int, result: JudgeResult) ->
         progress.record_verdict(
             session, finished.user_id, finished.problem_id, finished.mode, result.verdict, finished.created_at
         )
+        verdict_listeners.recorded(session, finished)  # e.g. course analytics (app.analytics)
     return finished
 
 
@@ -206,6 +207,7 @@ def reopen_for_rejudge(db: Database, submission_id: int) -> str | None:
                 previous,
                 repository.first_solve_at(session, submission.user_id, submission.problem_id, submission_id),
             )
+            verdict_listeners.reopened(session, submission)
     log.warning("submission %s reopened for re-judging (was %s%s)", submission_id, previous,
                 f", cause {cause}" if cause else "")  # fmt: skip
     return previous
