@@ -13,9 +13,9 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
 
+from app import analytics
 from app.accounts import admin_pages, reset_pages, two_factor_pages
 from app.accounts import pages as auth_pages
-from app import analytics
 from app.analytics import api as analytics_api
 from app.analytics import pages as analytics_pages
 from app.api_v1.router import router as api_v1_router

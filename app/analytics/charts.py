@@ -56,8 +56,8 @@ def progress_bars(problems: list[ProblemNumbers], students: int, width: int = 64
     """One bar per problem: solved, attempted but not solved, not started (of the active students)."""
     left, bar, gap = 180, 22, 12
     plot = width - left - 60
-    chart = Chart(width, 20 + len(problems) * (bar + gap),
-                  legend=[(SOLVED, "solved"), (TRYING, "attempted, not solved"), (IDLE, "not started")])  # fmt: skip
+    legend = [(SOLVED, "solved"), (TRYING, "attempted, not solved"), (IDLE, "not started")]
+    chart = Chart(width, 20 + len(problems) * (bar + gap), legend=legend)
     for i, p in enumerate(problems):
         y = 10 + i * (bar + gap)
         chart.texts.append(Text(left - 8, y + bar * 0.7, p.slug[:28], "end"))
@@ -90,10 +90,14 @@ def kinds_over_time(days: list[DayKinds], width: int = 640, height: int = 220) -
             if n:
                 h = plot_h * n / peak
                 y -= h
-                chart.rects.append(Rect(x, y, column, h, KIND_COLOURS[kind], f"{d.day}: {n} {rules.KINDS[kind]}"))
+                chart.rects.append(
+                    Rect(x, y, column, h, KIND_COLOURS[kind], f"{d.day}: {n} {rules.KINDS[kind]}")
+                )
     every = max(1, len(days) // 8)
     for i in range(0, len(days), every):
-        chart.texts.append(Text(left + i * step + step / 2, height - bottom + 16, days[i].day.strftime("%b %d"), "middle"))
+        chart.texts.append(
+            Text(left + i * step + step / 2, height - bottom + 16, days[i].day.strftime("%b %d"), "middle")
+        )
     chart.texts.append(Text(left - 6, top + 10, str(peak), "end"))
     chart.texts.append(Text(left - 6, height - bottom, "0", "end"))
     return chart

@@ -30,6 +30,7 @@ _WINDOWS: Table = AnalyticsWindow.__table__  # type: ignore[assignment]
 _PROGRESS: Table = AnalyticsProgress.__table__  # type: ignore[assignment]
 _FAILURES: Table = AnalyticsFailure.__table__  # type: ignore[assignment]
 _KINDS: Table = AnalyticsKind.__table__  # type: ignore[assignment]
+_ASSIGNMENTS: Table = AnalyticsAssignment.__table__  # type: ignore[assignment]
 _CHUNK = 500  # ids per IN list
 
 
@@ -50,7 +51,9 @@ _ASSIGNMENTS_FOR = (
 def assignments_for(session: Session, user_id: int, problem_id: int) -> list[Assignment]:
     """The assignments holding the problem in courses the user was ever enrolled in (one query)."""
     courses = select(EnrolmentPeriod.course_id).where(EnrolmentPeriod.user_id == user_id)
-    stmt = _ASSIGNMENTS_FOR.where(AssignmentProblem.problem_id == problem_id, Assignment.course_id.in_(courses))
+    stmt = _ASSIGNMENTS_FOR.where(
+        AssignmentProblem.problem_id == problem_id, Assignment.course_id.in_(courses)
+    )
     return list(session.scalars(stmt))
 
 
@@ -144,7 +147,7 @@ def problems_key(session: Session, assignment_id: int) -> str | None:
 
 def set_problems_key(session: Session, assignment_id: int, key: str) -> None:
     backend = session.get_bind().dialect.name
-    stmt = backend_insert(backend)(AnalyticsAssignment.__table__).values(assignment_id=assignment_id, problems_key=key)
+    stmt = backend_insert(backend)(_ASSIGNMENTS).values(assignment_id=assignment_id, problems_key=key)
     session.execute(stmt.on_conflict_do_update(index_elements=["assignment_id"], set_={"problems_key": key}))
 
 
@@ -218,7 +221,9 @@ def delete_other_problems(session: Session, assignment_id: int, problem_ids: Seq
     """Rows of problems the assignment no longer holds."""
     for table in (_PROGRESS, _FAILURES, _KINDS):
         session.execute(
-            delete(table).where(table.c.assignment_id == assignment_id, table.c.problem_id.not_in(problem_ids))
+            delete(table).where(
+                table.c.assignment_id == assignment_id, table.c.problem_id.not_in(problem_ids)
+            )
         )
 
 
@@ -248,7 +253,7 @@ def progress_rows(
     ).where(p.assignment_id == assignment_id, _active(course_id, p.user_id))  # fmt: skip
     if problem_id is not None:
         stmt = stmt.where(p.problem_id == problem_id)
-    return [tuple(row) for row in session.execute(stmt)]  # type: ignore[misc]
+    return [tuple(row) for row in session.execute(stmt)]
 
 
 def failure_totals(
@@ -288,7 +293,9 @@ def active_students(session: Session, course_id: int) -> list[tuple[int, str, st
     stmt = (
         select(User.id, User.email, CourseMember.section)
         .join(CourseMember, CourseMember.user_id == User.id)
-        .where(CourseMember.course_id == course_id, CourseMember.role == STUDENT, CourseMember.status == ACTIVE)
+        .where(
+            CourseMember.course_id == course_id, CourseMember.role == STUDENT, CourseMember.status == ACTIVE
+        )
         .order_by(User.email, User.id)
     )
     return [(u, e, s or "") for u, e, s in session.execute(stmt)]
@@ -307,7 +314,7 @@ def all_rows(session: Session) -> tuple[set[tuple[Any, ...]], ...]:
 
 
 def clear(session: Session) -> None:
-    for table in (_PROGRESS, _FAILURES, _KINDS, _WINDOWS, AnalyticsAssignment.__table__):
+    for table in (_PROGRESS, _FAILURES, _KINDS, _WINDOWS, _ASSIGNMENTS):
         session.execute(delete(table))
 
 

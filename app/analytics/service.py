@@ -22,8 +22,8 @@ from app.analytics.views import (
     ProblemAnalytics,
     ProblemDetail,
     ProblemNumbers,
-    StudentRef,
     StuckStudent,
+    StudentRef,
 )
 from app.courses import assignments as assignments_mod
 from app.courses.models import Assignment, Course
@@ -40,7 +40,9 @@ def _label(key: str) -> str:
     return f"{kind} · {' '.join(name.replace('_', ' ').split()) or 'case'}"
 
 
-def _counts(rows: list[tuple[int, str, int, int]], problem_id: int, prefix: tuple[str, ...]) -> list[FailureCount]:
+def _counts(
+    rows: list[tuple[int, str, int, int]], problem_id: int, prefix: tuple[str, ...]
+) -> list[FailureCount]:
     found = [
         FailureCount(key=key, label=_label(key), students=n, attempts=total)
         for p, key, n, total in rows
@@ -76,7 +78,9 @@ def _zone(course: Course) -> ZoneInfo:
 class _Read:
     """The rows of one assignment (optionally one problem), read once."""
 
-    def __init__(self, session: Session, course: Course, assignment: Assignment, problem_id: int | None) -> None:
+    def __init__(
+        self, session: Session, course: Course, assignment: Assignment, problem_id: int | None
+    ) -> None:
         state.refresh(session, course, assignment)
         self.students = repository.active_students(session, course.id)
         self.progress = repository.progress_rows(session, course.id, assignment.id, problem_id)
@@ -84,7 +88,9 @@ class _Read:
         self.kinds = repository.kind_totals(session, course.id, assignment.id, problem_id)
         self.now = datetime.now(tz=_zone(course))
 
-    def numbers(self, problem: Problem) -> tuple[ProblemNumbers, list[float], list[FailureCount], list[FailureCount]]:
+    def numbers(
+        self, problem: Problem
+    ) -> tuple[ProblemNumbers, list[float], list[FailureCount], list[FailureCount]]:
         rows = [r for r in self.progress if r[0] == problem.id]
         solved = [r for r in rows if r[7] is not None]
         minutes = sorted(round((r[7] - r[5]).total_seconds() / 60, 1) for r in solved)  # type: ignore[operator]
@@ -141,8 +147,12 @@ def assignment_analytics(session: Session, course: Course, assignment: Assignmen
     )
 
 
-def problem_analytics(session: Session, course: Course, assignment: Assignment, slug: str) -> ProblemAnalytics:
-    problem = next((p for p in assignments_mod.assignment_problems(session, assignment) if p.slug == slug), None)
+def problem_analytics(
+    session: Session, course: Course, assignment: Assignment, slug: str
+) -> ProblemAnalytics:
+    problem = next(
+        (p for p in assignments_mod.assignment_problems(session, assignment) if p.slug == slug), None
+    )
     if problem is None:
         raise NotFound(f"The assignment has no problem {slug!r}.")
     read = _Read(session, course, assignment, problem.id)

@@ -36,7 +36,8 @@ def problems_key(assignment: Assignment) -> str:
 def window_key(work: CourseWork, assignment: Assignment, user_id: int) -> str:
     spans = work.spans.get((user_id, assignment.id), [])
     text = ";".join(
-        f"{s.start.isoformat()}|{s.until.isoformat()}|{s.before.isoformat() if s.before else ''}" for s in spans
+        f"{s.start.isoformat()}|{s.until.isoformat()}|{s.before.isoformat() if s.before else ''}"
+        for s in spans
     )
     return _digest(problems_key(assignment) + "/" + text)
 
@@ -83,7 +84,9 @@ def recompute(
     if some and problem_ids:
         found = summaries(session, work, assignment, some, sorted(problem_ids))
         repository.replace_rows(session, assignment.id, some, sorted(problem_ids), found)
-    repository.set_window_keys(session, assignment.id, {u: current[u] for u in whole if stored.get(u) != current[u]})
+    repository.set_window_keys(
+        session, assignment.id, {u: current[u] for u in whole if stored.get(u) != current[u]}
+    )
 
 
 class Listener:
@@ -121,7 +124,9 @@ def refresh(session: Session, course: Course, assignment: Assignment) -> int:
     work = course_work(session, [assignment], users)
     key = problems_key(assignment)
     if repository.problems_key(session, assignment.id) != key:
-        repository.delete_other_problems(session, assignment.id, [link.problem_id for link in assignment.problems])
+        repository.delete_other_problems(
+            session, assignment.id, [link.problem_id for link in assignment.problems]
+        )
         recompute(session, work, assignment, users)
         repository.set_problems_key(session, assignment.id, key)
         return len(users)
@@ -157,10 +162,14 @@ def compare(session: Session) -> Comparison:
     maintained = repository.all_rows(session)
     rebuilt: tuple[set[tuple[object, ...]], ...] = (set(), set(), set())
     for assignment, work, users in _assignments(session):
-        rows = repository.rows_of(assignment.id, summaries(session, work, assignment, users, _problems(assignment)))
+        rows = repository.rows_of(
+            assignment.id, summaries(session, work, assignment, users, _problems(assignment))
+        )
         for into, part in zip(rebuilt, repository.as_tuples(rows), strict=True):
             into |= part
-    return Comparison(sum(len(r) for r in rebuilt), sum(len(a ^ b) for a, b in zip(maintained, rebuilt, strict=True)))
+    return Comparison(
+        sum(len(r) for r in rebuilt), sum(len(a ^ b) for a, b in zip(maintained, rebuilt, strict=True))
+    )
 
 
 def rebuild(session: Session) -> Comparison:

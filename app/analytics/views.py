@@ -16,7 +16,9 @@ class FailureCount(BaseModel):
 
 class DayKinds(BaseModel):
     day: date = Field(description="A day in the course's time zone")
-    counts: dict[str, int] = Field(description="Failed Submits that day by kind (a Submit may fail in several)")
+    counts: dict[str, int] = Field(
+        description="Failed Submits that day by kind (a Submit may fail in several)"
+    )
 
 
 class StudentRef(BaseModel):

@@ -32,12 +32,17 @@ def _ids(table: str, with_problem: bool = True) -> list[Any]:
         columns += [
             sa.Column("problem_id", sa.Integer(), nullable=False),
             sa.ForeignKeyConstraint(
-                ["problem_id"], ["problems.id"], name=op.f(f"fk_{table}_problem_id_problems"), ondelete="CASCADE"
+                ["problem_id"],
+                ["problems.id"],
+                name=op.f(f"fk_{table}_problem_id_problems"),
+                ondelete="CASCADE",
             ),
         ]
     columns += [
         sa.Column("user_id", sa.Integer(), nullable=False),
-        sa.ForeignKeyConstraint(["user_id"], ["users.id"], name=op.f(f"fk_{table}_user_id_users"), ondelete="CASCADE"),
+        sa.ForeignKeyConstraint(
+            ["user_id"], ["users.id"], name=op.f(f"fk_{table}_user_id_users"), ondelete="CASCADE"
+        ),
     ]
     return columns
 

@@ -23,10 +23,14 @@ from tests.app.courses import helpers
 PASSWORD = "correct horse battery"
 
 
-def case(name: str, status: str = "passed", kind: str | None = None, rule: str = "", public: bool = False) -> CaseResult:
+def case(
+    name: str, status: str = "passed", kind: str | None = None, rule: str = "", public: bool = False
+) -> CaseResult:
     failure: dict[str, Any] | None = None
     if kind is not None:
-        failure = {"kind": kind, "title": kind} | ({"rule": rule, "sentence": "s", "property": "values"} if rule else {})
+        failure = {"kind": kind, "title": kind} | (
+            {"rule": rule, "sentence": "s", "property": "values"} if rule else {}
+        )
     return CaseResult(name=name, public=public, status=status, message="", failure=failure)
 
 
@@ -71,7 +75,14 @@ class Classroom:
         """A queued submission made ``minutes`` after the class started."""
         with self.db.transaction() as session:
             s = helpers.stored_submit(session, who, slug, self.start + timedelta(minutes=minutes), mode=mode)
-            s.status, s.verdict, s.passed, s.total, s.cases, s.finished_at = "queued", None, None, None, None, None
+            s.status, s.verdict, s.passed, s.total, s.cases, s.finished_at = (
+                "queued",
+                None,
+                None,
+                None,
+                None,
+                None,
+            )
             session.flush()
             return s.id
 
@@ -79,7 +90,9 @@ class Classroom:
         with self.db.transaction() as session:
             assert record_verdict(session, submission_id, judged) is not None
 
-    def solve(self, who: User, slug: str, minutes: float, judged: JudgeResult = ACCEPTED, mode: str = "submit") -> int:
+    def solve(
+        self, who: User, slug: str, minutes: float, judged: JudgeResult = ACCEPTED, mode: str = "submit"
+    ) -> int:
         submission_id = self.submit(who, slug, minutes, mode)
         self.record(submission_id, judged)
         return submission_id

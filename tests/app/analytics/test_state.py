@@ -36,8 +36,18 @@ def test_verdicts_keep_the_state_equal_to_a_rebuild(db: Database) -> None:
     room.solve(a, "add-tensors", 20, wrong(("batch_of_one", "values"), ("broadcast", "dtype")))
     room.solve(a, "add-tensors", 40, ACCEPTED)
     room.solve(b, "add-tensors", 15, wrong(("batch_of_one", "shape")))
-    room.solve(b, "add-tensors", 16, wrong(("broadcast", "rule")), )
-    room.solve(b, "add-tensors", 17, wrong(("broadcast", "rule")), )
+    room.solve(
+        b,
+        "add-tensors",
+        16,
+        wrong(("broadcast", "rule")),
+    )
+    room.solve(
+        b,
+        "add-tensors",
+        17,
+        wrong(("broadcast", "rule")),
+    )
     room.solve(c, "add-tensors", 5, ACCEPTED, mode="run")
     assert _in_step(db)
 
@@ -100,7 +110,9 @@ def test_only_the_courses_work_counts(db: Database) -> None:
     room.solve(before, "add-tensors", -60 * 6, wrong(("batch_of_one", "shape")))
     # Work after leaving never counts.
     with db.transaction() as session:
-        enrolment.leave(session, room.course(session), session.merge(leaver), room.start + timedelta(minutes=30))
+        enrolment.leave(
+            session, room.course(session), session.merge(leaver), room.start + timedelta(minutes=30)
+        )
     room.solve(leaver, "add-tensors", 10, wrong(("batch_of_one", "shape")))
     room.solve(leaver, "add-tensors", 60, ACCEPTED)
     # An extension's later due date makes work after the assignment's due time count.
@@ -113,7 +125,9 @@ def test_only_the_courses_work_counts(db: Database) -> None:
 
     with db.transaction() as session:
         assignment = room.assignment(session)
-        assignments.set_extension(session, assignment, extended.id, due_at=(utcnow() + timedelta(days=5)).isoformat())
+        assignments.set_extension(
+            session, assignment, extended.id, due_at=(utcnow() + timedelta(days=5)).isoformat()
+        )
     assert not _in_step(db)  # the extension changed the student's window: the state is behind ...
     report = _report(db, room)  # ... until the next read recomputes that student
     assert _in_step(db)
