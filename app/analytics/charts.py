@@ -82,7 +82,7 @@ def kinds_over_time(days: list[DayKinds], width: int = 640, height: int = 220) -
     peak = max(sum(d.counts.values()) for d in days) or 1
     plot_w, plot_h = width - left - 10, height - bottom - top
     step = plot_w / len(days)
-    column = max(step * 0.8, 1.0)
+    column = min(max(step * 0.8, 1.0), 48.0)  # one day alone is a column, not a wall
     for i, d in enumerate(days):
         x, y = left + i * step + (step - column) / 2, float(height - bottom)
         for kind in rules.KINDS:
