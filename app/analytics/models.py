@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, Integer, String
+from sqlalchemy import Float, ForeignKey, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.kit.db import Base, UTCDateTime
@@ -19,7 +19,9 @@ KEY_LENGTH = 64
 
 
 class AnalyticsAssignment(Base):
-    """An assignment whose state was computed for its current problems (``problems_key``)."""
+    """An assignment whose state was computed for its current problems (``problems_key``) and for
+    the inputs of every student's window as they were then (``inputs_key``: its dates, extensions and
+    the course's enrolment periods), so a read finds out in a few small queries that nothing moved."""
 
     __tablename__ = "analytics_assignments"
 
@@ -27,6 +29,7 @@ class AnalyticsAssignment(Base):
         ForeignKey("assignments.id", ondelete="CASCADE"), primary_key=True
     )
     problems_key: Mapped[str] = mapped_column(String(KEY_LENGTH))
+    inputs_key: Mapped[str] = mapped_column(String(KEY_LENGTH), default="")
 
 
 class AnalyticsWindow(Base):
@@ -63,6 +66,7 @@ class AnalyticsProgress(Base):
     last_at: Mapped[datetime] = mapped_column(UTCDateTime())
     solved_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     attempts_to_solve: Mapped[int | None] = mapped_column(Integer)
+    minutes_to_solve: Mapped[float | None] = mapped_column(Float)  # from first_at to solved_at
     best_passed: Mapped[int] = mapped_column(Integer, default=0)
     best_total: Mapped[int] = mapped_column(Integer, default=0)
     best_at: Mapped[datetime | None] = mapped_column(UTCDateTime())

@@ -8,10 +8,10 @@ locks in that order, so two never wait for each other in a circle).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Table, and_, delete, func, insert, or_, select, update
+from sqlalchemy import Table, and_, bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.analytics import rules
@@ -22,7 +22,15 @@ from app.analytics.models import (
     AnalyticsProgress,
     AnalyticsWindow,
 )
-from app.courses.models import ACTIVE, STUDENT, Assignment, AssignmentProblem, CourseMember, EnrolmentPeriod
+from app.courses.models import (
+    ACTIVE,
+    STUDENT,
+    Assignment,
+    AssignmentProblem,
+    CourseMember,
+    EnrolmentPeriod,
+    Extension,
+)
 from app.kit.db import backend_insert
 from app.submissions.models import COPY_KEY_PREFIX, FINISHED, Submission
 
@@ -41,20 +49,30 @@ def _chunks(ids: Sequence[int]) -> Iterable[Sequence[int]]:
 
 # --- what the writer reads of courses and submissions ---------------------------------------------
 
+_AP: Table = AssignmentProblem.__table__  # type: ignore[assignment]
+_A: Table = Assignment.__table__  # type: ignore[assignment]
+_EP: Table = EnrolmentPeriod.__table__  # type: ignore[assignment]
+# On every verdict: built once (``app.kit.db.prepared`` says why), on the tables, ids only.
 _ASSIGNMENTS_FOR = (
-    select(Assignment)
-    .join(AssignmentProblem, AssignmentProblem.assignment_id == Assignment.id)
-    .order_by(Assignment.id)
+    select(_AP.c.assignment_id)
+    .join(_A, _A.c.id == _AP.c.assignment_id)
+    .where(
+        _AP.c.problem_id == bindparam("p_problem"),
+        _A.c.course_id.in_(select(_EP.c.course_id).where(_EP.c.user_id == bindparam("p_user"))),
+    )
+    .order_by(_AP.c.assignment_id)
 )
 
 
 def assignments_for(session: Session, user_id: int, problem_id: int) -> list[Assignment]:
-    """The assignments holding the problem in courses the user was ever enrolled in (one query)."""
-    courses = select(EnrolmentPeriod.course_id).where(EnrolmentPeriod.user_id == user_id)
-    stmt = _ASSIGNMENTS_FOR.where(
-        AssignmentProblem.problem_id == problem_id, Assignment.course_id.in_(courses)
-    )
-    return list(session.scalars(stmt))
+    """The assignments holding the problem in courses the user was ever enrolled in.
+
+    One indexed query that finds nothing for a learner in no such course (every practice verdict).
+    """
+    ids = list(session.scalars(_ASSIGNMENTS_FOR, {"p_user": user_id, "p_problem": problem_id}))
+    if not ids:
+        return []
+    return list(session.scalars(select(Assignment).where(Assignment.id.in_(ids)).order_by(Assignment.id)))
 
 
 def enrolled_user_ids(session: Session, course_id: int) -> list[int]:
@@ -140,15 +158,39 @@ def window_keys(session: Session, assignment_id: int) -> dict[int, str]:
     return {u: k for u, k in session.execute(stmt)}
 
 
-def problems_key(session: Session, assignment_id: int) -> str | None:
-    row = session.get(AnalyticsAssignment, assignment_id)
-    return None if row is None else row.problems_key
+def assignment_keys(session: Session, assignment_id: int) -> tuple[str, str] | None:
+    """(problems key, inputs key) the assignment's rows were last checked against, if ever."""
+    a = _ASSIGNMENTS.c
+    row = session.execute(
+        select(a.problems_key, a.inputs_key).where(a.assignment_id == assignment_id)
+    ).first()
+    return None if row is None else (row[0], row[1])
 
 
-def set_problems_key(session: Session, assignment_id: int, key: str) -> None:
+def set_assignment_keys(session: Session, assignment_id: int, problems_key: str, inputs_key: str) -> None:
     backend = session.get_bind().dialect.name
-    stmt = backend_insert(backend)(_ASSIGNMENTS).values(assignment_id=assignment_id, problems_key=key)
-    session.execute(stmt.on_conflict_do_update(index_elements=["assignment_id"], set_={"problems_key": key}))
+    values = {"problems_key": problems_key, "inputs_key": inputs_key}
+    stmt = backend_insert(backend)(_ASSIGNMENTS).values(assignment_id=assignment_id, **values)
+    session.execute(stmt.on_conflict_do_update(index_elements=["assignment_id"], set_=values))
+
+
+def window_inputs(session: Session, course_id: int, assignment_id: int) -> list[Any]:
+    """What every student's window on the assignment is made of, in a few small reads: its
+    extensions (few rows) and a summary of the course's enrolment periods (a period is only ever
+    added, or closed once: its count, closed count, last id and latest times change with each)."""
+    e = Extension.__table__.c
+    extensions = session.execute(
+        select(e.user_id, e.release_at, e.due_at, e.late)
+        .where(e.assignment_id == assignment_id)
+        .order_by(e.user_id)
+    ).all()
+    p = EnrolmentPeriod.__table__.c
+    periods = session.execute(
+        select(
+            func.count(), func.count(p.left_at), func.max(p.id), func.max(p.joined_at), func.max(p.left_at)
+        ).where(p.course_id == course_id)
+    ).one()
+    return [tuple(r) for r in extensions] + [tuple(periods)]
 
 
 # --- the rows ---------------------------------------------------------------------------------------
@@ -210,6 +252,7 @@ def _progress_values(s: rules.Summary) -> dict[str, Any]:
         "last_at": s.last_at,
         "solved_at": s.solved_at,
         "attempts_to_solve": s.attempts_to_solve,
+        "minutes_to_solve": s.minutes_to_solve,
         "best_passed": s.best_passed,
         "best_total": s.best_total,
         "best_at": s.best_at,
@@ -237,23 +280,89 @@ def _active(course_id: int, column: Any) -> Any:
     return column.in_(students)
 
 
-ProgressRow = tuple[int, int, int, int, int, datetime, datetime, datetime | None, int | None, int, int,
-                    datetime | None, int]  # fmt: skip
-
-
-def progress_rows(
-    session: Session, course_id: int, assignment_id: int, problem_id: int | None = None
-) -> list[ProgressRow]:
-    """(problem, user, runs, attempts, failed, first, last, solved, attempts to solve, best passed,
-    best total, best at, since best) of the course's active students."""
-    p = _PROGRESS.c
-    stmt = select(
-        p.problem_id, p.user_id, p.runs, p.attempts, p.failed, p.first_at, p.last_at, p.solved_at,
-        p.attempts_to_solve, p.best_passed, p.best_total, p.best_at, p.since_best,
-    ).where(p.assignment_id == assignment_id, _active(course_id, p.user_id))  # fmt: skip
+def _of(table: Table, course_id: int, assignment_id: int, problem_id: int | None) -> list[Any]:
+    where = [table.c.assignment_id == assignment_id, _active(course_id, table.c.user_id)]
     if problem_id is not None:
-        stmt = stmt.where(p.problem_id == problem_id)
-    return [tuple(row) for row in session.execute(stmt)]
+        where.append(table.c.problem_id == problem_id)
+    return where
+
+
+def count_active(session: Session, course_id: int) -> int:
+    stmt = select(func.count()).where(
+        CourseMember.course_id == course_id, CourseMember.role == STUDENT, CourseMember.status == ACTIVE
+    )
+    return int(session.scalar(stmt) or 0)
+
+
+def problem_counts(
+    session: Session, course_id: int, assignment_id: int, problem_id: int | None = None
+) -> dict[int, tuple[int, int]]:
+    """``{problem: (attempted, solved)}`` among the course's active students."""
+    p = _PROGRESS.c
+    stmt = (
+        select(p.problem_id, func.count(), func.count(p.solved_at))
+        .where(*_of(_PROGRESS, course_id, assignment_id, problem_id))
+        .group_by(p.problem_id)
+    )
+    return {pid: (int(n), int(solved)) for pid, n, solved in session.execute(stmt)}
+
+
+def solves(
+    session: Session, course_id: int, assignment_id: int, problem_id: int | None = None
+) -> list[tuple[int, float, int]]:
+    """(problem, minutes to solve, attempts to solve) of each active student who solved."""
+    p = _PROGRESS.c
+    stmt = select(p.problem_id, p.minutes_to_solve, p.attempts_to_solve).where(
+        *_of(_PROGRESS, course_id, assignment_id, problem_id), p.solved_at.is_not(None)
+    )
+    return [(pid, float(m or 0.0), int(n or 0)) for pid, m, n in session.execute(stmt)]
+
+
+StuckRow = tuple[int, int, str, str, int, int, int, int, datetime]
+
+
+def stuck(
+    session: Session, course_id: int, assignment_id: int, now: datetime, problem_id: int | None = None
+) -> list[StuckRow]:
+    """(problem, user, email, section, failed, best passed, best total, since best, last at) of the
+    active students stuck (``rules.stuck_sql``), most failures first."""
+    from app.accounts.models import User
+
+    p = _PROGRESS.c
+    stmt = (
+        select(p.problem_id, p.user_id, User.email, CourseMember.section, p.failed, p.best_passed,
+               p.best_total, p.since_best, p.last_at)
+        .join(User, User.id == p.user_id)
+        .join(CourseMember, and_(CourseMember.user_id == p.user_id, CourseMember.course_id == course_id))
+        .where(
+            *_of(_PROGRESS, course_id, assignment_id, problem_id),
+            rules.stuck_sql(p.solved_at, p.failed, p.since_best, p.best_at, now),
+        )
+        .order_by(p.failed.desc(), User.email, p.problem_id)
+    )  # fmt: skip
+    return [tuple(r) for r in session.execute(stmt)]
+
+
+def not_started(
+    session: Session, course_id: int, assignment_id: int, problem_ids: Sequence[int]
+) -> list[tuple[int, str, str]]:
+    """(user, email, section) of the active students with no row on any of the problems."""
+    from app.accounts.models import User
+
+    p = _PROGRESS.c
+    started = select(p.user_id).where(p.assignment_id == assignment_id, p.problem_id.in_(list(problem_ids)))
+    stmt = (
+        select(User.id, User.email, CourseMember.section)
+        .join(CourseMember, CourseMember.user_id == User.id)
+        .where(
+            CourseMember.course_id == course_id,
+            CourseMember.role == STUDENT,
+            CourseMember.status == ACTIVE,
+            User.id.not_in(started),
+        )
+        .order_by(User.email, User.id)
+    )
+    return [(u, e, sec or "") for u, e, sec in session.execute(stmt)]
 
 
 def failure_totals(
@@ -263,11 +372,9 @@ def failure_totals(
     f = _FAILURES.c
     stmt = (
         select(f.problem_id, f.key, func.count(), func.sum(f.count))
-        .where(f.assignment_id == assignment_id, _active(course_id, f.user_id))
+        .where(*_of(_FAILURES, course_id, assignment_id, problem_id))
         .group_by(f.problem_id, f.key)
     )
-    if problem_id is not None:
-        stmt = stmt.where(f.problem_id == problem_id)
     return [(p, k, int(n), int(total or 0)) for p, k, n, total in session.execute(stmt)]
 
 
@@ -278,27 +385,17 @@ def kind_totals(
     k = _KINDS.c
     stmt = (
         select(k.hour, k.kind, func.sum(k.count))
-        .where(k.assignment_id == assignment_id, _active(course_id, k.user_id))
+        .where(*_of(_KINDS, course_id, assignment_id, problem_id))
         .group_by(k.hour, k.kind)
     )
-    if problem_id is not None:
-        stmt = stmt.where(k.problem_id == problem_id)
-    return [(hour, kind, int(n or 0)) for hour, kind, n in session.execute(stmt)]
+    return [(_aware(hour), kind, int(n or 0)) for hour, kind, n in session.execute(stmt)]
 
 
-def active_students(session: Session, course_id: int) -> list[tuple[int, str, str]]:
-    """(user id, email, section) of the course's active students, by email."""
-    from app.accounts.models import User
-
-    stmt = (
-        select(User.id, User.email, CourseMember.section)
-        .join(CourseMember, CourseMember.user_id == User.id)
-        .where(
-            CourseMember.course_id == course_id, CourseMember.role == STUDENT, CourseMember.status == ACTIVE
-        )
-        .order_by(User.email, User.id)
-    )
-    return [(u, e, s or "") for u, e, s in session.execute(stmt)]
+def _aware(at: Any) -> datetime:
+    """A grouped column comes back without its type's processing on SQLite (a string or naive)."""
+    if isinstance(at, str):
+        at = datetime.fromisoformat(at)
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
 
 
 # --- the whole state, for the rebuild and its check ------------------------------------------------

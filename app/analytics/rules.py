@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from sqlalchemy import and_, or_
+
 from runner.verdict import Verdict
 
 SUBMIT = "submit"
@@ -94,6 +96,7 @@ class Summary:
     last_at: datetime | None = None
     solved_at: datetime | None = None
     attempts_to_solve: int | None = None
+    minutes_to_solve: float | None = None
     best_passed: int = 0
     best_total: int = 0
     best_at: datetime | None = None
@@ -162,8 +165,9 @@ def summarise(seen: Iterable[Seen]) -> Summary:
         out.failures.update(failure_keys(cases))
         hour = hour_of(s.created_at)
         out.kinds.update((hour, kind) for kind in failure_kinds(s.verdict, cases))
-    if out.solved_at is not None:
+    if out.solved_at is not None and out.first_at is not None:
         out.attempts_to_solve = sum(1 for s in attempts if s.created_at <= out.solved_at)
+        out.minutes_to_solve = round((out.solved_at - out.first_at).total_seconds() / 60, 2)
     best: Seen | None = None
     for s in attempts:
         if best is None or (s.passed or 0) > (best.passed or 0):
@@ -179,3 +183,12 @@ def is_stuck(solved: bool, failed: int, since_best: int, best_at: datetime | Non
     if solved or failed < STUCK_FAILED:
         return False
     return since_best >= STUCK_FLAT or best_at is None or now - best_at >= STUCK_IDLE
+
+
+def stuck_sql(solved_at: Any, failed: Any, since_best: Any, best_at: Any, now: datetime) -> Any:
+    """:func:`is_stuck` as a SQL condition over the given columns."""
+    return and_(
+        solved_at.is_(None),
+        failed >= STUCK_FAILED,
+        or_(since_best >= STUCK_FLAT, best_at.is_(None), best_at <= now - STUCK_IDLE),
+    )

@@ -76,57 +76,58 @@ def _zone(course: Course) -> ZoneInfo:
 
 
 class _Read:
-    """The rows of one assignment (optionally one problem), read once."""
+    """The figures of one assignment (optionally one problem), read once after the refresh."""
 
     def __init__(
         self, session: Session, course: Course, assignment: Assignment, problem_id: int | None
     ) -> None:
         state.refresh(session, course, assignment)
-        self.students = repository.active_students(session, course.id)
-        self.progress = repository.progress_rows(session, course.id, assignment.id, problem_id)
-        self.failures = repository.failure_totals(session, course.id, assignment.id, problem_id)
-        self.kinds = repository.kind_totals(session, course.id, assignment.id, problem_id)
         self.now = datetime.now(tz=_zone(course))
+        ids = (course.id, assignment.id)
+        self.students = repository.count_active(session, course.id)
+        self.counts = repository.problem_counts(session, *ids, problem_id)
+        self.solves = repository.solves(session, *ids, problem_id)
+        self.stuck_rows = repository.stuck(session, *ids, self.now, problem_id)
+        self.failures = repository.failure_totals(session, *ids, problem_id)
+        self.kinds = repository.kind_totals(session, *ids, problem_id)
 
     def numbers(
         self, problem: Problem
     ) -> tuple[ProblemNumbers, list[float], list[FailureCount], list[FailureCount]]:
-        rows = [r for r in self.progress if r[0] == problem.id]
-        solved = [r for r in rows if r[7] is not None]
-        minutes = sorted(round((r[7] - r[5]).total_seconds() / 60, 1) for r in solved)  # type: ignore[operator]
+        attempted, solved = self.counts.get(problem.id, (0, 0))
+        mine = [(m, n) for p, m, n in self.solves if p == problem.id]
+        minutes = sorted(round(m, 1) for m, _n in mine)
         cases = _counts(self.failures, problem.id, ("hidden:", "public:"))
         broken = _counts(self.failures, problem.id, ("rule:",))
         numbers = ProblemNumbers(
             slug=problem.slug,
             title=problem.title,
-            attempted=len(rows),
-            solved=len(solved),
+            attempted=attempted,
+            solved=solved,
             median_minutes_to_solve=_median(minutes),
-            median_attempts_to_solve=_median([float(r[8] or 0) for r in solved]),
-            stuck=sum(1 for r in rows if self._stuck(r)),
+            median_attempts_to_solve=_median([float(n) for _m, n in mine]),
+            stuck=sum(1 for r in self.stuck_rows if r[0] == problem.id),
             top_case=cases[0] if cases else None,
             top_rule=broken[0] if broken else None,
         )
         return numbers, minutes, cases, broken
 
-    def _stuck(self, r: repository.ProgressRow) -> bool:
-        return rules.is_stuck(r[7] is not None, r[4], r[12], r[11], self.now)
-
     def stuck(self, slugs: dict[int, str]) -> list[StuckStudent]:
-        who = {u: (e, s) for u, e, s in self.students}
-        out = [
+        return [
             StuckStudent(
-                user_id=r[1], email=who[r[1]][0], section=who[r[1]][1], problem=slugs[r[0]], failed=r[4],
-                best_passed=r[9], best_total=r[10], since_best=r[12], last_at=r[6],
+                user_id=user, email=email, section=section or "", problem=slugs[p], failed=failed,
+                best_passed=best, best_total=total, since_best=since, last_at=last,
             )
-            for r in self.progress
-            if r[0] in slugs and r[1] in who and self._stuck(r)
+            for p, user, email, section, failed, best, total, since, last in self.stuck_rows
+            if p in slugs
         ]  # fmt: skip
-        return sorted(out, key=lambda s: (-s.failed, s.email, s.problem))
 
-    def not_started(self, problem_ids: set[int]) -> list[StudentRef]:
-        started = {r[1] for r in self.progress if r[0] in problem_ids}
-        return [StudentRef(user_id=u, email=e, section=s) for u, e, s in self.students if u not in started]
+
+def _not_started(
+    session: Session, course: Course, assignment: Assignment, problem_ids: list[int]
+) -> list[StudentRef]:
+    rows = repository.not_started(session, course.id, assignment.id, problem_ids)
+    return [StudentRef(user_id=u, email=e, section=s) for u, e, s in rows]
 
 
 def assignment_analytics(session: Session, course: Course, assignment: Assignment) -> AssignmentAnalytics:
@@ -137,11 +138,11 @@ def assignment_analytics(session: Session, course: Course, assignment: Assignmen
         assignment_id=assignment.id,
         title=assignment.title,
         timezone=course.timezone or "UTC",
-        students=len(read.students),
+        students=read.students,
         problems=[read.numbers(p)[0] for p in problems],
         kinds=list(rules.KINDS),
         kinds_over_time=_days(read.kinds, _zone(course)),
-        not_started=read.not_started({p.id for p in problems}),
+        not_started=_not_started(session, course, assignment, [p.id for p in problems]),
         stuck=read.stuck({p.id: p.slug for p in problems}),
         computed_at=read.now,
     )
@@ -162,11 +163,11 @@ def problem_analytics(
         assignment_id=assignment.id,
         title=assignment.title,
         timezone=course.timezone or "UTC",
-        students=len(read.students),
+        students=read.students,
         problem=ProblemDetail(**numbers.model_dump(), cases=cases, rules=broken, minutes_to_solve=minutes),
         kinds=list(rules.KINDS),
         kinds_over_time=_days(read.kinds, _zone(course)),
-        not_started=read.not_started({problem.id}),
+        not_started=_not_started(session, course, assignment, [problem.id]),
         stuck=read.stuck({problem.id: problem.slug}),
         computed_at=read.now,
     )

@@ -114,26 +114,33 @@ class Listener:
 LISTENER = Listener()
 
 
+def inputs_key(session: Session, course: Course, assignment: Assignment) -> str:
+    own = [assignment.release_at, assignment.due_at, assignment.late, assignment.after_last]
+    return _digest(repr(own + repository.window_inputs(session, course.id, assignment.id)))
+
+
 def refresh(session: Session, course: Course, assignment: Assignment) -> int:
     """Recompute the students whose window changed since their rows were written; how many.
 
-    Cheap when nothing changed (two reads of the class's windows); after the assignment's dates
-    or problems change, every student is recomputed once, here.
+    When neither the assignment nor its extensions nor the course's enrolments moved since the
+    last check (the usual case), two small reads say so. Otherwise each student's window is
+    compared with the one their rows were computed for, and the stale ones recomputed; after the
+    assignment's problems change, every student is.
     """
+    problems, inputs = problems_key(assignment), inputs_key(session, course, assignment)
+    stored = repository.assignment_keys(session, assignment.id)
+    if stored == (problems, inputs):
+        return 0
     users = repository.enrolled_user_ids(session, course.id)
     work = course_work(session, [assignment], users)
-    key = problems_key(assignment)
-    if repository.problems_key(session, assignment.id) != key:
-        repository.delete_other_problems(
-            session, assignment.id, [link.problem_id for link in assignment.problems]
-        )
-        recompute(session, work, assignment, users)
-        repository.set_problems_key(session, assignment.id, key)
-        return len(users)
-    stored = repository.window_keys(session, assignment.id)
-    stale = [u for u, k in stored.items() if k != window_key(work, assignment, u)]
-    if stale:
-        recompute(session, work, assignment, stale)
+    if stored is None or stored[0] != problems:
+        repository.delete_other_problems(session, assignment.id, _problems(assignment))
+        stale = users
+    else:
+        keys = repository.window_keys(session, assignment.id)
+        stale = [u for u, k in keys.items() if k != window_key(work, assignment, u)]
+    recompute(session, work, assignment, stale)
+    repository.set_assignment_keys(session, assignment.id, problems, inputs)
     return len(stale)
 
 
@@ -178,6 +185,10 @@ def rebuild(session: Session) -> Comparison:
     repository.clear(session)
     for assignment, work, users in _assignments(session):
         recompute(session, work, assignment, users)
-        repository.set_problems_key(session, assignment.id, problems_key(assignment))
+        course = session.get(Course, assignment.course_id)
+        assert course is not None
+        repository.set_assignment_keys(
+            session, assignment.id, problems_key(assignment), inputs_key(session, course, assignment)
+        )
     session.flush()
     return before

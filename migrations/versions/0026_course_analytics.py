@@ -52,6 +52,7 @@ def upgrade() -> None:
         "analytics_assignments",
         sa.Column("assignment_id", sa.Integer(), nullable=False),
         sa.Column("problems_key", sa.String(length=64), nullable=False),
+        sa.Column("inputs_key", sa.String(length=64), nullable=False),
         sa.ForeignKeyConstraint(
             ["assignment_id"], ["assignments.id"],
             name=op.f("fk_analytics_assignments_assignment_id_assignments"), ondelete="CASCADE",
@@ -74,6 +75,7 @@ def upgrade() -> None:
         sa.Column("last_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("solved_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("attempts_to_solve", sa.Integer(), nullable=True),
+        sa.Column("minutes_to_solve", sa.Float(), nullable=True),
         sa.Column("best_passed", sa.Integer(), nullable=False),
         sa.Column("best_total", sa.Integer(), nullable=False),
         sa.Column("best_at", sa.DateTime(timezone=True), nullable=True),
