@@ -3,8 +3,10 @@
 from app.accounts.models import User
 from app.analytics.models import (
     AnalyticsAssignment,
+    AnalyticsCaseTotal,
     AnalyticsFailure,
     AnalyticsKind,
+    AnalyticsKindTotal,
     AnalyticsProgress,
     AnalyticsWindow,
 )
@@ -21,8 +23,10 @@ from app.submissions.models import Submission, SubmissionGate
 
 __all__ = [
     "AnalyticsAssignment",
+    "AnalyticsCaseTotal",
     "AnalyticsFailure",
     "AnalyticsKind",
+    "AnalyticsKindTotal",
     "AnalyticsProgress",
     "AnalyticsWindow",
     "Assignment",

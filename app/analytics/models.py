@@ -103,3 +103,34 @@ class AnalyticsKind(Base):
     hour: Mapped[datetime] = mapped_column(UTCDateTime(), primary_key=True)
     kind: Mapped[str] = mapped_column(String(20), primary_key=True)
     count: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class AnalyticsCaseTotal(Base):
+    """The class's figures of one failure key on one assignment problem: the sum of its students'
+    :class:`AnalyticsFailure` rows (students who left included: their work stays the course's),
+    kept with them, so a page reads a few rows instead of grouping every student's."""
+
+    __tablename__ = "analytics_case_totals"
+
+    assignment_id: Mapped[int] = mapped_column(
+        ForeignKey("assignments.id", ondelete="CASCADE"), primary_key=True
+    )
+    problem_id: Mapped[int] = mapped_column(ForeignKey("problems.id", ondelete="CASCADE"), primary_key=True)
+    key: Mapped[str] = mapped_column(String(240), primary_key=True)
+    students: Mapped[int] = mapped_column(Integer, default=0)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class AnalyticsKindTotal(Base):
+    """The class's failed Submits of one kind in one hour on one assignment problem: the sum of
+    its students' :class:`AnalyticsKind` rows, kept with them."""
+
+    __tablename__ = "analytics_kind_totals"
+
+    assignment_id: Mapped[int] = mapped_column(
+        ForeignKey("assignments.id", ondelete="CASCADE"), primary_key=True
+    )
+    problem_id: Mapped[int] = mapped_column(ForeignKey("problems.id", ondelete="CASCADE"), primary_key=True)
+    hour: Mapped[datetime] = mapped_column(UTCDateTime(), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(20), primary_key=True)
+    count: Mapped[int] = mapped_column(Integer, default=0)

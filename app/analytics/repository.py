@@ -7,6 +7,7 @@ locks in that order, so two never wait for each other in a circle).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -17,8 +18,10 @@ from sqlalchemy.orm import Session
 from app.analytics import rules
 from app.analytics.models import (
     AnalyticsAssignment,
+    AnalyticsCaseTotal,
     AnalyticsFailure,
     AnalyticsKind,
+    AnalyticsKindTotal,
     AnalyticsProgress,
     AnalyticsWindow,
 )
@@ -39,6 +42,8 @@ _PROGRESS: Table = AnalyticsProgress.__table__  # type: ignore[assignment]
 _FAILURES: Table = AnalyticsFailure.__table__  # type: ignore[assignment]
 _KINDS: Table = AnalyticsKind.__table__  # type: ignore[assignment]
 _ASSIGNMENTS: Table = AnalyticsAssignment.__table__  # type: ignore[assignment]
+_CASE_TOTALS: Table = AnalyticsCaseTotal.__table__  # type: ignore[assignment]
+_KIND_TOTALS: Table = AnalyticsKindTotal.__table__  # type: ignore[assignment]
 _CHUNK = 500  # ids per IN list
 
 
@@ -205,16 +210,108 @@ def replace_rows(
     problem_ids: Sequence[int] | None,
     summaries: dict[Slice, rules.Summary],
 ) -> None:
-    """Replace the rows of these students on these problems (None: every problem) by ``summaries``."""
+    """Replace the rows of these students on these problems (None: every problem) by ``summaries``,
+    and move the class's totals by the difference."""
+    old_failures: Counter[tuple[int, str]] = Counter()
+    old_students: Counter[tuple[int, str]] = Counter()
+    old_kinds: Counter[tuple[int, datetime, str]] = Counter()
     for chunk in _chunks(sorted(user_ids)):
+        where_f = [_FAILURES.c.assignment_id == assignment_id, _FAILURES.c.user_id.in_(chunk)]
+        where_k = [_KINDS.c.assignment_id == assignment_id, _KINDS.c.user_id.in_(chunk)]
+        if problem_ids is not None:
+            where_f.append(_FAILURES.c.problem_id.in_(sorted(problem_ids)))
+            where_k.append(_KINDS.c.problem_id.in_(sorted(problem_ids)))
+        for p, key, n in session.execute(
+            select(_FAILURES.c.problem_id, _FAILURES.c.key, _FAILURES.c.count).where(*where_f)
+        ):
+            old_failures[(p, key)] += n
+            old_students[(p, key)] += 1
+        for p, hour, kind, n in session.execute(
+            select(_KINDS.c.problem_id, _KINDS.c.hour, _KINDS.c.kind, _KINDS.c.count).where(*where_k)
+        ):
+            old_kinds[(p, hour, kind)] += n
         for table in (_PROGRESS, _FAILURES, _KINDS):
             where = [table.c.assignment_id == assignment_id, table.c.user_id.in_(chunk)]
             if problem_ids is not None:
                 where.append(table.c.problem_id.in_(sorted(problem_ids)))
             session.execute(delete(table).where(and_(*where)))
-    for table, rows in zip((_PROGRESS, _FAILURES, _KINDS), rows_of(assignment_id, summaries), strict=True):
-        if rows:
-            session.execute(insert(table), rows)
+    rows = rows_of(assignment_id, summaries)
+    for table, part in zip((_PROGRESS, _FAILURES, _KINDS), rows, strict=True):
+        if part:
+            session.execute(insert(table), part)
+    new_failures: Counter[tuple[int, str]] = Counter()
+    new_students: Counter[tuple[int, str]] = Counter()
+    for r in rows[1]:
+        new_failures[(r["problem_id"], r["key"])] += r["count"]
+        new_students[(r["problem_id"], r["key"])] += 1
+    new_kinds: Counter[tuple[int, datetime, str]] = Counter()
+    for r in rows[2]:
+        new_kinds[(r["problem_id"], r["hour"], r["kind"])] += r["count"]
+    _move_totals(
+        session, assignment_id, old_failures, old_students, new_failures, new_students, old_kinds, new_kinds
+    )
+
+
+def _move_totals(
+    session: Session,
+    assignment_id: int,
+    old_failures: Counter[tuple[int, str]],
+    old_students: Counter[tuple[int, str]],
+    new_failures: Counter[tuple[int, str]],
+    new_students: Counter[tuple[int, str]],
+    old_kinds: Counter[tuple[int, datetime, str]],
+    new_kinds: Counter[tuple[int, datetime, str]],
+) -> None:
+    """Add the differences to the totals, in key order (concurrent writers never wait in a circle)."""
+    backend = session.get_bind().dialect.name
+    for p, key in sorted(set(old_failures) | set(new_failures)):
+        d_attempts = new_failures[(p, key)] - old_failures[(p, key)]
+        d_students = new_students[(p, key)] - old_students[(p, key)]
+        if d_attempts or d_students:
+            new = backend_insert(backend)(_CASE_TOTALS).values(
+                assignment_id=assignment_id, problem_id=p, key=key, students=d_students, attempts=d_attempts
+            )
+            c = _CASE_TOTALS.c
+            session.execute(new.on_conflict_do_update(
+                index_elements=["assignment_id", "problem_id", "key"],
+                set_={"students": c.students + d_students, "attempts": c.attempts + d_attempts},
+            ))  # fmt: skip
+    for p, hour, kind in sorted(set(old_kinds) | set(new_kinds)):
+        d = new_kinds[(p, hour, kind)] - old_kinds[(p, hour, kind)]
+        if d:
+            new = backend_insert(backend)(_KIND_TOTALS).values(
+                assignment_id=assignment_id, problem_id=p, hour=hour, kind=kind, count=d
+            )
+            session.execute(new.on_conflict_do_update(
+                index_elements=["assignment_id", "problem_id", "hour", "kind"],
+                set_={"count": _KIND_TOTALS.c.count + d},
+            ))  # fmt: skip
+    for table, column in ((_CASE_TOTALS, _CASE_TOTALS.c.students), (_KIND_TOTALS, _KIND_TOTALS.c.count)):
+        session.execute(delete(table).where(table.c.assignment_id == assignment_id, column <= 0))
+
+
+def retotal(session: Session, assignment_id: int) -> None:
+    """The assignment's totals summed again from its students' rows (after windows moved, or a
+    student was deleted with their rows)."""
+    session.execute(delete(_CASE_TOTALS).where(_CASE_TOTALS.c.assignment_id == assignment_id))
+    session.execute(delete(_KIND_TOTALS).where(_KIND_TOTALS.c.assignment_id == assignment_id))
+    f, k = _FAILURES.c, _KINDS.c
+    session.execute(
+        insert(_CASE_TOTALS).from_select(
+            ["assignment_id", "problem_id", "key", "students", "attempts"],
+            select(f.assignment_id, f.problem_id, f.key, func.count(), func.sum(f.count))
+            .where(f.assignment_id == assignment_id)
+            .group_by(f.assignment_id, f.problem_id, f.key),
+        )
+    )
+    session.execute(
+        insert(_KIND_TOTALS).from_select(
+            ["assignment_id", "problem_id", "hour", "kind", "count"],
+            select(k.assignment_id, k.problem_id, k.hour, k.kind, func.sum(k.count))
+            .where(k.assignment_id == assignment_id)
+            .group_by(k.assignment_id, k.problem_id, k.hour, k.kind),
+        )
+    )
 
 
 Rows = tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]
@@ -236,11 +333,21 @@ def rows_of(assignment_id: int, summaries: dict[Slice, rules.Summary]) -> Rows:
 
 
 def as_tuples(rows: Rows) -> tuple[set[tuple[Any, ...]], ...]:
-    """``rows`` as :func:`all_rows` reads them back (the tables' column order)."""
-    return tuple(
-        {tuple(r[c.name] for c in table.c) for r in part}
-        for table, part in zip((_PROGRESS, _FAILURES, _KINDS), rows, strict=True)
-    )
+    """``rows`` and their totals as :func:`all_rows` reads them back (the tables' column order)."""
+    cases: dict[tuple[int, int, str], list[int]] = {}
+    for r in rows[1]:
+        total = cases.setdefault((r["assignment_id"], r["problem_id"], r["key"]), [0, 0])
+        total[0] += 1
+        total[1] += r["count"]
+    kinds: Counter[tuple[int, int, datetime, str]] = Counter()
+    for r in rows[2]:
+        kinds[(r["assignment_id"], r["problem_id"], r["hour"], r["kind"])] += r["count"]
+    return (
+        *({tuple(r[c.name] for c in table.c) for r in part}
+          for table, part in zip((_PROGRESS, _FAILURES, _KINDS), rows, strict=True)),
+        {(a, p, key, n, total) for (a, p, key), (n, total) in cases.items()},
+        {(a, p, hour, kind, n) for (a, p, hour, kind), n in kinds.items()},
+    )  # fmt: skip
 
 
 def _progress_values(s: rules.Summary) -> dict[str, Any]:
@@ -366,28 +473,28 @@ def not_started(
 
 
 def failure_totals(
-    session: Session, course_id: int, assignment_id: int, problem_id: int | None = None
+    session: Session, assignment_id: int, problem_id: int | None = None
 ) -> list[tuple[int, str, int, int]]:
-    """(problem, key, students, failed attempts) of the course's active students."""
-    f = _FAILURES.c
-    stmt = (
-        select(f.problem_id, f.key, func.count(), func.sum(f.count))
-        .where(*_of(_FAILURES, course_id, assignment_id, problem_id))
-        .group_by(f.problem_id, f.key)
-    )
-    return [(p, k, int(n), int(total or 0)) for p, k, n, total in session.execute(stmt)]
+    """(problem, key, students, failed attempts): the class's totals."""
+    c = _CASE_TOTALS.c
+    stmt = select(c.problem_id, c.key, c.students, c.attempts).where(c.assignment_id == assignment_id)
+    if problem_id is not None:
+        stmt = stmt.where(c.problem_id == problem_id)
+    return [(p, key, int(n), int(total)) for p, key, n, total in session.execute(stmt)]
 
 
 def kind_totals(
-    session: Session, course_id: int, assignment_id: int, problem_id: int | None = None
+    session: Session, assignment_id: int, problem_id: int | None = None
 ) -> list[tuple[datetime, str, int]]:
-    """(hour, kind, failed attempts) of the course's active students."""
-    k = _KINDS.c
+    """(hour, kind, failed attempts): the class's totals, over the problems (or one)."""
+    k = _KIND_TOTALS.c
     stmt = (
         select(k.hour, k.kind, func.sum(k.count))
-        .where(*_of(_KINDS, course_id, assignment_id, problem_id))
+        .where(k.assignment_id == assignment_id)
         .group_by(k.hour, k.kind)
     )
+    if problem_id is not None:
+        stmt = stmt.where(k.problem_id == problem_id)
     return [(_aware(hour), kind, int(n or 0)) for hour, kind, n in session.execute(stmt)]
 
 
@@ -407,11 +514,11 @@ def all_rows(session: Session) -> tuple[set[tuple[Any, ...]], ...]:
     def rows(table: Table) -> set[tuple[Any, ...]]:
         return {tuple(r) for r in session.execute(select(*table.c))}
 
-    return rows(_PROGRESS), rows(_FAILURES), rows(_KINDS)
+    return rows(_PROGRESS), rows(_FAILURES), rows(_KINDS), rows(_CASE_TOTALS), rows(_KIND_TOTALS)
 
 
 def clear(session: Session) -> None:
-    for table in (_PROGRESS, _FAILURES, _KINDS, _WINDOWS, _ASSIGNMENTS):
+    for table in (_PROGRESS, _FAILURES, _KINDS, _WINDOWS, _ASSIGNMENTS, _CASE_TOTALS, _KIND_TOTALS):
         session.execute(delete(table))
 
 

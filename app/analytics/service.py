@@ -88,8 +88,8 @@ class _Read:
         self.counts = repository.problem_counts(session, *ids, problem_id)
         self.solves = repository.solves(session, *ids, problem_id)
         self.stuck_rows = repository.stuck(session, *ids, self.now, problem_id)
-        self.failures = repository.failure_totals(session, *ids, problem_id)
-        self.kinds = repository.kind_totals(session, *ids, problem_id)
+        self.failures = repository.failure_totals(session, assignment.id, problem_id)
+        self.kinds = repository.kind_totals(session, assignment.id, problem_id)
 
     def numbers(
         self, problem: Problem

@@ -140,6 +140,7 @@ def refresh(session: Session, course: Course, assignment: Assignment) -> int:
         keys = repository.window_keys(session, assignment.id)
         stale = [u for u, k in keys.items() if k != window_key(work, assignment, u)]
     recompute(session, work, assignment, stale)
+    repository.retotal(session, assignment.id)
     repository.set_assignment_keys(session, assignment.id, problems, inputs)
     return len(stale)
 
@@ -167,7 +168,7 @@ def _assignments(session: Session) -> list[tuple[Assignment, CourseWork, list[in
 def compare(session: Session) -> Comparison:
     """The maintained rows against the rows the submissions table implies (computed, not written)."""
     maintained = repository.all_rows(session)
-    rebuilt: tuple[set[tuple[object, ...]], ...] = (set(), set(), set())
+    rebuilt: tuple[set[tuple[object, ...]], ...] = (set(), set(), set(), set(), set())
     for assignment, work, users in _assignments(session):
         rows = repository.rows_of(
             assignment.id, summaries(session, work, assignment, users, _problems(assignment))

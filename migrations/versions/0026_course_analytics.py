@@ -20,7 +20,7 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 
-def _ids(table: str, with_problem: bool = True) -> list[Any]:
+def _ids(table: str, with_problem: bool = True, with_user: bool = True) -> list[Any]:
     columns: list[Any] = [
         sa.Column("assignment_id", sa.Integer(), nullable=False),
         sa.ForeignKeyConstraint(
@@ -38,12 +38,13 @@ def _ids(table: str, with_problem: bool = True) -> list[Any]:
                 ondelete="CASCADE",
             ),
         ]
-    columns += [
-        sa.Column("user_id", sa.Integer(), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["user_id"], ["users.id"], name=op.f(f"fk_{table}_user_id_users"), ondelete="CASCADE"
-        ),
-    ]
+    if with_user:
+        columns += [
+            sa.Column("user_id", sa.Integer(), nullable=False),
+            sa.ForeignKeyConstraint(
+                ["user_id"], ["users.id"], name=op.f(f"fk_{table}_user_id_users"), ondelete="CASCADE"
+            ),
+        ]
     return columns
 
 
@@ -104,9 +105,29 @@ def upgrade() -> None:
         ),
     )
     op.create_index("ix_analytics_kinds_user", "analytics_kinds", ["user_id"])
+    op.create_table(
+        "analytics_case_totals",
+        *_ids("analytics_case_totals", with_user=False),
+        sa.Column("key", sa.String(length=240), nullable=False),
+        sa.Column("students", sa.Integer(), nullable=False),
+        sa.Column("attempts", sa.Integer(), nullable=False),
+        sa.PrimaryKeyConstraint("assignment_id", "problem_id", "key", name=op.f("pk_analytics_case_totals")),
+    )
+    op.create_table(
+        "analytics_kind_totals",
+        *_ids("analytics_kind_totals", with_user=False),
+        sa.Column("hour", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("kind", sa.String(length=20), nullable=False),
+        sa.Column("count", sa.Integer(), nullable=False),
+        sa.PrimaryKeyConstraint(
+            "assignment_id", "problem_id", "hour", "kind", name=op.f("pk_analytics_kind_totals")
+        ),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("analytics_kind_totals")
+    op.drop_table("analytics_case_totals")
     for table in ("analytics_kinds", "analytics_failures", "analytics_progress"):
         op.drop_index(f"ix_{table}_user", table_name=table)
         op.drop_table(table)

@@ -120,7 +120,10 @@ def test_only_the_courses_work_counts(db: Database) -> None:
     assert _in_step(db)
     report = _report(db, room)
     assert report.students == 2  # the leaver is no longer active
-    assert report.problems[0].attempted == 0 and report.kinds_over_time == []
+    assert report.problems[0].attempted == 0  # progress is the active students'
+    # Failures are the course's work: the leaver's Submit while enrolled counts, the one after not.
+    assert sum(d.counts["shape"] for d in report.kinds_over_time) == 1
+    assert report.problems[0].top_case is not None and report.problems[0].top_case.attempts == 1
     assert {s.user_id for s in report.not_started} == {before.id, extended.id}
 
     with db.transaction() as session:
