@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Table, and_, bindparam, delete, func, insert, or_, select, update
+from sqlalchemy import Table, and_, bindparam, case, delete, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.analytics import rules
@@ -414,15 +414,43 @@ def problem_counts(
     return {pid: (int(n), int(solved)) for pid, n, solved in session.execute(stmt)}
 
 
-def solves(
-    session: Session, course_id: int, assignment_id: int, problem_id: int | None = None
-) -> list[tuple[int, float, int]]:
-    """(problem, minutes to solve, attempts to solve) of each active student who solved."""
+def solve_times(
+    session: Session, course_id: int, assignment_id: int, problem_id: int
+) -> list[tuple[float, int]]:
+    """(minutes to solve, attempts to solve) of each active student who solved the problem."""
     p = _PROGRESS.c
-    stmt = select(p.problem_id, p.minutes_to_solve, p.attempts_to_solve).where(
+    stmt = select(p.minutes_to_solve, p.attempts_to_solve).where(
         *_of(_PROGRESS, course_id, assignment_id, problem_id), p.solved_at.is_not(None)
     )
-    return [(pid, float(m or 0.0), int(n or 0)) for pid, m, n in session.execute(stmt)]
+    return [(float(m or 0.0), int(n or 0)) for m, n in session.execute(stmt)]
+
+
+def solve_medians(session: Session, course_id: int, assignment_id: int) -> dict[int, tuple[float, float]]:
+    """``{problem: (median minutes to solve, median attempts to solve)}`` over the active students
+    who solved it, computed by the database (the middle one, or the mean of the middle two)."""
+    p = _PROGRESS.c
+    ranked = (
+        select(
+            p.problem_id,
+            p.minutes_to_solve.label("m"),
+            p.attempts_to_solve.label("a"),
+            func.row_number().over(partition_by=p.problem_id, order_by=p.minutes_to_solve).label("rm"),
+            func.row_number().over(partition_by=p.problem_id, order_by=p.attempts_to_solve).label("ra"),
+            func.count().over(partition_by=p.problem_id).label("n"),
+        )
+        .where(*_of(_PROGRESS, course_id, assignment_id, None), p.solved_at.is_not(None))
+        .subquery()
+    )
+    r = ranked.c
+    middle = ((r.n + 1) // 2, (r.n + 2) // 2)  # integer division (SQLAlchemy 2: // is floor)
+    stmt = select(
+        r.problem_id,
+        func.avg(case((r.rm.in_(middle), r.m))),
+        func.avg(case((r.ra.in_(middle), r.a))),
+    ).group_by(r.problem_id)
+    return {
+        pid: (float(m), float(a)) for pid, m, a in session.execute(stmt) if m is not None and a is not None
+    }
 
 
 StuckRow = tuple[int, int, str, str, int, int, int, int, datetime]

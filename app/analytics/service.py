@@ -64,10 +64,6 @@ def _days(rows: list[tuple[datetime, str, int]], zone: ZoneInfo) -> list[DayKind
     return [DayKinds(day=d, counts=by_day.get(d) or dict.fromkeys(rules.KINDS, 0)) for d in days]
 
 
-def _median(values: list[float]) -> float | None:
-    return round(statistics.median(values), 1) if values else None
-
-
 def _zone(course: Course) -> ZoneInfo:
     try:
         return ZoneInfo(course.timezone or "UTC")
@@ -86,7 +82,15 @@ class _Read:
         ids = (course.id, assignment.id)
         self.students = repository.count_active(session, course.id)
         self.counts = repository.problem_counts(session, *ids, problem_id)
-        self.solves = repository.solves(session, *ids, problem_id)
+        if problem_id is None:
+            self.medians = repository.solve_medians(session, *ids)
+            self.times: list[tuple[float, int]] = []
+        else:
+            self.times = repository.solve_times(session, *ids, problem_id)
+            minutes, attempts = [m for m, _a in self.times], [float(a) for _m, a in self.times]
+            self.medians = (
+                {problem_id: (statistics.median(minutes), statistics.median(attempts))} if self.times else {}
+            )
         self.stuck_rows = repository.stuck(session, *ids, self.now, problem_id)
         self.failures = repository.failure_totals(session, assignment.id, problem_id)
         self.kinds = repository.kind_totals(session, assignment.id, problem_id)
@@ -95,8 +99,8 @@ class _Read:
         self, problem: Problem
     ) -> tuple[ProblemNumbers, list[float], list[FailureCount], list[FailureCount]]:
         attempted, solved = self.counts.get(problem.id, (0, 0))
-        mine = [(m, n) for p, m, n in self.solves if p == problem.id]
-        minutes = sorted(round(m, 1) for m, _n in mine)
+        minutes = sorted(round(m, 1) for m, _n in self.times)
+        median = self.medians.get(problem.id)
         cases = _counts(self.failures, problem.id, ("hidden:", "public:"))
         broken = _counts(self.failures, problem.id, ("rule:",))
         numbers = ProblemNumbers(
@@ -104,8 +108,8 @@ class _Read:
             title=problem.title,
             attempted=attempted,
             solved=solved,
-            median_minutes_to_solve=_median(minutes),
-            median_attempts_to_solve=_median([float(n) for _m, n in mine]),
+            median_minutes_to_solve=None if median is None else round(median[0], 1),
+            median_attempts_to_solve=None if median is None else round(median[1], 1),
             stuck=sum(1 for r in self.stuck_rows if r[0] == problem.id),
             top_case=cases[0] if cases else None,
             top_rule=broken[0] if broken else None,

@@ -163,3 +163,26 @@ def test_internal_errors_and_compile_errors(db: Database) -> None:
     assert report.problems[0].attempted == 1
     assert sum(d.counts["exception"] for d in report.kinds_over_time) == 1
     assert _in_step(db)
+
+
+def test_medians_are_the_middle_or_the_mean_of_the_middle_two(db: Database) -> None:
+    room = make_class(db, students=4)
+    plans = [1, 4, 2, 7]  # Submits until accepted: medians 1 | 1,4 | 1,2,4 | 1,2,4,7
+    for who, attempts in zip(room.students, plans, strict=True):
+        for i in range(attempts - 1):
+            room.solve(who, "add-tensors", i, wrong(("broadcast", "values")))
+        room.solve(who, "add-tensors", 10 * attempts, ACCEPTED)
+    report = _report(db, room)
+    assert report.problems[0].median_attempts_to_solve == 3.0  # (2 + 4) / 2
+    # minutes from the first Submit: 0 (solved at once), 40, 20, 70 -> (20 + 40) / 2
+    assert report.problems[0].median_minutes_to_solve == 30.0
+    with db.transaction() as session:
+        one = service.problem_analytics(
+            session, room.course(session), room.assignment(session), "add-tensors"
+        )
+    assert one.problem.median_attempts_to_solve == 3.0 and one.problem.minutes_to_solve == [
+        0.0,
+        20.0,
+        40.0,
+        70.0,
+    ]
