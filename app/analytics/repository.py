@@ -286,8 +286,11 @@ def _move_totals(
                 index_elements=["assignment_id", "problem_id", "hour", "kind"],
                 set_={"count": _KIND_TOTALS.c.count + d},
             ))  # fmt: skip
-    for table, column in ((_CASE_TOTALS, _CASE_TOTALS.c.students), (_KIND_TOTALS, _KIND_TOTALS.c.count)):
-        session.execute(delete(table).where(table.c.assignment_id == assignment_id, column <= 0))
+    if any(new_students[k] < old_students[k] for k in old_students) or any(
+        new_kinds[k] < old_kinds[k] for k in old_kinds
+    ):  # a total may have reached zero: no row for it
+        for table, column in ((_CASE_TOTALS, _CASE_TOTALS.c.students), (_KIND_TOTALS, _KIND_TOTALS.c.count)):
+            session.execute(delete(table).where(table.c.assignment_id == assignment_id, column <= 0))
 
 
 def retotal(session: Session, assignment_id: int) -> None:
