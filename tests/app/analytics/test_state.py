@@ -186,3 +186,28 @@ def test_medians_are_the_middle_or_the_mean_of_the_middle_two(db: Database) -> N
         40.0,
         70.0,
     ]
+
+
+def test_a_problem_added_or_dates_moved_are_caught_on_the_next_read(db: Database) -> None:
+    from app.courses.models import AssignmentProblem
+    from tests.app.courses import helpers
+
+    room = make_class(db, students=2, slugs=("add-tensors",))
+    a, b = room.students
+    room.solve(a, "scale-rows", 5, ACCEPTED)  # not the assignment's problem (yet)
+    room.solve(b, "add-tensors", 6, ACCEPTED)
+    assert [p.slug for p in _report(db, room).problems] == ["add-tensors"]
+    with db.transaction() as session:  # an instructor adds scale-rows to the assignment
+        problem = helpers.problem(session, "scale-rows")
+        session.add(AssignmentProblem(assignment_id=room.assignment_id, problem_id=problem.id, position=1))
+    assert not _in_step(db)
+    report = _report(db, room)
+    assert _in_step(db)
+    assert [(p.slug, p.solved) for p in report.problems] == [("add-tensors", 1), ("scale-rows", 1)]
+    with db.transaction() as session:  # the due date moves before both solves: nothing counts
+        room.assignment(session).due_at = room.start + timedelta(minutes=1)
+        room.assignment(session).late = []
+    assert not _in_step(db)
+    report = _report(db, room)
+    assert _in_step(db)
+    assert [(p.attempted, p.solved) for p in report.problems] == [(0, 0), (0, 0)]
