@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlalchemy import insert, select
+from sqlalchemy import insert, select, text
 
 from app.accounts import tokens
 from app.accounts.models import User
@@ -218,6 +218,10 @@ def run_backend(
                 count = add_work(db, ids, problems, random.Random(20261206))
                 with db.transaction() as session:
                     state.rebuild(session)
+                # Statistics for the planner, as autovacuum gathers them after a bulk load (without
+                # them PostgreSQL joins the class's rows by a plan ~15x slower).
+                with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+                    conn.execute(text("ANALYZE"))
                 notes.append(
                     f"{label}: {count:,} submissions, filled and rebuilt in "
                     f"{time.perf_counter() - started:.1f} s"
