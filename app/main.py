@@ -13,8 +13,11 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
 
+from app import analytics
 from app.accounts import admin_pages, reset_pages, two_factor_pages
 from app.accounts import pages as auth_pages
+from app.analytics import api as analytics_api
+from app.analytics import pages as analytics_pages
 from app.api_v1.router import router as api_v1_router
 from app.authoring import api as authoring_api
 from app.authoring import pages as authoring_pages
@@ -135,6 +138,7 @@ def create_app(
     settings = settings or get_settings()
     prepare_password_checks()  # log-in costs the same for unknown emails from the first one on
     course_access.install()  # course assignments open Premium problems to their students
+    analytics.install()  # course analytics kept in each verdict's transaction
     db = database or Database(settings.database_url, settings.db_pool_size)
     slots = DatabaseSlots(request_slots(db.pool_size, settings.judge_workers))
     waiter = ResultWaiter(recheck_s=settings.wait_recheck_s)
@@ -245,6 +249,8 @@ def create_app(
         authoring_api.router,
         course_api.router,
         course_pages.router,
+        analytics_api.router,
+        analytics_pages.router,
         billing_api.router,
         lti_pages.router,
         lti_admin_pages.router,

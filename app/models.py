@@ -1,6 +1,15 @@
 """Every model, imported once so ``Base.metadata`` is complete (Alembic autogenerate uses it)."""
 
 from app.accounts.models import User
+from app.analytics.models import (
+    AnalyticsAssignment,
+    AnalyticsCaseTotal,
+    AnalyticsFailure,
+    AnalyticsKind,
+    AnalyticsKindTotal,
+    AnalyticsProgress,
+    AnalyticsWindow,
+)
 from app.authoring.models import ProblemDraft
 from app.billing.models import BillingEvent
 from app.courses.models import Assignment, Course, CourseMember, Regrade
@@ -16,6 +25,13 @@ from app.reports.models import TestReport
 from app.submissions.models import Submission, SubmissionGate
 
 __all__ = [
+    "AnalyticsAssignment",
+    "AnalyticsCaseTotal",
+    "AnalyticsFailure",
+    "AnalyticsKind",
+    "AnalyticsKindTotal",
+    "AnalyticsProgress",
+    "AnalyticsWindow",
     "Assignment",
     "Base",
     "BillingEvent",

@@ -3,7 +3,8 @@
 - ``torchdrill judge`` and ``torchdrill problems validate`` come from the runner's CLI;
 - ``torchdrill problems import|export`` (authoring), ``users`` and ``tokens`` (accounts)
   act on the platform's database directly, for operators;
-- ``submissions rejudge`` judges stored submissions again; ``stats check|rebuild`` (operators);
+- ``submissions rejudge`` judges stored submissions again; ``stats check|rebuild`` and
+  ``analytics check|rebuild`` (operators);
 - ``login``, ``problems`` (list), ``tracks``, ``pull``, ``submit``, ``run``, ``hints``, ``report``
   and ``reports`` talk to a server's REST API: they are the light client's commands
   (``clients/python``, package ``torchdrill``), registered here as they are in its own
@@ -36,6 +37,7 @@ for module in (
     "app.cli.tokens",
     "app.cli.submissions",
     "app.cli.stats",
+    "app.cli.analytics",
     "app.cli.courses",
     "app.cli.lti",
 ):

@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 from torchdrill.output import echo
 
+from app import analytics
 from app.kit.db import Database
 from app.kit.settings import Settings
 from app.submissions import repository
@@ -28,6 +29,7 @@ def rejudge(ids: Annotated[list[int], typer.Argument(help="submission ids")]) ->
     """Judge submissions again; exit 1 if one of them could not be re-judged."""
     settings = Settings()
     db = Database(settings.database_url)
+    analytics.install()  # a reopened or re-judged verdict keeps course analytics in step
     failed = False
     publish: Callable[[int], bool] | None = None
     if settings.broker_url:

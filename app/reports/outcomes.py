@@ -3,7 +3,7 @@ reporter is mailed the verdict on the new version (the report page and the submi
 same copy, :class:`app.reports.views.ReportOutcome`).
 
 :func:`install` (called by ``app.main.create_app``) hooks :func:`tell_outcome` to the verdicts of the
-reports' copies (``app.submissions.judging.on_copy_finished``): it runs in the verdict's transaction,
+reports' copies (``app.submissions.verdict_listeners.on_copy_finished``): it runs in the verdict's transaction,
 so the mail goes out once, after the commit, exactly when the outcome is stored. Only where the
 verdict is stored by a process that ran ``create_app`` (the web process with its embedded judge);
 scaled out, the recorder process stores it and does not install this hook yet (it may not import
@@ -21,14 +21,14 @@ from app.kit.words import passed_phrase
 from app.problems import repository as problems_repository
 from app.reports import repository
 from app.reports.service import REPORT_COPY_PREFIX, Notifier
-from app.submissions import judging
+from app.submissions import verdict_listeners
 from app.submissions.models import Submission
 from runner.verdict import Verdict
 
 
 def install(notifier: Callable[[], Notifier]) -> None:
     """Mail reporters their re-judge's outcome, through the ``notifier`` of the moment (the app's mailer)."""
-    judging.on_copy_finished(
+    verdict_listeners.on_copy_finished(
         REPORT_COPY_PREFIX, lambda session, copy: tell_outcome(session, copy, notifier())
     )
 

@@ -32,6 +32,7 @@ import redis
 from celery import Celery, signals
 from sqlalchemy.exc import OperationalError
 
+from app import analytics
 from app.kit.broker import make_redis
 from app.kit.db import Database, utcnow
 from app.kit.logging import configure_logging, submission_context
@@ -229,6 +230,7 @@ def create_recorder(
     settings: Settings, db: Database, name: str | None = None
 ) -> tuple[Celery, Recorder, Sweeper]:
     """The recorder's Celery app (tasks bound to ``db``), its handlers and its sweeper."""
+    analytics.install()  # what a verdict updates besides progress (app.submissions.verdict_listeners)
     celery = make_celery(settings, name="torchdrill-recorder", owner=name or recorder_name())
     client = make_redis(settings)
     stats = RedisStats(client, settings.wire.key("metrics:"))

@@ -18,7 +18,7 @@ from app.kit.db import Database, utcnow
 from app.kit.runner import JudgeRunner
 from app.problems import repository as problems_repository
 from app.progress import repository as progress
-from app.submissions import repository
+from app.submissions import repository, verdict_listeners
 from app.submissions.models import CUSTOM, FINISHED, Submission
 from runner.format.custom import CustomInput
 from runner.format.problem import ProblemFiles, build_problem
@@ -96,21 +96,6 @@ def load_job(session: Session, submission_id: int) -> Job | None:
     )
 
 
-CopyFinished = Callable[[Session, Submission], None]
-_copy_listeners: dict[str, CopyFinished] = {}
-
-
-def on_copy_finished(key_prefix: str, listener: CopyFinished) -> None:
-    """Call ``listener(session, row)`` in the verdict's transaction when a re-judged copy whose
-    idempotency key starts with ``key_prefix`` is finished (once: the verdict is recorded once).
-
-    Domains above this one install theirs at start-up (a test report's outcome mail:
-    ``app.reports.outcomes``); registering the same prefix again replaces the listener. Only copies
-    are looked at, so a learner's own verdict pays nothing for it.
-    """
-    _copy_listeners[key_prefix] = listener
-
-
 def record_verdict(session: Session, submission_id: int, result: JudgeResult) -> Submission | None:
     """Store the final verdict, once. Returns the finished row (``repository.finish``: a transient
     copy read back by the UPDATE, without its code), or None (and changes nothing) if the
@@ -145,15 +130,9 @@ def record_verdict(session: Session, submission_id: int, result: JudgeResult) ->
         progress.record_verdict(
             session, finished.user_id, finished.problem_id, finished.mode, result.verdict, finished.created_at
         )
+        verdict_listeners.recorded(session, finished)  # e.g. course analytics (app.analytics)
     elif finished is not None:
-        key = finished.idempotency_key or ""
-        for prefix, listener in list(_copy_listeners.items()):
-            if key.startswith(prefix):
-                try:  # in a savepoint: a listener's failure never costs the verdict
-                    with session.begin_nested():
-                        listener(session, finished)
-                except Exception:
-                    log.exception("the listener of %r failed on submission %s", prefix, submission_id)
+        verdict_listeners.copy_finished(session, finished)  # e.g. a test report's outcome mail
     return finished
 
 
@@ -230,6 +209,7 @@ def reopen_for_rejudge(db: Database, submission_id: int) -> str | None:
                 previous,
                 repository.first_solve_at(session, submission.user_id, submission.problem_id, submission_id),
             )
+            verdict_listeners.reopened(session, submission)
     log.warning("submission %s reopened for re-judging (was %s%s)", submission_id, previous,
                 f", cause {cause}" if cause else "")  # fmt: skip
     return previous

@@ -76,6 +76,8 @@ SCOPE_OF: dict[tuple[str, str], str] = {
     ("GET", COURSE + "/gradebook.xlsx"): "teach",
     ("POST", COURSE + "/assignments/{assignment_id}/regrades"): "teach",
     ("GET", COURSE + "/assignments/{assignment_id}/similarity"): "teach",
+    ("GET", COURSE + "/assignments/{assignment_id}/analytics"): "teach",
+    ("GET", COURSE + "/assignments/{assignment_id}/analytics/{slug}"): "teach",
     ("POST", "/api/v1/submissions/{submission_id}/reports"): "submit",
     ("GET", "/api/v1/reports"): "read",
     ("GET", "/api/v1/reports/{report_id}"): "read",

@@ -1,4 +1,4 @@
-"""What runs when a re-judged copy's verdict is recorded (``judging.on_copy_finished``): once, in the
+"""What runs when a re-judged copy's verdict is recorded (``verdict_listeners.on_copy_finished``): once, in the
 verdict's transaction, only for copies of its key prefix — and a listener that fails never costs
 the verdict."""
 
@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from app.accounts.models import User
 from app.kit.db import Database
 from app.problems.models import Problem
-from app.submissions import judging
+from app.submissions import judging, verdict_listeners
 from app.submissions.models import COPY_KEY_PREFIX, Submission
 from runner.jobs import CaseResult, JudgeResult
 from runner.verdict import Verdict
@@ -24,9 +24,9 @@ PREFIX = f"{COPY_KEY_PREFIX}listener-test-"
 @pytest.fixture
 def heard() -> Iterator[list[int]]:
     ids: list[int] = []
-    judging.on_copy_finished(PREFIX, lambda session, row: ids.append(row.id))
+    verdict_listeners.on_copy_finished(PREFIX, lambda session, row: ids.append(row.id))
     yield ids
-    judging.on_copy_finished(PREFIX, lambda session, row: None)
+    verdict_listeners.on_copy_finished(PREFIX, lambda session, row: None)
 
 
 def _store(db: Database, email: str, key: str | None) -> int:
@@ -70,10 +70,10 @@ def test_a_failing_listener_never_costs_the_verdict(db: Database, learner) -> No
         session.execute(select(Submission).where(Submission.id == row.id))
         raise RuntimeError("the mail server is on fire")
 
-    judging.on_copy_finished(PREFIX, broken)
+    verdict_listeners.on_copy_finished(PREFIX, broken)
     try:
         copy = _store(db, learner.email, f"{PREFIX}2")
         assert _record(db, copy)
     finally:
-        judging.on_copy_finished(PREFIX, lambda session, row: None)
+        verdict_listeners.on_copy_finished(PREFIX, lambda session, row: None)
     assert _status(db, copy) == ("finished", Verdict.ACCEPTED)

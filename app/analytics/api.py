@@ -1,0 +1,51 @@
+"""``/api/v1/courses/{id}/assignments/{aid}/analytics`` (JSON, scope ``teach``): the pages' figures."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path
+
+from app.analytics import service
+from app.analytics.views import AssignmentAnalytics, ProblemAnalytics
+from app.courses import assignments, enrolment
+from app.courses.deps import AssignmentId, CourseId, CourseTeacher
+from app.kit.db import utcnow
+from app.kit.web import SessionDep
+
+router = APIRouter(prefix="/api/v1/courses", tags=["courses"])
+Slug = Annotated[str, Path(max_length=80, pattern=r"^[a-z0-9][a-z0-9-]*$", description="the problem's slug")]
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    401: {"description": "Not logged in / no valid token"},
+    403: {"description": "A token without the `teach` scope"},
+    404: {"description": "No such course or assignment, or you do not teach it (students too)"},
+}
+
+
+@router.get(
+    "/{course_id}/assignments/{assignment_id}/analytics",
+    responses=ERRORS,
+    response_model=AssignmentAnalytics,
+    summary="An assignment's analytics: progress, failures, who has not started, who is stuck (instructors)",
+)
+def get_analytics(
+    course_id: CourseId, assignment_id: AssignmentId, session: SessionDep, user: CourseTeacher
+) -> AssignmentAnalytics:
+    course = enrolment.course_for_instructor(session, course_id, user)
+    assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
+    return service.assignment_analytics(session, course, assignment)
+
+
+@router.get(
+    "/{course_id}/assignments/{assignment_id}/analytics/{slug}",
+    responses=ERRORS,
+    response_model=ProblemAnalytics,
+    summary="One assignment problem's analytics: failing cases and rules, kinds over time (instructors)",
+)
+def get_problem_analytics(
+    course_id: CourseId, assignment_id: AssignmentId, slug: Slug, session: SessionDep, user: CourseTeacher
+) -> ProblemAnalytics:
+    course = enrolment.course_for_instructor(session, course_id, user)
+    assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
+    return service.problem_analytics(session, course, assignment, slug)

@@ -1,0 +1,177 @@
+"""An assignment's analytics, read from the maintained state (``app.analytics.state``).
+
+Reading first repairs the students whose window changed since their rows were written
+(:func:`app.analytics.state.refresh`, nothing in the usual case); then four reads over the class's
+rows: progress, failures by case and rule, kinds by hour, the active students.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from sqlalchemy.orm import Session
+
+from app.analytics import repository, rules, state
+from app.analytics.views import (
+    AssignmentAnalytics,
+    DayKinds,
+    FailureCount,
+    ProblemAnalytics,
+    ProblemDetail,
+    ProblemNumbers,
+    StuckStudent,
+    StudentRef,
+)
+from app.courses import assignments as assignments_mod
+from app.courses.models import Assignment, Course
+from app.kit.errors import NotFound
+from app.problems.models import Problem
+
+MAX_DAYS = 62  # the days shown over time: the last two months with failures
+
+
+def _label(key: str) -> str:
+    kind, _, name = key.partition(":")
+    if kind == "rule":
+        return f"rule {name}"
+    return f"{kind} · {' '.join(name.replace('_', ' ').split()) or 'case'}"
+
+
+def _counts(
+    rows: list[tuple[int, str, int, int]], problem_id: int, prefix: tuple[str, ...]
+) -> list[FailureCount]:
+    found = [
+        FailureCount(key=key, label=_label(key), students=n, attempts=total)
+        for p, key, n, total in rows
+        if p == problem_id and key.startswith(prefix)
+    ]
+    return sorted(found, key=lambda f: (-f.students, -f.attempts, f.key))
+
+
+def _days(rows: list[tuple[datetime, str, int]], zone: ZoneInfo) -> list[DayKinds]:
+    by_day: dict[date, dict[str, int]] = defaultdict(lambda: dict.fromkeys(rules.KINDS, 0))
+    for hour, kind, n in rows:
+        if kind in rules.KINDS:
+            by_day[hour.astimezone(zone).date()][kind] += n
+    if not by_day:
+        return []
+    last = max(by_day)
+    first = max(min(by_day), last - timedelta(days=MAX_DAYS - 1))
+    days = [first + timedelta(days=i) for i in range((last - first).days + 1)]
+    return [DayKinds(day=d, counts=by_day.get(d) or dict.fromkeys(rules.KINDS, 0)) for d in days]
+
+
+def _zone(course: Course) -> ZoneInfo:
+    try:
+        return ZoneInfo(course.timezone or "UTC")
+    except (KeyError, ValueError):
+        return ZoneInfo("UTC")
+
+
+class _Read:
+    """The figures of one assignment (optionally one problem), read once after the refresh."""
+
+    def __init__(
+        self, session: Session, course: Course, assignment: Assignment, problem_id: int | None
+    ) -> None:
+        state.refresh(session, course, assignment)
+        self.now = datetime.now(tz=_zone(course))
+        ids = (course.id, assignment.id)
+        self.students = repository.count_active(session, course.id)
+        self.counts = repository.problem_counts(session, *ids, problem_id)
+        if problem_id is None:
+            self.medians = repository.solve_medians(session, *ids)
+            self.times: list[tuple[float, int]] = []
+        else:
+            self.times = repository.solve_times(session, *ids, problem_id)
+            minutes, attempts = [m for m, _a in self.times], [float(a) for _m, a in self.times]
+            self.medians = (
+                {problem_id: (statistics.median(minutes), statistics.median(attempts))} if self.times else {}
+            )
+        self.stuck_rows = repository.stuck(session, *ids, self.now, problem_id)
+        self.failures = repository.failure_totals(session, assignment.id, problem_id)
+        self.kinds = repository.kind_totals(session, assignment.id, problem_id)
+
+    def numbers(
+        self, problem: Problem
+    ) -> tuple[ProblemNumbers, list[float], list[FailureCount], list[FailureCount]]:
+        attempted, solved = self.counts.get(problem.id, (0, 0))
+        minutes = sorted(round(m, 1) for m, _n in self.times)
+        median = self.medians.get(problem.id)
+        cases = _counts(self.failures, problem.id, ("hidden:", "public:"))
+        broken = _counts(self.failures, problem.id, ("rule:",))
+        numbers = ProblemNumbers(
+            slug=problem.slug,
+            title=problem.title,
+            attempted=attempted,
+            solved=solved,
+            median_minutes_to_solve=None if median is None else round(median[0], 1),
+            median_attempts_to_solve=None if median is None else round(median[1], 1),
+            stuck=sum(1 for r in self.stuck_rows if r[0] == problem.id),
+            top_case=cases[0] if cases else None,
+            top_rule=broken[0] if broken else None,
+        )
+        return numbers, minutes, cases, broken
+
+    def stuck(self, slugs: dict[int, str]) -> list[StuckStudent]:
+        return [
+            StuckStudent(
+                user_id=user, email=email, section=section or "", problem=slugs[p], failed=failed,
+                best_passed=best, best_total=total, since_best=since, last_at=last,
+            )
+            for p, user, email, section, failed, best, total, since, last in self.stuck_rows
+            if p in slugs
+        ]  # fmt: skip
+
+
+def _not_started(
+    session: Session, course: Course, assignment: Assignment, problem_ids: list[int]
+) -> list[StudentRef]:
+    rows = repository.not_started(session, course.id, assignment.id, problem_ids)
+    return [StudentRef(user_id=u, email=e, section=s) for u, e, s in rows]
+
+
+def assignment_analytics(session: Session, course: Course, assignment: Assignment) -> AssignmentAnalytics:
+    problems = assignments_mod.assignment_problems(session, assignment)
+    read = _Read(session, course, assignment, None)
+    return AssignmentAnalytics(
+        course_id=course.id,
+        assignment_id=assignment.id,
+        title=assignment.title,
+        timezone=course.timezone or "UTC",
+        students=read.students,
+        problems=[read.numbers(p)[0] for p in problems],
+        kinds=list(rules.KINDS),
+        kinds_over_time=_days(read.kinds, _zone(course)),
+        not_started=_not_started(session, course, assignment, [p.id for p in problems]),
+        stuck=read.stuck({p.id: p.slug for p in problems}),
+        computed_at=read.now,
+    )
+
+
+def problem_analytics(
+    session: Session, course: Course, assignment: Assignment, slug: str
+) -> ProblemAnalytics:
+    problem = next(
+        (p for p in assignments_mod.assignment_problems(session, assignment) if p.slug == slug), None
+    )
+    if problem is None:
+        raise NotFound(f"The assignment has no problem {slug!r}.")
+    read = _Read(session, course, assignment, problem.id)
+    numbers, minutes, cases, broken = read.numbers(problem)
+    return ProblemAnalytics(
+        course_id=course.id,
+        assignment_id=assignment.id,
+        title=assignment.title,
+        timezone=course.timezone or "UTC",
+        students=read.students,
+        problem=ProblemDetail(**numbers.model_dump(), cases=cases, rules=broken, minutes_to_solve=minutes),
+        kinds=list(rules.KINDS),
+        kinds_over_time=_days(read.kinds, _zone(course)),
+        not_started=_not_started(session, course, assignment, [problem.id]),
+        stuck=read.stuck({problem.id: problem.slug}),
+        computed_at=read.now,
+    )

@@ -1,0 +1,195 @@
+"""Keeping the analytics state: in each verdict's transaction, and when a student's window changed.
+
+A student's rows on an assignment are a function of their submissions and of their *window*: the
+spans in which the course sees their work (``app.courses.visibility.course_work``: the assignment's
+dates, their extension, their enrolment periods) and the assignment's problems. The verdict's writer
+recomputes the student's rows for the verdict's problem from the submissions table (a handful of
+rows: their own attempts on one problem), after locking their window row; when the window it
+finds is not the one the rows were computed for, it recomputes the student's every problem. What
+changes a window without a verdict (an extension, new dates, leaving, a problem added) is caught
+when the state is read (:func:`refresh`): the students whose window changed are recomputed then.
+So the state equals what :func:`rebuild` computes from scratch, at every commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session
+
+from app.analytics import repository, rules
+from app.courses.models import Assignment, Course
+from app.courses.visibility import CourseWork, course_work
+from app.submissions.models import Submission
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def problems_key(assignment: Assignment) -> str:
+    return _digest(",".join(str(p) for p in sorted(link.problem_id for link in assignment.problems)))
+
+
+def window_key(work: CourseWork, assignment: Assignment, user_id: int) -> str:
+    spans = work.spans.get((user_id, assignment.id), [])
+    text = ";".join(
+        f"{s.start.isoformat()}|{s.until.isoformat()}|{s.before.isoformat() if s.before else ''}"
+        for s in spans
+    )
+    return _digest(problems_key(assignment) + "/" + text)
+
+
+def summaries(
+    session: Session, work: CourseWork, assignment: Assignment, users: Sequence[int], problems: Sequence[int]
+) -> dict[repository.Slice, rules.Summary]:
+    """The students' summaries on the problems, from the submissions the course sees."""
+    found = repository.seen(session, users, problems)
+    return {
+        (u, p): rules.summarise(
+            s for s in found.get((u, p), []) if work.counts_for(u, assignment.id, s.created_at)
+        )
+        for u in users
+        for p in problems
+    }
+
+
+def _problems(assignment: Assignment) -> list[int]:
+    return sorted(link.problem_id for link in assignment.problems)
+
+
+def recompute(
+    session: Session,
+    work: CourseWork,
+    assignment: Assignment,
+    user_ids: Sequence[int],
+    problem_ids: Sequence[int] | None = None,
+) -> None:
+    """Lock the students' windows and recompute their rows (``problem_ids`` None: every problem;
+    also every problem for a student whose stored window is not the current one)."""
+    if not user_ids:
+        return
+    stored = repository.lock_windows(session, assignment.id, user_ids)
+    current = {u: window_key(work, assignment, u) for u in user_ids}
+    if problem_ids is None:
+        whole, some = list(user_ids), []
+    else:
+        whole = [u for u in user_ids if stored.get(u) != current[u]]
+        some = [u for u in user_ids if stored.get(u) == current[u]]
+    if whole:
+        found = summaries(session, work, assignment, whole, _problems(assignment))
+        repository.replace_rows(session, assignment.id, whole, None, found)
+    if some and problem_ids:
+        found = summaries(session, work, assignment, some, sorted(problem_ids))
+        repository.replace_rows(session, assignment.id, some, sorted(problem_ids), found)
+    repository.set_window_keys(
+        session, assignment.id, {u: current[u] for u in whole if stored.get(u) != current[u]}
+    )
+
+
+class Listener:
+    """The verdict listener (``app.submissions.verdict_listeners``)."""
+
+    def recorded(self, session: Session, submission: Submission) -> None:
+        self._student_changed(session, submission.user_id, submission.problem_id)
+
+    def reopened(self, session: Session, submission: Submission) -> None:
+        self._student_changed(session, submission.user_id, submission.problem_id)
+
+    @staticmethod
+    def _student_changed(session: Session, user_id: int, problem_id: int) -> None:
+        # One query for a learner in no course holding the problem: the whole cost off courses.
+        assignments = repository.assignments_for(session, user_id, problem_id)
+        by_course: dict[int, list[Assignment]] = {}
+        for assignment in assignments:
+            by_course.setdefault(assignment.course_id, []).append(assignment)
+        for group in by_course.values():
+            work = course_work(session, group, [user_id])
+            for assignment in group:
+                recompute(session, work, assignment, [user_id], [problem_id])
+
+
+LISTENER = Listener()
+
+
+def inputs_key(session: Session, course: Course, assignment: Assignment) -> str:
+    own = [assignment.release_at, assignment.due_at, assignment.late, assignment.after_last]
+    return _digest(repr(own + repository.window_inputs(session, course.id, assignment.id)))
+
+
+def refresh(session: Session, course: Course, assignment: Assignment) -> int:
+    """Recompute the students whose window changed since their rows were written; how many.
+
+    When neither the assignment nor its extensions nor the course's enrolments moved since the
+    last check (the usual case), two small reads say so. Otherwise each student's window is
+    compared with the one their rows were computed for, and the stale ones recomputed; after the
+    assignment's problems change, every student is.
+    """
+    problems, inputs = problems_key(assignment), inputs_key(session, course, assignment)
+    stored = repository.assignment_keys(session, assignment.id)
+    if stored == (problems, inputs):
+        return 0
+    users = repository.enrolled_user_ids(session, course.id)
+    work = course_work(session, [assignment], users)
+    if stored is None or stored[0] != problems:
+        repository.delete_other_problems(session, assignment.id, _problems(assignment))
+        stale = users
+    else:
+        keys = repository.window_keys(session, assignment.id)
+        stale = [u for u, k in keys.items() if k != window_key(work, assignment, u)]
+    recompute(session, work, assignment, stale)
+    repository.retotal(session, assignment.id)
+    repository.set_assignment_keys(session, assignment.id, problems, inputs)
+    return len(stale)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """How the maintained state differs from the one the submissions table implies."""
+
+    rows: int
+    differences: int
+
+    @property
+    def in_step(self) -> bool:
+        return self.differences == 0
+
+
+def _assignments(session: Session) -> list[tuple[Assignment, CourseWork, list[int]]]:
+    out = []
+    for assignment in repository.all_assignments(session):
+        users = repository.enrolled_user_ids(session, assignment.course_id)
+        out.append((assignment, course_work(session, [assignment], users), users))
+    return out
+
+
+def compare(session: Session) -> Comparison:
+    """The maintained rows against the rows the submissions table implies (computed, not written)."""
+    maintained = repository.all_rows(session)
+    rebuilt: tuple[set[tuple[object, ...]], ...] = (set(), set(), set(), set(), set())
+    for assignment, work, users in _assignments(session):
+        rows = repository.rows_of(
+            assignment.id, summaries(session, work, assignment, users, _problems(assignment))
+        )
+        for into, part in zip(rebuilt, repository.as_tuples(rows), strict=True):
+            into |= part
+    return Comparison(
+        sum(len(r) for r in rebuilt), sum(len(a ^ b) for a, b in zip(maintained, rebuilt, strict=True))
+    )
+
+
+def rebuild(session: Session) -> Comparison:
+    """Replace the state with one computed from the submissions table; how far off it was before."""
+    before = compare(session)
+    repository.clear(session)
+    for assignment, work, users in _assignments(session):
+        recompute(session, work, assignment, users)
+        course = session.get(Course, assignment.course_id)
+        assert course is not None
+        repository.set_assignment_keys(
+            session, assignment.id, problems_key(assignment), inputs_key(session, course, assignment)
+        )
+    session.flush()
+    return before
