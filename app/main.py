@@ -42,6 +42,8 @@ from app.reports import pages as report_pages
 from app.scaleout.judging_setup import setup_judging
 from app.site import account_pages, problem_pages, track_pages
 from app.site import submission_pages as submission_detail_pages
+from app.solutions import api as solution_api
+from app.solutions import pages as solution_pages
 from app.submissions import api as submission_api
 from app.submissions import pages as submission_pages
 from app.submissions.dispatch import Dispatcher, ResultWaiter
@@ -202,11 +204,13 @@ def create_app(
         hint_api.router,
         api_v1_router,
         report_api.router,
+        solution_api.router,
         problem_pages.router,
         track_pages.router,
         submission_pages.router,
         submission_detail_pages.router,
         report_pages.router,
+        solution_pages.router,
         auth_pages.router,
         reset_pages.router,
         two_factor_pages.router,

@@ -10,6 +10,15 @@ from app.kit.db import Base
 from app.problems.models import Problem, ProblemOwner, ProblemTag, ProblemVersion, Track
 from app.progress.models import LearnerProblem, ProblemStats
 from app.reports.models import TestReport
+from app.solutions.models import (
+    GiveUp,
+    HiddenEditorial,
+    Solution,
+    SolutionComment,
+    SolutionHold,
+    SolutionTag,
+    SolutionVote,
+)
 from app.submissions.models import Submission, SubmissionGate
 
 __all__ = [
@@ -19,6 +28,8 @@ __all__ = [
     "CodeDraft",
     "Course",
     "CourseMember",
+    "GiveUp",
+    "HiddenEditorial",
     "HintReveal",
     "LearnerProblem",
     "Problem",
@@ -28,6 +39,11 @@ __all__ = [
     "ProblemTag",
     "ProblemVersion",
     "Regrade",
+    "Solution",
+    "SolutionComment",
+    "SolutionHold",
+    "SolutionTag",
+    "SolutionVote",
     "Submission",
     "SubmissionGate",
     "TestReport",
