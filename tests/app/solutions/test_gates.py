@@ -70,7 +70,9 @@ def test_premium_problems_solutions_stay_premium(
     assert [s["id"] for s in other.get("/api/v1/problems/scale-rows/solutions").json()["items"]] == [sid]
 
 
-def _course_with_held_assignment(db: Database, instructor: ApiAccount, student: ApiAccount, due_in: timedelta) -> int:
+def _course_with_held_assignment(
+    db: Database, instructor: ApiAccount, student: ApiAccount, due_in: timedelta
+) -> int:
     from app.accounts.models import User
 
     with db.transaction() as session:
@@ -96,7 +98,10 @@ def test_an_assignment_holds_solutions_until_its_deadline_extension_included(
     assignment_id = _course_with_held_assignment(db, instructor, student, timedelta(days=2))
     list_url = "/api/v1/problems/add-tensors/solutions"
     assert student.get(list_url).status_code == 200  # not held: the instructor has not chosen to
-    assert student.put(f"/api/v1/assignments/{assignment_id}/solution-hold", json={"held": True}).status_code == 404
+    assert (
+        student.put(f"/api/v1/assignments/{assignment_id}/solution-hold", json={"held": True}).status_code
+        == 404
+    )
     held = instructor.put(f"/api/v1/assignments/{assignment_id}/solution-hold", json={"held": True})
     assert held.status_code == 200 and held.json() == {"assignment_id": assignment_id, "held": True}
     for method, url in routes("add-tensors", solution["id"]):
@@ -122,10 +127,17 @@ def test_an_assignment_holds_solutions_until_its_deadline_extension_included(
         assignment = session.get(Assignment, assignment_id)
         learner = session.scalars(select(User).where(User.email == student.email)).one()
         assert assignment is not None
-        course_assignments.set_extension(session, assignment, learner.id, due_at=utcnow() + timedelta(hours=3))
+        course_assignments.set_extension(
+            session, assignment, learner.id, due_at=utcnow() + timedelta(hours=3)
+        )
     assert student.get(list_url).json()["error"] == "solutions_locked"
     # Released by the instructor: open again.
-    assert instructor.put(f"/api/v1/assignments/{assignment_id}/solution-hold", json={"held": False}).json()["held"] is False
+    assert (
+        instructor.put(f"/api/v1/assignments/{assignment_id}/solution-hold", json={"held": False}).json()[
+            "held"
+        ]
+        is False
+    )
     assert student.get(list_url).status_code == 200
 
 

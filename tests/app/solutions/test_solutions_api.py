@@ -39,7 +39,9 @@ def test_a_solver_publishes_and_another_solver_reads_votes_and_comments(
     assert again.json()["votes"] == 1  # one vote per reader
     own = author.put(f"/api/v1/solutions/{solution['id']}/vote")
     assert own.status_code == 403  # never one's own
-    comment = reader.post(f"/api/v1/solutions/{solution['id']}/comments", json={"body": "Why not `torch.add`?"})
+    comment = reader.post(
+        f"/api/v1/solutions/{solution['id']}/comments", json={"body": "Why not `torch.add`?"}
+    )
     assert comment.status_code == 201, comment.text
     assert "<code>torch.add</code>" in comment.json()["body_html"]
     read = author.get(f"/api/v1/solutions/{solution['id']}").json()
@@ -68,14 +70,18 @@ def test_a_non_solver_is_refused_until_they_give_up_and_the_give_up_is_recorded(
     gave = other.post("/api/v1/problems/add-tensors/give-up")
     assert gave.status_code == 200 and gave.json()["reason"] == "gave_up" and gave.json()["gave_up_at"]
     assert [s["id"] for s in other.get(LIST).json()["items"]] == [solution["id"]]
-    assert other.post("/api/v1/problems/add-tensors/give-up").json()["gave_up_at"] == gave.json()["gave_up_at"]
+    assert (
+        other.post("/api/v1/problems/add-tensors/give-up").json()["gave_up_at"] == gave.json()["gave_up_at"]
+    )
     with db.transaction() as session:
         user = session.scalars(select(User).where(User.email == other.email)).one()
         problem = session.scalars(select(Problem).where(Problem.slug == "add-tensors")).one()
         counts = service.give_up_counts(session, [problem.id], [user.id])
         records = service.give_ups(session, [problem.id])
     assert counts == {(problem.id, user.id): 1}
-    assert [(r.user_id, r.at.isoformat()[:19]) for r in records] == [(user.id, gave.json()["gave_up_at"][:19])]
+    assert [(r.user_id, r.at.isoformat()[:19]) for r in records] == [
+        (user.id, gave.json()["gave_up_at"][:19])
+    ]
 
 
 def test_what_cannot_be_published(student: ApiAccount, make_account: Callable[..., ApiAccount]) -> None:
@@ -125,7 +131,10 @@ def test_sorting_by_votes_or_newest_filtering_by_tag_and_keyset_pages(
     newest = [s["id"] for s in reader.get(LIST, params={"sort": "newest"}).json()["items"]]
     assert newest == sorted(ids, reverse=True)
     tagged = reader.get(LIST, params={"tag": "broadcasting"}).json()["items"]
-    assert [s["id"] for s in tagged] == [ids[2], ids[0]] and tagged[0]["tags"] == ["broadcasting", "one liner"]
+    assert [s["id"] for s in tagged] == [ids[2], ids[0]] and tagged[0]["tags"] == [
+        "broadcasting",
+        "one liner",
+    ]
     pages: list[int] = []
     url: str | None = f"{LIST}?limit=1"
     while url:
@@ -165,7 +174,9 @@ def test_posting_is_rate_limited_with_retry_after(published: tuple[ApiAccount, d
         assert author.post(url, json={"body": f"note {n}"}).status_code == 201
     refused = author.post(url, json={"body": "one too many"})
     assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
-    assert author.get(f"/api/v1/solutions/{solution['id']}").json()["comments"] == service.POSTS_PER_MINUTE - 1
+    assert (
+        author.get(f"/api/v1/solutions/{solution['id']}").json()["comments"] == service.POSTS_PER_MINUTE - 1
+    )
 
 
 @pytest.mark.parametrize("scopes, allowed", [(["read"], False), (["read", "submit"], True)])
