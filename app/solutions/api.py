@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.kit.db import utcnow
 from app.kit.paging import next_url
-from app.kit.web import SessionDep
+from app.kit.web import SessionDep, SettingsDep
 from app.solutions import editorial, holds, service
 from app.solutions.deps import PostLimiter, Reader, Teacher, Writer
 from app.solutions.views import (
@@ -106,12 +106,18 @@ def list_solutions(
 
 @router.post("/problems/{slug}/solutions", status_code=201, response_model=SolutionView, responses=ERRORS)
 def publish_solution(
-    slug: Slug, body: SolutionIn, user: Writer, session: SessionDep, limiter: PostLimiter
+    slug: Slug,
+    body: SolutionIn,
+    user: Writer,
+    session: SessionDep,
+    settings: SettingsDep,
+    limiter: PostLimiter,
 ) -> SolutionView:
     """Publish one of your accepted Submits on the problem, with a write-up and approach tags."""
     now = utcnow()
     solution = service.publish(session, user, slug, body.submission_id, body.title, body.write_up, body.tags,
-                               now, limiter=limiter)  # fmt: skip
+                               now, limiter=limiter,
+                               per_minute=settings.solution_posts_per_minute)  # fmt: skip
     return service.read(session, user, solution.id, now)[0]
 
 
@@ -171,9 +177,15 @@ def list_comments(
     "/solutions/{solution_id}/comments", status_code=201, response_model=CommentView, responses=ERRORS
 )
 def add_comment(
-    solution_id: SolutionId, body: CommentIn, user: Writer, session: SessionDep, limiter: PostLimiter
+    solution_id: SolutionId,
+    body: CommentIn,
+    user: Writer,
+    session: SessionDep,
+    settings: SettingsDep,
+    limiter: PostLimiter,
 ) -> CommentView:
-    row = service.comment(session, user, solution_id, body.body, utcnow(), limiter=limiter)
+    row = service.comment(session, user, solution_id, body.body, utcnow(), limiter=limiter,
+                          per_minute=settings.solution_posts_per_minute)  # fmt: skip
     return CommentView.of(row, reader_id=user.id)
 
 

@@ -14,7 +14,7 @@ from app.accounts.deps import CurrentUser
 from app.kit.db import utcnow
 from app.kit.errors import Conflict, InvalidInput
 from app.kit.markdown import highlight_code
-from app.kit.web import CsrfProtected, SessionDep, render
+from app.kit.web import CsrfProtected, SessionDep, SettingsDep, render
 from app.solutions import editorial, holds, repository, service
 from app.solutions.deps import PostLimiter
 from app.submissions.code_diff import line_diff
@@ -91,6 +91,7 @@ def publish(
     slug: Slug,
     user: CurrentUser,
     session: SessionDep,
+    settings: SettingsDep,
     limiter: PostLimiter,
     submission_id: Annotated[int, Form(ge=1, le=2**31 - 1)],
     title: Annotated[str, Form(max_length=service.MAX_TITLE * 2)] = "",
@@ -102,7 +103,8 @@ def publish(
     try:
         with session.begin_nested():
             solution = service.publish(session, user, slug, submission_id, title, write_up, tags.split(","),
-                                       utcnow(), limiter=limiter)  # fmt: skip
+                                       utcnow(), limiter=limiter,
+                                       per_minute=settings.solution_posts_per_minute)  # fmt: skip
     except (InvalidInput, Conflict) as exc:
         return _listing_page(request, session, user, slug, sort="votes", tag=None, after=None, form=values,
                              error=exc.detail)  # fmt: skip
@@ -137,13 +139,15 @@ def comment(
     solution_id: SolutionId,
     user: CurrentUser,
     session: SessionDep,
+    settings: SettingsDep,
     limiter: PostLimiter,
     body: Annotated[str, Form(max_length=service.MAX_COMMENT * 2)] = "",
 ) -> Any:
     now = utcnow()
     try:
         with session.begin_nested():
-            row = service.comment(session, user, solution_id, body, now, limiter=limiter)
+            row = service.comment(session, user, solution_id, body, now, limiter=limiter,
+                                  per_minute=settings.solution_posts_per_minute)  # fmt: skip
     except InvalidInput as exc:
         view, problem = service.read(session, user, solution_id, now)
         comments, cursor = service.comments(session, user, solution_id, now, after=None)

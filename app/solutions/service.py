@@ -40,8 +40,6 @@ MAX_WRITE_UP = 20_000
 MAX_COMMENT = 4_000
 MAX_TAGS = 5
 MAX_TAG = 30
-# Posts (solutions and comments) per user per minute, in the app's limiter with its own window.
-POSTS_PER_MINUTE = 10
 PAGE_SIZE = 20
 MAX_PAGE = 100
 
@@ -140,6 +138,7 @@ def publish(
     now: datetime,
     *,
     limiter: RequestLimiter,
+    per_minute: int,
 ) -> Solution:
     """Publish one of ``user``'s own accepted submits on the problem, with a write-up and tags."""
     problem = visible_problem(session, slug, user, now)
@@ -155,7 +154,7 @@ def publish(
         raise InvalidInput("Only an accepted Submit can be published: submit a solution that passes first.")
     if repository.by_submission(session, submission.id) is not None:
         raise Conflict(f"Submission #{submission.id} is already published.")
-    limiter.hit(user.id, POSTS_PER_MINUTE)
+    limiter.hit(user.id, per_minute)
     solution = repository.add(
         session,
         Solution(problem_id=problem.id, author_id=user.id, submission_id=submission.id, title=title,
@@ -273,13 +272,20 @@ def comments(
 
 
 def comment(
-    session: Session, user: User, solution_id: int, body: str, now: datetime, *, limiter: RequestLimiter
+    session: Session,
+    user: User,
+    solution_id: int,
+    body: str,
+    now: datetime,
+    *,
+    limiter: RequestLimiter,
+    per_minute: int,
 ) -> SolutionComment:
     solution, _problem = _readable(session, user, solution_id, now)
     if solution.hidden_at is not None:
         raise Forbidden("This solution was hidden by a moderator; it takes no comments.")
     body = check_user_text(body, "The comment", max_chars=MAX_COMMENT)
-    limiter.hit(user.id, POSTS_PER_MINUTE)
+    limiter.hit(user.id, per_minute)
     row = repository.add(session, SolutionComment(solution_id=solution.id, author_id=user.id, body=body,
                                                   created_at=now))  # fmt: skip
     repository.count_comment(session, solution.id, +1)
