@@ -70,7 +70,7 @@ def test_solve_publish_vote_comment_and_a_non_solver_gives_up(
     expect(spage.locator("#vote-count")).to_have_text("1")
     expect(spage.locator("#vote-button")).to_have_attribute("aria-pressed", "true")
     spage.get_by_label("Add a comment").fill("Why not `torch.add`?")
-    spage.get_by_role("button", name="Comment").click()
+    spage.get_by_role("button", name="Comment", exact=True).click()
     expect(spage.locator(".comment-body code")).to_have_text("torch.add")
     expect(spage.locator("#comments-title")).to_have_text("1 comment")
     axe_clean(solver, "solution-voted", findings)
