@@ -66,6 +66,7 @@ bench: setup
 	TORCHDRILL_TEST_DATABASE_URL=$(PG_TEST_URL) $(PY) -m bench.scale_faults || touch var/bench.failed
 	$(PY) -m bench.history --postgres-url $(PG_TEST_URL) || touch var/bench.failed
 	$(PY) -m bench.similarity || touch var/bench.failed
+	$(PY) -m bench.solutions_listing --postgres-url $(PG_TEST_URL) || touch var/bench.failed
 	@if test -e var/bench.failed; then echo "make bench: a target was missed (see [FAIL] above)"; exit 1; fi
 
 # After changing a pin in requirements.txt or requirements-dev.txt: regenerate the lock (hashes).

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.kit.db import Base, UTCDateTime, utcnow
@@ -46,14 +46,19 @@ class Solution(Base):
 
 
 class SolutionTag(Base):
-    """One approach tag of a solution; ``problem_id`` is repeated so a tag filter is one index."""
+    """One approach tag of a solution; ``problem_id`` is repeated so a tag filter is one index, and
+    ``shown`` (false while the solution is hidden or deleted) so the tag counts read this table only."""
 
     __tablename__ = "solution_tags"
-    __table_args__ = (Index("ix_solution_tags_problem_tag", "problem_id", "tag", "solution_id"),)
+    __table_args__ = (
+        Index("ix_solution_tags_problem_tag", "problem_id", "tag", "solution_id"),
+        Index("ix_solution_tags_problem_shown", "problem_id", "shown", "tag"),
+    )
 
     solution_id: Mapped[int] = mapped_column(ForeignKey("solutions.id", ondelete="CASCADE"), primary_key=True)
     tag: Mapped[str] = mapped_column(String(40), primary_key=True)
     problem_id: Mapped[int] = mapped_column(ForeignKey("problems.id", ondelete="CASCADE"))
+    shown: Mapped[bool] = mapped_column(Boolean, default=True)
 
 
 class SolutionVote(Base):

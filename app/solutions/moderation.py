@@ -92,6 +92,7 @@ def set_hidden(session: Session, kind: str, target_id: int, hidden: bool, now: d
         solution = repository.get(session, target_id)
         if solution is not None:
             solution.hidden_at = now if hidden else None
+            repository.show_tags(session, solution)
     elif kind == COMMENT:
         comment = repository.get_comment(session, target_id)
         if comment is not None and (comment.hidden_at is not None) != hidden:

@@ -258,6 +258,7 @@ def delete(session: Session, user: User, solution_id: int, now: datetime) -> Non
     solution.deleted_at = now
     solution.submission_id = None  # the submission may be published again
     session.flush()
+    repository.show_tags(session, solution)
     log.info("solution %s deleted by its author", solution.id)
 
 

@@ -52,6 +52,7 @@ def upgrade() -> None:
         sa.Column("solution_id", sa.Integer(), nullable=False),
         sa.Column("tag", sa.String(length=40), nullable=False),
         sa.Column("problem_id", sa.Integer(), nullable=False),
+        sa.Column("shown", sa.Boolean(), nullable=False),
         sa.ForeignKeyConstraint(["solution_id"], ["solutions.id"],
                                 name=op.f("fk_solution_tags_solution_id_solutions"), ondelete="CASCADE"),
         sa.ForeignKeyConstraint(["problem_id"], ["problems.id"],
@@ -59,6 +60,7 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("solution_id", "tag", name=op.f("pk_solution_tags")),
     )  # fmt: skip
     op.create_index("ix_solution_tags_problem_tag", "solution_tags", ["problem_id", "tag", "solution_id"])
+    op.create_index("ix_solution_tags_problem_shown", "solution_tags", ["problem_id", "shown", "tag"])
 
     op.create_table(
         "solution_votes",
@@ -132,6 +134,7 @@ def downgrade() -> None:
     op.drop_index("ix_solution_comments_solution_id", table_name="solution_comments")
     op.drop_table("solution_comments")
     op.drop_table("solution_votes")
+    op.drop_index("ix_solution_tags_problem_shown", table_name="solution_tags")
     op.drop_index("ix_solution_tags_problem_tag", table_name="solution_tags")
     op.drop_table("solution_tags")
     op.drop_index("ix_solutions_author_id", table_name="solutions")

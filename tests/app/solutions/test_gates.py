@@ -173,7 +173,8 @@ def test_a_hidden_solution_or_comment_vanishes_from_every_route_but_its_authors_
     page = Browser(app)
     assert page.login(reader.email).status_code == 303
     assert "A comment to hide" not in page.get("/problems/add-tensors/solutions").text
-    assert 'id="no-solutions"' in page.get("/problems/add-tensors/solutions").text
+    listing = page.get("/problems/add-tensors/solutions").text
+    assert 'id="no-solutions"' in listing and "tag=broadcasting" not in listing  # nor its tag's count
     for url in pages("add-tensors", sid)[1:]:
         assert page.get(url).status_code == 404, url
     own = author.get(f"/api/v1/solutions/{sid}").json()
@@ -185,6 +186,7 @@ def test_a_hidden_solution_or_comment_vanishes_from_every_route_but_its_authors_
         TARGET.set_hidden(session, "solution", sid, False)
         TARGET.set_hidden(session, "solution_comment", comment["id"], False)
     assert reader.get(f"/api/v1/solutions/{sid}").json()["comments"] == 1
+    assert "tag=broadcasting" in page.get("/problems/add-tensors/solutions").text
 
 
 @pytest.fixture
