@@ -198,6 +198,20 @@ def editorial_page(request: Request, slug: Slug, user: CurrentUser, session: Ses
     return render(request, "solutions/editorial.html", {"problem": problem, "editorial": view})
 
 
+@router.get("/assignments/{assignment_id}/solution-hold")
+def hold_page(
+    request: Request,
+    assignment_id: Annotated[int, Path(ge=1, le=2**31 - 1)],
+    user: CurrentUser,
+    session: SessionDep,
+) -> Any:
+    """The instructor's choice for one assignment: hold its solutions until the deadline, or not."""
+    assignment = holds.taught_assignment(session, user, assignment_id)
+    held = holds.is_held(session, assignment.id)
+    return render(request, "solutions/hold.html",
+                  {"assignment": assignment, "held": held, "notice": pop_notice(request)})  # fmt: skip
+
+
 @router.post("/assignments/{assignment_id}/solution-hold", dependencies=[CsrfProtected])
 def set_hold(
     request: Request,
@@ -205,9 +219,7 @@ def set_hold(
     user: CurrentUser,
     session: SessionDep,
     held: Annotated[str, Form(pattern="^(yes|no)$")],
-    back: Annotated[str, Form(max_length=300, pattern="^/[^/\\\\]")] = "/courses",
 ) -> Any:
     on = holds.set_hold(session, user, assignment_id, held == "yes", utcnow())
     text = "Solutions are held from students until the deadline." if on else "Solutions are no longer held."
-    request.session[NOTICE_KEY] = text
-    return RedirectResponse(back, status_code=303)
+    return notice(request, f"/assignments/{assignment_id}/solution-hold", text)

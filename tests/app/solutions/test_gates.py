@@ -89,8 +89,9 @@ def _course_with_held_assignment(
 
 
 def test_an_assignment_holds_solutions_until_its_deadline_extension_included(
-    published: tuple[ApiAccount, dict[str, Any]], make_account: Callable[..., ApiAccount], db: Database
-) -> None:
+    published: tuple[ApiAccount, dict[str, Any]], make_account: Callable[..., ApiAccount], db: Database,
+    app: FastAPI,
+) -> None:  # fmt: skip
     _author, solution = published
     instructor = make_account(role="instructor")
     student = make_account()
