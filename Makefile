@@ -70,6 +70,7 @@ bench: setup
 	$(PY) -m bench.discussion_listing --postgres-url $(PG_TEST_URL) || touch var/bench.failed
 	$(PY) -m bench.picker || touch var/bench.failed
 	$(PY) -m bench.analytics --postgres-url $(PG_TEST_URL) || touch var/bench.failed
+	$(PY) -m bench.solutions_listing --postgres-url $(PG_TEST_URL) || touch var/bench.failed
 	@if test -e var/bench.failed; then echo "make bench: a target was missed (see [FAIL] above)"; exit 1; fi
 
 # After changing a pin in requirements.txt or requirements-dev.txt: regenerate the lock (hashes).

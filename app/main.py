@@ -57,6 +57,8 @@ from app.reports.service import Notifier
 from app.scaleout.judging_setup import setup_judging
 from app.site import account_pages, problem_pages, track_pages
 from app.site import submission_pages as submission_detail_pages
+from app.solutions import api as solution_api
+from app.solutions import pages as solution_pages
 from app.submissions import api as submission_api
 from app.submissions import pages as submission_pages
 from app.submissions.dispatch import Dispatcher, ResultWaiter
@@ -231,6 +233,7 @@ def create_app(
         hint_api.router,
         api_v1_router,
         report_api.router,
+        solution_api.router,
         problem_pages.router,
         track_pages.router,
         submission_pages.router,
@@ -240,6 +243,7 @@ def create_app(
         discussion_pages.router,
         moderation_api.router,
         moderation_pages.router,
+        solution_pages.router,
         auth_pages.router,
         reset_pages.router,
         two_factor_pages.router,

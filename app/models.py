@@ -22,6 +22,15 @@ from app.moderation.models import ModerationReport
 from app.problems.models import Problem, ProblemOwner, ProblemTag, ProblemVersion, Track
 from app.progress.models import LearnerProblem, ProblemStats
 from app.reports.models import TestReport
+from app.solutions.models import (
+    GiveUp,
+    HiddenEditorial,
+    Solution,
+    SolutionComment,
+    SolutionHold,
+    SolutionTag,
+    SolutionVote,
+)
 from app.submissions.models import Submission, SubmissionGate
 
 __all__ = [
@@ -38,6 +47,8 @@ __all__ = [
     "CodeDraft",
     "Course",
     "CourseMember",
+    "GiveUp",
+    "HiddenEditorial",
     "HintReveal",
     "LearnerProblem",
     "LtiGradeSync",
@@ -52,6 +63,11 @@ __all__ = [
     "Regrade",
     "Reply",
     "Revision",
+    "Solution",
+    "SolutionComment",
+    "SolutionHold",
+    "SolutionTag",
+    "SolutionVote",
     "Submission",
     "SubmissionGate",
     "TestReport",

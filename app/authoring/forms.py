@@ -50,6 +50,7 @@ class EditorForm:
     hints: list[str] = field(default_factory=list)  # up to MAX_HINTS, gentlest first
     statement: str = ""
     learn: str = ""
+    editorial: str = ""  # editorial.md, optional (opens to learners after solving or giving up)
     starter: str = ""
     solution: str = ""
     tests: str = ""
@@ -73,6 +74,7 @@ class EditorForm:
             slug=slug,
             statement=files.get("statement.md", ""),
             learn=files.get("learn.md", ""),
+            editorial=files.get("editorial.md", ""),
             starter=files.get("starter.py", ""),
             solution=files.get("solution.py", ""),
             tests=files.get("tests.py", ""),
@@ -154,6 +156,8 @@ class EditorForm:
             "solution.py": self.solution,
             "tests.py": self.tests,
         }
+        if self.editorial.strip():
+            out["editorial.md"] = self.editorial
         for position, (name, code) in enumerate(self.mutants, start=1):
             name = name.strip().removesuffix(".py")
             if not name and not code.strip():
@@ -260,6 +264,7 @@ def parse_form(data: Any) -> EditorForm:
         hints=[lf(v) for v in data.getlist("hint") if isinstance(v, str)][:MAX_HINTS],
         statement=text("statement"),
         learn=text("learn"),
+        editorial=text("editorial"),
         starter=text("starter"),
         solution=text("solution"),
         tests=text("tests"),

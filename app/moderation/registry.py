@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from app.discussion.moderation import DiscussionTargets
 from app.moderation.targets import ModerationTarget
+from app.solutions.moderation import TARGET as SOLUTION_TARGETS
 
-TARGETS: list[ModerationTarget] = [DiscussionTargets()]
+TARGETS: list[ModerationTarget] = [DiscussionTargets(), SOLUTION_TARGETS]
 
 
 def target_for(kind: str) -> ModerationTarget | None:

@@ -8,6 +8,7 @@
                       [example_input] (the example's arguments as data, for "Run with my input")
       statement.md    shown to everyone
       learn.md        the explanation section (a preview only, for locked premium problems)
+      editorial.md    optional: approaches, complexity, pitfalls (opens after solving or giving up)
       starter.py      what the editor starts with
       solution.py     the reference solution (never shown to learners)
       tests.py        hidden test cases, declared with ``runner.testing.case``
@@ -39,6 +40,7 @@ DIFFICULTIES = ("easy", "medium", "hard")
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{1,79}$")
 IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 REQUIRED_FILES = ("problem.toml", "statement.md", "learn.md", "starter.py", "solution.py", "tests.py")
+EDITORIAL_FILE = "editorial.md"  # optional
 MAX_FILE_BYTES = 512 * 1024
 
 # The platform's bounds for per-problem limits.
@@ -89,6 +91,7 @@ class ProblemFiles:
     example_input: dict[str, Any] | None = None
     # What the problem allows beyond the source policy (runner.judging.source_policy; [source_policy]).
     source_allow: tuple[str, ...] = ()
+    editorial: str = ""  # editorial.md: "" when the problem has none
 
     def job(self, expectations: Expectations, code: str, mode: Mode, job_id: str = "") -> Job:
         """The judge job for ``code`` against this problem: the one place a job is built."""
@@ -113,6 +116,8 @@ class ProblemFiles:
             "solution.py": self.solution,
             "tests.py": self.tests,
         }
+        if self.editorial:
+            out[EDITORIAL_FILE] = self.editorial
         for name, source in sorted(self.mutants.items()):
             out[f"mutants/{name}"] = source
         for name, source in sorted(self.alternatives.items()):
@@ -272,7 +277,7 @@ def build_problem(slug: str, files: dict[str, str]) -> ProblemFiles:
     mutants: dict[str, str] = {}
     alternatives: dict[str, str] = {}
     for rel, text in files.items():
-        if rel in REQUIRED_FILES:
+        if rel in REQUIRED_FILES or rel == EDITORIAL_FILE:
             continue
         if rel.startswith("mutants/") and rel.endswith(".py") and rel.count("/") == 1:
             mutants[rel.removeprefix("mutants/")] = text
@@ -290,6 +295,7 @@ def build_problem(slug: str, files: dict[str, str]) -> ProblemFiles:
         mutants=mutants,
         alternatives=alternatives,
         toml_source=files["problem.toml"],
+        editorial=files.get(EDITORIAL_FILE, ""),
     )
 
 

@@ -1,5 +1,5 @@
 """The learner commands: ``torchdrill login``, ``problems`` (list), ``tracks``, ``pull``, ``submit``,
-``run`` (your own input) and ``hints``.
+``run`` (your own input), ``hints`` and ``solutions``.
 
 The same functions are the light client's CLI (:mod:`torchdrill.cli`) and, registered by
 :func:`register`, the server's ``torchdrill`` (``app/cli/main.py``): one implementation. They raise
@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 import typer
 
-from torchdrill import reports
+from torchdrill import reports, solutions
 from torchdrill.api import Api, client_from_config, error_code
 from torchdrill.config import save_config
 from torchdrill.errors import EXIT_ERROR, EXIT_NOT_ACCEPTED, ClientError
@@ -312,3 +312,4 @@ def register(root: typer.Typer) -> None:
     root.command("run")(command(run_custom))
     root.command("hints")(command(hints))
     reports.register(root, command)
+    solutions.register(root, command)
