@@ -2,12 +2,11 @@
 reporter is mailed the verdict on the new version (the report page and the submission page read the
 same copy, :class:`app.reports.views.ReportOutcome`).
 
-:func:`install` (called by ``app.main.create_app``) hooks :func:`tell_outcome` to the verdicts of the
-reports' copies (``app.submissions.verdict_listeners.on_copy_finished``): it runs in the verdict's transaction,
-so the mail goes out once, after the commit, exactly when the outcome is stored. Only where the
-verdict is stored by a process that ran ``create_app`` (the web process with its embedded judge);
-scaled out, the recorder process stores it and does not install this hook yet (it may not import
-this domain: see docs/architecture.md), so there the reporter reads the outcome on the pages only.
+:func:`install` hooks :func:`tell_outcome` to the verdicts of the reports' copies
+(``verdict_listeners.on_copy_finished``): it runs in the verdict's transaction, so the mail goes
+out once, after the commit, exactly when the outcome is stored. Every process that stores verdicts
+installs it: the web process (``app.main.create_app``, its embedded judge) and, scaled out, the
+recorder (``app.scaleout.recorder.create_recorder``).
 """
 
 from __future__ import annotations

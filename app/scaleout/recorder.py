@@ -35,9 +35,13 @@ from sqlalchemy.exc import OperationalError
 from app import analytics
 from app.kit.broker import make_redis
 from app.kit.db import Database, utcnow
+from app.kit.links import public_url
 from app.kit.logging import configure_logging, submission_context
+from app.kit.mail import Mailer
 from app.kit.metrics import RedisStats, Stats
 from app.kit.settings import Settings, get_settings
+from app.reports import outcomes as report_outcomes
+from app.reports.service import Notifier
 from app.scaleout.celery_dispatch import Publisher, make_celery, token_ok
 from app.scaleout.finished import announce_finished
 from app.scaleout.remote_runner import queue_depth
@@ -231,6 +235,10 @@ def create_recorder(
 ) -> tuple[Celery, Recorder, Sweeper]:
     """The recorder's Celery app (tasks bound to ``db``), its handlers and its sweeper."""
     analytics.install()  # what a verdict updates besides progress (app.submissions.verdict_listeners)
+    mailer = Mailer(
+        settings
+    )  # a report's re-judged copy finished here: its reporter is mailed, as by the web
+    report_outcomes.install(lambda: Notifier(mailer, public_url(settings).rstrip("/")))
     celery = make_celery(settings, name="torchdrill-recorder", owner=name or recorder_name())
     client = make_redis(settings)
     stats = RedisStats(client, settings.wire.key("metrics:"))

@@ -72,6 +72,11 @@ def on_copy_finished(key_prefix: str, listener: CopyFinished) -> None:
     _copy_listeners[key_prefix] = listener
 
 
+def copy_prefixes() -> list[str]:
+    """The idempotency-key prefixes whose copies have a listener installed."""
+    return sorted(_copy_listeners)
+
+
 def copy_finished(session: Session, submission: Submission) -> None:
     key = submission.idempotency_key or ""
     for prefix, listener in list(_copy_listeners.items()):

@@ -1,7 +1,7 @@
 """Discussion threads, replies, revisions and votes; moderation reports.
 
 Revision ID: 0024
-Revises: 0022 (the coordinator chains it)
+Revises: 0023
 Create Date: 2026-12-06
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0024"
-down_revision: str | Sequence[str] | None = "0022"
+down_revision: str | Sequence[str] | None = "0023"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -2,7 +2,7 @@
 line items and the grade passback queue.
 
 Revision ID: 0025
-Revises: 0022 (the coordinator chains it)
+Revises: 0024
 Create Date: 2026-12-06
 """
 
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0025"
-down_revision: str | Sequence[str] | None = "0022"
+down_revision: str | Sequence[str] | None = "0024"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

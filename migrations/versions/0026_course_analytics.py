@@ -4,7 +4,7 @@ Empty at first: the analytics pages compute a course's rows the first time they 
 (``app.analytics.state.refresh``), and ``torchdrill analytics rebuild`` fills them all.
 
 Revision ID: 0026
-Revises: 0022 (the coordinator chains it)
+Revises: 0025
 Create Date: 2026-12-06
 """
 
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0026"
-down_revision: str | Sequence[str] | None = "0022"
+down_revision: str | Sequence[str] | None = "0025"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

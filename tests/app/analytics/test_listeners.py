@@ -29,22 +29,23 @@ def _python(code: str, env: dict[str, str] | None = None) -> str:
 
 def test_a_fresh_process_has_no_listener_until_an_entry_point_installs_it(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'x.db'}"
-    before = "from app.submissions import verdict_listeners as v; print(v.installed())"
-    assert _python(before) == "[]"  # so the checks below can fail
+    before = "from app.submissions import verdict_listeners as v; print(v.installed(), v.copy_prefixes())"
+    assert _python(before) == "[] []"  # so the checks below can fail
     recorder = (
         "from app.kit.db import Database; from app.kit.settings import Settings;"
         "from app.scaleout.recorder import create_recorder;"
         "from app.submissions import verdict_listeners as v;"
         f"create_recorder(Settings(env='development', database_url='{url}', broker_url='redis://127.0.0.1:6379/15'),"
-        f" Database('{url}')); print(v.installed())"
+        f" Database('{url}')); print(v.installed(), len(v.copy_prefixes()))"
     )
-    assert _python(recorder) == "['course-analytics']"
+    assert _python(recorder) == "['course-analytics'] 1"  # and the reports' outcome mail
     factory = (
         "from app.kit.settings import Settings; from app.main import create_app;"
         "from app.submissions import verdict_listeners as v;"
-        f"create_app(Settings(env='development', database_url='{url}')); print(v.installed())"
+        f"create_app(Settings(env='development', database_url='{url}'));"
+        "print(v.installed(), len(v.copy_prefixes()))"
     )
-    assert _python(factory) == "['course-analytics']"
+    assert _python(factory) == "['course-analytics'] 1"
 
 
 def test_torchdrill_rejudge_keeps_the_analytics_in_step(db: Database) -> None:

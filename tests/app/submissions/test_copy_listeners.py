@@ -1,5 +1,5 @@
-"""What runs when a re-judged copy's verdict is recorded (``verdict_listeners.on_copy_finished``): once, in the
-verdict's transaction, only for copies of its key prefix — and a listener that fails never costs
+"""What runs when a re-judged copy's verdict is recorded (``verdict_listeners.on_copy_finished``):
+once, in the verdict's transaction, only for copies of its key prefix — and a listener that fails never costs
 the verdict."""
 
 from __future__ import annotations
