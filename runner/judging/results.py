@@ -299,10 +299,13 @@ def build_result(
         how = f" (exit status {raw.exit_status})" if raw.exit_status not in (None, 0) else ""
         return result(Verdict.RUNTIME_ERROR, cases, f"The program ended before all cases finished{how}.")
     if jobs.CASE_FAILED in statuses:
-        failed = f"{sum(c.status == jobs.CASE_FAILED for c in cases)} case(s) failed."
+        n_failed = sum(c.status == jobs.CASE_FAILED for c in cases)
+        failed = "1 case failed." if n_failed == 1 else f"{n_failed} cases failed."
         return result(Verdict.WRONG_ANSWER, cases, clean(" ".join([failed, *broken]), MESSAGE_LIMIT))
     if total == 0:
         return result(
             Verdict.INTERNAL_ERROR, cases, "The problem has no test cases for this mode.", "no_cases"
         )
-    return result(Verdict.ACCEPTED, cases, f"All {total} case(s) passed.")
+    return result(
+        Verdict.ACCEPTED, cases, "The 1 case passed." if total == 1 else f"All {total} cases passed."
+    )

@@ -50,7 +50,7 @@ def test_every_failed_case_says_what_failed_without_a_hidden_value(student, code
     numbered and named for what they exercise; the message's code spans as <code>."""
     body = student.submit("add-tensors", code_of("add-tensors", "mutants/subtracts.py"), wait="true").json()
     assert body["verdict"] == "wrong_answer" and body["verdict_label"] == "Wrong Answer"
-    assert body["message_html"] == body["message"] == "3 case(s) failed."
+    assert body["message_html"] == body["message"] == "3 cases failed."
     tests = {t["name"]: t for t in body["tests"]}
     hidden = tests["negative_values"]
     assert hidden["label"] == "hidden 1 · negative values" and tests["matrix"]["label"] == "hidden 2 · matrix"

@@ -209,7 +209,7 @@ def test_the_failure_names_the_rule_and_its_sentence(runner: Runner, tmp_path: P
     failed = {c.name: c.message for c in result.cases if c.status != "passed"}
     assert list(failed) == ["input_never_written"]
     assert failed["input_never_written"].startswith(f"Breaks rule input-not-modified ({SENTENCE}): ")
-    assert result.message == f"1 case(s) failed. Breaks rule input-not-modified ({SENTENCE})."
+    assert result.message == f"1 case failed. Breaks rule input-not-modified ({SENTENCE})."
 
 
 def test_a_problem_without_a_rules_section_is_warned_about(runner: Runner, tmp_path: Path) -> None:
