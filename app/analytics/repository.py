@@ -35,6 +35,7 @@ from app.courses.models import (
     Extension,
 )
 from app.kit.db import backend_insert
+from app.solutions.models import GiveUp
 from app.submissions.models import COPY_KEY_PREFIX, FINISHED, Submission
 
 _WINDOWS: Table = AnalyticsWindow.__table__  # type: ignore[assignment]
@@ -402,6 +403,22 @@ def count_active(session: Session, course_id: int) -> int:
         CourseMember.course_id == course_id, CourseMember.role == STUDENT, CourseMember.status == ACTIVE
     )
     return int(session.scalar(stmt) or 0)
+
+
+def give_ups(session: Session, course_id: int, problem_id: int | None = None) -> dict[int, int]:
+    """``{problem: active students who chose "give up and show solutions" on it}`` (kept by
+    ``app.solutions``, one row per learner and problem, with its time)."""
+    stmt = (
+        select(GiveUp.problem_id, func.count())
+        .join(CourseMember, CourseMember.user_id == GiveUp.user_id)
+        .where(
+            CourseMember.course_id == course_id, CourseMember.role == STUDENT, CourseMember.status == ACTIVE
+        )
+        .group_by(GiveUp.problem_id)
+    )
+    if problem_id is not None:
+        stmt = stmt.where(GiveUp.problem_id == problem_id)
+    return {int(p): int(n) for p, n in session.execute(stmt)}
 
 
 def problem_counts(

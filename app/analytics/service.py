@@ -94,6 +94,7 @@ class _Read:
         self.stuck_rows = repository.stuck(session, *ids, self.now, problem_id)
         self.failures = repository.failure_totals(session, assignment.id, problem_id)
         self.kinds = repository.kind_totals(session, assignment.id, problem_id)
+        self.gave_up = repository.give_ups(session, course.id, problem_id)
 
     def numbers(
         self, problem: Problem
@@ -111,6 +112,7 @@ class _Read:
             median_minutes_to_solve=None if median is None else round(median[0], 1),
             median_attempts_to_solve=None if median is None else round(median[1], 1),
             stuck=sum(1 for r in self.stuck_rows if r[0] == problem.id),
+            gave_up=self.gave_up.get(problem.id, 0),
             top_case=cases[0] if cases else None,
             top_rule=broken[0] if broken else None,
         )

@@ -48,6 +48,7 @@ class ProblemNumbers(BaseModel):
         description="Submits up to and including the first accepted one (null: no solver)"
     )
     stuck: int = Field(description="Students stuck on it (see `stuck`)")
+    gave_up: int = Field(description='Active students who chose "give up and show solutions" on it')
     top_case: FailureCount | None = Field(description="The case failed by the most students")
     top_rule: FailureCount | None = Field(description="The rule broken by the most students")
 

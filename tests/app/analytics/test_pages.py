@@ -168,3 +168,24 @@ def test_a_co_instructor_and_an_admin(
     )  # whatever the courses' rule says for admins, the same as the gradebook
     gradebook = _signed_in(new_browser, admin_email).get(f"/courses/{room.course_id}/gradebook")
     assert got.status_code == gradebook.status_code
+
+
+def test_give_ups_of_the_course_s_students_are_counted_per_problem(
+    room: Classroom, new_browser: Callable[[], Browser], db: Database
+) -> None:
+    from app.accounts.models import User
+    from app.solutions import service as solutions
+
+    _a, _b, c = room.students
+    with db.transaction() as session:
+        outsider_id = sign_up(session, "outsider-gives-up@example.com", PASSWORD).id
+    with db.transaction() as session:
+        for user_id in (c.id, outsider_id):
+            user = session.get(User, user_id)
+            assert user is not None
+            solutions.give_up(session, user, "add-tensors", utcnow())
+    teacher = _signed_in(new_browser, room.teacher.email)
+    body = teacher.get(_urls(room)[2]).json()
+    assert {p["slug"]: p["gave_up"] for p in body["problems"]} == {"add-tensors": 1, "scale-rows": 0}
+    assert teacher.get(_urls(room)[3]).json()["problem"]["gave_up"] == 1
+    assert "gave up and read the solutions 1" in teacher.get(_urls(room)[1]).text
