@@ -183,7 +183,7 @@ def with_problem_ops(custom: Expectations, problem: Expectations) -> Expectation
 
 
 def with_note(result: JudgeResult, rules: tuple[str, ...]) -> JudgeResult:
-    """A custom result that says which of the problem's rules it does not check (:func:`checked_elsewhere`)."""
+    """A custom result saying which of the problem's rules it does not check (:func:`checked_elsewhere`)."""
     note = checked_elsewhere(rules)
     if note and result.verdict != Verdict.INTERNAL_ERROR:
         result.message = f"{result.message} {note}".strip()
