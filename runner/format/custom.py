@@ -99,6 +99,15 @@ def checked_elsewhere(rules: tuple[str, ...] | list[str]) -> str:
     return f"How-rules ({', '.join(rules)}) are checked by Run and Submit."
 
 
+_ELSEWHERE = re.compile(r"How-rules \(([a-z0-9, -]+)\) are checked by Run and Submit\.")
+
+
+def rules_checked_elsewhere(message: str) -> list[str]:
+    """The rule ids a custom result's message says Run and Submit check (:func:`checked_elsewhere`)."""
+    found = _ELSEWHERE.search(message or "")
+    return [r.strip() for r in found.group(1).split(",") if r.strip()] if found else []
+
+
 def rule_sentences(expectations: Expectations) -> dict[str, str]:
     """Each statement rule's sentence, as the problem's cases carry it (rule id -> sentence)."""
     return {c.rule: c.rule_sentence for c in expectations.cases if c.rule}
