@@ -63,7 +63,7 @@ class CustomInput:
         cls, arguments: dict[str, Any], reference: str, expectations: Expectations
     ) -> CustomInput:
         """Custom input judged with the tolerances of the problem's example (its first public case)."""
-        example = next((c for c in expectations.cases if c.public), None)
+        example = _example(expectations)
         if example is None:
             return cls(arguments=arguments, reference=reference)
         return cls(arguments=arguments, reference=reference, rtol=example.rtol, atol=example.atol)
