@@ -190,8 +190,10 @@ class Runner:
         return result
 
     def _judge_custom(self, job: Job, given: custom.CustomInput) -> JudgeResult:
-        """Two sandbox jobs: the reference on the learner's arguments, then the learner's code."""
-        tests = custom.tests_source(job.entry_point, given.arguments)
+        """Two sandbox jobs: the reference on the learner's arguments, then the learner's code, both
+        inside the problem's problem-wide op rules (``runner.format.custom``)."""
+        wide = custom.problem_wide_rules(job.expectations)
+        tests = custom.tests_source(job.entry_point, given.arguments, job.tests_source if wide else "")
         try:
             expectations = self._expectations(given.reference, tests, job.entry_point, job.limits)
         except ExpectationError as exc:
@@ -206,8 +208,13 @@ class Runner:
         if rtol is not None and atol is not None:  # the problem's tolerances, as Run judges
             cases = tuple(dataclasses.replace(c, rtol=rtol, atol=atol) for c in expectations.cases)
             expectations = dataclasses.replace(expectations, cases=cases)
+        if wide:
+            expectations = custom.with_problem_ops(expectations, job.expectations)
         raw = self.run_payload(job_payload(job.code, tests, job.entry_point, [custom.CASE_NAME]), job.limits)
-        return build_result(raw, expectations, "run", job.limits, raw.integrity_key)
+        result = build_result(
+            raw, expectations, "run", job.limits, raw.integrity_key, custom.rule_sentences(job.expectations)
+        )
+        return custom.with_note(result, custom.case_bound_rules(job.expectations))
 
     def compute_expectations(self, problem: ProblemFiles) -> Expectations:
         """Run the reference solution in the sandbox; its values become the expected ones."""

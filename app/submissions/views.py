@@ -18,7 +18,8 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from app.kit.markdown import render_message
 from app.kit.runner import display_value
-from app.submissions.models import Submission
+from app.submissions.models import CUSTOM, Submission
+from runner.format.custom import rules_checked_elsewhere
 from runner.records.text import clean_value
 from runner.verdict import Verdict
 
@@ -226,6 +227,12 @@ class SubmissionView(BaseModel):
     input: dict[str, Any] | None = Field(
         default=None, description="Custom runs only: the arguments given (tensors as {tensor, dtype})"
     )
+    how_rules_elsewhere: list[str] = Field(
+        default_factory=list,
+        description="Custom runs only: the ids of the statement's how-rules that only the problem's own "
+        "cases check, on their own data (Run and Submit check them; the message says so). A rule "
+        "that holds in every case (an operation rule) is checked on your input too",
+    )
     locked: bool = Field(
         default=False,
         description="True when the problem is Premium and you no longer have Premium: the cases keep "
@@ -286,6 +293,9 @@ class SubmissionView(BaseModel):
             runtime={str(k): str(v) for k, v in stored["runtime"].items()},
             cases=cases,
             input=submission.custom_input,
+            how_rules_elsewhere=rules_checked_elsewhere(stored["message"])
+            if submission.mode == CUSTOM and not locked
+            else [],
             locked=locked,
             created_at=submission.created_at,
             started_at=submission.started_at,

@@ -136,12 +136,14 @@ def _name_failures(
     failures: list[Failure | None],
     selected: tuple[CaseExpectation, ...],
     by_rule: dict[str, str] | None = None,
+    sentences: dict[str, str] | None = None,
 ) -> list[str]:
     """Give each case that did not pass its failure, named by the case's rule when the rule broke
     (or by the problem-wide op rule that failed it: ``by_rule``, case -> rule id); the rules broken,
     once each, in case order, for the verdict's message."""
     broken: list[str] = []
-    sentences = {exp.rule: exp.rule_sentence for exp in selected if exp.rule}
+    if sentences is None:
+        sentences = {exp.rule: exp.rule_sentence for exp in selected if exp.rule}
     values_right_elsewhere = all(
         c.status == jobs.CASE_PASSED for c, e in zip(cases, selected, strict=True) if not e.rule
     )
@@ -169,9 +171,16 @@ def _name_failures(
 
 
 def build_result(
-    raw: RawRun, expectations: Expectations, mode: jobs.Mode, limits: Limits, key: bytes | None = None
+    raw: RawRun,
+    expectations: Expectations,
+    mode: jobs.Mode,
+    limits: Limits,
+    key: bytes | None = None,
+    rule_sentences: dict[str, str] | None = None,
 ) -> JudgeResult:
-    """``key`` is the job's event key (``runner.judging.observations``); without it no event is trusted."""
+    """``key`` is the job's event key (``runner.judging.observations``); without it no event is trusted.
+    ``rule_sentences`` (rule id -> sentence): where a problem-wide op rule's sentence comes from
+    when no case judged here carries it (custom input's one case); by default, the problem's cases'."""
     selected = expectations.select(mode)
     total = len(selected)
 
@@ -282,7 +291,9 @@ def build_result(
         failures.append(found)
 
     by_rule = _apply_observations(cases, failures, selected, events)
-    broken = _name_failures(cases, failures, selected, by_rule)
+    if rule_sentences is None and by_rule:  # a problem-wide rule broke: its sentence, from any case
+        rule_sentences = {e.rule: e.rule_sentence for e in expectations.cases if e.rule}
+    broken = _name_failures(cases, failures, selected, by_rule, rule_sentences)
     if limit:
         return result(limit[0], cases, limit[1])
     statuses = {c.status for c in cases}

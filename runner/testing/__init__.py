@@ -123,6 +123,13 @@ def reset_registry() -> None:
     reset_every_case_rules()
 
 
+def forget_cases() -> None:
+    """Forget the cases declared so far and keep the problem-wide op rules
+    (:func:`op_rules_for_every_case`): custom input's generated ``tests.py`` loads the problem's
+    own for its rules, then declares its one case (``runner.format.custom``)."""
+    _REGISTRY.clear()
+
+
 @contextlib.contextmanager
 def shifted_seed(offset: int) -> Iterator[None]:
     """Run the enclosed code with every ``torch.manual_seed(n)`` turned into ``n + offset``.

@@ -32,6 +32,10 @@ def test_custom_input_shows_both_outputs_and_keeps_bad_input(visits: Visits, ser
     box.fill("{'a': {'tensor': [2.0, 3.0]}, 'b': {'tensor': [4.0, 5.0]}}")  # Python literals
     page.get_by_role("button", name="Try my input").click()
     wait_verdict(page, "Your input: Differs from the reference")
+    # add-tensors' rule is checked only by its own case: the result says Run and Submit check it
+    expect(page.locator("#results-message")).to_contain_text(
+        "How-rules (inputs-not-modified) are checked by Run and Submit."
+    )
     case = page.locator("#results-cases .case").first
     expect(case.locator(".compare-expected .compare-label")).to_have_text("Reference output")
     expect(case.locator(".compare-expected pre")).to_contain_text("[6.0, 8.0]")

@@ -299,6 +299,9 @@ def test_custom_mode_takes_an_input_object(student, code_of) -> None:
     view = response.json()
     assert view["mode"] == "custom" and view["verdict"] == "accepted"
     assert "[3.0, 6.0]" in view["tests"][0]["expected"] == view["tests"][0]["actual"]
+    # add-tensors' one rule is checked only by its own case, on its own data: the result says so
+    assert view["how_rules_elsewhere"] == ["inputs-not-modified"]
+    assert view["message"].endswith("How-rules (inputs-not-modified) are checked by Run and Submit.")
 
 
 def test_custom_mode_refuses_bad_input_with_422(student, code_of) -> None:

@@ -47,6 +47,31 @@ def test_json_input_with_a_correct_solution_is_accepted(learner, code_of: Callab
     assert result["cases"][0]["expected"] == result["cases"][0]["actual"]
 
 
+def test_the_result_names_the_rules_run_and_submit_check(learner, code_of: Callable[..., str]) -> None:
+    """add-tensors' inputs-not-modified is checked by its own case on its own data: a custom result
+    says so in its message (shown on the page) and lists it; Run's result does not."""
+    note = "How-rules (inputs-not-modified) are checked by Run and Submit."
+    text = '{"a": {"tensor": [1.0, 2.0]}, "b": {"tensor": [3.0, 4.0]}}'
+    writes = "def add(a, b):\n    a.add_(b)\n    return a.clone()\n"  # breaks the rule, values right
+    wrong = "def add(a, b):\n    return a\n"
+    for code, verdict in (
+        (code_of("add-tensors"), "accepted"),
+        (wrong, "wrong_answer"),
+        (writes, "accepted"),
+    ):
+        result = learner.verdict(custom(learner, "add-tensors", code, text).json()["id"])
+        assert result["verdict"] == verdict, result
+        assert result["how_rules_elsewhere"] == ["inputs-not-modified"]
+        assert result["message"].endswith(note) and note in result["message_html"]
+    run = learner.post(
+        "/api/problems/add-tensors/submissions",
+        json={"code": code_of("add-tensors"), "mode": "run"},
+        headers={"X-CSRF-Token": learner.csrf()},
+    )
+    ran = learner.verdict(run.json()["id"])
+    assert ran["how_rules_elsewhere"] == [] and "How-rules" not in ran["message"]
+
+
 def test_input_the_reference_cannot_take_is_reported(learner, code_of: Callable[..., str]) -> None:
     text = '{"a": {"tensor": [1.0, 2.0, 3.0]}, "b": {"tensor": [1.0, 2.0]}}'
     result = learner.verdict(custom(learner, "add-tensors", code_of("add-tensors"), text).json()["id"])
