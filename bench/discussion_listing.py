@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlalchemy import insert, select, text, update
+from sqlalchemy import event, insert, select, text, update
 
 from app.accounts import tokens
 from app.accounts.models import User
@@ -103,6 +103,27 @@ def grow(db: Database, problem_id: int, writers: list[int], posts: int, rng: ran
     return busiest
 
 
+def explain(db: Database, call: Callable[[], httpx.Response], name: str) -> None:
+    """Print EXPLAIN ANALYZE of every statement one request runs (PostgreSQL): where its time goes."""
+    seen: list[tuple[str, Any]] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, parameters: Any, _context: Any, _many: bool) -> None:
+        if statement.lstrip().upper().startswith("SELECT"):
+            seen.append((statement, parameters))
+
+    event.listen(db.engine, "before_cursor_execute", record)
+    try:
+        call()
+    finally:
+        event.remove(db.engine, "before_cursor_execute", record)
+    print(f"\n  EXPLAIN ANALYZE of {name} ({len(seen)} statements):")
+    with db.engine.connect() as conn:
+        for statement, parameters in seen:
+            plan = conn.exec_driver_sql(f"EXPLAIN ANALYZE {statement}", parameters).scalars().all()
+            print("    " + statement.split("FROM")[-1].split("WHERE")[0].strip()[:60])
+            print("\n".join(f"      {line}" for line in plan))
+
+
 def run_backend(label: str, url: str, posts: int, samples: int) -> list[tuple[str, float, float, float]]:
     upgrade_database(url)
     db = Database(url)
@@ -167,6 +188,8 @@ def run_backend(label: str, url: str, posts: int, samples: int) -> list[tuple[st
             if size:
                 calls["API threads, newest, page 21"] = deep("newest")
                 calls["API threads, by votes, page 21"] = deep("votes")
+            if size and db.engine.dialect.name == "postgresql":
+                explain(db, calls["API moderation queue"], "the moderation queue")
             for name, call in calls.items():
                 p50, _p95 = measure(call, samples)
                 results.setdefault(name, []).append(p50)

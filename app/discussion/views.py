@@ -44,8 +44,9 @@ class ReplyView(BaseModel):
 class ThreadSummary(BaseModel):
     id: int
     problem: str = Field(description="The problem's slug")
-    title: str
+    title: str = Field(description='"[deleted]" once its author deleted the question (its replies stay)')
     author: str
+    deleted: bool = Field(description="Its author deleted the question while it had replies; they stay")
     votes: int
     replies: int = Field(description="Visible replies")
     answered: bool
@@ -66,8 +67,10 @@ class ThreadView(ThreadSummary):
     marks: PostMarks
     can_mark: bool = Field(description="You may mark the answer and pin a reply")
     reply_list: list[ReplyView] = Field(
-        description="Visible replies, the pinned one first, then oldest first"
+        description="One page of the visible replies, oldest first; the pinned reply and the answer "
+        "head every page"
     )
+    replies_next: str | None = Field(description="The next page of replies (keyset cursor), or null")
 
 
 class RevisionView(BaseModel):
