@@ -10,7 +10,7 @@ models with their maintained counts, and 1,000 open moderation reports on them.
 Each measurement is ``--samples`` real HTTP requests to a real uvicorn server on 127.0.0.1, after
 warm-up, at an empty discussion and at full size: the thread list by newest and by votes through
 the API (first page and a page deep in the list, by its cursor), the thread list page and the
-problem page (its Discussion count), a thread page with its replies, and an admin's moderation
+problem page (its Discussion count), a thread with 1,000 replies (its page and the API: the first page of replies), and an admin's moderation
 queue (API).
 
 Targets (the listing targets of ``bench.history``): p50 ≤ 50 ms at full size and ≤ 3× the empty
@@ -50,6 +50,7 @@ BANK = ROOT / "tests" / "app" / "fixtures" / "bank"
 TARGET_MS = 50.0
 TARGET_RATIO = 3.0
 CHUNK = 5_000
+BUSY_REPLIES = 1_000  # the busiest thread's replies (its page shows the first 50)
 
 
 def grow(db: Database, problem_id: int, writers: list[int], posts: int, rng: random.Random) -> int:
@@ -79,7 +80,7 @@ def grow(db: Database, problem_id: int, writers: list[int], posts: int, rng: ran
     counts: dict[int, int] = {}
     replies: list[dict[str, Any]] = []
     for i in range(posts):
-        thread = busiest if i < 100 else rng.choice(ids)
+        thread = busiest if i < BUSY_REPLIES else rng.choice(ids)
         hidden = rng.random() < 0.05
         counts[thread] = counts.get(thread, 0) + (0 if hidden else 1)
         replies.append({"thread_id": thread, "author_id": rng.choice(writers), "body": f"Try this ({i}).",
@@ -182,7 +183,8 @@ def run_backend(label: str, url: str, posts: int, samples: int) -> list[tuple[st
                 "API threads, by votes, page 1": lambda: api.get(f"{listing}?sort=votes&limit=30"),
                 "thread list page": lambda: browser.get(f"/problems/{slug}/discussion"),
                 "problem page (its Discussion count)": lambda: browser.get(f"/problems/{slug}"),
-                "thread page (100 replies at size)": functools.partial(browser.get, thread_url),
+                "thread page (1,000 replies at size)": functools.partial(browser.get, thread_url),
+                "API thread (1,000 replies at size)": lambda: api.get(f"/api/v1/threads/{busiest}"),
                 "API moderation queue": lambda: api.get("/api/v1/moderation/reports?limit=50"),
             }
             if size:
