@@ -64,13 +64,13 @@ def _top(session: Session, thread: Thread, user: User | None) -> list[Reply]:
 def reply_views(session: Session, loaded: Loaded, replies: list[Reply], user: User | None) -> list[ReplyView]:
     thread = loaded.thread
     solved = solved_by(session, user, loaded.problem)
-    authors = repository.users_by_ids(session, {r.author_id for r in replies})
+    authors = repository.author_names(session, {r.author_id for r in replies})
     voted = repository.voted(session, user.id, REPLY, [r.id for r in replies]) if user else set()
     return [
         ReplyView(
             id=r.id,
             thread_id=thread.id,
-            author=author_name(authors.get(r.author_id)),
+            author=authors.get(r.author_id) or author_name(None),
             body=r.body,
             body_html=render_post(r.body, solved=solved),
             votes=r.votes,
@@ -115,7 +115,7 @@ def thread_page(
     entries: list[ReplyView | DeletedReply] = [views[r.id] for r in top]
     entries += [views[r.id] if r.deleted_at is None else DeletedReply(r.id) for r in page.items]
     gone = thread.deleted_at is not None
-    author = repository.users_by_ids(session, {thread.author_id}).get(thread.author_id)
+    author = repository.author_names(session, {thread.author_id}).get(thread.author_id)
     voted = repository.voted(session, user.id, THREAD, [thread.id]) if user and not gone else set()
     answered = any(r.id == thread.answer_id and r.hidden_at is None for r in top)
     solved = solved_by(session, user, problem)

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.discussion.models import REPLY, THREAD, Reply, Revision, Thread, Vote
+from app.discussion.views import role_name
 from app.problems.models import Problem
 
 NEWEST = "newest"
@@ -132,9 +133,23 @@ def visible_reply_ids(session: Session, ids: set[int]) -> set[int]:
     return set(session.scalars(stmt))
 
 
-def revisions_of(session: Session, kind: str, post_id: int) -> Sequence[Revision]:
-    stmt = select(Revision).where(Revision.kind == kind, Revision.post_id == post_id).order_by(Revision.id)
+def revisions_of(session: Session, kind: str, post_id: int, since: datetime) -> Sequence[Revision]:
+    """The post's earlier texts: written since it was created (``post_id`` is a plain id, and a
+    database that reuses the ids of deleted rows must not lend it an older post's history)."""
+    stmt = (
+        select(Revision)
+        .where(Revision.kind == kind, Revision.post_id == post_id, Revision.written_at >= since)
+        .order_by(Revision.id)
+    )
     return session.scalars(stmt).all()
+
+
+def author_names(session: Session, ids: set[int]) -> dict[int, str]:
+    """What readers see of these authors (``views.role_name``), from two columns of each."""
+    if not ids:
+        return {}
+    rows = session.execute(select(User.id, User.role).where(User.id.in_(ids)))
+    return {user_id: role_name(user_id, role) for user_id, role in rows}
 
 
 def users_by_ids(session: Session, ids: set[int]) -> dict[int, User]:

@@ -38,13 +38,14 @@ def solved_by(session: Session, user: User | None, problem: Problem) -> bool:
     return user is not None and progress.is_solved(session, user.id, problem.id)
 
 
-def summary(thread: Thread, slug: str, author: User | None, answered: bool) -> ThreadSummary:
+def summary(thread: Thread, slug: str, author: str | None, answered: bool) -> ThreadSummary:
+    """A thread's row; ``author`` as readers see it (``repository.author_names``; None: gone)."""
     gone = thread.deleted_at is not None
     return ThreadSummary(
         id=thread.id,
         problem=slug,
         title=DELETED if gone else thread.title,
-        author=DELETED if gone else author_name(author),
+        author=DELETED if gone else author or author_name(None),
         deleted=gone,
         votes=thread.votes,
         replies=thread.reply_count,
@@ -77,7 +78,7 @@ def list_threads(
     page = page_of(
         rows, limit, (lambda t: (t.votes, t.id)) if sort == repository.VOTES else (lambda t: (t.id,))
     )
-    authors = repository.users_by_ids(session, {t.author_id for t in page.items})
+    authors = repository.author_names(session, {t.author_id for t in page.items})
     answered = repository.visible_reply_ids(session, {t.answer_id for t in page.items if t.answer_id})
     items = [summary(t, problem.slug, authors.get(t.author_id), t.answer_id in answered) for t in page.items]
     path = base or f"/api/v1/problems/{quote(problem.slug)}/threads"
@@ -155,7 +156,7 @@ def history(session: Session, kind: str, post_id: int, user: User | None, now: d
             written_at=r.written_at,
             current=False,
         )
-        for r in repository.revisions_of(session, kind, post_id)
+        for r in repository.revisions_of(session, kind, post_id, post.created_at)
     ]
     revisions.append(
         RevisionView(

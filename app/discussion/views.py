@@ -6,15 +6,20 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from app.accounts.models import User
+from app.accounts.models import STAFF_ROLES, User
 
 
 def author_name(user: User | None) -> str:
     """What readers see of a post's author: no email, only a role and a number."""
     if user is None:
         return "A former user"
-    role = "Admin" if user.is_admin else "Instructor" if user.is_staff else "Learner"
-    return f"{role} #{user.id}"
+    return role_name(user.id, user.role)
+
+
+def role_name(user_id: int, role: str) -> str:
+    """:func:`author_name` from the two columns it needs (listings read only those)."""
+    shown = "Admin" if role == "admin" else "Instructor" if role in STAFF_ROLES else "Learner"
+    return f"{shown} #{user_id}"
 
 
 class PostMarks(BaseModel):

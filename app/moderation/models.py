@@ -22,7 +22,9 @@ class ModerationReport(Base):
     __table_args__ = (
         CheckConstraint("status IN ('open', 'hidden', 'dismissed')", name="status"),
         UniqueConstraint("kind", "target_id", "reporter_id", name="uq_moderation_reports_once"),
+        # The queue's pages: an admin's (status, newest first) and an instructor's (their problems).
         Index("ix_moderation_reports_status", "status", "id"),
+        Index("ix_moderation_reports_problem_status", "problem_id", "status", "id"),
         Index("ix_moderation_reports_target", "kind", "target_id"),
     )
 

@@ -1,5 +1,6 @@
 """A thread its author deleted while it had replies stays listed as "[deleted]": the listings'
-partial indexes hold ``hidden_at IS NULL AND (deleted_at IS NULL OR reply_count > 0)``.
+partial indexes hold ``hidden_at IS NULL AND (deleted_at IS NULL OR reply_count > 0)``; and the
+moderation queue of an instructor reads ``(problem_id, status, id)``.
 
 Revision ID: 0027
 Revises: 0026
@@ -33,7 +34,11 @@ def _rebuild(where: str) -> None:
 
 def upgrade() -> None:
     _rebuild("hidden_at IS NULL AND (deleted_at IS NULL OR reply_count > 0)")
+    op.create_index(
+        "ix_moderation_reports_problem_status", "moderation_reports", ["problem_id", "status", "id"]
+    )
 
 
 def downgrade() -> None:
+    op.drop_index("ix_moderation_reports_problem_status", table_name="moderation_reports")
     _rebuild("hidden_at IS NULL AND deleted_at IS NULL")

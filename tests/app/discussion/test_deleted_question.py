@@ -4,8 +4,9 @@ it leaves at once. Every route, over real HTTP."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
-from fastapi import FastAPI
 
 from tests.app.authoring.people import Person, anonymous
 from tests.app.authoring.world import World
@@ -15,8 +16,8 @@ SECRET_BODY = "My embarrassing question text."
 
 
 @pytest.fixture(autouse=True)
-def many_posts(app: FastAPI) -> None:
-    app.state.settings = app.state.settings.model_copy(update={"discussion_posts_per_minute": 1000})
+def many_posts(with_settings: Callable[..., None]) -> None:
+    with_settings(discussion_posts_per_minute=1000)
 
 
 def _thread(person: Person) -> int:

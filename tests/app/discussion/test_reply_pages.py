@@ -7,7 +7,6 @@ import re
 from collections.abc import Callable
 
 import pytest
-from fastapi import FastAPI
 
 from tests.app.api_v1.conftest import ApiAccount
 from tests.app.authoring.people import anonymous
@@ -16,8 +15,8 @@ from tests.app.discussion.helpers import answer, ask
 
 
 @pytest.fixture(autouse=True)
-def many_posts(app: FastAPI) -> None:
-    app.state.settings = app.state.settings.model_copy(update={"discussion_posts_per_minute": 1000})
+def many_posts(with_settings: Callable[..., None]) -> None:
+    with_settings(discussion_posts_per_minute=1000)
 
 
 def test_the_api_pages_replies_with_the_pinned_and_the_answer_on_top(

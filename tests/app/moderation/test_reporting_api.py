@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from fastapi import FastAPI
-
 from app.kit.settings import Settings
 from tests.app.api_v1.conftest import ApiAccount
 from tests.app.discussion.helpers import ask, listed
@@ -30,9 +28,11 @@ def test_reporting_is_rate_limited_in_its_own_window(make_account: Callable[...,
     assert set(threads) <= set(listed(reporter))
 
 
-def test_the_reporting_limit_is_a_setting(make_account: Callable[..., ApiAccount], app: FastAPI) -> None:
+def test_the_reporting_limit_is_a_setting(
+    make_account: Callable[..., ApiAccount], with_settings: Callable[..., None]
+) -> None:
     """``TORCHDRILL_POST_REPORTS_PER_MINUTE`` sets the window's allowance."""
-    app.state.settings = app.state.settings.model_copy(update={"post_reports_per_minute": 2})
+    with_settings(post_reports_per_minute=2)
     asker = make_account()
     threads = [ask(asker, title=f"Q{i}")["id"] for i in range(4)]
     reporter = make_account()
@@ -43,7 +43,7 @@ def test_the_reporting_limit_is_a_setting(make_account: Callable[..., ApiAccount
         for t in threads[:3]
     ]
     assert codes == [201, 201, 429]
-    app.state.settings = app.state.settings.model_copy(update={"post_reports_per_minute": 1000})
+    with_settings(post_reports_per_minute=1000)
     answer = reporter.post(
         "/api/v1/moderation/reports", json={"kind": "thread", "id": threads[3], "reason": "x"}
     )

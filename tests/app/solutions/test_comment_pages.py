@@ -4,18 +4,19 @@ each comment on exactly one page, and a new comment lands on the page that shows
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
-
-from fastapi import FastAPI
 
 from tests.app.api_v1.conftest import ApiAccount
 from tests.app.conftest import Browser
 
 
 def test_a_solution_page_pages_its_comments(
-    published: tuple[ApiAccount, dict[str, Any]], admin: Browser, app: FastAPI
+    published: tuple[ApiAccount, dict[str, Any]],
+    admin: Browser,
+    with_settings: Callable[..., None],
 ) -> None:
-    app.state.settings = app.state.settings.model_copy(update={"solution_posts_per_minute": 1000})
+    with_settings(solution_posts_per_minute=1000)
     author, solution = published
     url = f"/solutions/{solution['id']}"
     ids = []
