@@ -1,6 +1,7 @@
 """A thread its author deleted while it had replies stays listed as "[deleted]": the listings'
 partial indexes hold ``hidden_at IS NULL AND (deleted_at IS NULL OR reply_count > 0)``; and the
-moderation queue of an instructor reads ``(problem_id, status, id)``.
+moderation queue reads its open reports from a partial index of them (PostgreSQL walked the primary
+key backwards through every answered report) and an instructor's from ``(problem_id, status, id)``.
 
 Revision ID: 0027
 Revises: 0026
@@ -37,8 +38,17 @@ def upgrade() -> None:
     op.create_index(
         "ix_moderation_reports_problem_status", "moderation_reports", ["problem_id", "status", "id"]
     )
+    open_only = sa.text("status = 'open'")
+    op.create_index(
+        "ix_moderation_reports_open",
+        "moderation_reports",
+        ["id"],
+        sqlite_where=open_only,
+        postgresql_where=open_only,
+    )
 
 
 def downgrade() -> None:
+    op.drop_index("ix_moderation_reports_open", table_name="moderation_reports")
     op.drop_index("ix_moderation_reports_problem_status", table_name="moderation_reports")
     _rebuild("hidden_at IS NULL AND deleted_at IS NULL")
