@@ -5,13 +5,14 @@ throw-away database built by the migrations with the tests' small bank imported 
 not depend on what a problem holds, and its three problems import in seconds): 200 writers;
 then one problem's discussion grows to ``--posts`` threads (votes spread, 5% hidden by a moderator,
 2% deleted by their authors) with as many replies again over them, inserted in bulk through the
-models with their maintained counts, and 1,000 open moderation reports on them.
+models with their maintained counts, and a report on each thread (one in ten still open, the rest answered).
 
 Each measurement is ``--samples`` real HTTP requests to a real uvicorn server on 127.0.0.1, after
 warm-up, at an empty discussion and at full size: the thread list by newest and by votes through
 the API (first page and a page deep in the list, by its cursor), the thread list page and the
-problem page (its Discussion count), a thread page with its replies, and an admin's moderation
-queue (API).
+problem page (its Discussion count), a thread with 1,000 replies (its page and the API, each the
+first page of its replies), and an admin's moderation queue (API; on PostgreSQL the plans of its
+statements are printed with EXPLAIN ANALYZE).
 
 Targets (the listing targets of ``bench.history``): p50 ≤ 50 ms at full size and ≤ 3× the empty
 discussion's p50, for each listing. Exit status 1 if one is missed.
@@ -30,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlalchemy import insert, select, text, update
+from sqlalchemy import event, insert, select, text, update
 
 from app.accounts import tokens
 from app.accounts.models import User
@@ -50,6 +51,7 @@ BANK = ROOT / "tests" / "app" / "fixtures" / "bank"
 TARGET_MS = 50.0
 TARGET_RATIO = 3.0
 CHUNK = 5_000
+BUSY_REPLIES = 1_000  # the busiest thread's replies (its page shows the first 50)
 
 
 def grow(db: Database, problem_id: int, writers: list[int], posts: int, rng: random.Random) -> int:
@@ -79,7 +81,7 @@ def grow(db: Database, problem_id: int, writers: list[int], posts: int, rng: ran
     counts: dict[int, int] = {}
     replies: list[dict[str, Any]] = []
     for i in range(posts):
-        thread = busiest if i < 100 else rng.choice(ids)
+        thread = busiest if i < BUSY_REPLIES else rng.choice(ids)
         hidden = rng.random() < 0.05
         counts[thread] = counts.get(thread, 0) + (0 if hidden else 1)
         replies.append({"thread_id": thread, "author_id": rng.choice(writers), "body": f"Try this ({i}).",
@@ -89,10 +91,13 @@ def grow(db: Database, problem_id: int, writers: list[int], posts: int, rng: ran
             session.execute(insert(Reply), replies[start : start + CHUNK])
         for thread, n in counts.items():
             session.execute(update(Thread).where(Thread.id == thread).values(reply_count=n))
+        # A mature queue: reports on one post in ten still open, the rest answered (hidden or
+        # dismissed), spread over the whole history, so the open ones are a thin slice of the table.
         session.execute(insert(ModerationReport), [
             {"kind": "thread", "target_id": ids[i], "problem_id": problem_id, "reporter_id": writers[0],
-             "reason": "Spam?", "status": "open", "created_at": now}
-            for i in range(min(1000, len(ids)))
+             "reason": "Spam?", "status": "open" if i % 10 == 0 else ("hidden", "dismissed")[i % 2],
+             "created_at": now}
+            for i in range(len(ids))
         ])  # fmt: skip
     if db.engine.dialect.name == "postgresql":
         # What autovacuum does after a bulk insert (it would within a minute): statistics and the
@@ -101,6 +106,27 @@ def grow(db: Database, problem_id: int, writers: list[int], posts: int, rng: ran
             for table in ("discussion_threads", "discussion_replies", "moderation_reports"):
                 conn.execute(text(f"VACUUM ANALYZE {table}"))
     return busiest
+
+
+def explain(db: Database, call: Callable[[], httpx.Response], name: str) -> None:
+    """Print EXPLAIN ANALYZE of every statement one request runs (PostgreSQL): where its time goes."""
+    seen: list[tuple[str, Any]] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, parameters: Any, _context: Any, _many: bool) -> None:
+        if statement.lstrip().upper().startswith("SELECT"):
+            seen.append((statement, parameters))
+
+    event.listen(db.engine, "before_cursor_execute", record)
+    try:
+        call()
+    finally:
+        event.remove(db.engine, "before_cursor_execute", record)
+    print(f"\n  EXPLAIN ANALYZE of {name} ({len(seen)} statements):")
+    with db.engine.connect() as conn:
+        for statement, parameters in seen:
+            plan = conn.exec_driver_sql(f"EXPLAIN ANALYZE {statement}", parameters).scalars().all()
+            print("    " + statement.split("FROM")[-1].split("WHERE")[0].strip()[:60])
+            print("\n".join(f"      {line}" for line in plan))
 
 
 def run_backend(label: str, url: str, posts: int, samples: int) -> list[tuple[str, float, float, float]]:
@@ -161,12 +187,17 @@ def run_backend(label: str, url: str, posts: int, samples: int) -> list[tuple[st
                 "API threads, by votes, page 1": lambda: api.get(f"{listing}?sort=votes&limit=30"),
                 "thread list page": lambda: browser.get(f"/problems/{slug}/discussion"),
                 "problem page (its Discussion count)": lambda: browser.get(f"/problems/{slug}"),
-                "thread page (100 replies at size)": functools.partial(browser.get, thread_url),
+                "thread page (1,000 replies at size)": functools.partial(browser.get, thread_url),
+                "API thread (1,000 replies at size)": functools.partial(
+                    api.get, f"/api/v1/threads/{busiest}"
+                ),
                 "API moderation queue": lambda: api.get("/api/v1/moderation/reports?limit=50"),
             }
             if size:
                 calls["API threads, newest, page 21"] = deep("newest")
                 calls["API threads, by votes, page 21"] = deep("votes")
+            if size and db.engine.dialect.name == "postgresql":
+                explain(db, calls["API moderation queue"], "the moderation queue")
             for name, call in calls.items():
                 p50, _p95 = measure(call, samples)
                 results.setdefault(name, []).append(p50)

@@ -3,7 +3,8 @@
 - Reading and writing follow the problem's gate on every route: a course-only problem's threads
   exist only for who sees the problem (``app.problems.visibility``, a 404 otherwise), a Premium
   problem's are Premium (``app.problems.service.require_access``, 403 ``premium_required``).
-- A post is edited and deleted by its author only (a moderator hides it instead).
+- A post is edited and deleted by its author only (a moderator hides it instead). A question
+  deleted while it has replies stays as "[deleted]" with them; its author no longer marks them.
 - A thread's answer is marked, and a reply pinned, by the thread's author, the problem's owners,
   admins, and the instructors of the courses that use the problem (``app.courses.teaching``).
 """
@@ -53,6 +54,6 @@ def sees_post(author_id: int, hidden: bool, deleted: bool, user: User | None) ->
 def can_mark(session: Session, user: User | None, problem: Problem, thread: Thread) -> bool:
     if user is None:
         return False
-    if thread.author_id == user.id:
+    if thread.author_id == user.id and thread.deleted_at is None:
         return True
     return visibility.can_edit(session, problem, user) or teaches_problem(session, user, problem)

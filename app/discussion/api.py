@@ -12,7 +12,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Path, Query, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.discussion import posting, service
+from app.discussion import posting, reading, service
 from app.discussion.deps import PostLimiter, Reader, Writer
 from app.discussion.models import REPLY, THREAD
 from app.discussion.views import HistoryView, ReplyView, ThreadList, ThreadView
@@ -27,7 +27,7 @@ Slug = Annotated[str, Path(max_length=80, description="the problem's slug")]
 ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"description": "Not logged in / no valid token"},
     403: {"description": "`premium_required`, `insufficient_scope`, or not yours to change"},
-    404: {"description": "No such problem, thread or reply, or not one you may read"},
+    404: {"description": "No such problem, thread or reply, or not one you may read (a deleted question)"},
     422: {"description": "Invalid fields (`invalid_input`)"},
     429: {"description": "Posting too fast; see the Retry-After header"},
 }
@@ -69,7 +69,12 @@ class VoteOut(BaseModel):
 
 
 def _thread(session: SessionDep, thread_id: int, user: Reader) -> ThreadView:
-    return service.thread_view(session, service.load_thread(session, thread_id, user, utcnow()), user)
+    return reading.thread_view(session, service.load_thread(session, thread_id, user, utcnow()), user)
+
+
+def _reply(session: SessionDep, reply_id: int, user: Writer) -> ReplyView:
+    reply, loaded = service.load_reply(session, reply_id, user, utcnow())
+    return reading.reply_views(session, loaded, [reply], user)[0]
 
 
 @router.get("/problems/{slug}/threads", response_model=ThreadList, responses=ERRORS)
@@ -103,9 +108,17 @@ def create_thread(
 
 
 @router.get("/threads/{thread_id}", response_model=ThreadView, responses=ERRORS)
-def get_thread(thread_id: Id, user: Reader, session: SessionDep) -> ThreadView:
-    """A thread with its visible replies (the pinned one first)."""
-    return _thread(session, thread_id, user)
+def get_thread(
+    thread_id: Id,
+    user: Reader,
+    session: SessionDep,
+    after: Annotated[str | None, Query(max_length=1000, description="The cursor of the next replies")] = None,
+    limit: Annotated[int, Query(ge=1, le=reading.MAX_REPLY_PAGE)] = reading.REPLY_PAGE,
+) -> ThreadView:
+    """A thread with one page of its visible replies, oldest first, the pinned reply and the answer
+    heading every page; keyset-paged (follow `replies_next`)."""
+    loaded = service.load_thread(session, thread_id, user, utcnow())
+    return reading.thread_view(session, loaded, user, after=after, limit=limit)
 
 
 @router.patch("/threads/{thread_id}", response_model=ThreadView, responses=ERRORS)
@@ -128,15 +141,15 @@ def create_reply(
     thread_id: Id, body: ReplyIn, user: Writer, session: SessionDep, limiter: PostLimiter
 ) -> ReplyView:
     reply = posting.create_reply(session, user, thread_id, body.body, utcnow(), limiter)
-    return next(r for r in _thread(session, thread_id, user).reply_list if r.id == reply.id)
+    return _reply(session, reply.id, user)
 
 
 @router.patch("/replies/{reply_id}", response_model=ReplyView, responses=ERRORS)
 def edit_reply(
     reply_id: Id, body: ReplyIn, user: Writer, session: SessionDep, limiter: PostLimiter
 ) -> ReplyView:
-    reply = posting.edit_reply(session, user, reply_id, body.body, utcnow(), limiter)
-    return next(r for r in _thread(session, reply.thread_id, user).reply_list if r.id == reply.id)
+    posting.edit_reply(session, user, reply_id, body.body, utcnow(), limiter)
+    return _reply(session, reply_id, user)
 
 
 @router.delete("/replies/{reply_id}", status_code=204, responses=ERRORS)

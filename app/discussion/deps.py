@@ -13,7 +13,7 @@ from fastapi import Depends, Request
 
 from app.accounts.deps import OptionalApiCaller, OptionalUser, user_with_scope, writer_with_scope
 from app.accounts.models import User
-from app.kit.limits import RequestLimiter, make_limiter
+from app.kit.limits import Quota, RequestLimiter, make_limiter
 
 LIMIT_WINDOW = "discussion-posts:"  # its Redis key, inside the deployment's namespace
 
@@ -26,15 +26,17 @@ async def writer(request: Request, session_user: OptionalUser, caller: OptionalA
     return await writer_with_scope(request, session_user, caller, "submit")
 
 
-async def get_post_limiter(request: Request) -> RequestLimiter:
+async def get_post_limiter(request: Request) -> Quota:
+    """The posting window, spent at ``TORCHDRILL_DISCUSSION_POSTS_PER_MINUTE``."""
+    settings = request.app.state.settings
     limiter: RequestLimiter | None = getattr(request.app.state, "discussion_limiter", None)
     if limiter is None:
         limiter = request.app.state.discussion_limiter = make_limiter(
-            request.app.state.settings, LIMIT_WINDOW, "discussion posts and edits"
+            settings, LIMIT_WINDOW, "discussion posts and edits"
         )
-    return limiter
+    return Quota(limiter, settings.discussion_posts_per_minute)
 
 
 Reader = Annotated[User, Depends(reader)]
 Writer = Annotated[User, Depends(writer)]
-PostLimiter = Annotated[RequestLimiter, Depends(get_post_limiter)]
+PostLimiter = Annotated[Quota, Depends(get_post_limiter)]

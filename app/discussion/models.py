@@ -2,7 +2,8 @@
 
 Counts that listings show (``votes``, ``reply_count``) are maintained in the transaction that
 changes them, never counted in a listing. ``hidden_at`` is a moderator's (``app.moderation``),
-``deleted_at`` the author's; either takes a post out of every listing, page, count and API answer.
+``deleted_at`` the author's; either takes a post out of every listing, page, count and API answer —
+except a thread its author deleted while it had replies: it stays, as "[deleted]", with its replies.
 """
 
 from __future__ import annotations
@@ -17,28 +18,30 @@ from app.kit.db import Base, UTCDateTime, utcnow
 THREAD = "thread"
 REPLY = "reply"
 KINDS = (THREAD, REPLY)
-VISIBLE = "hidden_at IS NULL AND deleted_at IS NULL"
+# A listed thread: not hidden, and not deleted — or deleted by its author while it has visible
+# replies (shown as "[deleted]", its replies kept; it leaves the list with its last reply).
+LISTED = "hidden_at IS NULL AND (deleted_at IS NULL OR reply_count > 0)"
 
 
 class Thread(Base):
     __tablename__ = "discussion_threads"
-    # The listings' and the count's indexes hold visible threads only (hidden and deleted ones are
+    # The listings' and the count's indexes hold listed threads only (hidden and deleted ones are
     # few and never listed), so a page or a count reads the index alone, however many there are.
     __table_args__ = (
         Index(
             "ix_discussion_threads_visible_new",
             "problem_id",
             "id",
-            sqlite_where=text(VISIBLE),
-            postgresql_where=text(VISIBLE),
+            sqlite_where=text(LISTED),
+            postgresql_where=text(LISTED),
         ),
         Index(
             "ix_discussion_threads_visible_votes",
             "problem_id",
             "votes",
             "id",
-            sqlite_where=text(VISIBLE),
-            postgresql_where=text(VISIBLE),
+            sqlite_where=text(LISTED),
+            postgresql_where=text(LISTED),
         ),
     )
 

@@ -71,7 +71,8 @@ class DiscussionTargets:
     def _info(
         self, kind: str, post: Thread | Reply, thread: Thread, problem: Problem | None
     ) -> TargetInfo | None:
-        if post.deleted_at is not None or thread.deleted_at is not None:
+        # A reply outlives its question deleted by its author (the thread stays as "[deleted]").
+        if post.deleted_at is not None or (kind == THREAD and thread.deleted_at is not None):
             return None
         if problem is None:
             return None

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Form, Path, Query, Request
 from fastapi.responses import RedirectResponse
 
 from app.accounts.deps import CurrentUser, OptionalUser
-from app.discussion import access, posting, service
+from app.discussion import access, posting, reading, service
 from app.discussion.deps import PostLimiter
 from app.discussion.models import REPLY, THREAD
 from app.kit.db import utcnow
@@ -115,16 +115,21 @@ def _thread_page(
     thread_id: int,
     reply: str = "",
     error: str | None = None,
+    after: str | None = None,
 ) -> Any:
     loaded = service.load_thread(session, thread_id, user, utcnow())
+    page = reading.thread_page(
+        session, loaded, user, after=after, base=service.thread_page_url(thread_id), placeholders=True
+    )
     return render(
         request,
         "discussion/thread.html",
         {
             "problem": loaded.problem,
-            "thread": service.thread_view(session, loaded, user),
+            "thread": page.view,
+            "entries": page.entries,
+            "paged": after is not None,
             "reply": reply,
-            "deleted": service.deleted_replies(session, loaded.thread),
             "error": error,
             "notice": _notice(request),
             "max_body": posting.MAX_REPLY,
@@ -134,8 +139,14 @@ def _thread_page(
 
 
 @router.get("/discussion/threads/{thread_id}")
-def thread_page(request: Request, thread_id: Id, session: SessionDep, user: OptionalUser) -> Any:
-    return _thread_page(request, session, user, thread_id)
+def thread_page(
+    request: Request,
+    thread_id: Id,
+    session: SessionDep,
+    user: OptionalUser,
+    after: Annotated[str | None, Query(max_length=1000)] = None,
+) -> Any:
+    return _thread_page(request, session, user, thread_id, after=after)
 
 
 @router.post("/discussion/threads/{thread_id}/replies", dependencies=[CsrfProtected])
@@ -153,7 +164,7 @@ def new_reply(
         if not _refused(exc):
             raise
         return _thread_page(request, session, user, thread_id, body, exc.detail)
-    return _back(request, f"{service.thread_page_url(thread_id)}#reply-{reply.id}")
+    return _back(request, reading.reply_url(session, thread_id, reply.id))
 
 
 def _edit_page(
@@ -184,7 +195,7 @@ def _edit_page(
 
 @router.get("/discussion/threads/{thread_id}/edit")
 def edit_thread_form(request: Request, thread_id: Id, session: SessionDep, user: CurrentUser) -> Any:
-    thread = service.load_thread(session, thread_id, user, utcnow()).thread
+    thread = service.load_question(session, thread_id, user, utcnow()).thread
     if thread.author_id != user.id:
         raise Forbidden("Only the author of this thread may change it.")
     return _edit_page(request, THREAD, thread.id, thread.id, thread.title, thread.body)
@@ -233,20 +244,30 @@ def edit_reply(
         if not _refused(exc):
             raise
         return _edit_page(request, REPLY, reply_id, reply.thread_id, None, body, exc.detail)
-    return _back(request, f"{service.thread_page_url(reply.thread_id)}#reply-{reply_id}", "Reply saved.")
+    return _back(request, reading.reply_url(session, reply.thread_id, reply_id), "Reply saved.")
 
 
 @router.post("/discussion/threads/{thread_id}/delete", dependencies=[CsrfProtected])
 def delete_thread(request: Request, thread_id: Id, session: SessionDep, user: CurrentUser) -> Any:
-    loaded = service.load_thread(session, thread_id, user, utcnow())
-    posting.delete_thread(session, user, thread_id, utcnow())
+    loaded = service.load_question(session, thread_id, user, utcnow())
+    thread = posting.delete_thread(session, user, thread_id, utcnow())
+    if thread.reply_count > 0 and thread.hidden_at is None:
+        return _back(
+            request,
+            service.thread_page_url(thread_id),
+            "Your question was deleted; its replies stay, under “[deleted]”.",
+        )
     return _back(request, f"/problems/{loaded.problem.slug}/discussion", "Your thread was deleted.")
 
 
 @router.post("/discussion/replies/{reply_id}/delete", dependencies=[CsrfProtected])
 def delete_reply(request: Request, reply_id: Id, session: SessionDep, user: CurrentUser) -> Any:
+    _reply, loaded = service.load_reply(session, reply_id, user, utcnow())
     reply = posting.delete_reply(session, user, reply_id, utcnow())
-    return _back(request, service.thread_page_url(reply.thread_id), "Your reply was deleted.")
+    if loaded.thread.deleted_at is not None and loaded.thread.reply_count == 0:
+        # Its last reply gone, a "[deleted]" question leaves with it.
+        return _back(request, f"/problems/{loaded.problem.slug}/discussion", "Your reply was deleted.")
+    return _back(request, reading.reply_url(session, reply.thread_id, reply_id), "Your reply was deleted.")
 
 
 def _vote(request: Request, session: SessionDep, user: CurrentUser, kind: str, post_id: int, up: str) -> Any:
@@ -255,7 +276,7 @@ def _vote(request: Request, session: SessionDep, user: CurrentUser, kind: str, p
     if kind == THREAD:
         return _back(request, service.thread_page_url(post_id))
     reply, _ = service.load_reply(session, post_id, user, now)
-    return _back(request, f"{service.thread_page_url(reply.thread_id)}#reply-{post_id}")
+    return _back(request, reading.reply_url(session, reply.thread_id, post_id))
 
 
 @router.post("/discussion/threads/{thread_id}/vote", dependencies=[CsrfProtected])

@@ -2,8 +2,8 @@
 
 Every write passes the problem's gate first, then its own rule (:mod:`app.discussion.access`).
 Texts go through :func:`app.kit.user_text.check_user_text` (bounded, no NUL); posting and editing
-share one rate limit (``POSTS_PER_MINUTE``, the app's limiter in its own window). Counts (votes,
-replies) change in the transaction that changes what they count.
+share one rate limit (``TORCHDRILL_DISCUSSION_POSTS_PER_MINUTE``, the app's limiter in its own
+window). Counts (votes, replies) change in the transaction that changes what they count.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from app.discussion import access, repository, service
 from app.discussion.models import REPLY, THREAD, Reply, Revision, Thread
 from app.kit.errors import Forbidden, InvalidInput, NotFound
 from app.kit.fields import check_one_line
-from app.kit.limits import RequestLimiter
+from app.kit.limits import Quota
 from app.kit.user_text import check_user_text
 
 log = logging.getLogger(__name__)
@@ -26,7 +26,6 @@ log = logging.getLogger(__name__)
 MAX_TITLE = 150
 MAX_BODY = 20_000
 MAX_REPLY = 20_000
-POSTS_PER_MINUTE = 6  # new threads, replies and edits, per user
 
 
 def _title(value: str) -> str:
@@ -35,12 +34,12 @@ def _title(value: str) -> str:
 
 
 def create_thread(
-    session: Session, user: User, slug: str, title: str, body: str, now: datetime, limiter: RequestLimiter
+    session: Session, user: User, slug: str, title: str, body: str, now: datetime, limiter: Quota
 ) -> Thread:
     problem = access.problem_by_slug(session, slug, user, now)
     clean_title = _title(title)
     text = check_user_text(body, "The question", max_chars=MAX_BODY)
-    limiter.hit(user.id, POSTS_PER_MINUTE)
+    limiter.hit(user.id)
     thread = Thread(
         problem_id=problem.id,
         author_id=user.id,
@@ -56,13 +55,15 @@ def create_thread(
 
 
 def create_reply(
-    session: Session, user: User, thread_id: int, body: str, now: datetime, limiter: RequestLimiter
+    session: Session, user: User, thread_id: int, body: str, now: datetime, limiter: Quota
 ) -> Reply:
     loaded = service.load_thread(session, thread_id, user, now)
     if loaded.thread.hidden_at is not None:
         raise Forbidden("A moderator hid this thread: it takes no new replies.")
+    if loaded.thread.deleted_at is not None:
+        raise Forbidden("Its author deleted this question: the thread takes no new replies.")
     text = check_user_text(body, "The reply", max_chars=MAX_REPLY)
-    limiter.hit(user.id, POSTS_PER_MINUTE)
+    limiter.hit(user.id)
     reply = Reply(thread_id=thread_id, author_id=user.id, body=text, votes=0, created_at=now)
     repository.add(session, reply)
     repository.shift_reply_count(session, thread_id, +1)
@@ -81,15 +82,15 @@ def edit_thread(
     title: str | None,
     body: str | None,
     now: datetime,
-    limiter: RequestLimiter,
+    limiter: Quota,
 ) -> Thread:
-    thread = service.load_thread(session, thread_id, user, now).thread
+    thread = service.load_question(session, thread_id, user, now).thread
     _own(thread, user, "thread")
     new_title = _title(title) if title is not None else thread.title
     new_body = check_user_text(body, "The question", max_chars=MAX_BODY) if body is not None else thread.body
     if new_title == thread.title and new_body == thread.body:
         return thread
-    limiter.hit(user.id, POSTS_PER_MINUTE)
+    limiter.hit(user.id)
     repository.add(
         session,
         Revision(
@@ -106,14 +107,14 @@ def edit_thread(
 
 
 def edit_reply(
-    session: Session, user: User, reply_id: int, body: str, now: datetime, limiter: RequestLimiter
+    session: Session, user: User, reply_id: int, body: str, now: datetime, limiter: Quota
 ) -> Reply:
     reply, _loaded = service.load_reply(session, reply_id, user, now)
     _own(reply, user, "reply")
     text = check_user_text(body, "The reply", max_chars=MAX_REPLY)
     if text == reply.body:
         return reply
-    limiter.hit(user.id, POSTS_PER_MINUTE)
+    limiter.hit(user.id)
     repository.add(
         session,
         Revision(
@@ -130,12 +131,15 @@ def edit_reply(
 
 
 def delete_thread(session: Session, user: User, thread_id: int, now: datetime) -> Thread:
-    """The author's soft delete: the thread (and its replies with it) leaves every view."""
-    thread = service.load_thread(session, thread_id, user, now).thread
+    """The author's soft delete of the question. With visible replies the thread stays, listed as
+    "[deleted]" (no title, text or author shown) with its replies, until its last reply goes; with
+    none it leaves every view at once (``models.LISTED``)."""
+    thread = service.load_question(session, thread_id, user, now).thread
     _own(thread, user, "thread")
     thread.deleted_at = now
     session.flush()
-    log.info("discussion thread %s deleted by its author %s", thread.id, user.id)
+    kept = "kept for its replies" if thread.reply_count > 0 and thread.hidden_at is None else "gone"
+    log.info("discussion thread %s deleted by its author %s (%s)", thread.id, user.id, kept)
     return thread
 
 
@@ -152,6 +156,7 @@ def delete_reply(session: Session, user: User, reply_id: int, now: datetime) -> 
     if thread.pinned_id == reply.id:
         thread.pinned_id = None
     session.flush()
+    session.refresh(thread)  # its count, as the update left it (a "[deleted]" question may go with it)
     return reply
 
 
@@ -159,7 +164,7 @@ def vote(session: Session, user: User, kind: str, post_id: int, up: bool, now: d
     """Vote for a post (``up``) or take the vote back; the post's count, as it now stands."""
     post: Thread | Reply
     if kind == THREAD:
-        post = service.load_thread(session, post_id, user, now).thread
+        post = service.load_question(session, post_id, user, now).thread
     elif kind == REPLY:
         post, _ = service.load_reply(session, post_id, user, now)
     else:

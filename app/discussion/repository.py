@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import Select, delete, func, select, tuple_, update
+from sqlalchemy import ColumnElement, Select, and_, delete, func, or_, select, tuple_, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.discussion.models import REPLY, THREAD, Reply, Revision, Thread, Vote
+from app.discussion.views import role_name
 from app.problems.models import Problem
 
 NEWEST = "newest"
@@ -19,7 +20,10 @@ SORTS = (NEWEST, VOTES)
 
 
 def _visible_threads() -> Select[Thread]:
-    return select(Thread).where(Thread.hidden_at.is_(None), Thread.deleted_at.is_(None))
+    """Listed threads (``models.LISTED``, the partial indexes' predicate)."""
+    return select(Thread).where(
+        Thread.hidden_at.is_(None), or_(Thread.deleted_at.is_(None), Thread.reply_count > 0)
+    )
 
 
 def add(session: Session, row: Thread | Reply | Revision) -> None:
@@ -82,9 +86,44 @@ def count_threads(session: Session, problem_id: int) -> int:
     return int(session.scalar(stmt) or 0)
 
 
-def replies_of(session: Session, thread_id: int) -> Sequence[Reply]:
-    """Every reply of a thread, oldest first (the service decides which a reader sees)."""
-    return session.scalars(select(Reply).where(Reply.thread_id == thread_id).order_by(Reply.id)).all()
+def _seen_reply(user_id: int | None, placeholders: bool) -> ColumnElement[bool]:
+    """Replies a reader sees: visible ones and their own hidden ones; with ``placeholders`` also
+    the ones their authors deleted (a page shows where they were; the API never does)."""
+    hidden_ok = (
+        Reply.hidden_at.is_(None)
+        if user_id is None
+        else or_(Reply.hidden_at.is_(None), Reply.author_id == user_id)
+    )
+    seen: ColumnElement[bool] = and_(Reply.deleted_at.is_(None), hidden_ok)
+    if placeholders:
+        seen = or_(seen, and_(Reply.deleted_at.is_not(None), Reply.hidden_at.is_(None)))
+    return seen
+
+
+def replies_page(
+    session: Session,
+    thread_id: int,
+    user_id: int | None,
+    after: int | None,
+    limit: int,
+    *,
+    skip: set[int],
+    placeholders: bool,
+) -> Sequence[Reply]:
+    """``limit + 1`` replies of a thread after the cursor's id, oldest first, over the thread's index;
+    ``skip`` leaves out the replies shown on top (the pinned one and the answer)."""
+    stmt = select(Reply).where(Reply.thread_id == thread_id, _seen_reply(user_id, placeholders))
+    if skip:
+        stmt = stmt.where(Reply.id.not_in(skip))
+    if after is not None:
+        stmt = stmt.where(Reply.id > after)
+    return session.scalars(stmt.order_by(Reply.id).limit(limit + 1)).all()
+
+
+def replies_before(session: Session, thread_id: int, reply_id: int, cap: int) -> int:
+    """How many replies of the thread come before ``reply_id``, counted up to ``cap`` only."""
+    first = select(Reply.id).where(Reply.thread_id == thread_id, Reply.id < reply_id).limit(cap).subquery()
+    return int(session.scalar(select(func.count()).select_from(first)) or 0)
 
 
 def visible_reply_ids(session: Session, ids: set[int]) -> set[int]:
@@ -94,9 +133,23 @@ def visible_reply_ids(session: Session, ids: set[int]) -> set[int]:
     return set(session.scalars(stmt))
 
 
-def revisions_of(session: Session, kind: str, post_id: int) -> Sequence[Revision]:
-    stmt = select(Revision).where(Revision.kind == kind, Revision.post_id == post_id).order_by(Revision.id)
+def revisions_of(session: Session, kind: str, post_id: int, since: datetime) -> Sequence[Revision]:
+    """The post's earlier texts: written since it was created (``post_id`` is a plain id, and a
+    database that reuses the ids of deleted rows must not lend it an older post's history)."""
+    stmt = (
+        select(Revision)
+        .where(Revision.kind == kind, Revision.post_id == post_id, Revision.written_at >= since)
+        .order_by(Revision.id)
+    )
     return session.scalars(stmt).all()
+
+
+def author_names(session: Session, ids: set[int]) -> dict[int, str]:
+    """What readers see of these authors (``views.role_name``), from two columns of each."""
+    if not ids:
+        return {}
+    rows = session.execute(select(User.id, User.role).where(User.id.in_(ids)))
+    return {user_id: role_name(user_id, role) for user_id, role in rows}
 
 
 def users_by_ids(session: Session, ids: set[int]) -> dict[int, User]:

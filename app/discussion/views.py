@@ -6,15 +6,20 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from app.accounts.models import User
+from app.accounts.models import STAFF_ROLES, User
 
 
 def author_name(user: User | None) -> str:
     """What readers see of a post's author: no email, only a role and a number."""
     if user is None:
         return "A former user"
-    role = "Admin" if user.is_admin else "Instructor" if user.is_staff else "Learner"
-    return f"{role} #{user.id}"
+    return role_name(user.id, user.role)
+
+
+def role_name(user_id: int, role: str) -> str:
+    """:func:`author_name` from the two columns it needs (listings read only those)."""
+    shown = "Admin" if role == "admin" else "Instructor" if role in STAFF_ROLES else "Learner"
+    return f"{shown} #{user_id}"
 
 
 class PostMarks(BaseModel):
@@ -44,8 +49,9 @@ class ReplyView(BaseModel):
 class ThreadSummary(BaseModel):
     id: int
     problem: str = Field(description="The problem's slug")
-    title: str
+    title: str = Field(description='"[deleted]" once its author deleted the question (its replies stay)')
     author: str
+    deleted: bool = Field(description="Its author deleted the question while it had replies; they stay")
     votes: int
     replies: int = Field(description="Visible replies")
     answered: bool
@@ -66,8 +72,10 @@ class ThreadView(ThreadSummary):
     marks: PostMarks
     can_mark: bool = Field(description="You may mark the answer and pin a reply")
     reply_list: list[ReplyView] = Field(
-        description="Visible replies, the pinned one first, then oldest first"
+        description="One page of the visible replies, oldest first; the pinned reply and the answer "
+        "head every page"
     )
+    replies_next: str | None = Field(description="The next page of replies (keyset cursor), or null")
 
 
 class RevisionView(BaseModel):

@@ -13,6 +13,7 @@ import threading
 import time
 import uuid
 from collections import deque
+from dataclasses import dataclass
 from typing import Protocol
 
 import redis
@@ -27,6 +28,17 @@ WINDOW_S = 60.0
 class RequestLimiter(Protocol):
     def hit(self, user_id: int, per_minute: int) -> None:
         """Count one request of ``user_id``; raise ``TooManyRequests`` beyond ``per_minute``."""
+
+
+@dataclass(frozen=True)
+class Quota:
+    """One limiter's window with its allowance a minute (a setting): what a write spends."""
+
+    limiter: RequestLimiter
+    per_minute: int
+
+    def hit(self, user_id: int) -> None:
+        self.limiter.hit(user_id, self.per_minute)
 
 
 def _refuse(per_minute: int, wait_s: float, noun: str = "API requests") -> TooManyRequests:

@@ -55,6 +55,9 @@ class Settings(BaseSettings):
     # "I think this test is wrong" reports a learner may file a minute (pages, API and CLI alike).
     reports_per_minute: int = Field(default=5, ge=1, le=1_000_000)
     solution_posts_per_minute: int = Field(default=10, ge=1, le=1_000_000)
+    # A discussion's new threads, replies and edits, and reports of posts to moderators, per user a minute.
+    discussion_posts_per_minute: int = Field(default=6, ge=1, le=1_000_000)
+    post_reports_per_minute: int = Field(default=5, ge=1, le=1_000_000)
     api_page_size: int = Field(default=50, ge=1, le=500)
     # Scale-out (docs/deploy.md): a broker URL switches judging to runner workers behind Celery.
     broker_url: str | None = None

@@ -8,7 +8,7 @@ from fastapi import Depends, Request
 
 from app.accounts.deps import OptionalApiCaller, OptionalUser, user_with_scope, writer_with_scope
 from app.accounts.models import User
-from app.kit.limits import RequestLimiter, make_limiter
+from app.kit.limits import Quota, RequestLimiter, make_limiter
 
 LIMIT_WINDOW = "moderation-reports:"  # its Redis key, inside the deployment's namespace
 
@@ -25,16 +25,18 @@ async def moderator(request: Request, session_user: OptionalUser, caller: Option
     return await writer_with_scope(request, session_user, caller, "teach")
 
 
-async def get_report_limiter(request: Request) -> RequestLimiter:
+async def get_report_limiter(request: Request) -> Quota:
+    """The reporting window, spent at ``TORCHDRILL_POST_REPORTS_PER_MINUTE``."""
+    settings = request.app.state.settings
     limiter: RequestLimiter | None = getattr(request.app.state, "moderation_limiter", None)
     if limiter is None:
         limiter = request.app.state.moderation_limiter = make_limiter(
-            request.app.state.settings, LIMIT_WINDOW, "reports of posts"
+            settings, LIMIT_WINDOW, "reports of posts"
         )
-    return limiter
+    return Quota(limiter, settings.post_reports_per_minute)
 
 
 Reporter = Annotated[User, Depends(reporter)]
 ModeratorReader = Annotated[User, Depends(moderator_reader)]
 Moderator = Annotated[User, Depends(moderator)]
-ReportLimiter = Annotated[RequestLimiter, Depends(get_report_limiter)]
+ReportLimiter = Annotated[Quota, Depends(get_report_limiter)]

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from app.accounts.models import User
 from app.discussion.views import author_name
 from app.kit.errors import Conflict, Forbidden, InvalidInput, NotFound
-from app.kit.limits import RequestLimiter
+from app.kit.limits import Quota
 from app.kit.paging import decode_cursor, encode_cursor, next_url
 from app.kit.user_text import check_user_text
 from app.moderation import access, registry, repository
@@ -30,7 +30,6 @@ from app.problems import service as problems
 log = logging.getLogger(__name__)
 
 MAX_REASON = 1000
-REPORTS_PER_MINUTE = 5
 ACTIONS = ("hide", "unhide", "dismiss")
 PAGE_SIZE = 50
 
@@ -73,7 +72,7 @@ def report(
     target_id: int,
     reason: str,
     now: datetime,
-    limiter: RequestLimiter,
+    limiter: Quota,
 ) -> ModerationReport:
     if kind not in registry.kinds():
         raise InvalidInput(f"kind must be one of {', '.join(registry.kinds())}.")
@@ -92,7 +91,7 @@ def report(
     problems.require_access(problem, user, now)
     if info.author_id == user.id:
         raise InvalidInput("This is your own post: edit or delete it instead.")
-    limiter.hit(user.id, REPORTS_PER_MINUTE)
+    limiter.hit(user.id)
     if repository.existing(session, kind, target_id, user.id) is not None:
         raise Conflict(f"You already reported this {kind}.")
     try:

@@ -14,6 +14,7 @@ from app.accounts.deps import CurrentUser
 from app.kit.db import utcnow
 from app.kit.errors import Conflict, InvalidInput
 from app.kit.markdown import highlight_code
+from app.kit.paging import next_url
 from app.kit.web import CsrfProtected, SessionDep, SettingsDep, render
 from app.solutions import editorial, holds, repository, service
 from app.solutions.deps import PostLimiter
@@ -111,14 +112,36 @@ def publish(
     return notice(request, f"/solutions/{solution.id}", "Your solution is published.")
 
 
-@router.get("/solutions/{solution_id}")
-def solution_page(request: Request, solution_id: SolutionId, user: CurrentUser, session: SessionDep) -> Any:
+def _detail(
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    solution_id: int,
+    after: str | None,
+    extra: dict[str, Any],
+    status_code: int = 200,
+) -> Any:
+    """A solution's page with one keyset page of its comments (``service.COMMENT_PAGE``)."""
     now = utcnow()
     view, problem = service.read(session, user, solution_id, now)
-    comments, cursor = service.comments(session, user, solution_id, now, after=None)
+    comments, cursor = service.comments(
+        session, user, solution_id, now, after=after, limit=service.COMMENT_PAGE
+    )
+    newer = next_url(f"/solutions/{solution_id}", {}, cursor)
     return render(request, "solutions/detail.html", {"problem": problem, "s": view, "comments": comments,
-                  "more_comments": cursor, "notice": pop_notice(request),
-                  "code_html": highlight_code(view.code)})  # fmt: skip
+                  "newer_comments": f"{newer}#comments" if newer else None, "paged": after is not None,
+                  "code_html": highlight_code(view.code), **extra}, status_code)  # fmt: skip
+
+
+@router.get("/solutions/{solution_id}")
+def solution_page(
+    request: Request,
+    solution_id: SolutionId,
+    user: CurrentUser,
+    session: SessionDep,
+    after: Annotated[str | None, Query(max_length=1000)] = None,
+) -> Any:
+    return _detail(request, session, user, solution_id, after, {"notice": pop_notice(request)})
 
 
 @router.post("/solutions/{solution_id}/vote", dependencies=[CsrfProtected])
@@ -149,12 +172,9 @@ def comment(
             row = service.comment(session, user, solution_id, body, now, limiter=limiter,
                                   per_minute=settings.solution_posts_per_minute)  # fmt: skip
     except InvalidInput as exc:
-        view, problem = service.read(session, user, solution_id, now)
-        comments, cursor = service.comments(session, user, solution_id, now, after=None)
-        return render(request, "solutions/detail.html", {"problem": problem, "s": view, "comments": comments,
-                      "more_comments": cursor, "comment_error": exc.detail, "comment_body": body,
-                      "code_html": highlight_code(view.code)}, 422)  # fmt: skip
-    return RedirectResponse(f"/solutions/{solution_id}#comment-{row.id}", status_code=303)
+        return _detail(request, session, user, solution_id, None,
+                       {"comment_error": exc.detail, "comment_body": body}, 422)  # fmt: skip
+    return RedirectResponse(service.comment_url(session, solution_id, row.id), status_code=303)
 
 
 @router.post("/solutions/{solution_id}/delete", dependencies=[CsrfProtected])

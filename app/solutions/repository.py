@@ -185,6 +185,17 @@ def count_comment(session: Session, solution_id: int, by: int) -> None:
     _bump(session, Solution.comments, solution_id, by)
 
 
+def comments_before(session: Session, solution_id: int, comment_id: int, cap: int) -> int:
+    """How many comments of the solution come before ``comment_id``, counted up to ``cap`` only."""
+    first = (
+        select(SolutionComment.id)
+        .where(SolutionComment.solution_id == solution_id, SolutionComment.id < comment_id)
+        .limit(cap)
+        .subquery()
+    )
+    return int(session.scalar(select(func.count()).select_from(first)) or 0)
+
+
 def comments(
     session: Session, solution_id: int, *, after: int | None, limit: int, author_id: int | None = None
 ) -> Sequence[SolutionComment]:

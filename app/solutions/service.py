@@ -42,6 +42,7 @@ MAX_TAGS = 5
 MAX_TAG = 30
 PAGE_SIZE = 20
 MAX_PAGE = 100
+COMMENT_PAGE = 50  # a solution's page shows its comments this many at a time (keyset pages)
 
 
 class SolutionsLocked(Forbidden):
@@ -270,6 +271,14 @@ def comments(
     rows = repository.comments(session, solution.id, after=key, limit=limit + 1, author_id=user.id)
     cursor = encode_cursor((rows[limit - 1].id,)) if len(rows) > limit else None
     return [CommentView.of(c, reader_id=user.id) for c in rows[:limit]], cursor
+
+
+def comment_url(session: Session, solution_id: int, comment_id: int) -> str:
+    """The solution's page that shows the comment: the first page, or one starting at it."""
+    anchor = f"#comment-{comment_id}"
+    if repository.comments_before(session, solution_id, comment_id, COMMENT_PAGE) < COMMENT_PAGE:
+        return f"/solutions/{solution_id}{anchor}"
+    return f"/solutions/{solution_id}?after={encode_cursor((comment_id - 1,))}{anchor}"
 
 
 def comment(

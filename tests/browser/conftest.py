@@ -141,8 +141,11 @@ def running_server(folder: Path) -> Iterator[Server]:
         "TORCHDRILL_STRIPE_PRICE_ID": "price_browser_test",
         "TORCHDRILL_SMTP_URL": smtp.url,
         "TORCHDRILL_MAIL_FROM": "drill@example.org",
-        # The stored-XSS test posts every attempt (its limit is tested in tests/app/solutions).
+        # The stored-XSS tests post every attempt (the limits are tested in tests/app/solutions,
+        # tests/app/discussion and tests/app/moderation).
         "TORCHDRILL_SOLUTION_POSTS_PER_MINUTE": "1000",
+        "TORCHDRILL_DISCUSSION_POSTS_PER_MINUTE": "1000",
+        "TORCHDRILL_POST_REPORTS_PER_MINUTE": "1000",
         "TORCHDRILL_API_SUBMISSIONS_PER_MINUTE": "1000",
     }
     env.pop("PORT", None)

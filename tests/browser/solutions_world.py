@@ -20,12 +20,15 @@ from tests.browser.test_courses import _import
 RIGHT = "import torch\n\n\ndef add(a, b):\n    return a + b\n"
 
 
-def scratch_problem(server: Server, tmp_path: Path, editorial: str, tag: str) -> str:
-    """A copy of the fixture bank's add-tensors under a new slug, with ``editorial.md``."""
+def scratch_problem(server: Server, tmp_path: Path, editorial: str, tag: str, mutants: bool = False) -> str:
+    """A copy of the fixture bank's add-tensors under a new slug, with ``editorial.md`` (and its
+    mutants when it is to be published again through the authoring form, which validates them)."""
     slug = f"browser-{tag}-{uuid.uuid4().hex[:6]}"
     folder = tmp_path / slug
     shutil.copytree(
-        ROOT / "tests/app/fixtures/bank/add-tensors", folder, ignore=shutil.ignore_patterns("mutants")
+        ROOT / "tests/app/fixtures/bank/add-tensors",
+        folder,
+        ignore=None if mutants else shutil.ignore_patterns("mutants"),
     )
     (folder / "editorial.md").write_text(editorial)
     toml = folder / "problem.toml"

@@ -5,6 +5,8 @@ reads them; "compare with mine" and the editorial. axe finds nothing serious on 
 from __future__ import annotations
 
 import re
+import uuid
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ from sqlalchemy import select
 from app.accounts.models import User
 from app.solutions.models import GiveUp
 from tests.browser.conftest import Server, Visit, Visits
+from tests.browser.courses import create_assignment, create_course
 from tests.browser.solutions_world import RIGHT, scratch_problem
 from tests.browser.test_accessibility import axe_findings
 from tests.browser.test_courses import submit
@@ -108,4 +111,29 @@ def test_solve_publish_vote_comment_and_a_non_solver_gives_up(
     page.get_by_role("button", name="Delete my solution").click()
     page.wait_for_url(re.compile(rf"/problems/{slug}/solutions$"))
     assert spage.goto(solution_url).status == 404  # type: ignore[union-attr]
+    assert findings == {}
+
+
+def test_an_instructor_holds_an_assignments_solutions_and_the_page_is_accessible(
+    visits: Visits, server: Server
+) -> None:
+    """The solution-hold page (/assignments/{id}/solution-hold): reached from the assignment, turned
+    on and off, axe-clean in both themes and both states."""
+    findings: dict[str, list[str]] = {}
+    teacher = visits.new("hold-teacher")
+    teacher.login(server.new_account("instructor"), "/courses")
+    course, _code = create_course(teacher.page, f"Holds {uuid.uuid4().hex[:4]}")
+    assignment = create_assignment(teacher.page, course, "Week 1", "add-tensors", -timedelta(hours=1))
+    page = teacher.page
+    page.goto(assignment)
+    page.locator("#solution-hold-link").click()
+    page.wait_for_url(re.compile(r"/assignments/\d+/solution-hold$"))
+    expect(page.locator("#hold-state")).to_contain_text("Not held")
+    axe_clean(teacher, "solution-hold-off", findings)
+    page.locator("#hold-toggle").click()
+    expect(page.locator("#hold-state")).to_contain_text("Held until the deadline")
+    expect(page.locator("#solutions-notice")).to_be_visible()
+    axe_clean(teacher, "solution-hold-on", findings)
+    page.locator("#hold-toggle").click()
+    expect(page.locator("#hold-state")).to_contain_text("Not held")
     assert findings == {}

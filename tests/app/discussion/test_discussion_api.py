@@ -165,3 +165,16 @@ def test_premium_problems_threads_are_premium_on_every_route(
     assert all(r.json()["error"] == "premium_required" for r in refused)
     page = student.client.get(f"/discussion/threads/{thread['id']}")
     assert page.status_code in (401, 403) or "premium" in page.text.lower()
+
+
+def test_the_posting_limit_is_a_setting(student: ApiAccount, with_settings: Callable[..., None]) -> None:
+    """``TORCHDRILL_DISCUSSION_POSTS_PER_MINUTE``: new threads, replies and edits spend one window."""
+    with_settings(discussion_posts_per_minute=3)
+    thread = ask(student)  # 1
+    assert patch(student, f"/api/v1/threads/{thread['id']}", {"body": "Edited."}).status_code == 200  # 2
+    url = f"/api/v1/threads/{thread['id']}/replies"
+    assert student.post(url, json={"body": "r1"}).status_code == 201  # 3
+    refused = student.post(url, json={"body": "r2"})
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
+    with_settings(discussion_posts_per_minute=1000)
+    assert student.post(url, json={"body": "r3"}).status_code == 201

@@ -1,6 +1,8 @@
 """Discussion tests reuse the API accounts and the live-server world of other folders; each test
 gets fresh posting and reporting windows (the suite deletes users, and SQLite reuses their ids)."""
 
+from collections.abc import Callable, Iterator
+
 import pytest
 from fastapi import FastAPI
 
@@ -17,3 +19,15 @@ __all__ = ["live_server", "make_account", "member", "student", "walkthrough_file
 def fresh_windows(app: FastAPI) -> None:
     app.state.discussion_limiter = LocalRequestLimiter("discussion posts and edits")
     app.state.moderation_limiter = LocalRequestLimiter("reports of posts")
+
+
+@pytest.fixture
+def with_settings(app: FastAPI) -> Iterator[Callable[..., None]]:
+    """``with_settings(name=value)`` changes the running app's settings for this test only."""
+    before = app.state.settings
+
+    def change(**values: object) -> None:
+        app.state.settings = before.model_copy(update=values)
+
+    yield change
+    app.state.settings = before

@@ -217,7 +217,7 @@ def test_a_user_deletes_their_own_post_through_the_page_and_not_anothers(world: 
     assert world.admin.page_post(f"/discussion/threads/{thread}/delete").status_code == 403
     assert world.outsider.page_post(f"/discussion/replies/{reply}/delete").status_code == 303
     page = world.student.web.get(f"/discussion/threads/{thread}").text
-    assert "An answer." not in page and "1 reply was deleted by its author." in page
+    assert "An answer." not in page and "A reply was deleted by its author." in page, page
     assert world.student.page_post(f"/discussion/threads/{thread}/delete").status_code == 303
     assert world.outsider.web.get(f"/discussion/threads/{thread}").status_code == 404
     assert thread not in [

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -51,3 +51,15 @@ def published(make_account: Callable[..., ApiAccount]) -> tuple[ApiAccount, dict
     created = publish(author, "add-tensors", view["id"])
     assert created.status_code == 201, created.text
     return author, created.json()
+
+
+@pytest.fixture
+def with_settings(app: FastAPI) -> Iterator[Callable[..., None]]:
+    """``with_settings(name=value)`` changes the running app's settings for this test only."""
+    before = app.state.settings
+
+    def change(**values: object) -> None:
+        app.state.settings = before.model_copy(update=values)
+
+    yield change
+    app.state.settings = before
