@@ -64,6 +64,11 @@ class SiteWide(BaseModel):
 
 class MarkdownIn(BaseModel):
     markdown: str = Field(max_length=service.MAX_PREVIEW_BYTES)
+    kind: Literal["statement", "editorial"] = Field(
+        default="statement",
+        description="statement: as statements and learn sections render; editorial: as user text "
+        "(no raw HTML, images only from this site), as the editorial page renders it",
+    )
 
 
 def _report(report: ValidationReport) -> dict[str, Any]:
@@ -240,5 +245,5 @@ def import_zip(
 
 @router.post("/preview")
 def preview_markdown(body: MarkdownIn, user: AuthorUser) -> dict[str, str]:
-    """Markdown rendered exactly as the problem page will (server-side, sanitized)."""
-    return {"html": service.preview(body.markdown)}
+    """Markdown rendered exactly as the page that shows it will (server-side, sanitized)."""
+    return {"html": service.preview(body.markdown, body.kind)}

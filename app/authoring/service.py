@@ -38,6 +38,7 @@ from app.kit.errors import AppError, Conflict, Forbidden, InvalidInput, NotFound
 from app.kit.markdown import render_markdown
 from app.kit.paging import Page, decode_cursor, page_of
 from app.kit.runner import JudgeRunner
+from app.kit.user_text import render_user_markdown
 from app.problems import repository as problems_repository
 from app.problems import visibility
 from app.problems.importer import import_problem
@@ -250,11 +251,13 @@ def check_files(slug: str, files: dict[str, str]) -> ProblemFiles:
         raise InvalidProblem(str(exc)) from None
 
 
-def preview(source: str) -> str:
-    """Sanitized HTML of an author's Markdown, exactly as the problem page renders it."""
+def preview(source: str, kind: str = "statement") -> str:
+    """Sanitized HTML of an author's Markdown, exactly as the page that shows it renders it: a
+    statement or learn section as the problem page does, an editorial as user text (the editorial
+    page: ``app.kit.user_text``, no raw HTML, images only from this site)."""
     if len(source.encode("utf-8")) > MAX_PREVIEW_BYTES:
         raise InvalidInput(f"Markdown is limited to {MAX_PREVIEW_BYTES // 1024} KiB.")
-    return render_markdown(source)
+    return render_user_markdown(source) if kind == "editorial" else render_markdown(source)
 
 
 def track_titles(session: Session) -> list[str]:

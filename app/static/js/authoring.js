@@ -50,7 +50,7 @@
       fetch("/api/v1/authoring/preview", {
         method: "POST",
         headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
-        body: JSON.stringify({ markdown: textarea.value }),
+        body: JSON.stringify({ markdown: textarea.value, kind: textarea.dataset.previewKind || "statement" }),
         credentials: "same-origin",
       })
         .then(function (r) { return r.json().then(function (body) { return { ok: r.ok, body: body }; }); })

@@ -191,6 +191,20 @@ def test_preview_renders_like_the_problem_page_and_sanitizes(author: Any) -> Non
     assert "<math" in html and "<script" not in html
 
 
+def test_an_editorial_previews_as_the_editorial_page_shows_it(author: Any) -> None:
+    """An editorial is user text: no raw HTML and no image from another host, in its preview too."""
+    text = "$x^2$ <b>raw</b> ![pixel](https://tracker.invalid/p.png) ![ours](/static/a.png)"
+    as_statement = call(author, "POST", "/api/v1/authoring/preview", json={"markdown": text}).json()["html"]
+    assert "<b>raw</b>" in as_statement and "tracker.invalid" in as_statement  # so the check below can fail
+    html = call(
+        author, "POST", "/api/v1/authoring/preview", json={"markdown": text, "kind": "editorial"}
+    ).json()["html"]
+    assert "<math" in html and "&lt;b&gt;raw&lt;/b&gt;" in html
+    assert "tracker.invalid" not in html and 'src="/static/a.png"' in html
+    refused = call(author, "POST", "/api/v1/authoring/preview", json={"markdown": text, "kind": "script"})
+    assert refused.status_code == 422
+
+
 def test_api_tokens_author_without_csrf(app: Any, db: Any, walkthrough_files: dict[str, str]) -> None:
     with db.transaction() as session:
         teacher = sign_up(session, f"t-{uuid.uuid4().hex[:8]}@example.com", PASSWORD, role="admin")
