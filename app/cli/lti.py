@@ -11,7 +11,7 @@ from torchdrill.output import echo
 from app.cli.users import database_session, fail
 from app.kit.db import Database
 from app.kit.settings import Settings
-from app.lti import keys, passback, platforms
+from app.lti import keys, line_items, passback, platforms
 from app.lti.models import LtiLineItem
 
 app = typer.Typer(help="LTI 1.3: the LMS platforms this site is a tool of.", no_args_is_help=True)
@@ -87,6 +87,7 @@ def sync(
             echo(f"marked {marked} score(s) due")
     db = Database(settings.database_url)
     try:
+        line_items.create_due(db, settings.secret_key)  # columns a launch could not make
         sent, failed = passback.send_due(db, settings.secret_key)
     finally:
         db.dispose()
