@@ -184,7 +184,7 @@ def create_due(db: Database, secret_key: str, now: datetime | None = None, limit
         with db.transaction() as session:
             values: dict[str, object] = {"attempts": attempts + 1, "last_error": error}
             if error:
-                values["retry_at"] = utcnow() + backoff(attempts + 1)
+                values["retry_at"] = max(now, utcnow()) + backoff(attempts + 1)
                 log.warning("LTI line item %s not made (attempt %d): %s", row_id, attempts + 1, error)
             else:
                 values |= {"url": url[:1000], "retry_at": None}

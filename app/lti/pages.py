@@ -20,7 +20,6 @@ from app.kit.settings import Settings
 from app.kit.web import CsrfProtected, SessionDep, SettingsDep, render
 from app.lti import claims, deep_linking, keys, line_items, login, provision, repository
 from app.lti.launch import LaunchRefused, verify
-from app.lti.setup import wake_after_commit
 
 router = APIRouter(prefix="/lti", tags=["lti"])
 
@@ -87,9 +86,8 @@ def launch(
         if link is not None and link.assignment_id is not None:
             assignment = courses_repository.get_assignment(session, link.assignment_id)
             assert assignment is not None
-            item = line_items.ensure(session, settings.secret_key, verified, context, assignment)
-            if item is not None and not item.url:  # the platform failed just now: the sweep retries
-                wake_after_commit(session)
+            # If the platform fails now, the passback sweep makes the column later.
+            line_items.ensure(session, settings.secret_key, verified, context, assignment)
             target = f"/courses/{course.id}/assignments/{assignment.id}"
         elif link is not None and link.problem_id is not None:
             target = f"/problems/{repository.problem_slug(session, link.problem_id)}"

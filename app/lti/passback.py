@@ -222,14 +222,14 @@ def send_due(db: Database, secret_key: str, now: datetime | None = None, limit: 
             break
         if item is None:
             continue
-        if _send(db, item):
+        if _send(db, item, now):
             sent += 1
         elif item.attempts + 1 >= MAX_ATTEMPTS:
             failed += 1
     return sent, failed
 
 
-def _send(db: Database, item: Due) -> bool:
+def _send(db: Database, item: Due, now: datetime) -> bool:
     error = ""
     try:
         post_score(item.caller, item.line_item_url, item.sub, item.percent, utcnow().isoformat())
@@ -253,7 +253,7 @@ def _send(db: Database, item: Due) -> bool:
         if attempts >= MAX_ATTEMPTS:
             values["status"] = FAILED
         else:
-            values["next_attempt_at"] = utcnow() + backoff(attempts)
+            values["next_attempt_at"] = max(now, utcnow()) + backoff(attempts)
         session.execute(update(LtiGradeSync).where(still).values(**values))
     log.warning("LTI grade passback %s failed (attempt %d): %s", item.sync_id, attempts, error)
     return False

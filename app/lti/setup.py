@@ -25,12 +25,6 @@ def _regrade_applied(session: Session, assignment: Assignment) -> None:
             on_commit(session, worker.wake)
 
 
-def wake_after_commit(session: Session) -> None:
-    """Wake this process's workers once the session commits (a line item waits to be made)."""
-    for worker in list(_workers):
-        on_commit(session, worker.wake)
-
-
 def install(settings: Settings, db: Database, waiter: ResultWaiter) -> PassbackWorker:
     worker = PassbackWorker(db, settings.secret_key)
     waiter.listen(worker.on_verdict)

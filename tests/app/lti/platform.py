@@ -24,6 +24,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from joserfc import jwt
 from joserfc.jwk import KeySet, RSAKey
+from starlette.concurrency import run_in_threadpool
 
 from app.lti import claims
 
@@ -59,6 +60,10 @@ class Platform:
     tokens: dict[str, set[str]] = field(default_factory=dict)
     token_requests: list[dict[str, Any]] = field(default_factory=list)
     fail_scores: int = 0  # answer this many score posts with 503
+    fail_line_items: bool = False  # answer line-item creation with 503
+    lose_line_items: int = 0  # make this many line items, then answer 503 (the reply is lost)
+    score_gate: threading.Event | None = None  # score posts wait here until it is set
+    in_flight: list[str] = field(default_factory=list)  # userId of each score post received
     pending: dict[str, dict[str, Any]] = field(default_factory=dict)  # login_hint -> launch spec
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -218,10 +223,15 @@ class Platform:
         async def create_item(context_id: str, request: Request) -> Response:
             if not allowed(request, claims.SCOPE_LINEITEM):
                 return JSONResponse({"error": "unauthorized"}, status_code=401)
+            if platform.fail_line_items:
+                return JSONResponse({"error": "unavailable"}, status_code=503)
             body = await request.json()
             item_id = f"{platform.lineitems_url(context_id)}/{uuid.uuid4().hex[:8]}"
             with platform.lock:
                 platform.line_items[item_id] = body | {"id": item_id, "_context": context_id}
+                if platform.lose_line_items > 0:
+                    platform.lose_line_items -= 1
+                    return JSONResponse({"error": "unavailable"}, status_code=503)
             return JSONResponse(body | {"id": item_id}, status_code=201, media_type=claims.LINEITEM_MEDIA)
 
         @api.post("/contexts/{context_id}/lineitems/{item}/scores")
@@ -236,7 +246,12 @@ class Platform:
             line_item = f"{platform.lineitems_url(context_id)}/{item}"
             if line_item not in platform.line_items:
                 return JSONResponse({"error": "no such line item"}, status_code=404)
-            platform.scores.append(await request.json() | {"_line_item": line_item})
+            body = await request.json()
+            with platform.lock:
+                platform.in_flight.append(str(body.get("userId")))
+            if platform.score_gate is not None:
+                await run_in_threadpool(platform.score_gate.wait, 30)
+            platform.scores.append(body | {"_line_item": line_item})
             return Response(status_code=204)
 
         @api.get("/contexts/{context_id}/memberships")
