@@ -122,8 +122,8 @@ def launch(
     if platform is not None:  # the answer, refusals included, may show in the platform's iframe
         framing.allow_for_response(request, platform)
     cookie = request.cookies.get(login.cookie_name(state))
-    checked = _storage_checked(request, settings, state)
     storage = _storage_target(lti_storage_target)
+    checked = storage is not None and _storage_checked(request, settings, state)
     if cookie != state and not checked and storage is not None and platform is not None:
         # No state cookie (a third-party iframe): read the state back from the platform's
         # storage in this browser; the page's script then sends this launch again, checked.
