@@ -14,6 +14,8 @@ from urllib.parse import urlsplit
 from starlette.requests import Request
 
 from app.kit.headers import FRAME_ANCESTORS
+from app.lti import claims
+from app.lti.launch import Launch
 from app.lti.models import LtiPlatform
 
 
@@ -33,6 +35,13 @@ def allow_for_response(request: Request, platform: LtiPlatform) -> None:
     setattr(request.state, FRAME_ANCESTORS, platform_origins(platform))
 
 
-def allow_for_session(request: Request, platform: LtiPlatform) -> None:
-    """After ``start_session``: the signed-in session's pages may be framed by this platform."""
-    request.session[FRAME_ANCESTORS] = platform_origins(platform)
+def allow_for_session(request: Request, launch: Launch) -> None:
+    """After ``start_session``: the signed-in session's pages may be framed by this platform —
+    its registered origins, and the origin of the ``return_url`` its signed launch names (Canvas
+    shows tools on the school's own address, which is neither its issuer nor its auth URL)."""
+    origins = platform_origins(launch.platform)
+    return_url = launch.claim(claims.LAUNCH_PRESENTATION).get("return_url")
+    extra = origin_of(return_url) if isinstance(return_url, str) else None
+    if extra and (extra.startswith("https://") or all(o.startswith("http://") for o in origins)):
+        origins.append(extra)
+    request.session[FRAME_ANCESTORS] = list(dict.fromkeys(origins))

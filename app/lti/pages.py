@@ -144,7 +144,7 @@ def launch(
             raise LaunchRefused("only instructors may add Torchdrill links to an LMS course.")
         pending = deep_linking.pending_from(verified)
         start_session(request, session, user)
-        framing.allow_for_session(request, verified.platform)
+        framing.allow_for_session(request, verified)
         request.session[deep_linking.SESSION_KEY] = pending
         target = "/lti/deep-link"
     else:
@@ -152,7 +152,7 @@ def launch(
         provision.place_member(session, course, user, verified.roles, now)
         link = provision.resource_target(session, verified, context)
         start_session(request, session, user)
-        framing.allow_for_session(request, verified.platform)
+        framing.allow_for_session(request, verified)
         if link is not None and link.assignment_id is not None:
             assignment = courses_repository.get_assignment(session, link.assignment_id)
             assert assignment is not None

@@ -23,10 +23,10 @@ from starlette.testclient import TestClient
 from app.kit.db import Database
 from app.kit.headers import FRAME_ANCESTORS, SecurityHeadersMiddleware
 from app.kit.links import absolute_url
-from app.lti import framing
+from app.lti import claims, framing
 from app.lti.models import LtiLogin, LtiUserLink
 from tests.app.conftest import Browser
-from tests.app.lti.conftest import launch, start_login
+from tests.app.lti.conftest import launch, start_login, tampered_launch
 from tests.app.lti.platform import INSTRUCTOR, Platform, User, launch_form
 
 TEACHER = User("t-frame", "Fran Framed", "fran@uni.example", INSTRUCTOR)
@@ -114,6 +114,31 @@ def test_a_framed_launch_without_the_cookie_checks_the_state_in_the_platform_sto
         "/lti/launch", data=fields, headers={CHECK: fields["state"], "Origin": _ours(app)}
     )
     assert replay.status_code == 400 and "already used" in replay.text
+
+
+@pytest.mark.parametrize(
+    ("return_url", "extra"),
+    [
+        ("http://school.example:8080/courses/1/external_content/success", " http://school.example:8080"),
+        ("javascript:alert(1)", ""),
+        ("http://*.example/x", ""),
+        (None, ""),
+    ],
+)
+def test_the_signed_return_url_names_where_the_lms_shows_the_tool(
+    platform: Platform, new_browser: Callable[[], Browser], return_url: str | None, extra: str
+) -> None:
+    """Canvas frames tools on the school's address (neither its issuer nor its auth URL): the
+    launch's signed return_url adds that origin — and nothing that is not an origin."""
+    browser = new_browser()
+
+    def present(body: dict[str, Any]) -> None:
+        body[claims.LAUNCH_PRESENTATION] = {"document_target": "iframe", "return_url": return_url}
+
+    landed = tampered_launch(browser, platform, TEACHER, change=present)
+    assert landed.status_code == 303, landed.text
+    course = browser.get(landed.headers["location"])
+    assert _ancestors(course) == f"frame-ancestors {platform.url}{extra}"
 
 
 @pytest.mark.parametrize(
