@@ -35,10 +35,16 @@ def add_platform(
     token_url: Annotated[str, typer.Option("--token-url", help="the platform's OAuth2 token URL")],
     jwks_url: Annotated[str, typer.Option("--jwks-url", help="the platform's public keys (JWKS) URL")],
     name: Annotated[str, typer.Option("--name", help="a name to show")] = "",
+    lms_url: Annotated[
+        str,
+        typer.Option("--lms-url", help="where the LMS shows its pages, if not the issuer's (may frame us)"),
+    ] = "",
 ) -> None:
     """Register a platform (or add a deployment to one already registered)."""
     settings = _settings()
-    data = platforms.PlatformInput(issuer, client_id, deployment_id, auth_url, token_url, jwks_url, name)
+    data = platforms.PlatformInput(
+        issuer, client_id, deployment_id, auth_url, token_url, jwks_url, name, lms_url
+    )
     with database_session() as session:
         platform, deployment = platforms.add(session, settings, data)
         echo(

@@ -1,6 +1,7 @@
 """An LMS shows the tool in an iframe (Canvas and Moodle do by default): who may frame what.
 
-Only the registered platform's origins (its issuer's and its authorization endpoint's) may frame
+Only the registered platform's origins (its issuer's, its authorization endpoint's and the LMS
+address it was registered with, if any) may frame
 the tool, and only where a launch from it goes: the login and launch responses themselves (this
 response only), then every page of the session the launch signed in (the origins are kept in the
 session). ``app.kit.headers`` writes them into ``frame-ancestors`` — never ``*`` — and gives the
@@ -27,7 +28,7 @@ def origin_of(url: str) -> str | None:
 
 
 def platform_origins(platform: LtiPlatform) -> list[str]:
-    origins = [origin_of(platform.issuer), origin_of(platform.auth_url)]
+    origins = [origin_of(platform.issuer), origin_of(platform.auth_url), origin_of(platform.lms_url or "")]
     return list(dict.fromkeys(o for o in origins if o))
 
 

@@ -44,6 +44,9 @@ class LtiPlatform(Base):
     auth_url: Mapped[str] = mapped_column(String(1000))
     token_url: Mapped[str] = mapped_column(String(1000))
     jwks_url: Mapped[str] = mapped_column(String(1000))
+    # Where the LMS shows its pages, if neither the issuer's nor the auth URL's origin (Canvas
+    # cloud: the school's address): it may frame the tool too ("" = none).
+    lms_url: Mapped[str] = mapped_column(String(1000), default="", server_default="")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 

@@ -214,3 +214,21 @@ def test_a_framed_session_cookie_is_samesite_none_and_secure_over_https_only() -
 def test_frame_origins_are_only_ever_origins(origins: list[str]) -> None:
     answer = _framed_app(origins, secure=True).get("/")
     assert _ancestors(answer) == "frame-ancestors 'none'" and answer.headers["x-frame-options"] == "DENY"
+
+
+def test_the_lms_address_registered_with_the_platform_may_frame_the_tool(
+    platform: Platform, new_browser: Callable[[], Browser], db: Database
+) -> None:
+    from app.kit.errors import FormErrors
+    from app.lti import platforms
+    from tests.app.conftest import settings_for
+    from tests.app.lti.conftest import registration
+
+    settings = settings_for(db.url)
+    with db.transaction() as session, pytest.raises(FormErrors) as refused:
+        platforms.add(session, settings, registration(platform, lms_url="ftp://school.example"))
+    assert "lms_url" in refused.value.errors
+    with db.transaction() as session:
+        platforms.add(session, settings, registration(platform, lms_url="http://127.0.0.1:9/courses"))
+    started = start_login(new_browser(), platform, TEACHER)
+    assert _ancestors(started) == f"frame-ancestors {platform.url} http://127.0.0.1:9"
