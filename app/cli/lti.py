@@ -11,7 +11,7 @@ from torchdrill.output import echo
 from app.cli.users import database_session, fail
 from app.kit.db import Database
 from app.kit.settings import Settings
-from app.lti import keys, passback, platforms
+from app.lti import keys, line_items, passback, platforms
 from app.lti.models import LtiLineItem
 
 app = typer.Typer(help="LTI 1.3: the LMS platforms this site is a tool of.", no_args_is_help=True)
@@ -35,10 +35,16 @@ def add_platform(
     token_url: Annotated[str, typer.Option("--token-url", help="the platform's OAuth2 token URL")],
     jwks_url: Annotated[str, typer.Option("--jwks-url", help="the platform's public keys (JWKS) URL")],
     name: Annotated[str, typer.Option("--name", help="a name to show")] = "",
+    lms_url: Annotated[
+        str,
+        typer.Option("--lms-url", help="where the LMS shows its pages, if not the issuer's (may frame us)"),
+    ] = "",
 ) -> None:
     """Register a platform (or add a deployment to one already registered)."""
     settings = _settings()
-    data = platforms.PlatformInput(issuer, client_id, deployment_id, auth_url, token_url, jwks_url, name)
+    data = platforms.PlatformInput(
+        issuer, client_id, deployment_id, auth_url, token_url, jwks_url, name, lms_url
+    )
     with database_session() as session:
         platform, deployment = platforms.add(session, settings, data)
         echo(
@@ -87,6 +93,7 @@ def sync(
             echo(f"marked {marked} score(s) due")
     db = Database(settings.database_url)
     try:
+        line_items.create_due(db, settings.secret_key)  # columns a launch could not make
         sent, failed = passback.send_due(db, settings.secret_key)
     finally:
         db.dispose()

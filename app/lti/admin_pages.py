@@ -68,8 +68,11 @@ def add_platform(
     token_url: Field = "",
     jwks_url: Field = "",
     name: Field = "",
+    lms_url: Field = "",
 ) -> Any:
-    data = platforms.PlatformInput(issuer, client_id, deployment_id, auth_url, token_url, jwks_url, name)
+    data = platforms.PlatformInput(
+        issuer, client_id, deployment_id, auth_url, token_url, jwks_url, name, lms_url
+    )
     try:
         platform, deployment = platforms.add(session, settings, data)
     except FormErrors as exc:

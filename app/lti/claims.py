@@ -55,3 +55,6 @@ def teaches(roles: list[str]) -> bool:
 
 def learns(roles: list[str]) -> bool:
     return any(role == ROLE_LEARNER or role.endswith("#Learner") or role == "Learner" for role in roles)
+
+
+LAUNCH_PRESENTATION = "https://purl.imsglobal.org/spec/lti/claim/launch_presentation"

@@ -2,7 +2,12 @@
 launch; we answer with a redirect to its authorization endpoint carrying a fresh state and nonce.
 
 The state is stored (used once by the launch, ten minutes at most) and set in a cookie named after
-it, so the launch must come back to the browser that started the login.
+it, so the launch must come back to the browser that started the login. In an LMS iframe that
+cookie may not travel (third-party cookies blocked): when the platform offers its client-side
+storage (``lti_storage_target``, LTI Client Side postMessages), the login answers with a page that
+first stores the state in the platform's frame (``lti.put_data``); the launch then reads it back
+(``lti.get_data``) — see ``app.lti.pages`` and ``app/static/js/lti-storage.js``. The cookie is set
+either way, as the fallback.
 """
 
 from __future__ import annotations
@@ -12,13 +17,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from urllib.parse import urlencode, urlsplit
 
-from sqlalchemy import delete
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from app.kit.settings import Settings
 from app.lti import platforms
 from app.lti.launch import STATE_COOKIE_PREFIX, LaunchRefused
-from app.lti.models import LtiLogin, LtiNonce
+from app.lti.models import LtiLogin, LtiNonce, LtiPlatform
 
 LOGIN_TTL = timedelta(minutes=10)
 
@@ -28,6 +33,7 @@ class LoginRedirect:
     url: str
     state: str
     max_age_s: int
+    platform: LtiPlatform
 
 
 def start(
@@ -72,8 +78,16 @@ def start(
         query["lti_message_hint"] = params["lti_message_hint"]
     separator = "&" if "?" in platform.auth_url else "?"
     return LoginRedirect(
-        platform.auth_url + separator + urlencode(query), state, int(LOGIN_TTL.total_seconds())
+        platform.auth_url + separator + urlencode(query), state, int(LOGIN_TTL.total_seconds()), platform
     )
+
+
+def platform_of_state(session: Session, state: str, now: datetime) -> LtiPlatform | None:
+    """The platform an unexpired, unused login was started for (nothing is consumed)."""
+    login = session.scalars(select(LtiLogin).where(LtiLogin.state == state)).first()
+    if login is None or login.expires_at <= now or login.used_at is not None:
+        return None
+    return session.get(LtiPlatform, login.platform_id)
 
 
 def cookie_name(state: str) -> str:

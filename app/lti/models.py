@@ -44,6 +44,9 @@ class LtiPlatform(Base):
     auth_url: Mapped[str] = mapped_column(String(1000))
     token_url: Mapped[str] = mapped_column(String(1000))
     jwks_url: Mapped[str] = mapped_column(String(1000))
+    # Where the LMS shows its pages, if neither the issuer's nor the auth URL's origin (Canvas
+    # cloud: the school's address): it may frame the tool too ("" = none).
+    lms_url: Mapped[str] = mapped_column(String(1000), default="", server_default="")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
@@ -151,7 +154,11 @@ class LtiResourceLink(Base):
 
 
 class LtiLineItem(Base):
-    """The LMS gradebook column of one assignment in one context (created once, then reused)."""
+    """The LMS gradebook column of one assignment in one context (created once, then reused).
+
+    An empty ``url``: the column is wanted but not made yet (the platform failed during the
+    launch); the passback sweep makes it, claiming the row by moving ``retry_at`` ahead.
+    """
 
     __tablename__ = "lti_line_items"
     __table_args__ = (
@@ -165,6 +172,9 @@ class LtiLineItem(Base):
     )
     url: Mapped[str] = mapped_column(String(1000))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    retry_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    last_error: Mapped[str] = mapped_column(String(1000), default="", server_default="")
 
 
 class LtiGradeSync(Base):

@@ -18,12 +18,33 @@ from app.kit.headers import CSP
 from app.kit.links import absolute_url
 from app.kit.settings import Settings
 from app.kit.web import CsrfProtected, SessionDep, SettingsDep, render
-from app.lti import claims, deep_linking, keys, line_items, login, provision, repository
+from app.lti import claims, deep_linking, framing, keys, line_items, login, provision, repository
 from app.lti.launch import LaunchRefused, verify
 
 router = APIRouter(prefix="/lti", tags=["lti"])
 
-LOGIN_FIELDS = ("iss", "login_hint", "target_link_uri", "lti_message_hint", "client_id", "lti_deployment_id")
+LOGIN_FIELDS = (
+    "iss",
+    "login_hint",
+    "target_link_uri",
+    "lti_message_hint",
+    "client_id",
+    "lti_deployment_id",
+    "lti_storage_target",
+)
+# The launch page's script proves it read the state back from the platform's storage with this
+# header: a cross-site form cannot send a custom header, and a cross-site fetch with one needs a
+# CORS preflight this site never grants.
+STORAGE_CHECK_HEADER = "x-lti-storage-check"
+STORAGE_TARGET_MAX = 200
+
+
+def _storage_target(value: str) -> str | None:
+    """The platform's storage frame name ("_parent" or a frame's name), or None if unusable."""
+    value = value.strip()
+    if not value or len(value) > STORAGE_TARGET_MAX or any(c in value for c in "<>\"'"):
+        return None
+    return value
 
 
 def _launch_url(settings: Settings) -> str:
@@ -47,7 +68,22 @@ async def _login(request: Request, session: SessionDep, settings: SettingsDep) -
     redirect = await run_in_threadpool(
         login.start, session, settings, _launch_url(settings), params, utcnow()
     )
-    response = RedirectResponse(redirect.url, status_code=302)
+    framing.allow_for_response(request, redirect.platform)  # an LMS iframe may show this answer
+    target = _storage_target(params.get("lti_storage_target", ""))
+    response: Response
+    if target is None:
+        response = RedirectResponse(redirect.url, status_code=302)
+    else:  # store the state in the platform's frame first, then go on to its authorization URL
+        response = render(
+            request,
+            "lti/login_storage.html",
+            {
+                "auth_url": redirect.url,
+                "state": redirect.state,
+                "target": target,
+                "platform_origin": framing.origin_of(redirect.platform.auth_url) or "",
+            },
+        )
     response.set_cookie(
         login.cookie_name(redirect.state),
         redirect.state,
@@ -60,6 +96,18 @@ async def _login(request: Request, session: SessionDep, settings: SettingsDep) -
 router.add_api_route("/login", _login, methods=["GET", "POST"], include_in_schema=False)
 
 
+def _storage_checked(request: Request, settings: Settings, state: str) -> bool:
+    """The launch page's own script read the state back from the platform's storage: the header
+    names the state, and the request comes from this site itself (Origin, Sec-Fetch-Site)."""
+    ours = framing.origin_of(absolute_url(settings, "/"))
+    return (
+        bool(state)
+        and request.headers.get(STORAGE_CHECK_HEADER) == state
+        and request.headers.get("origin") == ours
+        and request.headers.get("sec-fetch-site", "same-origin") == "same-origin"
+    )
+
+
 @router.post("/launch", include_in_schema=False)
 def launch(
     request: Request,
@@ -67,15 +115,36 @@ def launch(
     settings: SettingsDep,
     id_token: Annotated[str, Form(max_length=100_000)] = "",
     state: Annotated[str, Form(max_length=200)] = "",
+    lti_storage_target: Annotated[str, Form(max_length=STORAGE_TARGET_MAX)] = "",
 ) -> Response:
     now = utcnow()
-    verified = verify(session, id_token, state, request.cookies.get(login.cookie_name(state)), now)
+    platform = login.platform_of_state(session, state, now) if state else None
+    if platform is not None:  # the answer, refusals included, may show in the platform's iframe
+        framing.allow_for_response(request, platform)
+    cookie = request.cookies.get(login.cookie_name(state))
+    storage = _storage_target(lti_storage_target)
+    checked = storage is not None and _storage_checked(request, settings, state)
+    if cookie != state and not checked and storage is not None and platform is not None:
+        # No state cookie (a third-party iframe): read the state back from the platform's
+        # storage in this browser; the page's script then sends this launch again, checked.
+        return render(
+            request,
+            "lti/launch_storage.html",
+            {
+                "id_token": id_token,
+                "state": state,
+                "target": storage,
+                "platform_origin": framing.origin_of(platform.auth_url) or "",
+            },
+        )
+    verified = verify(session, id_token, state, state if checked else cookie, now)
     user = provision.launch_user(session, verified)
     if verified.message_type == claims.DEEP_LINKING_REQUEST:
         if not claims.teaches(verified.roles):
             raise LaunchRefused("only instructors may add Torchdrill links to an LMS course.")
         pending = deep_linking.pending_from(verified)
         start_session(request, session, user)
+        framing.allow_for_session(request, verified)
         request.session[deep_linking.SESSION_KEY] = pending
         target = "/lti/deep-link"
     else:
@@ -83,16 +152,18 @@ def launch(
         provision.place_member(session, course, user, verified.roles, now)
         link = provision.resource_target(session, verified, context)
         start_session(request, session, user)
+        framing.allow_for_session(request, verified)
         if link is not None and link.assignment_id is not None:
             assignment = courses_repository.get_assignment(session, link.assignment_id)
             assert assignment is not None
+            # If the platform fails now, the passback sweep makes the column later.
             line_items.ensure(session, settings.secret_key, verified, context, assignment)
             target = f"/courses/{course.id}/assignments/{assignment.id}"
         elif link is not None and link.problem_id is not None:
             target = f"/problems/{repository.problem_slug(session, link.problem_id)}"
         else:
             target = f"/courses/{course.id}"
-    response = RedirectResponse(target, status_code=303)
+    response = JSONResponse({"location": target}) if checked else RedirectResponse(target, status_code=303)
     response.delete_cookie(login.cookie_name(state), path="/lti/")
     return response
 

@@ -4,7 +4,8 @@ A verdict or an applied regrade only *marks* rows (:func:`mark_for_work`, :func:
 one row per (line item, student), set back to pending with a new ``marked_at``. :func:`send_due`
 then computes each student's assignment score the way the gradebook does (``app.courses.scoring``:
 late windows, extensions, applied regrades) and posts it. The network is never called inside a
-transaction; a row marked again while its score was in flight stays pending. Failures back off
+transaction; each row is claimed by one sender first (scaled out, every process hears every
+verdict), and a row marked again while its score was in flight stays pending. Failures back off
 (1, 2, 4 … minutes, at most six hours); after ``MAX_ATTEMPTS`` the row is ``failed`` and shows as
 such to the instructor until resent.
 """
@@ -39,6 +40,9 @@ log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 8
 MAX_DELAY = timedelta(hours=6)
+# A claimed row is not due for other senders this long (well over a token request and a post).
+CLAIM_LEASE = timedelta(minutes=5)
+CLAIM_TRIES = 5
 
 
 def backoff(attempts: int) -> timedelta:
@@ -139,81 +143,120 @@ class Due:
     caller: Caller
 
 
-def _due(session: Session, secret_key: str, now: datetime, limit: int) -> list[Due]:
-    rows = list(
-        session.scalars(
-            select(LtiGradeSync)
-            .where(LtiGradeSync.status == PENDING, LtiGradeSync.next_attempt_at <= now)
-            .order_by(LtiGradeSync.next_attempt_at, LtiGradeSync.id)
-            .limit(limit)
-        )
-    )
-    if not rows:
-        return []
-    signing = keys.signing_key(session, secret_key)
-    out: list[Due] = []
-    for row in rows:
-        item = session.get(LtiLineItem, row.line_item_id)
-        assert item is not None
-        context = session.get(LtiContext, item.context_link_id)
-        assert context is not None
-        deployment = session.get(LtiDeployment, context.deployment_id)
-        assert deployment is not None
-        platform = session.get(LtiPlatform, deployment.platform_id)
-        assert platform is not None
-        link = session.scalars(
-            select(LtiUserLink).where(
-                LtiUserLink.issuer == platform.issuer, LtiUserLink.user_id == row.user_id
+def _claim(session: Session, now: datetime) -> LtiGradeSync | None:
+    """The next due row, claimed for this sender: its ``next_attempt_at`` moves a lease ahead, so
+    no other process sees it due while its score is in flight (and a sender that dies leaves it
+    due again when the lease ends). PostgreSQL skips rows another sender holds locked
+    (``FOR UPDATE SKIP LOCKED``); on SQLite, where that clause does not exist, the conditional
+    ``UPDATE`` is the claim: of two senders that read the same row, only one changes it."""
+    for _ in range(CLAIM_TRIES):
+        row = session.execute(
+            select(LtiGradeSync.id, LtiGradeSync.next_attempt_at)
+            .join(LtiLineItem, LtiLineItem.id == LtiGradeSync.line_item_id)
+            .where(
+                LtiGradeSync.status == PENDING,
+                LtiGradeSync.next_attempt_at <= now,
+                LtiLineItem.url != "",  # the column is not made yet: line_items.create_due first
             )
+            .order_by(LtiGradeSync.next_attempt_at, LtiGradeSync.id)
+            .limit(1)
+            .with_for_update(skip_locked=True, of=LtiGradeSync)
         ).first()
-        assignment = session.get(Assignment, item.assignment_id)
-        if link is None or assignment is None:
-            row.status, row.last_error = FAILED, "the student or the assignment is gone"
-            continue
-        score = scoring.compute(session, [assignment], [row.user_id])[(row.user_id, assignment.id)]
-        caller = Caller(platform.id, platform.client_id, platform.token_url, signing)
-        out.append(Due(row.id, row.marked_at, row.attempts, item.url, link.sub, score.percent, caller))
-    return out
+        if row is None:
+            return None
+        claimed = session.execute(
+            update(LtiGradeSync)
+            .where(
+                LtiGradeSync.id == row.id,
+                LtiGradeSync.status == PENDING,
+                LtiGradeSync.next_attempt_at == row.next_attempt_at,
+            )
+            .values(next_attempt_at=now + CLAIM_LEASE)
+            .execution_options(synchronize_session=False)
+        )
+        if getattr(claimed, "rowcount", 0) == 1:
+            return session.get(LtiGradeSync, row.id)
+    return None
+
+
+def _due(session: Session, secret_key: str, row: LtiGradeSync) -> Due | None:
+    item = session.get(LtiLineItem, row.line_item_id)
+    assert item is not None
+    context = session.get(LtiContext, item.context_link_id)
+    assert context is not None
+    deployment = session.get(LtiDeployment, context.deployment_id)
+    assert deployment is not None
+    platform = session.get(LtiPlatform, deployment.platform_id)
+    assert platform is not None
+    link = session.scalars(
+        select(LtiUserLink).where(LtiUserLink.issuer == platform.issuer, LtiUserLink.user_id == row.user_id)
+    ).first()
+    assignment = session.get(Assignment, item.assignment_id)
+    if link is None or assignment is None:
+        row.status, row.last_error = FAILED, "the student or the assignment is gone"
+        return None
+    score = scoring.compute(session, [assignment], [row.user_id])[(row.user_id, assignment.id)]
+    caller = Caller(
+        platform.id, platform.client_id, platform.token_url, keys.signing_key(session, secret_key)
+    )
+    return Due(row.id, row.marked_at, row.attempts, item.url, link.sub, score.percent, caller)
+
+
+def _next_due(db: Database, secret_key: str, now: datetime) -> tuple[bool, Due | None]:
+    """Claim one row and read what to send: (whether a row was claimed, what to send for it)."""
+    with db.transaction() as session:
+        row = _claim(session, now)
+        if row is None:
+            return False, None
+        return True, _due(session, secret_key, row)
 
 
 def send_due(db: Database, secret_key: str, now: datetime | None = None, limit: int = 100) -> tuple[int, int]:
-    """Send every due score once; returns (sent, failed now). Safe to run from several processes."""
+    """Send up to ``limit`` due scores; returns (sent, failed now). Safe to run from several
+    processes at once: each row is claimed by one sender (:func:`_claim`) before its score goes."""
     now = now or utcnow()
-    with db.transaction() as session:
-        due = _due(session, secret_key, now, limit)
     sent = failed = 0
-    for item in due:
-        error = ""
-        try:
-            post_score(item.caller, item.line_item_url, item.sub, item.percent, utcnow().isoformat())
-        except ServiceError as exc:
-            error = str(exc)[:1000]
-        with db.transaction() as session:
-            still = (LtiGradeSync.id == item.sync_id) & (LtiGradeSync.marked_at == item.marked_at)
-            if not error:
-                session.execute(
-                    update(LtiGradeSync)
-                    .where(still)
-                    .values(
-                        status=SENT,
-                        sent_score=item.percent,
-                        sent_at=utcnow(),
-                        last_error="",
-                        attempts=item.attempts + 1,
-                    )
-                )
-                sent += 1
-                continue
-            attempts = item.attempts + 1
-            values = {"attempts": attempts, "last_error": error}
-            if attempts >= MAX_ATTEMPTS:
-                values["status"] = FAILED
-                failed += 1
-            else:
-                values["next_attempt_at"] = utcnow() + backoff(attempts)
-            session.execute(update(LtiGradeSync).where(still).values(**values))
-            log.warning("LTI grade passback %s failed (attempt %d): %s", item.sync_id, attempts, error)
+    for _ in range(limit):
+        claimed, item = _next_due(db, secret_key, now)
+        if not claimed:
+            break
+        if item is None:
+            continue
+        if _send(db, item, now):
+            sent += 1
+        elif item.attempts + 1 >= MAX_ATTEMPTS:
+            failed += 1
     return sent, failed
+
+
+def _send(db: Database, item: Due, now: datetime) -> bool:
+    error = ""
+    try:
+        post_score(item.caller, item.line_item_url, item.sub, item.percent, utcnow().isoformat())
+    except ServiceError as exc:
+        error = str(exc)[:1000]
+    attempts = item.attempts + 1
+    with db.transaction() as session:
+        # A row marked again while its score was in flight (a newer verdict, a regrade) keeps its
+        # new marked_at and stays due: the newer score goes next.
+        still = (LtiGradeSync.id == item.sync_id) & (LtiGradeSync.marked_at == item.marked_at)
+        if not error:
+            session.execute(
+                update(LtiGradeSync)
+                .where(still)
+                .values(
+                    status=SENT, sent_score=item.percent, sent_at=utcnow(), last_error="", attempts=attempts
+                )
+            )
+            return True
+        values: dict[str, object] = {"attempts": attempts, "last_error": error}
+        if attempts >= MAX_ATTEMPTS:
+            values["status"] = FAILED
+        else:
+            values["next_attempt_at"] = max(now, utcnow()) + backoff(attempts)
+        session.execute(update(LtiGradeSync).where(still).values(**values))
+    log.warning("LTI grade passback %s failed (attempt %d): %s", item.sync_id, attempts, error)
+    return False
 
 
 @dataclass(frozen=True)

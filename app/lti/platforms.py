@@ -46,6 +46,7 @@ class PlatformInput:
     token_url: str
     jwks_url: str
     name: str = ""
+    lms_url: str = ""  # optional: the address the LMS shows its pages on (it may frame the tool)
 
     def errors(self, settings: Settings) -> dict[str, str]:
         errors: dict[str, str] = {}
@@ -57,6 +58,10 @@ class PlatformInput:
             value = getattr(self, field).strip()
             if not value or len(value) > 255:
                 errors[field] = f"Enter the {label} the LMS gave (1–255 characters)."
+        if self.lms_url.strip():
+            problem = url_problem(self.lms_url.strip(), settings)
+            if problem:
+                errors["lms_url"] = problem
         if len(self.name) > 200:
             errors["name"] = "At most 200 characters."
         for field in ("name", "client_id", "deployment_id"):
@@ -83,6 +88,8 @@ def add(session: Session, settings: Settings, data: PlatformInput) -> tuple[LtiP
     platform.jwks_url = data.jwks_url.strip()
     if data.name.strip():
         platform.name = data.name.strip()
+    if data.lms_url.strip():
+        platform.lms_url = data.lms_url.strip()
     session.flush()
     deployment_id = data.deployment_id.strip()
     deployment = deployment_of(session, platform, deployment_id)

@@ -2,8 +2,9 @@
 
 It hears every recorded verdict after its commit (``ResultWaiter.listen`` — embedded judge threads
 and, when scaled out, the finished-announcement listener alike), marks the student's linked line
-items, and sends what is due at once; it also wakes every ``SWEEP_S`` for retries whose back-off
-has passed. ``torchdrill lti sync`` does the same sweep once from a shell.
+items, makes any LMS gradebook column a launch could not, and sends what is due at once; it
+also wakes every ``SWEEP_S`` for retries whose back-off has passed. ``torchdrill lti sync`` does the
+same sweep once from a shell.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import threading
 from collections import deque
 
 from app.kit.db import Database
-from app.lti import keys, passback
+from app.lti import keys, line_items, passback
 from app.submissions.models import Submission
 
 log = logging.getLogger(__name__)
@@ -69,6 +70,7 @@ class PassbackWorker:
                             continue
                         first, second = row.user_id, row.problem_id
                     passback.mark_for_work(session, first, second)
+        line_items.create_due(self.db, self.secret_key)  # columns a launch could not make
         passback.send_due(self.db, self.secret_key)
 
     def _run(self) -> None:

@@ -111,3 +111,30 @@ def test_instructor_deep_links_an_assignment(visits: Visits, server: Server, lms
     (reply,) = lms.deep_link_replies
     (item,) = reply[claims.DL_CONTENT_ITEMS]
     assert item["title"] == "LTI week" and item["lineItem"]["scoreMaximum"] == 100
+
+
+def test_a_launch_inside_the_lms_iframe_without_the_state_cookie(
+    visits: Visits, server: Server, lms: Platform
+) -> None:
+    """The LMS's course page (on 127.0.0.1) frames the tool, as Canvas and Moodle do. The login
+    keeps its state in the platform's frame (lti.put_data); the state cookie is then gone, as in a
+    third-party iframe, and the launch reads the state back (lti.get_data) and signs in — inside
+    the frame, which only the platform's origin may frame."""
+    framed = visits.new("lti-framed")
+    page = framed.page
+    user = User("browser-f", "Fay Framed", "fay@uni.example", INSTRUCTOR)
+    lms.storage_target = "_parent"
+    lms.pending[user.sub] = {"user": user, "options": {}}
+    page.goto(f"{lms.url}/course-page?{urlencode({'sub': user.sub})}")
+    frame = page.frame_locator("#tool")
+    expect(frame.get_by_role("button", name="Continue")).to_be_visible()  # at the platform's auth page
+    log = page.evaluate("window.ltiLog")
+    assert [(m["subject"], m["origin"]) for m in log] == [("lti.put_data", server.url)]
+    page.context.clear_cookies()  # the tool's state cookie does not travel into the launch
+    frame.get_by_role("button", name="Continue").click()  # the platform posts the launch in the frame
+    expect(frame.get_by_role("heading", level=1)).to_contain_text("Deep Learning 101")
+    tool = page.frame(name="tool")
+    assert tool is not None and re.fullmatch(r"/courses/\d+", urlsplit(tool.url).path)
+    subjects = [m["subject"] for m in page.evaluate("window.ltiLog")]
+    assert subjects == ["lti.put_data", "lti.get_data"]
+    framed.screenshot("signed-in-in-frame")

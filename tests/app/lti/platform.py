@@ -17,13 +17,14 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from joserfc import jwt
 from joserfc.jwk import KeySet, RSAKey
+from starlette.concurrency import run_in_threadpool
 
 from app.lti import claims
 
@@ -59,6 +60,13 @@ class Platform:
     tokens: dict[str, set[str]] = field(default_factory=dict)
     token_requests: list[dict[str, Any]] = field(default_factory=list)
     fail_scores: int = 0  # answer this many score posts with 503
+    fail_line_items: bool = False  # answer line-item creation with 503
+    lose_line_items: int = 0  # make this many line items, then answer 503 (the reply is lost)
+    score_gate: threading.Event | None = None  # score posts wait here until it is set
+    in_flight: list[str] = field(default_factory=list)  # userId of each score post received
+    # The LTI client-side storage: the frame the launch names as ``lti_storage_target`` (the
+    # course page framing the tool answers lti.put_data / lti.get_data); None: not offered.
+    storage_target: str | None = None
     pending: dict[str, dict[str, Any]] = field(default_factory=dict)  # login_hint -> launch spec
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -156,13 +164,43 @@ class Platform:
             ):
                 return JSONResponse({"error": "invalid_request"}, status_code=400)
             token = platform.sign(platform.claims_for(spec["user"], q["nonce"], **spec.get("options", {})))
+            target = html.escape(platform.storage_target or "")
+            storage = f'<input type="hidden" name="lti_storage_target" value="{target}">' if target else ""
             page = (
                 f'<form id="launch" method="post" action="{html.escape(q["redirect_uri"])}">'
                 f'<input type="hidden" name="id_token" value="{token}">'
                 f'<input type="hidden" name="state" value="{html.escape(q["state"])}">'
+                f"{storage}"
                 '<button type="submit">Continue</button></form>'
             )
             return HTMLResponse(page)
+
+        @api.get("/course-page")
+        def course_page(sub: str) -> Response:
+            """The LMS's course page showing the tool in an iframe (as Canvas and Moodle do); its
+            script is the platform's side of the client-side storage."""
+            query = {
+                "iss": platform.issuer,
+                "login_hint": sub,
+                "target_link_uri": platform.tool_launch_url,
+                "client_id": CLIENT_ID,
+                "lti_deployment_id": DEPLOYMENT_ID,
+            }
+            if platform.storage_target:
+                query["lti_storage_target"] = platform.storage_target
+            login = platform.tool_launch_url.rsplit("/", 1)[0] + "/login?" + urlencode(query)
+            page = (
+                '<!doctype html><html lang="en"><head><title>LMS course</title></head><body>'
+                "<main><h1>LMS course</h1>"
+                f'<iframe id="tool" name="tool" title="Torchdrill" src="{html.escape(login)}" '
+                'width="1000" height="700"></iframe></main>'
+                '<script src="/storage.js"></script></body></html>'
+            )
+            return HTMLResponse(page)
+
+        @api.get("/storage.js")
+        def storage_js() -> Response:
+            return Response(STORAGE_JS, media_type="text/javascript")
 
         @api.post("/token")
         async def token(request: Request) -> Response:
@@ -218,10 +256,15 @@ class Platform:
         async def create_item(context_id: str, request: Request) -> Response:
             if not allowed(request, claims.SCOPE_LINEITEM):
                 return JSONResponse({"error": "unauthorized"}, status_code=401)
+            if platform.fail_line_items:
+                return JSONResponse({"error": "unavailable"}, status_code=503)
             body = await request.json()
             item_id = f"{platform.lineitems_url(context_id)}/{uuid.uuid4().hex[:8]}"
             with platform.lock:
                 platform.line_items[item_id] = body | {"id": item_id, "_context": context_id}
+                if platform.lose_line_items > 0:
+                    platform.lose_line_items -= 1
+                    return JSONResponse({"error": "unavailable"}, status_code=503)
             return JSONResponse(body | {"id": item_id}, status_code=201, media_type=claims.LINEITEM_MEDIA)
 
         @api.post("/contexts/{context_id}/lineitems/{item}/scores")
@@ -236,7 +279,12 @@ class Platform:
             line_item = f"{platform.lineitems_url(context_id)}/{item}"
             if line_item not in platform.line_items:
                 return JSONResponse({"error": "no such line item"}, status_code=404)
-            platform.scores.append(await request.json() | {"_line_item": line_item})
+            body = await request.json()
+            with platform.lock:
+                platform.in_flight.append(str(body.get("userId")))
+            if platform.score_gate is not None:
+                await run_in_threadpool(platform.score_gate.wait, 30)
+            platform.scores.append(body | {"_line_item": line_item})
             return Response(status_code=204)
 
         @api.get("/contexts/{context_id}/memberships")
@@ -269,6 +317,39 @@ class Platform:
             return HTMLResponse("<p id='received'>Content received by the LMS.</p>")
 
         return api
+
+
+# The platform's side of LTI client-side storage: values kept per sending origin, answered only
+# to that origin; every message is logged in ``window.ltiLog`` for the test to read.
+STORAGE_JS = """
+"use strict";
+var store = {};
+window.ltiLog = [];
+window.addEventListener("message", function (event) {
+  var data = event.data;
+  if (!data || typeof data !== "object" || typeof data.subject !== "string") return;
+  window.ltiLog.push({ subject: data.subject, origin: event.origin, key: data.key || null });
+  var mine = store[event.origin] = store[event.origin] || {};
+  var reply = { subject: data.subject + ".response", message_id: data.message_id };
+  if (data.subject === "lti.put_data") {
+    mine[data.key] = data.value;
+    reply.key = data.key;
+    reply.value = data.value;
+  } else if (data.subject === "lti.get_data") {
+    if (Object.prototype.hasOwnProperty.call(mine, data.key)) {
+      reply.key = data.key;
+      reply.value = mine[data.key];
+    } else {
+      reply.error = { code: "bad_request", message: "no value under that key" };
+    }
+  } else if (data.subject === "lti.capabilities") {
+    reply.supported_messages = [{ subject: "lti.put_data" }, { subject: "lti.get_data" }];
+  } else {
+    reply.error = { code: "unsupported_subject", message: "not supported" };
+  }
+  event.source.postMessage(reply, event.origin);
+});
+"""
 
 
 def launch_form(page: str, form_id: str | None = None) -> tuple[str, dict[str, str]]:
