@@ -4,7 +4,7 @@ claims it with ``retry_at`` (also its back-off) and records its ``attempts`` and
 A platform may name the address its pages are shown on (``lms_url``), which may frame the tool.
 
 Revision ID: 0028
-Revises: 0026
+Revises: 0027
 Create Date: 2026-12-06
 """
 
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0028"
-down_revision: str | Sequence[str] | None = "0026"
+down_revision: str | Sequence[str] | None = "0027"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
