@@ -131,15 +131,15 @@ def seen(
 
 
 def lock_windows(session: Session, assignment_id: int, user_ids: Sequence[int]) -> dict[int, str]:
-    """Lock the students' window rows (made if missing, key ``""``), in user order; their keys."""
+    """Lock the students' window rows (made if missing, key ``""``), in user order; their keys.
+
+    The rows are locked first and only the missing ones inserted (then locked): a verdict's writer,
+    whose student has a row once they have done anything, pays one statement."""
     ordered = sorted(set(user_ids))
     backend = session.get_bind().dialect.name
     keys: dict[int, str] = {}
-    for chunk in _chunks(ordered):
-        session.execute(
-            backend_insert(backend)(_WINDOWS).on_conflict_do_nothing(),
-            [{"assignment_id": assignment_id, "user_id": u, "key": ""} for u in chunk],
-        )
+
+    def lock(chunk: Sequence[int]) -> None:
         stmt = (
             select(_WINDOWS.c.user_id, _WINDOWS.c.key)
             .where(_WINDOWS.c.assignment_id == assignment_id, _WINDOWS.c.user_id.in_(chunk))
@@ -147,6 +147,16 @@ def lock_windows(session: Session, assignment_id: int, user_ids: Sequence[int]) 
             .with_for_update()
         )
         keys.update({u: k for u, k in session.execute(stmt)})
+
+    for chunk in _chunks(ordered):
+        lock(chunk)
+        missing = [u for u in chunk if u not in keys]
+        if missing:
+            session.execute(
+                backend_insert(backend)(_WINDOWS).on_conflict_do_nothing(),
+                [{"assignment_id": assignment_id, "user_id": u, "key": ""} for u in missing],
+            )
+            lock(missing)
     return keys
 
 
