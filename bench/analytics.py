@@ -10,10 +10,13 @@ throw-away database built by the migrations with the real problem bank imported:
    dtype, values, rules, exceptions, time), most eventually solving, some stuck; fill the
    maintained state with the product's own rebuild (``app.analytics.state.rebuild``: exactly what
    recording the verdicts one by one writes), and measure again;
-4. the cost of a changed window: the first read after the assignment's due date moves (every
-   student's rows recomputed once), without a target;
-5. the verdict path's cost: the analytics listener for a verdict of a course student, and of a
-   learner in no course (the judging path of everybody else), median of ``--verdicts`` calls.
+4. the cost of a changed window, where the change is made: the instructor's edit moving the due
+   date (every student's rows recomputed in its transaction), one student's extension (theirs
+   only), and the next read (which recomputes nothing), without a target;
+5. the verdict path's cost: the analytics listener for a new failed verdict of a course student
+   (the increment against the recompute it replaced, timed in pairs in the same run, alternating,
+   with their statement counts), and for a learner in no course (the judging path of everybody
+   else), median of ``--verdicts`` calls.
 
 Each measurement is ``--samples`` real HTTP requests to a real uvicorn server on 127.0.0.1 after
 warm-up: the assignment's analytics page and one problem's (the instructor signed in), and their
@@ -36,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlalchemy import insert, select, text
+from sqlalchemy import event, insert, select, text
 
 from app.accounts import tokens
 from app.accounts.models import User
@@ -162,23 +165,79 @@ def add_work(db: Database, students: list[int], problems: list[int], rng: random
     return len(rows)
 
 
-def listener_cost(db: Database, user_id: int, problem_id: int, verdicts: int) -> float:
-    """Median µs of the analytics listener for a verdict of ``user_id`` on ``problem_id``."""
+def _counting(db: Database) -> list[int]:
+    """A one-cell counter of the statements the engine executes (the listener's, while timed)."""
+    count = [0]
+
+    def before(*_args: Any) -> None:
+        count[0] += 1
+
+    event.listen(db.engine, "before_cursor_execute", before)
+    return count
+
+
+def listener_cost(db: Database, user_id: int, problem_id: int, verdicts: int) -> dict[str, tuple[float, int]]:
+    """The analytics listener for a new failed verdict of ``user_id`` on ``problem_id`` (later than
+    all their work): ``{path: (median µs, statements)}``, for the increment (``recorded``) and the
+    recompute it replaced (``reopened``: the student's rows on the problem summarised again), timed
+    in pairs, alternating which runs first, each in a savepoint rolled back."""
+    counter = _counting(db)
     with db.transaction() as session:
-        submission = session.scalars(
-            select(Submission)
-            .where(Submission.user_id == user_id, Submission.problem_id == problem_id)
-            .limit(1)
-        ).first()
-        if submission is None:  # a learner in no course with no work: a submission of their own
-            raise SystemExit("error: no submission to time the listener with")
-        times = []
-        for _ in range(verdicts):
-            started = time.perf_counter()
-            state.LISTENER.recorded(session, submission)
-            times.append((time.perf_counter() - started) * 1e6)
+        version = session.get(Problem, problem_id).current_version_id  # type: ignore[union-attr]
+        at = utcnow()
+        cases = [{"name": "example", "public": True, "status": "passed"},
+                 {"name": "batch_of_one", "public": False, "status": "failed",
+                  "failure": {"kind": "shape", "title": "shape"}},
+                 {"name": "broadcast", "public": False, "status": "failed",
+                  "failure": {"kind": "rule", "rule": "no-loops", "title": "rule"}}]  # fmt: skip
+        submission = Submission(user_id=user_id, problem_id=problem_id, problem_version_id=version,
+                                mode="submit", code="", status="finished", verdict="wrong_answer", passed=1,
+                                total=3, cases=cases, created_at=at, finished_at=at)  # fmt: skip
+        session.add(submission)
+        session.flush()
+        paths = {"increment": state.LISTENER.recorded, "recompute": state.LISTENER.reopened}
+        times: dict[str, list[float]] = {name: [] for name in paths}
+        statements: dict[str, int] = {}
+        for i in range(verdicts):
+            for name in sorted(paths, reverse=i % 2 == 1):
+                nested = session.begin_nested()
+                before = counter[0]
+                started = time.perf_counter()
+                paths[name](session, submission)
+                times[name].append((time.perf_counter() - started) * 1e6)
+                statements[name] = counter[0] - before
+                nested.rollback()
         session.rollback()
-    return statistics.median(times)
+    return {name: (statistics.median(t), statements[name]) for name, t in times.items()}
+
+
+def _edit_due(db: Database, course_id: int, assignment_id: int) -> float:
+    """Ms of the instructor's edit moving the due date a day later (the service, in one transaction)."""
+    started = time.perf_counter()
+    with db.transaction() as session:
+        course, assignment = session.get(Course, course_id), session.get(Assignment, assignment_id)
+        assert course is not None and assignment is not None
+        checked = assignments.check_fields(
+            session, course, title=assignment.title,
+            problem_slugs=[p.slug for p in assignments.assignment_problems(session, assignment)],
+            release_at=assignment.release_at.isoformat(),
+            due_at=(assignment.due_at + timedelta(days=1)).isoformat(), late=assignment.late,
+            after_last=assignment.after_last,
+        )  # fmt: skip
+        assignments.update_assignment(session, assignment, checked)
+    return (time.perf_counter() - started) * 1000
+
+
+def _extend(db: Database, assignment_id: int, user_id: int) -> float:
+    """Ms of one student's extension (the service, in one transaction)."""
+    started = time.perf_counter()
+    with db.transaction() as session:
+        assignment = session.get(Assignment, assignment_id)
+        assert assignment is not None
+        assignments.set_extension(
+            session, assignment, user_id, due_at=(assignment.due_at + timedelta(days=2)).isoformat()
+        )
+    return (time.perf_counter() - started) * 1000
 
 
 def run_backend(
@@ -229,17 +288,16 @@ def run_backend(
             for name, call in requests.items():
                 p50, p95 = measure(call, samples)
                 rows.append((label, name, phase, p50, p95))
-        # A changed window: the due date moves; the next read recomputes every student once.
-        with db.transaction() as session:
-            assignment = session.get(Assignment, assignment_id)
-            assert assignment is not None
-            assignment.due_at = assignment.due_at + timedelta(days=1)
+        # Changes of the course's work are applied where they are made (app.courses.work_changes).
+        notes.append(f"{label}: the due date moves (every student recomputed in the edit's transaction): "
+                     f"{_edit_due(db, course_id, assignment_id):,.0f} ms; an extension (one student): "
+                     f"{_extend(db, assignment_id, ids[len(ids) // 3]):,.0f} ms")  # fmt: skip
         started = time.perf_counter()
         with db.transaction() as session:
             course, assignment = session.get(Course, course_id), session.get(Assignment, assignment_id)
             assert course is not None and assignment is not None
             assignment_analytics(session, course, assignment)
-        notes.append(f"{label}: first read after the due date moved (every student recomputed): "
+        notes.append(f"{label}: the next read (recomputes nothing): "
                      f"{(time.perf_counter() - started) * 1000:,.0f} ms")  # fmt: skip
         with db.transaction() as session:
             outsider = User(
@@ -253,10 +311,14 @@ def run_backend(
                                    mode="submit", code="", status="finished", verdict="accepted", passed=6,
                                    total=6, cases=[], created_at=at, finished_at=at))  # fmt: skip
             outsider_id = outsider.id
-        course_us = listener_cost(db, ids[len(ids) // 2], problems[0], verdicts)
-        practice_us = listener_cost(db, outsider_id, problems[0], verdicts)
-        notes.append(f"{label}: the listener per verdict: a course student {course_us:,.0f} µs, "
-                     f"a learner in no course {practice_us:,.0f} µs (median of {verdicts})")  # fmt: skip
+        student = listener_cost(db, ids[len(ids) // 2], problems[0], verdicts)
+        practice = listener_cost(db, outsider_id, problems[0], verdicts)
+        (inc_us, inc_n), (full_us, full_n) = student["increment"], student["recompute"]
+        out_us, out_n = practice["increment"]
+        notes.append(f"{label}: the listener per failed verdict of a course student (paired, median of "
+                     f"{verdicts}): increment {inc_us:,.0f} µs / {inc_n} statements, the recompute it "
+                     f"replaced {full_us:,.0f} µs / {full_n} statements; a learner in no course "
+                     f"{out_us:,.0f} µs / {out_n} statement(s)")  # fmt: skip
         for client in (api, browser):
             client.close()
     finally:

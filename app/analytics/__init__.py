@@ -15,6 +15,8 @@ from __future__ import annotations
 def install() -> None:
     """Keep the analytics state with every verdict recorded in this process (idempotent)."""
     from app.analytics import state
+    from app.courses import work_changes
     from app.submissions import verdict_listeners
 
     verdict_listeners.install("course-analytics", state.LISTENER)
+    work_changes.install("course-analytics", state.work_changed)

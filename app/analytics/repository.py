@@ -131,15 +131,15 @@ def seen(
 
 
 def lock_windows(session: Session, assignment_id: int, user_ids: Sequence[int]) -> dict[int, str]:
-    """Lock the students' window rows (made if missing, key ``""``), in user order; their keys."""
+    """Lock the students' window rows (made if missing, key ``""``), in user order; their keys.
+
+    The rows are locked first and only the missing ones inserted (then locked): a verdict's writer,
+    whose student has a row once they have done anything, pays one statement."""
     ordered = sorted(set(user_ids))
     backend = session.get_bind().dialect.name
     keys: dict[int, str] = {}
-    for chunk in _chunks(ordered):
-        session.execute(
-            backend_insert(backend)(_WINDOWS).on_conflict_do_nothing(),
-            [{"assignment_id": assignment_id, "user_id": u, "key": ""} for u in chunk],
-        )
+
+    def lock(chunk: Sequence[int]) -> None:
         stmt = (
             select(_WINDOWS.c.user_id, _WINDOWS.c.key)
             .where(_WINDOWS.c.assignment_id == assignment_id, _WINDOWS.c.user_id.in_(chunk))
@@ -147,6 +147,16 @@ def lock_windows(session: Session, assignment_id: int, user_ids: Sequence[int]) 
             .with_for_update()
         )
         keys.update({u: k for u, k in session.execute(stmt)})
+
+    for chunk in _chunks(ordered):
+        lock(chunk)
+        missing = [u for u in chunk if u not in keys]
+        if missing:
+            session.execute(
+                backend_insert(backend)(_WINDOWS).on_conflict_do_nothing(),
+                [{"assignment_id": assignment_id, "user_id": u, "key": ""} for u in missing],
+            )
+            lock(missing)
     return keys
 
 
@@ -159,9 +169,15 @@ def set_window_keys(session: Session, assignment_id: int, keys: dict[int, str]) 
         )
 
 
-def window_keys(session: Session, assignment_id: int) -> dict[int, str]:
-    stmt = select(_WINDOWS.c.user_id, _WINDOWS.c.key).where(_WINDOWS.c.assignment_id == assignment_id)
-    return {u: k for u, k in session.execute(stmt)}
+def window_keys(session: Session, assignment_id: int, user_ids: Sequence[int]) -> dict[int, str]:
+    """The keys the students' rows were computed for (a student without rows has none)."""
+    out: dict[int, str] = {}
+    for chunk in _chunks(sorted(user_ids)):
+        stmt = select(_WINDOWS.c.user_id, _WINDOWS.c.key).where(
+            _WINDOWS.c.assignment_id == assignment_id, _WINDOWS.c.user_id.in_(chunk)
+        )
+        out.update({u: k for u, k in session.execute(stmt)})
+    return out
 
 
 def assignment_keys(session: Session, assignment_id: int) -> tuple[str, str] | None:
@@ -571,6 +587,12 @@ def all_rows(session: Session) -> tuple[set[tuple[Any, ...]], ...]:
 def clear(session: Session) -> None:
     for table in (_PROGRESS, _FAILURES, _KINDS, _WINDOWS, _ASSIGNMENTS, _CASE_TOTALS, _KIND_TOTALS):
         session.execute(delete(table))
+
+
+def course_assignments(session: Session, course_id: int) -> list[Assignment]:
+    return list(
+        session.scalars(select(Assignment).where(Assignment.course_id == course_id).order_by(Assignment.id))
+    )
 
 
 def all_assignments(session: Session) -> list[Assignment]:

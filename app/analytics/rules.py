@@ -178,6 +178,66 @@ def summarise(seen: Iterable[Seen]) -> Summary:
     return out
 
 
+@dataclass(frozen=True)
+class Step:
+    """What one more submission, later than every counted one, changes: the new progress values
+    (a :class:`Summary` without its counters) and what it adds to them."""
+
+    progress: Summary
+    failures: frozenset[str]  # keys each counted once more
+    kinds: frozenset[tuple[datetime, str]]  # (hour, kind) each counted once more
+
+
+def counts(s: Seen) -> bool:
+    """Whether the submission counts at all (a verdict, and not the platform's failure)."""
+    return s.verdict is not None and s.verdict not in IGNORED
+
+
+def step(before: Summary, s: Seen) -> Step:
+    """:func:`summarise` of the submissions so far plus ``s``, made after every one of them (the
+    verdict's writer applies it instead of summarising again; ``before`` needs no counters).
+
+    ``summarise(xs + [s])`` equals ``step(summarise(xs), s)`` applied to it whenever ``s`` is later
+    than every submission of ``xs`` (a property test holds the two together).
+    """
+    out = Summary(**{k: getattr(before, k) for k in _PROGRESS_FIELDS})
+    failures: frozenset[str] = frozenset()
+    kinds: frozenset[tuple[datetime, str]] = frozenset()
+    if not counts(s):
+        return Step(out, failures, kinds)
+    out.first_at = out.first_at or s.created_at
+    out.last_at = s.created_at
+    if s.mode != SUBMIT:
+        out.runs += 1
+    else:
+        out.attempts += 1
+        if s.verdict == ACCEPTED:
+            if out.solved_at is None:
+                out.solved_at, out.attempts_to_solve = s.created_at, out.attempts
+                out.minutes_to_solve = round((s.created_at - out.first_at).total_seconds() / 60, 2)
+        else:
+            out.failed += 1
+            cases = s.cases or []
+            failures = frozenset(failure_keys(cases))
+            kinds = frozenset((hour_of(s.created_at), k) for k in failure_kinds(s.verdict, cases))
+        if out.best_at is None or (s.passed or 0) > out.best_passed:
+            out.best_passed, out.best_total, out.best_at, out.since_best = (
+                s.passed or 0,
+                s.total or 0,
+                s.created_at,
+                0,
+            )
+        else:
+            out.since_best += 1
+    return Step(out, failures, kinds)
+
+
+_PROGRESS_FIELDS = (
+    "runs", "attempts", "failed", "first_at", "last_at", "solved_at", "attempts_to_solve",
+    "minutes_to_solve", "best_passed", "best_total", "best_at", "since_best",
+)  # fmt: skip
+
+
 def is_stuck(solved: bool, failed: int, since_best: int, best_at: datetime | None, now: datetime) -> bool:
     """Not solved, many failed attempts, and no progress recently (the module's definition)."""
     if solved or failed < STUCK_FAILED:

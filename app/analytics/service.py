@@ -1,8 +1,8 @@
 """An assignment's analytics, read from the maintained state (``app.analytics.state``).
 
-Reading first repairs the students whose window changed since their rows were written
-(:func:`app.analytics.state.refresh`, nothing in the usual case); then four reads over the class's
-rows: progress, failures by case and rule, kinds by hour, the active students.
+Reading writes nothing and recomputes nothing (verdicts and changes of the course's work keep the
+state, ``app.analytics.state``): a few reads over the class's rows: progress, failures by case and
+rule, kinds by hour, the active students.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy.orm import Session
 
-from app.analytics import repository, rules, state
+from app.analytics import repository, rules
 from app.analytics.views import (
     AssignmentAnalytics,
     DayKinds,
@@ -72,12 +72,12 @@ def _zone(course: Course) -> ZoneInfo:
 
 
 class _Read:
-    """The figures of one assignment (optionally one problem), read once after the refresh."""
+    """The figures of one assignment (optionally one problem): reads only (the state is kept up to
+    date where verdicts and changes of the course's work are written)."""
 
     def __init__(
         self, session: Session, course: Course, assignment: Assignment, problem_id: int | None
     ) -> None:
-        state.refresh(session, course, assignment)
         self.now = datetime.now(tz=_zone(course))
         ids = (course.id, assignment.id)
         self.students = repository.count_active(session, course.id)

@@ -1,14 +1,16 @@
-"""Keeping the analytics state: in each verdict's transaction, and when a student's window changed.
+"""Keeping the analytics state: in each verdict's transaction, and where the course's work changes.
 
 A student's rows on an assignment are a function of their submissions and of their *window*: the
 spans in which the course sees their work (``app.courses.visibility.course_work``: the assignment's
-dates, their extension, their enrolment periods) and the assignment's problems. The verdict's writer
-recomputes the student's rows for the verdict's problem from the submissions table (a handful of
-rows: their own attempts on one problem), after locking their window row; when the window it
-finds is not the one the rows were computed for, it recomputes the student's every problem. What
-changes a window without a verdict (an extension, new dates, leaving, a problem added) is caught
-when the state is read (:func:`refresh`): the students whose window changed are recomputed then.
-So the state equals what :func:`rebuild` computes from scratch, at every commit.
+dates, their extension, their enrolment periods) and the assignment's problems. A verdict's writer
+locks the student's window row and, when the window is the one the rows were computed for and the
+submission is later than every one counted, adds it in a constant number of statements
+(``app.analytics.increments``); otherwise (work judged out of order, a re-judge, a window never
+computed) it recomputes the student's rows on the problem (or every problem) from the submissions
+table. What changes a window without a verdict (an extension, new dates or problems, joining or
+leaving) calls :func:`work_changed` in its own transaction (``app.courses.work_changes``), which
+recomputes the students it touched — never a read. So the state equals what :func:`rebuild`
+computes from scratch, at every commit.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from app.analytics import repository, rules
+from app.analytics import increments, repository, rules
 from app.courses.models import Assignment, Course
 from app.courses.visibility import CourseWork, course_work
 from app.submissions.models import Submission
@@ -93,22 +95,47 @@ class Listener:
     """The verdict listener (``app.submissions.verdict_listeners``)."""
 
     def recorded(self, session: Session, submission: Submission) -> None:
-        self._student_changed(session, submission.user_id, submission.problem_id)
+        self._student_changed(session, submission, incremental=True)
 
     def reopened(self, session: Session, submission: Submission) -> None:
-        self._student_changed(session, submission.user_id, submission.problem_id)
+        self._student_changed(session, submission, incremental=False)
 
     @staticmethod
-    def _student_changed(session: Session, user_id: int, problem_id: int) -> None:
+    def _student_changed(session: Session, submission: Submission, *, incremental: bool) -> None:
+        user_id, problem_id = submission.user_id, submission.problem_id
         # One query for a learner in no course holding the problem: the whole cost off courses.
         assignments = repository.assignments_for(session, user_id, problem_id)
         by_course: dict[int, list[Assignment]] = {}
         for assignment in assignments:
             by_course.setdefault(assignment.course_id, []).append(assignment)
+        seen = rules.Seen(
+            submission.created_at, submission.mode, submission.verdict, submission.passed,
+            submission.total, submission.cases,
+        )  # fmt: skip
         for group in by_course.values():
             work = course_work(session, group, [user_id])
             for assignment in group:
+                if incremental and _applied(session, work, assignment, user_id, problem_id, seen):
+                    continue
                 recompute(session, work, assignment, [user_id], [problem_id])
+
+
+def _applied(
+    session: Session,
+    work: CourseWork,
+    assignment: Assignment,
+    user_id: int,
+    problem_id: int,
+    seen: rules.Seen,
+) -> bool:
+    """The verdict applied as an increment (``app.analytics.increments``), or nothing to do; False
+    when the student's rows must be recomputed (their window moved, or the work came out of order)."""
+    stored = repository.lock_windows(session, assignment.id, [user_id])
+    if stored.get(user_id) != window_key(work, assignment, user_id):
+        return False
+    if not rules.counts(seen) or not work.counts_for(user_id, assignment.id, seen.created_at):
+        return True
+    return increments.apply(session, assignment.id, user_id, problem_id, seen)
 
 
 LISTENER = Listener()
@@ -119,29 +146,42 @@ def inputs_key(session: Session, course: Course, assignment: Assignment) -> str:
     return _digest(repr(own + repository.window_inputs(session, course.id, assignment.id)))
 
 
-def refresh(session: Session, course: Course, assignment: Assignment) -> int:
-    """Recompute the students whose window changed since their rows were written; how many.
+def work_changed(
+    session: Session, course_id: int, assignment_ids: Sequence[int] | None, user_ids: Sequence[int] | None
+) -> None:
+    """The ``app.courses.work_changes`` listener: in the transaction of a change of the course's
+    work (an assignment's dates or problems, an extension, an enrolment), recompute the rows of
+    the students it touched whose window moved, on the assignments it touched (None: all)."""
+    course = session.get(Course, course_id)
+    if course is None:
+        return
+    for assignment in repository.course_assignments(session, course_id):
+        if assignment_ids is None or assignment.id in assignment_ids:
+            refresh(session, course, assignment, user_ids)
 
-    When neither the assignment nor its extensions nor the course's enrolments moved since the
-    last check (the usual case), two small reads say so. Otherwise each student's window is
-    compared with the one their rows were computed for, and the stale ones recomputed; after the
-    assignment's problems change, every student is.
-    """
-    problems, inputs = problems_key(assignment), inputs_key(session, course, assignment)
+
+def refresh(session: Session, course: Course, assignment: Assignment, user_ids: Sequence[int] | None) -> int:
+    """Recompute the students (None: every one) whose window moved since their rows were
+    written, and every student after the assignment's problems changed; how many."""
+    problems = problems_key(assignment)
     stored = repository.assignment_keys(session, assignment.id)
-    if stored == (problems, inputs):
-        return 0
-    users = repository.enrolled_user_ids(session, course.id)
+    regrouped = stored is None or stored[0] != problems
+    users = (
+        repository.enrolled_user_ids(session, course.id)
+        if user_ids is None or regrouped
+        else sorted(set(user_ids))
+    )
     work = course_work(session, [assignment], users)
-    if stored is None or stored[0] != problems:
+    if regrouped:
         repository.delete_other_problems(session, assignment.id, _problems(assignment))
         stale = users
     else:
-        keys = repository.window_keys(session, assignment.id)
-        stale = [u for u, k in keys.items() if k != window_key(work, assignment, u)]
+        keys = repository.window_keys(session, assignment.id, users)
+        stale = [u for u in users if keys.get(u, "") != window_key(work, assignment, u)]
     recompute(session, work, assignment, stale)
-    repository.retotal(session, assignment.id)
-    repository.set_assignment_keys(session, assignment.id, problems, inputs)
+    if regrouped:
+        repository.retotal(session, assignment.id)
+    repository.set_assignment_keys(session, assignment.id, problems, inputs_key(session, course, assignment))
     return len(stale)
 
 

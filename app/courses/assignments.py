@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.courses import dates as dates_mod
-from app.courses import enrolment, repository, scoring, visibility
+from app.courses import enrolment, repository, scoring, visibility, work_changes
 from app.courses.models import AFTER_LAST, Assignment, AssignmentProblem, Course, Extension
 from app.kit.errors import InvalidInput, NotFound
 from app.kit.fields import check_one_line
@@ -104,6 +104,7 @@ def create_assignment(
         ),
     )
     _link(session, assignment, checked.problems)
+    work_changes.changed(session, course.id, [assignment.id])
     return assignment
 
 
@@ -116,6 +117,7 @@ def update_assignment(session: Session, assignment: Assignment, checked: Checked
     assignment.problems.clear()
     session.flush()  # the old links are gone before the new ones (same keys) are inserted
     _link(session, assignment, checked.problems)
+    work_changes.changed(session, assignment.course_id, [assignment.id])
     return assignment
 
 
@@ -147,6 +149,7 @@ def set_extension(
         ext = repository.add(session, Extension(assignment_id=assignment.id, user_id=user_id))
     ext.release_at, ext.due_at, ext.late = release, due, windows
     session.flush()
+    work_changes.changed(session, assignment.course_id, [assignment.id], [user_id])
     return ext
 
 

@@ -26,7 +26,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.accounts.service import require_role
-from app.courses import repository
+from app.courses import repository, work_changes
 from app.courses.models import (
     ACTIVE,
     BLOCKED,
@@ -192,12 +192,15 @@ def _enrol(session: Session, course: Course, user: User, now: datetime, section:
         member.status = ACTIVE
     if section:
         member.section = section
-    if repository.open_period(session, course.id, user.id) is None:
+    opened = repository.open_period(session, course.id, user.id) is None
+    if opened:
         repository.add(session, EnrolmentPeriod(course_id=course.id, user_id=user.id, joined_at=now))
     pending = repository.invitation_for(session, course.id, user.email.lower())
     if pending is not None and pending.accepted_by_id is None:
         pending.accepted_by_id, pending.declined_at = user.id, None
     session.flush()
+    if opened:
+        work_changes.changed(session, course.id, None, [user.id])
     return member
 
 
@@ -214,6 +217,7 @@ def make_instructor(session: Session, course: Course, user: User) -> CourseMembe
     elif member.role != INSTRUCTOR or member.status != ACTIVE:
         if member.role == STUDENT:
             repository.close_periods(session, course.id, user.id, utcnow())
+            work_changes.changed(session, course.id, None, [user.id])
         member.role, member.status = INSTRUCTOR, ACTIVE
     session.flush()
     return member
@@ -288,6 +292,7 @@ def leave(session: Session, course: Course, user: User, now: datetime) -> Course
     member.status = LEFT
     repository.close_periods(session, course.id, user.id, now)
     session.flush()
+    work_changes.changed(session, course.id, None, [user.id])
     return member
 
 
@@ -334,6 +339,7 @@ def set_student_status(
     member.status = status
     repository.close_periods(session, course.id, user_id, now)
     session.flush()
+    work_changes.changed(session, course.id, None, [user_id])
     return member
 
 

@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
+from app import analytics
 from app.courses import enrolment, repository
 from app.kit.db import utcnow
 from app.problems.models import Problem
@@ -20,6 +21,7 @@ from tests.browser.courses import create_assignment, create_course
 from tests.browser.test_accessibility import axe_findings
 
 pytestmark = pytest.mark.browser
+analytics.install()  # this process writes course work too (the server is another process)
 
 
 def _failing(kind: str) -> list[dict[str, object]]:
@@ -31,13 +33,12 @@ def _failing(kind: str) -> list[dict[str, object]]:
 
 
 def _student_with_work(server: Server, join_code: str, verdicts: list[tuple[str, str]]) -> str:
-    """A student who joined and then submitted: (verdict, failure kind) in order, a minute apart."""
+    """A student who joined and then submitted: (verdict, failure kind) in order, a second apart."""
     email = server.new_account()
     now = utcnow()
     with server.database.transaction() as session:
         who = repository.get_user_by_email(session, email)
         assert who is not None
-        enrolment.join(session, who, join_code, now)
         problem = session.scalars(select(Problem).where(Problem.slug == "scale-rows")).one()
         for i, (verdict, kind) in enumerate(verdicts):
             at = now + timedelta(seconds=1 + i)
@@ -50,6 +51,8 @@ def _student_with_work(server: Server, join_code: str, verdicts: list[tuple[str,
                     created_at=at, finished_at=at,
                 )
             )  # fmt: skip
+        session.flush()  # stored without a verdict's listener: the join counts them (joined at ``now``)
+        enrolment.join(session, who, join_code, now)
     return email
 
 

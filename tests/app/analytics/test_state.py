@@ -131,9 +131,8 @@ def test_only_the_courses_work_counts(db: Database) -> None:
         assignments.set_extension(
             session, assignment, extended.id, due_at=(utcnow() + timedelta(days=5)).isoformat()
         )
-    assert not _in_step(db)  # the extension changed the student's window: the state is behind ...
-    report = _report(db, room)  # ... until the next read recomputes that student
-    assert _in_step(db)
+    assert _in_step(db)  # the extension recomputed the student in its own transaction
+    report = _report(db, room)
     assert report.problems[0].solved == 1
     assert {s.user_id for s in report.not_started} == {before.id}
 
@@ -188,26 +187,57 @@ def test_medians_are_the_middle_or_the_mean_of_the_middle_two(db: Database) -> N
     ]
 
 
-def test_a_problem_added_or_dates_moved_are_caught_on_the_next_read(db: Database) -> None:
-    from app.courses.models import AssignmentProblem
-    from tests.app.courses import helpers
+def _edit(db: Database, room, slugs: list[str], due_minutes: float | None = None) -> None:  # type: ignore[no-untyped-def]
+    """The instructor's edit of the assignment (``assignments.update_assignment``)."""
+    with db.transaction() as session:
+        assignment, course = room.assignment(session), room.course(session)
+        due = assignment.due_at if due_minutes is None else room.start + timedelta(minutes=due_minutes)
+        checked = assignments.check_fields(
+            session, course, title=assignment.title, problem_slugs=slugs,
+            release_at=assignment.release_at.isoformat(), due_at=due.isoformat(), late=[],
+        )  # fmt: skip
+        assignments.update_assignment(session, assignment, checked)
 
+
+def test_a_problem_added_or_dates_moved_are_applied_by_the_change(db: Database) -> None:
     room = make_class(db, students=2, slugs=("add-tensors",))
     a, b = room.students
     room.solve(a, "scale-rows", 5, ACCEPTED)  # not the assignment's problem (yet)
     room.solve(b, "add-tensors", 6, ACCEPTED)
     assert [p.slug for p in _report(db, room).problems] == ["add-tensors"]
-    with db.transaction() as session:  # an instructor adds scale-rows to the assignment
-        problem = helpers.problem(session, "scale-rows")
-        session.add(AssignmentProblem(assignment_id=room.assignment_id, problem_id=problem.id, position=1))
-    assert not _in_step(db)
+    _edit(db, room, ["add-tensors", "scale-rows"])  # the instructor adds scale-rows
+    assert _in_step(db)  # in the edit's transaction, not on the next read
     report = _report(db, room)
-    assert _in_step(db)
     assert [(p.slug, p.solved) for p in report.problems] == [("add-tensors", 1), ("scale-rows", 1)]
-    with db.transaction() as session:  # the due date moves before both solves: nothing counts
-        room.assignment(session).due_at = room.start + timedelta(minutes=1)
-        room.assignment(session).late = []
-    assert not _in_step(db)
-    report = _report(db, room)
+    _edit(db, room, ["add-tensors", "scale-rows"], due_minutes=1)  # due before both solves
     assert _in_step(db)
+    report = _report(db, room)
     assert [(p.attempted, p.solved) for p in report.problems] == [(0, 0), (0, 0)]
+    _edit(db, room, ["scale-rows"], due_minutes=60)  # add-tensors dropped, the solves count again
+    assert _in_step(db)
+    assert [(p.slug, p.solved) for p in _report(db, room).problems] == [("scale-rows", 1)]
+
+
+def test_joining_leaving_and_removal_are_applied_by_the_change(db: Database) -> None:
+    room = make_class(db, students=2, slugs=("add-tensors",))
+    a, b = room.students
+    room.solve(a, "add-tensors", 5, wrong(("batch_of_one", "shape")))
+    room.solve(b, "add-tensors", 6, ACCEPTED)
+    with db.transaction() as session:  # b is removed: their work stays the course's
+        enrolment.set_student_status(
+            session, room.course(session), b.id, "removed", room.start + timedelta(minutes=7)
+        )
+    assert _in_step(db)
+    with db.transaction() as session:  # a left before their failure: it is no longer the course's
+        enrolment.leave(session, room.course(session), session.merge(a), room.start + timedelta(minutes=1))
+    assert _in_step(db)
+    report = _report(db, room)
+    assert report.students == 0 and report.problems[0].top_case is None
+    with db.transaction() as session:  # a rejoins: work from now on counts
+        enrolment.join(
+            session, session.merge(a), room.course(session).join_code, room.start + timedelta(minutes=8)
+        )
+    room.solve(a, "add-tensors", 9, wrong(("batch_of_one", "shape")))
+    assert _in_step(db)
+    report = _report(db, room)
+    assert report.students == 1 and report.problems[0].attempted == 1
