@@ -1,33 +1,24 @@
-"""Discussion tests reuse the API accounts and the live-server world of other folders; each test
-gets fresh posting and reporting windows (the suite deletes users, and SQLite reuses their ids)."""
+"""Moderation tests share the discussion tests' world: the same accounts, live server, fresh
+posting and reporting windows and per-test settings (tests/app/discussion/conftest.py)."""
 
-from collections.abc import Callable, Iterator
+from tests.app.discussion.conftest import (
+    fresh_windows,
+    live_server,
+    make_account,
+    member,
+    student,
+    walkthrough_files,
+    with_settings,
+    world,
+)
 
-import pytest
-from fastapi import FastAPI
-
-from app.kit.limits import LocalRequestLimiter
-from tests.app.api_v1.conftest import make_account, member, student
-from tests.app.authoring.conftest import walkthrough_files
-from tests.app.authoring.world import world
-from tests.app.cli.conftest import live_server
-
-__all__ = ["live_server", "make_account", "member", "student", "walkthrough_files", "world"]
-
-
-@pytest.fixture(autouse=True)
-def fresh_windows(app: FastAPI) -> None:
-    app.state.discussion_limiter = LocalRequestLimiter("discussion posts and edits")
-    app.state.moderation_limiter = LocalRequestLimiter("reports of posts")
-
-
-@pytest.fixture
-def with_settings(app: FastAPI) -> Iterator[Callable[..., None]]:
-    """``with_settings(name=value)`` changes the running app's settings for this test only."""
-    before = app.state.settings
-
-    def change(**values: object) -> None:
-        app.state.settings = before.model_copy(update=values)
-
-    yield change
-    app.state.settings = before
+__all__ = [
+    "fresh_windows",
+    "live_server",
+    "make_account",
+    "member",
+    "student",
+    "walkthrough_files",
+    "with_settings",
+    "world",
+]
