@@ -122,5 +122,9 @@ def test_report_answer_fix_rejudge_and_the_reporter_sees_it(
     expect(page.locator("#reports .report-status")).to_have_text("Fixed")
     no_serious_axe_findings(learner, "report-outcome")
     mails = server.smtp.wait_for(student, count=3, timeout=30)
-    assert "answered: fixed" in mails[0]["Subject"] and "re-judged on version 2" in mails[1]["Subject"]
-    assert mails[2]["Subject"].endswith(": Accepted on version 2"), mails[2]["Subject"]
+    assert "answered: fixed" in mails[0]["Subject"]
+    # The re-judge's start is mailed after its request commits and its outcome after the verdict's
+    # commit: with a fast judge either may reach the mailbox first.
+    later = sorted(str(m["Subject"]) for m in mails[1:])
+    assert any("re-judged on version 2" in subject for subject in later), later
+    assert any(subject.endswith(": Accepted on version 2") for subject in later), later
