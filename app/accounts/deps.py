@@ -305,3 +305,24 @@ async def writer_with_scope(
     if caller is None:
         await require_csrf(request)
     return user
+
+
+def _scoped_reader(scope: str) -> Any:
+    def dependency(session_user: OptionalUser, caller: OptionalApiCaller) -> User:
+        return user_with_scope(session_user, caller, scope)
+
+    return dependency
+
+
+def _scoped_writer(scope: str) -> Any:
+    async def dependency(request: Request, session_user: OptionalUser, caller: OptionalApiCaller) -> User:
+        return await writer_with_scope(request, session_user, caller, scope)
+
+    return dependency
+
+
+# The session-or-token callers of the domains' routes, one per scope and direction (reads need no CSRF).
+ReadCaller = Annotated[User, Depends(_scoped_reader("read"))]
+SubmitCaller = Annotated[User, Depends(_scoped_writer("submit"))]
+TeachReadCaller = Annotated[User, Depends(_scoped_reader("teach"))]
+TeachWriteCaller = Annotated[User, Depends(_scoped_writer("teach"))]

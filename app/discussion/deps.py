@@ -11,19 +11,10 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from app.accounts.deps import OptionalApiCaller, OptionalUser, user_with_scope, writer_with_scope
-from app.accounts.models import User
+from app.accounts.deps import ReadCaller, SubmitCaller
 from app.kit.limits import Quota, RequestLimiter, make_limiter
 
 LIMIT_WINDOW = "discussion-posts:"  # its Redis key, inside the deployment's namespace
-
-
-def reader(session_user: OptionalUser, caller: OptionalApiCaller) -> User:
-    return user_with_scope(session_user, caller, "read")
-
-
-async def writer(request: Request, session_user: OptionalUser, caller: OptionalApiCaller) -> User:
-    return await writer_with_scope(request, session_user, caller, "submit")
 
 
 async def get_post_limiter(request: Request) -> Quota:
@@ -37,6 +28,6 @@ async def get_post_limiter(request: Request) -> Quota:
     return Quota(limiter, settings.discussion_posts_per_minute)
 
 
-Reader = Annotated[User, Depends(reader)]
-Writer = Annotated[User, Depends(writer)]
+Reader = ReadCaller
+Writer = SubmitCaller
 PostLimiter = Annotated[Quota, Depends(get_post_limiter)]

@@ -6,23 +6,10 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from app.accounts.deps import OptionalApiCaller, OptionalUser, user_with_scope, writer_with_scope
-from app.accounts.models import User
+from app.accounts.deps import SubmitCaller, TeachReadCaller, TeachWriteCaller
 from app.kit.limits import Quota, RequestLimiter, make_limiter
 
 LIMIT_WINDOW = "moderation-reports:"  # its Redis key, inside the deployment's namespace
-
-
-async def reporter(request: Request, session_user: OptionalUser, caller: OptionalApiCaller) -> User:
-    return await writer_with_scope(request, session_user, caller, "submit")
-
-
-def moderator_reader(session_user: OptionalUser, caller: OptionalApiCaller) -> User:
-    return user_with_scope(session_user, caller, "teach")
-
-
-async def moderator(request: Request, session_user: OptionalUser, caller: OptionalApiCaller) -> User:
-    return await writer_with_scope(request, session_user, caller, "teach")
 
 
 async def get_report_limiter(request: Request) -> Quota:
@@ -36,7 +23,7 @@ async def get_report_limiter(request: Request) -> Quota:
     return Quota(limiter, settings.post_reports_per_minute)
 
 
-Reporter = Annotated[User, Depends(reporter)]
-ModeratorReader = Annotated[User, Depends(moderator_reader)]
-Moderator = Annotated[User, Depends(moderator)]
+Reporter = SubmitCaller
+ModeratorReader = TeachReadCaller
+Moderator = TeachWriteCaller
 ReportLimiter = Annotated[Quota, Depends(get_report_limiter)]

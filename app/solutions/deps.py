@@ -8,23 +8,10 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from app.accounts.deps import OptionalApiCaller, OptionalUser, user_with_scope, writer_with_scope
-from app.accounts.models import User
+from app.accounts.deps import ReadCaller, SubmitCaller, TeachWriteCaller
 from app.kit.limits import RequestLimiter, make_limiter
 
 LIMIT_WINDOW = "solution-posts:"  # its Redis key, inside the deployment's namespace
-
-
-def reader(session_user: OptionalUser, caller: OptionalApiCaller) -> User:
-    return user_with_scope(session_user, caller, "read")
-
-
-async def writer(request: Request, session_user: OptionalUser, caller: OptionalApiCaller) -> User:
-    return await writer_with_scope(request, session_user, caller, "submit")
-
-
-async def teacher(request: Request, session_user: OptionalUser, caller: OptionalApiCaller) -> User:
-    return await writer_with_scope(request, session_user, caller, "teach")
 
 
 async def get_post_limiter(request: Request) -> RequestLimiter:
@@ -36,7 +23,7 @@ async def get_post_limiter(request: Request) -> RequestLimiter:
     return limiter
 
 
-Reader = Annotated[User, Depends(reader)]
-Writer = Annotated[User, Depends(writer)]
-Teacher = Annotated[User, Depends(teacher)]
+Reader = ReadCaller
+Writer = SubmitCaller
+Teacher = TeachWriteCaller
 PostLimiter = Annotated[RequestLimiter, Depends(get_post_limiter)]
