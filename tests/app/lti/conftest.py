@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from sqlalchemy import delete
 
 from app.kit.db import Database
-from app.lti import platforms
+from app.lti import platform_keys, platforms, services
 from app.lti.models import LtiPlatform
 from tests.app.cli.conftest import live_server, serve_in_thread
 from tests.app.conftest import Browser, settings_for
@@ -23,6 +23,10 @@ __all__ = ["live_server"]
 
 @pytest.fixture
 def platform(app: FastAPI, db: Database, live_server: str) -> Iterator[Platform]:
+    # Each test's platform is new (its own keys) but may get a port, hence a JWKS URL, and a
+    # platform id that an earlier test's platform had: the tool's caches must not carry over.
+    platform_keys.platform_keys.forget()
+    services.forget_tokens()
     lms = Platform()
     url, server, thread = serve_in_thread(lms.app())
     lms.url = url

@@ -50,7 +50,11 @@ class Platform:
     """State of the platform; ``url`` is set once it serves."""
 
     url: str = ""
-    key: RSAKey = field(default_factory=lambda: RSAKey.generate_key(2048, parameters={"kid": "platform-1"}))
+    key: RSAKey = field(
+        default_factory=lambda: RSAKey.generate_key(
+            2048, parameters={"kid": f"platform-{uuid.uuid4().hex[:8]}"}
+        )
+    )
     tool_jwks_url: str = ""
     tool_launch_url: str = "http://testserver/lti/launch"
     line_items: dict[str, dict[str, Any]] = field(default_factory=dict)
