@@ -3,6 +3,8 @@ refused (the reasons are the learners' messages). ``runner.judging.source_policy
 
 from __future__ import annotations
 
+import sys
+
 # Modules judged code may import (and their submodules), besides torch's public ones.
 ALLOWED_MODULES = frozenset(
     {
@@ -59,6 +61,26 @@ DENIED_TORCH = {
     "torch.utils.jit": "it builds TorchScript code",
     "torch.utils.dlpack": (
         "it shares a tensor's memory below its version counter, where a write leaves no trace"
+    ),
+    # Saved-tensor hooks replace what every operation keeps for backward: pushed inside the
+    # judge's own measurement (the innermost hooks win), they hide every saved activation from it.
+    **dict.fromkeys(
+        (
+            "torch.autograd.graph.saved_tensors_hooks",
+            "torch.autograd.graph.save_on_cpu",
+            "torch.autograd.graph.disable_saved_tensors_hooks",
+            "torch.autograd.graph.allow_mutation_on_saved_tensors",
+        ),
+        "it changes what autograd keeps for the backward pass, which the judge measures",
+    ),
+    # Selective checkpointing keeps the activations its policy names, out of the judge's sight.
+    **dict.fromkeys(
+        (
+            "torch.utils.checkpoint.create_selective_checkpoint_contexts",
+            "torch.utils.checkpoint.CheckpointPolicy",
+            "torch.utils.checkpoint.SelectiveCheckpointContext",
+        ),
+        "selective checkpointing keeps activations that checkpointing is meant to free",
     ),
 }
 # Builtins that run code from strings, reach frames and namespaces, or open files.
@@ -224,6 +246,15 @@ MODULE_ESCAPES = frozenset(
     | {"subprocess", "pickle", "marshal", "codecs", "io", "types", "weakref", "signal", "socket", "runner"}
     | {"ctypeslib"}
 )
+# Modules one module imports are attributes of it (`torch.storage.np`, `torch.autograd.graph.logging`,
+# `dataclasses.re`): a path's later part that names a module outside the allow-list reaches that
+# module, whatever imported it. Read by name (the policy reads source, not types): the standard
+# library's module names, less those torch also uses for its own functions, and the third-party
+# modules (and the short names) torch binds in its public modules.
+TORCH_NAMES_LIKE_MODULES = frozenset({"chunk", "profile", "select", "trace"})
+FOREIGN_MODULE_NAMES = (
+    frozenset(sys.stdlib_module_names) - ALLOWED_MODULES - TORCH_NAMES_LIKE_MODULES
+) | {"np", "numpy", "mp", "python_multiprocessing", "reducer", "reduction", "sympy", "typing_extensions"}
 # Parts of an allowed module that stay refused: allowing ``sys`` (a hostile-output test writes to
 # ``sys.stdout``) opens its streams, not every module's namespace or the interpreter's hooks.
 DENIED_UNDER_ALLOWANCE = {

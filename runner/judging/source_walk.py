@@ -23,6 +23,7 @@ from runner.judging.source_rules import (
     DENIED_SPECIAL_METHODS,
     DENIED_TORCH,
     DENIED_UNDER_ALLOWANCE,
+    FOREIGN_MODULE_NAMES,
     MODULE_ESCAPES,
     NAMED_ATTRIBUTE_BUILTINS,
     NEVER_ALLOWED,
@@ -41,6 +42,8 @@ _WALKED = (
     ast.MatchClass,
     ast.Global,
     ast.Nonlocal,
+    ast.arg,
+    ast.AnnAssign,
 )
 
 
@@ -186,6 +189,15 @@ class SourceWalk:
         if escape is not None:
             yield self._refuse(node, "module", f"`{path}` is not allowed: it reaches the `{escape}` module.")
             return
+        foreign = next((p for p in path.split(".")[1:] if p in FOREIGN_MODULE_NAMES), None)
+        if foreign is not None:
+            yield self._refuse(
+                node,
+                "module",
+                f"`{path}` is not allowed: `{foreign}` is a module another module imported, not one "
+                "solutions may use (import the modules the policy allows, by their own names).",
+            )
+            return
         leaf = path.split(".")[-1]
         if leaf in DENIED_ATTRIBUTES:
             yield self._refuse(node, "attribute", f"`{leaf}` is not allowed: {DENIED_ATTRIBUTES[leaf]}.")
@@ -206,7 +218,10 @@ class SourceWalk:
             yield from self._name(node)
         elif isinstance(node, ast.Call):
             yield from self._call(node)
+        elif isinstance(node, ast.arg | ast.AnnAssign):
+            yield from self._annotation(node.annotation)
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield from self._annotation(node.returns)
             if node.name in DENIED_SPECIAL_METHODS and not self._allowed(node.name):
                 yield self._refuse(
                     node,
@@ -223,6 +238,21 @@ class SourceWalk:
             for name in node.names:
                 if is_dunder(name) and name not in ALLOWED_DUNDER_NAMES:
                     yield self._dunder(node, name)
+
+    def _annotation(self, annotation: ast.expr | None) -> Iterator[Refusal]:
+        """A string in an annotation is code: ``typing.get_type_hints`` evaluates it, and
+        ``functools.singledispatch``'s ``register`` calls that on the function it is given."""
+        if annotation is None:
+            return
+        for part in ast.walk(annotation):
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                yield self._refuse(
+                    part,
+                    "annotation",
+                    "a string annotation is not allowed: Python's `typing` evaluates it as code the "
+                    "judge cannot read. Write the annotation as an expression (`x: torch.Tensor`).",
+                )
+                return
 
     def _class(self, node: ast.ClassDef) -> Iterator[Refusal]:
         for keyword in node.keywords:
@@ -388,6 +418,13 @@ class SourceWalk:
             path = self._dotted(target)
             if path is not None:
                 yield from self._path(node, f"{path}.{attr}")
+                if func.id in ("setattr", "delattr"):  # the same patch as `path.attr = …`
+                    yield self._refuse(
+                        node,
+                        "patch",
+                        f"changing `{path}.{attr}` is not allowed: a solution uses PyTorch and Python as "
+                        "they are, it does not replace their parts.",
+                    )
             else:
                 yield from self._attribute_name(node, attr, target)
         elif func.id == "type" and len(node.args) == 3:
