@@ -252,9 +252,16 @@ MODULE_ESCAPES = frozenset(
 # library's module names, less those torch also uses for its own functions, and the third-party
 # modules (and the short names) torch binds in its public modules.
 TORCH_NAMES_LIKE_MODULES = frozenset({"chunk", "profile", "select", "trace"})
-FOREIGN_MODULE_NAMES = (
-    frozenset(sys.stdlib_module_names) - ALLOWED_MODULES - TORCH_NAMES_LIKE_MODULES
-) | {"np", "numpy", "mp", "python_multiprocessing", "reducer", "reduction", "sympy", "typing_extensions"}
+FOREIGN_MODULE_NAMES = (frozenset(sys.stdlib_module_names) - ALLOWED_MODULES - TORCH_NAMES_LIKE_MODULES) | {
+    "np",
+    "numpy",
+    "mp",
+    "python_multiprocessing",
+    "reducer",
+    "reduction",
+    "sympy",
+    "typing_extensions",
+}
 # Parts of an allowed module that stay refused: allowing ``sys`` (a hostile-output test writes to
 # ``sys.stdout``) opens its streams, not every module's namespace or the interpreter's hooks.
 DENIED_UNDER_ALLOWANCE = {
