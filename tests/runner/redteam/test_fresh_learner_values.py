@@ -15,7 +15,8 @@ from tests.runner.conftest import JudgeFn
 BODIES = {
     "a nested tensor": "import torch\n    return torch.nested.nested_tensor([torch.ones(2), torch.ones(3)])",
     "a jagged nested tensor": (
-        "import torch\n    return torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=torch.jagged)"
+        "import torch\n    return torch.nested.nested_tensor("
+        "[torch.ones(2), torch.ones(3)], layout=torch.jagged)"
     ),
     "a sparse CSR tensor": "import torch\n    return torch.eye(3).to_sparse_csr()",
     "a float8 tensor": "import torch\n    return torch.ones(2, dtype=torch.float8_e4m3fn)",

@@ -133,7 +133,7 @@ ROUTES = {
         "from torch.utils.checkpoint import warnings\nwarnings.simplefilter('ignore')"
     ),
     "copyreg through torch.utils": "import torch.utils\ntorch.utils.copyreg.dispatch_table.clear()",
-    "shutil through torch.serialization's neighbour": "import torch\ntorch.cuda.tunable.shutil.rmtree('/tmp')",
+    "shutil through torch.cuda.tunable": "import torch\ntorch.cuda.tunable.shutil.rmtree('/tmp')",
     "re through dataclasses": "import dataclasses\nP = dataclasses.re.compile('x')",
     "multiprocessing through the DataLoader": (
         "import torch.utils.data.dataloader as d\nQ = d.python_multiprocessing.Queue"
