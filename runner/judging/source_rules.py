@@ -147,6 +147,12 @@ DENIED_SPECIAL_METHODS = frozenset(
         "__getstate__",
         "__setstate__",
         "__new__",
+        # The receiving end of an attribute written by a computed name inside library code
+        # (`functools.update_wrapper`'s string lists once handed `f.__globals__` to one).
+        "__setattr__",
+        "__delattr__",
+        "__set__",
+        "__delete__",
     }
 )
 # Attribute names that lead out of Python's objects into frames, code and namespaces, or that
@@ -175,6 +181,9 @@ DENIED_ATTRIBUTES = {
     "attrgetter": "it reads attributes by names written in a string (write `obj.name`)",
     "methodcaller": "it calls methods by names written in a string (write `obj.name(...)`)",
     "get_type_hints": "it evaluates strings as code",
+    "update_wrapper": (
+        "it copies attributes named in strings, private ones included (decorate with `@functools.wraps(f)`)"
+    ),
     "make_dataclass": "it generates and runs code",
     "from_file": "it reads files",
     "ForwardRef": "it evaluates strings as code",

@@ -239,6 +239,37 @@ class SourceWalk:
                 if is_dunder(name) and name not in ALLOWED_DUNDER_NAMES:
                     yield self._dunder(node, name)
 
+    def _called_path(self, node: ast.expr) -> str | None:
+        """The dotted path a name or attribute stands for, when an import bound it; else None."""
+        if isinstance(node, ast.Name):
+            return self.modules.get(node.id)
+        return self._dotted(node)
+
+    def _wraps(self, node: ast.Call) -> Iterator[Refusal]:
+        """``functools.wraps`` takes the names of the attributes it copies as strings
+        (``assigned=``, ``updated=``): only its plain form, ``@functools.wraps(f)``, is read."""
+        if self._called_path(node.func) != "functools.wraps" or self._allowed("functools.wraps"):
+            return
+        if len(node.args) != 1 or node.keywords or isinstance(node.args[0], ast.Starred):
+            yield self._refuse(
+                node,
+                "dynamic-attribute",
+                "`functools.wraps` with more than the wrapped function is not allowed (write "
+                "`@functools.wraps(f)`): its other arguments name the attributes it copies as strings, "
+                "which reach every private name.",
+            )
+
+    def _wraps_value(self, node: ast.expr) -> Iterator[Refusal]:
+        """``functools.wraps`` kept or passed as a value could be called with any arguments."""
+        if self._called_path(node) == "functools.wraps" and not self._allowed("functools.wraps"):
+            call = self.tree.parents.get(node)
+            if not (isinstance(call, ast.Call) and call.func is node):
+                yield self._refuse(
+                    node,
+                    "dynamic-attribute",
+                    "`functools.wraps` as a value is not allowed: call it directly, `@functools.wraps(f)`.",
+                )
+
     def _annotation(self, annotation: ast.expr | None) -> Iterator[Refusal]:
         """A string in an annotation is code: ``typing.get_type_hints`` evaluates it, and
         ``functools.singledispatch``'s ``register`` calls that on the function it is given."""
@@ -304,6 +335,7 @@ class SourceWalk:
 
     def _attribute(self, node: ast.Attribute) -> Iterator[Refusal]:
         yield from self._unbound_method(node)
+        yield from self._wraps_value(node)
         path = self._dotted(node)
         if path is not None:
             yield from self._path(node, path)
@@ -371,6 +403,8 @@ class SourceWalk:
 
     def _name(self, node: ast.Name) -> Iterator[Refusal]:
         name = node.id
+        if isinstance(node.ctx, ast.Load):
+            yield from self._wraps_value(node)
         if (
             name in self.imported_modules
             and isinstance(node.ctx, ast.Load)
@@ -397,6 +431,7 @@ class SourceWalk:
             yield self._dunder(node, name)
 
     def _call(self, node: ast.Call) -> Iterator[Refusal]:
+        yield from self._wraps(node)
         func = node.func
         if not isinstance(func, ast.Name):
             return

@@ -13,6 +13,10 @@ with the line and a reason, and the honest code beside it still passes.
   refused, its spelling through the builtin was not.
 * String annotations: ``functools.singledispatch``'s ``register`` evaluates them as code
   (``typing.get_type_hints``), a string the walk cannot read.
+* Attributes named in strings inside the allowed modules: ``functools.update_wrapper`` (and
+  ``wraps``'s ``assigned``/``updated``) read and write any attribute, and a ``__setattr__`` of the
+  solution's own hands the value back — ``f.__globals__``, then ``__builtins__``, ``sys.modules`` and
+  the hidden tests' namespace: rebinding their memory measurement was ``accepted``.
 """
 
 from __future__ import annotations
@@ -127,6 +131,15 @@ def test_the_reference_and_torch_checkpoint_still_pass(
     assert result.accepted, [(c.name, c.status, c.message) for c in result.cases]
 
 
+def test_the_measurement_rebound_through_string_named_attributes_is_refused(
+    checked_runner: Runner, checkpointing: tuple[ProblemFiles, Expectations]
+) -> None:
+    code = (CHECKPOINTING / "mutants" / "cheat_rebinds_the_measurement.py").read_text()
+    result = _judge(checked_runner, checkpointing, code)
+    assert result.verdict == Verdict.COMPILE_ERROR, (result.verdict, result.message)
+    assert "`__setattr__` is not allowed" in result.message, result.message
+
+
 # Each returns a wrong value for the probe (its reference returns 0), so only a refusal or a
 # failure can follow; the routes run at import.
 ROUTES = {
@@ -152,6 +165,23 @@ ROUTES = {
     "a string inside a subscripted annotation": "def g(x: list['print(1) or int']) -> None:\n    pass",
     "a string return annotation": "def g(x) -> 'print(1) or int':\n    pass",
     "a string annotation on a name": "y: 'print(1) or int' = 1",
+    "update_wrapper reading __globals__": (
+        "import functools\n\nclass Box:\n    pass\n\nB = Box()\n"
+        "functools.update_wrapper(B, functools.reduce, assigned=('__globals__',), updated=())"
+    ),
+    "update_wrapper imported under another name": "from functools import update_wrapper as copy_names",
+    "wraps with string lists": (
+        "import functools\n\nclass Box:\n    pass\n\n"
+        "functools.wraps(print, assigned=('__self__',), updated=())(Box())"
+    ),
+    "wraps with positional string lists": (
+        "from functools import wraps\n\nclass Box:\n    pass\n\nwraps(print, ('__self__',), ())(Box())"
+    ),
+    "wraps kept as a value": "import functools\n\nW = functools.wraps",
+    "a __setattr__ that receives values": (
+        "class Grab:\n    def __setattr__(self, name, value):\n        pass"
+    ),
+    "a descriptor's __set__": "class Slot:\n    def __set__(self, obj, value):\n        pass",
 }
 
 
@@ -175,6 +205,10 @@ HONEST = {
     "torch functions named like standard modules": (
         "import torch\n\ndef probe():\n    x = torch.eye(2)\n"
         "    return int(torch.trace(x) - 2 + torch.select(x, 0, 0)[1] + torch.chunk(x, 2)[0].sum() - 1)"
+    ),
+    "a decorator with functools.wraps": (
+        "import functools\n\ndef logged(f):\n    @functools.wraps(f)\n    def inner(*args):\n"
+        "        return f(*args)\n\n    return inner\n\n@logged\ndef probe():\n    return 0"
     ),
     "setattr on the solution's own object": (
         "class Box:\n    pass\n\ndef probe():\n    b = Box()\n    setattr(b, 'v', 0)\n    return b.v"
