@@ -153,8 +153,21 @@ DENIED_SPECIAL_METHODS = frozenset(
         "__delattr__",
         "__set__",
         "__delete__",
+        "__deepcopy__",  # receives deepcopy's memo, which keeps the originals of all it copied
     }
 )
+# Functions allowed only in their plain form, one positional argument called directly: their other
+# arguments reach what the policy refuses by name (and kept as a value, they could get any).
+PLAIN_CALL_ONLY = {
+    "functools.wraps": (
+        "its other arguments name the attributes it copies as strings, which reach every private name "
+        "(write `@functools.wraps(f)`)"
+    ),
+    "copy.deepcopy": (
+        "its memo keeps the original of everything it copied, private tables and namespaces included "
+        "(write `copy.deepcopy(x)`)"
+    ),
+}
 # Attribute names that lead out of Python's objects into frames, code and namespaces, or that
 # install process-wide hooks, whatever object they are read on.
 DENIED_ATTRIBUTES = {

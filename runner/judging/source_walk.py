@@ -27,6 +27,7 @@ from runner.judging.source_rules import (
     MODULE_ESCAPES,
     NAMED_ATTRIBUTE_BUILTINS,
     NEVER_ALLOWED,
+    PLAIN_CALL_ONLY,
     TORCH_INTERNAL_NAMES,
 )
 from runner.judging.source_tree import SourceTree, is_dunder
@@ -245,29 +246,28 @@ class SourceWalk:
             return self.modules.get(node.id)
         return self._dotted(node)
 
-    def _wraps(self, node: ast.Call) -> Iterator[Refusal]:
-        """``functools.wraps`` takes the names of the attributes it copies as strings
-        (``assigned=``, ``updated=``): only its plain form, ``@functools.wraps(f)``, is read."""
-        if self._called_path(node.func) != "functools.wraps" or self._allowed("functools.wraps"):
+    def _plain_call(self, node: ast.Call) -> Iterator[Refusal]:
+        """A function of ``PLAIN_CALL_ONLY`` called with more than one positional argument."""
+        path = self._called_path(node.func)
+        if path not in PLAIN_CALL_ONLY or self._allowed(path):
             return
         if len(node.args) != 1 or node.keywords or isinstance(node.args[0], ast.Starred):
             yield self._refuse(
                 node,
                 "dynamic-attribute",
-                "`functools.wraps` with more than the wrapped function is not allowed (write "
-                "`@functools.wraps(f)`): its other arguments name the attributes it copies as strings, "
-                "which reach every private name.",
+                f"`{path}` with more than one argument is not allowed: {PLAIN_CALL_ONLY[path]}.",
             )
 
-    def _wraps_value(self, node: ast.expr) -> Iterator[Refusal]:
-        """``functools.wraps`` kept or passed as a value could be called with any arguments."""
-        if self._called_path(node) == "functools.wraps" and not self._allowed("functools.wraps"):
+    def _plain_call_value(self, node: ast.expr) -> Iterator[Refusal]:
+        """A function of ``PLAIN_CALL_ONLY`` kept or passed as a value could be called with anything."""
+        path = self._called_path(node)
+        if path in PLAIN_CALL_ONLY and not self._allowed(path):
             call = self.tree.parents.get(node)
             if not (isinstance(call, ast.Call) and call.func is node):
                 yield self._refuse(
                     node,
                     "dynamic-attribute",
-                    "`functools.wraps` as a value is not allowed: call it directly, `@functools.wraps(f)`.",
+                    f"`{path}` as a value is not allowed: call it directly ({PLAIN_CALL_ONLY[path]}).",
                 )
 
     def _annotation(self, annotation: ast.expr | None) -> Iterator[Refusal]:
@@ -335,7 +335,7 @@ class SourceWalk:
 
     def _attribute(self, node: ast.Attribute) -> Iterator[Refusal]:
         yield from self._unbound_method(node)
-        yield from self._wraps_value(node)
+        yield from self._plain_call_value(node)
         path = self._dotted(node)
         if path is not None:
             yield from self._path(node, path)
@@ -404,7 +404,7 @@ class SourceWalk:
     def _name(self, node: ast.Name) -> Iterator[Refusal]:
         name = node.id
         if isinstance(node.ctx, ast.Load):
-            yield from self._wraps_value(node)
+            yield from self._plain_call_value(node)
         if (
             name in self.imported_modules
             and isinstance(node.ctx, ast.Load)
@@ -431,7 +431,7 @@ class SourceWalk:
             yield self._dunder(node, name)
 
     def _call(self, node: ast.Call) -> Iterator[Refusal]:
-        yield from self._wraps(node)
+        yield from self._plain_call(node)
         func = node.func
         if not isinstance(func, ast.Name):
             return

@@ -17,6 +17,8 @@ with the line and a reason, and the honest code beside it still passes.
   ``wraps``'s ``assigned``/``updated``) read and write any attribute, and a ``__setattr__`` of the
   solution's own hands the value back — ``f.__globals__``, then ``__builtins__``, ``sys.modules`` and
   the hidden tests' namespace: rebinding their memory measurement was ``accepted``.
+* ``copy.deepcopy``'s memo keeps the original of everything copied (``memo[id(memo)]``): a module's
+  real ``_parameters`` and hook tables, a plain object's ``__dict__``, read without writing a name.
 """
 
 from __future__ import annotations
@@ -181,6 +183,15 @@ ROUTES = {
     "a __setattr__ that receives values": (
         "class Grab:\n    def __setattr__(self, name, value):\n        pass"
     ),
+    "deepcopy's memo": (
+        "import copy\nimport torch\n\nmemo = {}\ncopy.deepcopy(torch.nn.Linear(2, 2), memo)\n"
+        "TABLES = [o for o in memo[id(memo)] if isinstance(o, dict)]"
+    ),
+    "deepcopy's memo by keyword": "from copy import deepcopy\n\nM = {}\ndeepcopy([0], memo=M)",
+    "deepcopy kept as a value": "import copy\n\nCOPY = [copy.deepcopy]",
+    "a __deepcopy__ that receives the memo": (
+        "class Spy:\n    def __deepcopy__(self, memo):\n        return self"
+    ),
     "a descriptor's __set__": "class Slot:\n    def __set__(self, obj, value):\n        pass",
 }
 
@@ -210,6 +221,7 @@ HONEST = {
         "import functools\n\ndef logged(f):\n    @functools.wraps(f)\n    def inner(*args):\n"
         "        return f(*args)\n\n    return inner\n\n@logged\ndef probe():\n    return 0"
     ),
+    "a plain deepcopy": "import copy\n\ndef probe():\n    return copy.deepcopy([0])[0]",
     "setattr on the solution's own object": (
         "class Box:\n    pass\n\ndef probe():\n    b = Box()\n    setattr(b, 'v', 0)\n    return b.v"
     ),
