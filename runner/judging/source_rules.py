@@ -154,6 +154,13 @@ DENIED_SPECIAL_METHODS = frozenset(
         "__set__",
         "__delete__",
         "__deepcopy__",  # receives deepcopy's memo, which keeps the originals of all it copied
+        # A tensor made from memory at an address the object states (numpy where a problem allows
+        # it, CUDA builds, DLPack): a read of the judge's memory, the key included.
+        "__array_interface__",
+        "__array_struct__",
+        "__cuda_array_interface__",
+        "__dlpack__",
+        "__dlpack_device__",
     }
 )
 # Functions allowed only in their plain form, one positional argument called directly: their other

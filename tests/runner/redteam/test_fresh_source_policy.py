@@ -192,6 +192,13 @@ ROUTES = {
     "a __deepcopy__ that receives the memo": (
         "class Spy:\n    def __deepcopy__(self, memo):\n        return self"
     ),
+    "a property that states a memory address": (
+        "class Raw:\n    @property\n    def __cuda_array_interface__(self):\n"
+        "        return {'data': (0, False), 'shape': (8,), 'typestr': '|u1', 'version': 3}"
+    ),
+    "an object that exports DLPack": (
+        "class Raw:\n    def __dlpack__(self, stream=None):\n        return None"
+    ),
     "a descriptor's __set__": "class Slot:\n    def __set__(self, obj, value):\n        pass",
 }
 
