@@ -3,6 +3,8 @@ refused (the reasons are the learners' messages). ``runner.judging.source_policy
 
 from __future__ import annotations
 
+import sys
+
 # Modules judged code may import (and their submodules), besides torch's public ones.
 ALLOWED_MODULES = frozenset(
     {
@@ -59,6 +61,26 @@ DENIED_TORCH = {
     "torch.utils.jit": "it builds TorchScript code",
     "torch.utils.dlpack": (
         "it shares a tensor's memory below its version counter, where a write leaves no trace"
+    ),
+    # Saved-tensor hooks replace what every operation keeps for backward: pushed inside the
+    # judge's own measurement (the innermost hooks win), they hide every saved activation from it.
+    **dict.fromkeys(
+        (
+            "torch.autograd.graph.saved_tensors_hooks",
+            "torch.autograd.graph.save_on_cpu",
+            "torch.autograd.graph.disable_saved_tensors_hooks",
+            "torch.autograd.graph.allow_mutation_on_saved_tensors",
+        ),
+        "it changes what autograd keeps for the backward pass, which the judge measures",
+    ),
+    # Selective checkpointing keeps the activations its policy names, out of the judge's sight.
+    **dict.fromkeys(
+        (
+            "torch.utils.checkpoint.create_selective_checkpoint_contexts",
+            "torch.utils.checkpoint.CheckpointPolicy",
+            "torch.utils.checkpoint.SelectiveCheckpointContext",
+        ),
+        "selective checkpointing keeps activations that checkpointing is meant to free",
     ),
 }
 # Builtins that run code from strings, reach frames and namespaces, or open files.
@@ -125,8 +147,34 @@ DENIED_SPECIAL_METHODS = frozenset(
         "__getstate__",
         "__setstate__",
         "__new__",
+        # The receiving end of an attribute written by a computed name inside library code
+        # (`functools.update_wrapper`'s string lists once handed `f.__globals__` to one).
+        "__setattr__",
+        "__delattr__",
+        "__set__",
+        "__delete__",
+        "__deepcopy__",  # receives deepcopy's memo, which keeps the originals of all it copied
+        # A tensor made from memory at an address the object states (numpy where a problem allows
+        # it, CUDA builds, DLPack): a read of the judge's memory, the key included.
+        "__array_interface__",
+        "__array_struct__",
+        "__cuda_array_interface__",
+        "__dlpack__",
+        "__dlpack_device__",
     }
 )
+# Functions allowed only in their plain form, one positional argument called directly: their other
+# arguments reach what the policy refuses by name (and kept as a value, they could get any).
+PLAIN_CALL_ONLY = {
+    "functools.wraps": (
+        "its other arguments name the attributes it copies as strings, which reach every private name "
+        "(write `@functools.wraps(f)`)"
+    ),
+    "copy.deepcopy": (
+        "its memo keeps the original of everything it copied, private tables and namespaces included "
+        "(write `copy.deepcopy(x)`)"
+    ),
+}
 # Attribute names that lead out of Python's objects into frames, code and namespaces, or that
 # install process-wide hooks, whatever object they are read on.
 DENIED_ATTRIBUTES = {
@@ -153,6 +201,9 @@ DENIED_ATTRIBUTES = {
     "attrgetter": "it reads attributes by names written in a string (write `obj.name`)",
     "methodcaller": "it calls methods by names written in a string (write `obj.name(...)`)",
     "get_type_hints": "it evaluates strings as code",
+    "update_wrapper": (
+        "it copies attributes named in strings, private ones included (decorate with `@functools.wraps(f)`)"
+    ),
     "make_dataclass": "it generates and runs code",
     "from_file": "it reads files",
     "ForwardRef": "it evaluates strings as code",
@@ -224,6 +275,22 @@ MODULE_ESCAPES = frozenset(
     | {"subprocess", "pickle", "marshal", "codecs", "io", "types", "weakref", "signal", "socket", "runner"}
     | {"ctypeslib"}
 )
+# Modules one module imports are attributes of it (`torch.storage.np`, `torch.autograd.graph.logging`,
+# `dataclasses.re`): a path's later part that names a module outside the allow-list reaches that
+# module, whatever imported it. Read by name (the policy reads source, not types): the standard
+# library's module names, less those torch also uses for its own functions, and the third-party
+# modules (and the short names) torch binds in its public modules.
+TORCH_NAMES_LIKE_MODULES = frozenset({"chunk", "profile", "select", "trace"})
+FOREIGN_MODULE_NAMES = (frozenset(sys.stdlib_module_names) - ALLOWED_MODULES - TORCH_NAMES_LIKE_MODULES) | {
+    "np",
+    "numpy",
+    "mp",
+    "python_multiprocessing",
+    "reducer",
+    "reduction",
+    "sympy",
+    "typing_extensions",
+}
 # Parts of an allowed module that stay refused: allowing ``sys`` (a hostile-output test writes to
 # ``sys.stdout``) opens its streams, not every module's namespace or the interpreter's hooks.
 DENIED_UNDER_ALLOWANCE = {

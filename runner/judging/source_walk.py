@@ -23,9 +23,11 @@ from runner.judging.source_rules import (
     DENIED_SPECIAL_METHODS,
     DENIED_TORCH,
     DENIED_UNDER_ALLOWANCE,
+    FOREIGN_MODULE_NAMES,
     MODULE_ESCAPES,
     NAMED_ATTRIBUTE_BUILTINS,
     NEVER_ALLOWED,
+    PLAIN_CALL_ONLY,
     TORCH_INTERNAL_NAMES,
 )
 from runner.judging.source_tree import SourceTree, is_dunder
@@ -41,6 +43,8 @@ _WALKED = (
     ast.MatchClass,
     ast.Global,
     ast.Nonlocal,
+    ast.arg,
+    ast.AnnAssign,
 )
 
 
@@ -186,6 +190,15 @@ class SourceWalk:
         if escape is not None:
             yield self._refuse(node, "module", f"`{path}` is not allowed: it reaches the `{escape}` module.")
             return
+        foreign = next((p for p in path.split(".")[1:] if p in FOREIGN_MODULE_NAMES), None)
+        if foreign is not None:
+            yield self._refuse(
+                node,
+                "module",
+                f"`{path}` is not allowed: `{foreign}` is a module another module imported, not one "
+                "solutions may use (import the modules the policy allows, by their own names).",
+            )
+            return
         leaf = path.split(".")[-1]
         if leaf in DENIED_ATTRIBUTES:
             yield self._refuse(node, "attribute", f"`{leaf}` is not allowed: {DENIED_ATTRIBUTES[leaf]}.")
@@ -206,7 +219,10 @@ class SourceWalk:
             yield from self._name(node)
         elif isinstance(node, ast.Call):
             yield from self._call(node)
+        elif isinstance(node, ast.arg | ast.AnnAssign):
+            yield from self._annotation(node.annotation)
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield from self._annotation(node.returns)
             if node.name in DENIED_SPECIAL_METHODS and not self._allowed(node.name):
                 yield self._refuse(
                     node,
@@ -223,6 +239,51 @@ class SourceWalk:
             for name in node.names:
                 if is_dunder(name) and name not in ALLOWED_DUNDER_NAMES:
                     yield self._dunder(node, name)
+
+    def _called_path(self, node: ast.expr) -> str | None:
+        """The dotted path a name or attribute stands for, when an import bound it; else None."""
+        if isinstance(node, ast.Name):
+            return self.modules.get(node.id)
+        return self._dotted(node)
+
+    def _plain_call(self, node: ast.Call) -> Iterator[Refusal]:
+        """A function of ``PLAIN_CALL_ONLY`` called with more than one positional argument."""
+        path = self._called_path(node.func)
+        if path not in PLAIN_CALL_ONLY or self._allowed(path):
+            return
+        if len(node.args) != 1 or node.keywords or isinstance(node.args[0], ast.Starred):
+            yield self._refuse(
+                node,
+                "dynamic-attribute",
+                f"`{path}` with more than one argument is not allowed: {PLAIN_CALL_ONLY[path]}.",
+            )
+
+    def _plain_call_value(self, node: ast.expr) -> Iterator[Refusal]:
+        """A function of ``PLAIN_CALL_ONLY`` kept or passed as a value could be called with anything."""
+        path = self._called_path(node)
+        if path in PLAIN_CALL_ONLY and not self._allowed(path):
+            call = self.tree.parents.get(node)
+            if not (isinstance(call, ast.Call) and call.func is node):
+                yield self._refuse(
+                    node,
+                    "dynamic-attribute",
+                    f"`{path}` as a value is not allowed: call it directly ({PLAIN_CALL_ONLY[path]}).",
+                )
+
+    def _annotation(self, annotation: ast.expr | None) -> Iterator[Refusal]:
+        """A string in an annotation is code: ``typing.get_type_hints`` evaluates it, and
+        ``functools.singledispatch``'s ``register`` calls that on the function it is given."""
+        if annotation is None:
+            return
+        for part in ast.walk(annotation):
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                yield self._refuse(
+                    part,
+                    "annotation",
+                    "a string annotation is not allowed: Python's `typing` evaluates it as code the "
+                    "judge cannot read. Write the annotation as an expression (`x: torch.Tensor`).",
+                )
+                return
 
     def _class(self, node: ast.ClassDef) -> Iterator[Refusal]:
         for keyword in node.keywords:
@@ -274,6 +335,7 @@ class SourceWalk:
 
     def _attribute(self, node: ast.Attribute) -> Iterator[Refusal]:
         yield from self._unbound_method(node)
+        yield from self._plain_call_value(node)
         path = self._dotted(node)
         if path is not None:
             yield from self._path(node, path)
@@ -341,6 +403,8 @@ class SourceWalk:
 
     def _name(self, node: ast.Name) -> Iterator[Refusal]:
         name = node.id
+        if isinstance(node.ctx, ast.Load):
+            yield from self._plain_call_value(node)
         if (
             name in self.imported_modules
             and isinstance(node.ctx, ast.Load)
@@ -367,6 +431,7 @@ class SourceWalk:
             yield self._dunder(node, name)
 
     def _call(self, node: ast.Call) -> Iterator[Refusal]:
+        yield from self._plain_call(node)
         func = node.func
         if not isinstance(func, ast.Name):
             return
@@ -388,6 +453,13 @@ class SourceWalk:
             path = self._dotted(target)
             if path is not None:
                 yield from self._path(node, f"{path}.{attr}")
+                if func.id in ("setattr", "delattr"):  # the same patch as `path.attr = …`
+                    yield self._refuse(
+                        node,
+                        "patch",
+                        f"changing `{path}.{attr}` is not allowed: a solution uses PyTorch and Python as "
+                        "they are, it does not replace their parts.",
+                    )
             else:
                 yield from self._attribute_name(node, attr, target)
         elif func.id == "type" and len(node.args) == 3:
