@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Path
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.courses import assignment_api, assignments, enrolment, grading_api
+from app.courses import assignment_api, assignments, enrolment, grading_api, invitations
 from app.courses.api_common import ERRORS, ROOT, page_size
 from app.courses.deps import CourseId, CourseJoiner, CourseReader, CourseWriter, UserId
 from app.courses.views import assignment_view, course_view
@@ -126,7 +126,7 @@ def my_invitations(session: SessionDep, user: CourseReader) -> dict[str, Any]:
                 "section": p.invitation.section,
                 "course": {"id": p.course.id, "title": p.course.title, "term": p.course.term},
             }
-            for p in enrolment.my_invitations(session, user)
+            for p in invitations.my_invitations(session, user)
         ]
     }
 
@@ -135,7 +135,7 @@ def my_invitations(session: SessionDep, user: CourseReader) -> dict[str, Any]:
 def decline_invitation(
     invitation_id: InvitationId, session: SessionDep, user: CourseJoiner
 ) -> dict[str, Any]:
-    invitation = enrolment.decline(session, user, invitation_id, utcnow())
+    invitation = invitations.decline(session, user, invitation_id, utcnow())
     return {"id": invitation.id, "declined": True}
 
 
@@ -191,7 +191,7 @@ def enrolment_mode(
 @router.post("/{course_id}/roster", responses=ERRORS, summary="Invite a roster CSV of emails")
 def roster(course_id: CourseId, body: RosterIn, session: SessionDep, user: CourseWriter) -> dict[str, Any]:
     course = enrolment.course_for_instructor(session, course_id, user)
-    report = enrolment.import_roster(session, course, body.csv)
+    report = invitations.import_roster(session, course, body.csv)
     return {
         "enrolled": [],  # since 2026-12-05 a roster only invites (docs/api.md)
         "invited": [{"email": e, "code": c} for e, c in report.invited],
