@@ -25,6 +25,7 @@ from runner.format.problem import ProblemFiles
 
 
 def store_draft(session: Session, problem: Problem, files: dict[str, str], user: User | None) -> ProblemDraft:
+    """``files`` as the problem's draft (a new draft starts from the live version)."""
     draft = repository.get_draft(session, problem.id)
     if draft is None:
         draft = ProblemDraft(problem_id=problem.id, base_version_id=problem.current_version_id)

@@ -1,8 +1,8 @@
 """A problem's working copy as its authors read it: the draft if there is one, else the live
 version (:class:`Workspace`, what the editor shows), and the files of either for an export.
 
-Every read goes through :func:`get_problem` (``ownership.editable``: owners and admins only), but
-the operator's export (``torchdrill problems export``)."""
+Every read goes through :func:`get_problem` (``ownership.editable``: owners and admins only),
+except the operator's export (``torchdrill problems export``)."""
 
 from __future__ import annotations
 
