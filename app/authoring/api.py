@@ -14,7 +14,7 @@ from fastapi import APIRouter, File, Form, Query, UploadFile
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
-from app.authoring import archive, ownership, service
+from app.authoring import archive, checking, editing, listing, ownership, publishing, working_copy
 from app.authoring.deps import AuthorUser, AuthorWriter, OwnerId, SlugPath
 from app.kit.errors import PayloadTooLarge
 from app.kit.paging import next_url
@@ -63,7 +63,7 @@ class SiteWide(BaseModel):
 
 
 class MarkdownIn(BaseModel):
-    markdown: str = Field(max_length=service.MAX_PREVIEW_BYTES)
+    markdown: str = Field(max_length=checking.MAX_PREVIEW_BYTES)
     kind: Literal["statement", "editorial"] = Field(
         default="statement",
         description="statement: as statements and learn sections render; editorial: as user text "
@@ -75,12 +75,12 @@ def _report(report: ValidationReport) -> dict[str, Any]:
     return {**report.to_dict(), "text": report.render()}
 
 
-def _refused(exc: service.ValidationFailed) -> JSONResponse:
+def _refused(exc: publishing.ValidationFailed) -> JSONResponse:
     body = {"error": exc.code, "detail": exc.detail, "report": _report(exc.report)}
     return JSONResponse(body, status_code=exc.status_code)
 
 
-def _workspace_view(ws: service.Workspace) -> dict[str, Any]:
+def _workspace_view(ws: working_copy.Workspace) -> dict[str, Any]:
     return {
         "slug": ws.problem.slug,
         "title": ws.problem.title,
@@ -107,7 +107,7 @@ def list_problems(
     """The problems you own (admins: every one), drafts and unpublished ones first, by category and
     title; follow `next`."""
     size = min(limit or settings.api_page_size, 100)
-    page = service.page_of_problems(session, user, after, size)
+    page = listing.page_of_problems(session, user, after, size)
     return {
         "problems": [
             {**asdict(r), "status": r.status, "updated_at": r.updated_at.isoformat()} for r in page.items
@@ -118,13 +118,13 @@ def list_problems(
 
 @router.post("/problems", status_code=201)
 def create_problem(body: NewProblem, user: AuthorWriter, session: SessionDep) -> dict[str, Any]:
-    problem = service.create(session, body.slug, body.files, user, body.course_id)
-    return _workspace_view(service.workspace(session, problem.slug, user))
+    problem = editing.create(session, body.slug, body.files, user, body.course_id)
+    return _workspace_view(working_copy.workspace(session, problem.slug, user))
 
 
 @router.get("/problems/{slug}")
 def get_problem(slug: SlugPath, user: AuthorUser, session: SessionDep) -> dict[str, Any]:
-    return _workspace_view(service.workspace(session, slug, user))
+    return _workspace_view(working_copy.workspace(session, slug, user))
 
 
 @router.put("/problems/{slug}")
@@ -132,7 +132,7 @@ def update_problem(
     slug: SlugPath, body: ProblemUpdate, user: AuthorWriter, session: SessionDep
 ) -> dict[str, Any]:
     """Save the draft. Learners keep seeing the live version (``live_version``) until you publish."""
-    outcome = service.save(session, slug, body.files, user)
+    outcome = editing.save(session, slug, body.files, user)
     return {"saved": True, "message": outcome.message, "live_version": outcome.live_version}
 
 
@@ -145,14 +145,14 @@ def validate_problem(
     body: ValidateRequest | None = None,
 ) -> dict[str, Any]:
     """Validate unsaved ``files`` or else the working copy. 200 with ``ok: false`` when it fails."""
-    return _report(service.validate(session, slug, user, runner, body.files if body else None))
+    return _report(checking.validate(session, slug, user, runner, body.files if body else None))
 
 
 @router.post("/problems/{slug}/publish", response_model=None)
 def publish_problem(slug: SlugPath, user: AuthorWriter, session: SessionDep, runner: RunnerDep) -> Any:
     try:
-        version = service.publish(session, slug, user, runner)
-    except service.ValidationFailed as exc:
+        version = publishing.publish(session, slug, user, runner)
+    except publishing.ValidationFailed as exc:
         return _refused(exc)
     return {
         "slug": slug,
@@ -164,35 +164,35 @@ def publish_problem(slug: SlugPath, user: AuthorWriter, session: SessionDep, run
 
 @router.post("/problems/{slug}/unpublish")
 def unpublish_problem(slug: SlugPath, user: AuthorWriter, session: SessionDep) -> dict[str, Any]:
-    problem = service.unpublish(session, slug, user)
+    problem = publishing.unpublish(session, slug, user)
     return {"slug": slug, "published": problem.published}
 
 
 @router.put("/problems/{slug}/site-wide")
 def set_site_wide(slug: SlugPath, body: SiteWide, user: AuthorWriter, session: SessionDep) -> dict[str, Any]:
     """Admins only: publish a course-only problem site-wide, or take it back into its course."""
-    problem = service.set_site_wide(session, slug, user, body.site_wide)
+    problem = publishing.set_site_wide(session, slug, user, body.site_wide)
     return {"slug": slug, "course_only": problem.course_only, "course_id": problem.course_id}
 
 
 @router.get("/problems/{slug}/owners")
 def list_owners(slug: SlugPath, user: AuthorUser, session: SessionDep) -> dict[str, Any]:
     """Who may edit the problem: its author and co-authors."""
-    problem = service.get_problem(session, slug, user)
+    problem = working_copy.get_problem(session, slug, user)
     return {"owners": [_owner_view(o) for o in ownership.owners(session, problem)]}
 
 
 @router.post("/problems/{slug}/owners", status_code=201)
 def add_owner(slug: SlugPath, body: NewOwner, user: AuthorWriter, session: SessionDep) -> dict[str, Any]:
     """The author (or an admin) adds an instructor as co-author."""
-    problem = service.get_problem(session, slug, user)
+    problem = working_copy.get_problem(session, slug, user)
     return _owner_view(ownership.add_coauthor(session, problem, user, body.email))
 
 
 @router.delete("/problems/{slug}/owners/{user_id}", status_code=204)
 def remove_owner(slug: SlugPath, user_id: OwnerId, user: AuthorWriter, session: SessionDep) -> Response:
     """The author (or an admin) removes a co-author; a co-author may remove themselves."""
-    problem = service.get_problem(session, slug, user)
+    problem = working_copy.get_problem(session, slug, user)
     ownership.remove_coauthor(session, problem, user, user_id)
     return Response(status_code=204)
 
@@ -203,7 +203,7 @@ def _owner_view(owner: ownership.OwnerView) -> dict[str, Any]:
 
 @router.delete("/problems/{slug}/draft", status_code=204)
 def discard_draft(slug: SlugPath, user: AuthorWriter, session: SessionDep) -> Response:
-    service.discard_draft(session, slug, user)
+    editing.discard_draft(session, slug, user)
     return Response(status_code=204)
 
 
@@ -216,8 +216,12 @@ def export_problem(
     format: Annotated[Literal["zip", "json"], Query()] = "zip",
 ) -> Any:
     if format == "json":
-        return {"slug": slug, "source": source, "files": service.export_files(session, slug, user, source)}
-    data = service.export_zip(session, slug, user, source)
+        return {
+            "slug": slug,
+            "source": source,
+            "files": working_copy.export_files(session, slug, user, source),
+        }
+    data = working_copy.export_zip(session, slug, user, source)
     return Response(
         data,
         media_type="application/zip",
@@ -238,12 +242,12 @@ def import_zip(
     data = file.file.read(archive.MAX_ZIP_BYTES + 1)
     if len(data) > archive.MAX_ZIP_BYTES:
         raise PayloadTooLarge(f"The zip is larger than {archive.MAX_ZIP_BYTES // 1024} KiB.")
-    problem, created = service.upload_zip(session, data, user, slug or None, course_id)
-    view = _workspace_view(service.workspace(session, problem.slug, user))
+    problem, created = editing.upload_zip(session, data, user, slug or None, course_id)
+    view = _workspace_view(working_copy.workspace(session, problem.slug, user))
     return JSONResponse(view, status_code=201 if created else 200)
 
 
 @router.post("/preview")
 def preview_markdown(body: MarkdownIn, user: AuthorUser) -> dict[str, str]:
     """Markdown rendered exactly as the page that shows it will (server-side, sanitized)."""
-    return {"html": service.preview(body.markdown, body.kind)}
+    return {"html": checking.preview(body.markdown, body.kind)}

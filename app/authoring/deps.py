@@ -13,10 +13,9 @@ from typing import Annotated
 
 from fastapi import Depends, Path, Request
 
-from app.accounts.deps import ApiCaller, OptionalApiCaller, OptionalUser
+from app.accounts.deps import ApiCaller, OptionalApiCaller, OptionalUser, user_with_scope
 from app.accounts.models import User
 from app.accounts.service import require_role
-from app.kit.errors import LoginRequired
 from app.kit.web import require_csrf
 from runner.format.problem import SLUG_RE
 
@@ -24,9 +23,11 @@ AUTHOR_ROLES = ("instructor", "admin")
 
 
 def _author(session_user: User | None, caller: ApiCaller | None) -> User:
-    user = caller.require("teach") if caller is not None else session_user
-    if user is None:
-        raise LoginRequired()
+    """The ``teach`` scope's caller (``user_with_scope``), then the role. Not the shared
+    :data:`~app.accounts.deps.TeachWriteCaller` for writing: the role comes before the CSRF token,
+    so a student's session is refused as one that may not author (403 ``forbidden``), whatever
+    token it sent."""
+    user = user_with_scope(session_user, caller, "teach")
     require_role(user, *AUTHOR_ROLES)
     return user
 

@@ -13,7 +13,7 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.authoring.service import InvalidProblem
+from app.authoring.checking import InvalidProblem
 from runner.format.problem import MAX_HINTS, ProblemFormatError, parse_metadata, toml_value
 from runner.jobs import Limits
 

@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
-from app.authoring import archive, ownership, service
+from app.authoring import archive, checking, editing, listing, ownership, publishing, working_copy
 from app.authoring.deps import AuthorUser, OwnerId
 from app.authoring.forms import EditorForm, parse_form, with_unedited
 from app.kit.errors import AppError, InvalidInput, PayloadTooLarge
@@ -67,7 +67,7 @@ def _editor(
     session: Session,
     user: User,
     form: EditorForm,
-    ws: service.Workspace | None,
+    ws: working_copy.Workspace | None,
     *,
     report: ValidationReport | None = None,
     error: str | None = None,
@@ -85,7 +85,7 @@ def _editor(
             "error": error,
             "notice": notice,
             "difficulties": ("easy", "medium", "hard"),
-            "tracks": service.track_titles(session),
+            "tracks": checking.track_titles(session),
             "courses": visibility.courses_taught(session, user),
             "owners": ownership.owners(session, ws.problem) if ws is not None else [],
             "can_manage": ws is not None and ownership.can_manage(session, ws.problem, user),
@@ -105,7 +105,7 @@ def _list(
     request: Request, session: Session, user: User, error: str | None = None, status_code: int = 200
 ) -> Any:
     context = {
-        "rows": service.list_problems(session, user),
+        "rows": listing.list_problems(session, user),
         "courses": visibility.courses_taught(session, user),
         "is_admin": user.is_admin,
         "error": error,
@@ -128,7 +128,7 @@ def create_problem(
     request: Request, user: AuthorUser, session: SessionDep, form: EditorFormDep, course_id: CourseChoice
 ) -> Any:
     try:
-        problem = service.create(session, form.slug, form.files(), user, course_id)
+        problem = editing.create(session, form.slug, form.files(), user, course_id)
     except AppError as exc:  # bad slug, format error, slug taken, no course: show it next to the form
         return _editor(request, session, user, form, None, error=exc.detail, status_code=exc.status_code)
     return _to_editor(problem.slug, "created")
@@ -143,7 +143,7 @@ def edit_problem(
     notice: Annotated[str | None, Query(max_length=20)] = None,
     version: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None,
 ) -> Any:
-    ws = service.workspace(session, slug, user)
+    ws = working_copy.workspace(session, slug, user)
     shown = NOTICES.get(notice or "")
     if notice == "published" and version is not None:
         shown = f"Published: students now see version {version}."
@@ -157,12 +157,12 @@ def save_problem(
     """Save the draft only: what learners see changes on Publish, never here."""
     form.slug = slug
     try:
-        current = service.workspace(session, slug, user).files
-        outcome = service.save(session, slug, with_unedited(form.files(), current), user)
-    except service.InvalidProblem as exc:
-        ws = service.workspace(session, slug, user)
+        current = working_copy.workspace(session, slug, user).files
+        outcome = editing.save(session, slug, with_unedited(form.files(), current), user)
+    except checking.InvalidProblem as exc:
+        ws = working_copy.workspace(session, slug, user)
         return _editor(request, session, user, form, ws, error=exc.detail, status_code=422)
-    ws = service.workspace(session, slug, user)
+    ws = working_copy.workspace(session, slug, user)
     return _editor(request, session, user, EditorForm.from_files(slug, ws.files), ws, notice=outcome.message)
 
 
@@ -173,14 +173,14 @@ def validate_form(
     """Validate the editor's unsaved content (JSON for authoring.js; nothing is stored)."""
     try:
         files = form.files()
-    except service.InvalidProblem as exc:
+    except checking.InvalidProblem as exc:
         return JSONResponse({"error": exc.code, "detail": exc.detail}, status_code=422)
     # An existing problem is validated with the files the form does not edit (its alternatives); a
     # new one (or one that is not the caller's) with the form's files alone.
     with contextlib.suppress(AppError):
         if form.slug:
-            files = with_unedited(files, service.workspace(session, form.slug, user).files)
-    report = service.validate(session, form.slug or "new-problem", user, runner, files)
+            files = with_unedited(files, working_copy.workspace(session, form.slug, user).files)
+    report = checking.validate(session, form.slug or "new-problem", user, runner, files)
     return JSONResponse({**report.to_dict(), "text": report.render()})
 
 
@@ -202,24 +202,26 @@ def publish_problem(
     """Publish what is on screen: the posted form is saved, validated and published in one step."""
     try:
         if form is None:
-            version = service.publish(session, slug, user, runner)
+            version = publishing.publish(session, slug, user, runner)
         else:
             form.slug = slug
-            current = service.workspace(session, slug, user).files
-            version = service.publish_files(session, slug, with_unedited(form.files(), current), user, runner)
-    except service.InvalidProblem as exc:
-        shown = form or EditorForm.from_files(slug, service.workspace(session, slug, user).files)
+            current = working_copy.workspace(session, slug, user).files
+            version = publishing.publish_files(
+                session, slug, with_unedited(form.files(), current), user, runner
+            )
+    except checking.InvalidProblem as exc:
+        shown = form or EditorForm.from_files(slug, working_copy.workspace(session, slug, user).files)
         return _editor(
             request,
             session,
             user,
             shown,
-            service.workspace(session, slug, user),
+            working_copy.workspace(session, slug, user),
             error=f"Not published, nothing saved: {exc.detail}",
             status_code=422,
         )
-    except service.ValidationFailed as exc:
-        ws = service.workspace(session, slug, user)
+    except publishing.ValidationFailed as exc:
+        ws = working_copy.workspace(session, slug, user)
         return _editor(
             request,
             session,
@@ -235,7 +237,7 @@ def publish_problem(
 
 @router.post("/problems/{slug}/unpublish", dependencies=[CsrfProtected])
 def unpublish_problem(slug: str, user: AuthorUser, session: SessionDep) -> Any:
-    service.unpublish(session, slug, user)
+    publishing.unpublish(session, slug, user)
     return _to_editor(slug, "unpublished")
 
 
@@ -244,7 +246,7 @@ def site_wide(
     slug: str, user: AuthorUser, session: SessionDep, site_wide: Annotated[bool, Form()] = True
 ) -> Any:
     """Admins only: publish a course-only problem site-wide, or take it back into its course."""
-    service.set_site_wide(session, slug, user, site_wide)
+    publishing.set_site_wide(session, slug, user, site_wide)
     return _to_editor(slug, "site-wide" if site_wide else "course-only")
 
 
@@ -256,11 +258,11 @@ def add_owner(
     session: SessionDep,
     email: Annotated[str, Form(max_length=254)],
 ) -> Any:
-    problem = service.get_problem(session, slug, user)
+    problem = working_copy.get_problem(session, slug, user)
     try:
         ownership.add_coauthor(session, problem, user, email)
     except AppError as exc:  # unknown email, a student, already an owner: show it on the editor
-        ws = service.workspace(session, slug, user)
+        ws = working_copy.workspace(session, slug, user)
         form = EditorForm.from_files(slug, ws.files)
         return _editor(request, session, user, form, ws, error=exc.detail, status_code=exc.status_code)
     return _to_editor(slug, "coauthor-added")
@@ -268,7 +270,7 @@ def add_owner(
 
 @router.post("/problems/{slug}/owners/{user_id}/remove", dependencies=[CsrfProtected])
 def remove_owner(slug: str, user_id: OwnerId, user: AuthorUser, session: SessionDep) -> Any:
-    problem = service.get_problem(session, slug, user)
+    problem = working_copy.get_problem(session, slug, user)
     ownership.remove_coauthor(session, problem, user, user_id)
     if user_id == user.id and not user.is_admin:  # left the problem: its editor is not theirs any more
         return RedirectResponse("/authoring", status_code=303)
@@ -277,7 +279,7 @@ def remove_owner(slug: str, user_id: OwnerId, user: AuthorUser, session: Session
 
 @router.post("/problems/{slug}/discard", dependencies=[CsrfProtected])
 def discard_draft(slug: str, user: AuthorUser, session: SessionDep) -> Any:
-    service.discard_draft(session, slug, user)
+    editing.discard_draft(session, slug, user)
     return _to_editor(slug, "discarded")
 
 
@@ -289,7 +291,7 @@ def download_zip(
     source: Annotated[Literal["working", "live", "draft"], Query()] = "working",
 ) -> Response:
     return Response(
-        service.export_zip(session, slug, user, source),
+        working_copy.export_zip(session, slug, user, source),
         media_type="application/zip",
         headers={"Content-Disposition": f'attachment; filename="{slug}.zip"'},
     )
@@ -309,7 +311,7 @@ def upload_zip(
         if len(data) > archive.MAX_ZIP_BYTES:
             raise PayloadTooLarge(f"The zip is larger than {archive.MAX_ZIP_BYTES // 1024} KiB.")
         problem: Problem
-        problem, _created = service.upload_zip(session, data, user, slug or None, course_id)
+        problem, _created = editing.upload_zip(session, data, user, slug or None, course_id)
     except AppError as exc:
         return _list(request, session, user, error=exc.detail, status_code=exc.status_code)
     return _to_editor(problem.slug, "uploaded")

@@ -227,7 +227,7 @@ def export(
     force: Annotated[bool, typer.Option("--force", help="overwrite an existing DIR/SLUG")] = False,
 ) -> None:
     """Write a problem's files from the database to DIR/SLUG, exactly as they were imported or saved."""
-    from app.authoring import service
+    from app.authoring import working_copy
     from app.kit.db import Database
     from app.kit.errors import NotFound
     from app.kit.settings import get_settings
@@ -240,7 +240,7 @@ def export(
     db = Database(get_settings().database_url)
     try:
         with db.transaction() as session:
-            files = service.export_files_as_operator(session, slug, which)
+            files = working_copy.export_files_as_operator(session, slug, which)
     except NotFound as exc:
         echo(f"error: {exc.detail}", err=True)
         raise typer.Exit(1) from None

@@ -1,4 +1,5 @@
-"""``/api/v1/courses``: courses, enrolment, assignments, the gradebook and regrades (JSON).
+"""``/api/v1/courses``: courses, enrolment and what a member reads (JSON); with the routers of
+assignments (:mod:`app.courses.assignment_api`) and grading (:mod:`app.courses.grading_api`).
 
 Errors are ``{"error", "detail"}``; a course is 404 to anybody who is not in it, and instructor
 routes are 404 to its students as well.
@@ -9,36 +10,18 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Query
-from fastapi.responses import Response
+from fastapi import APIRouter, Path
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.courses import assignments, enrolment, gradebook, regrades, similarity
-from app.courses.deps import (
-    AssignmentId,
-    CourseId,
-    CourseJoiner,
-    CourseReader,
-    CourseTeacher,
-    CourseWriter,
-    RegradeId,
-    UserId,
-)
+from app.courses import assignment_api, assignments, enrolment, grading_api, invitations
+from app.courses.api_common import ERRORS, ROOT, page_size
+from app.courses.deps import CourseId, CourseJoiner, CourseReader, CourseWriter, UserId
 from app.courses.views import assignment_view, course_view
 from app.kit.db import utcnow
 from app.kit.paging import next_url
 from app.kit.web import PageAfter, PageLimit, SessionDep, SettingsDep
-from app.submissions.deps import DispatcherDep
 
-ROOT = "/api/v1/courses"
 router = APIRouter(prefix=ROOT, tags=["courses"])
-
-ERRORS: dict[int | str, dict[str, Any]] = {
-    401: {"description": "Not logged in / no valid token"},
-    403: {"description": "Not allowed (a student creating a course; a token without the scope)"},
-    404: {"description": "No such course, or you are not in it"},
-    422: {"description": "Invalid fields (`invalid_input`)"},
-}
 
 
 class CourseIn(BaseModel):
@@ -80,40 +63,6 @@ class StudentStatusIn(BaseModel):
     status: Literal["active", "removed", "blocked"]
 
 
-class LateIn(BaseModel):
-    until: str = Field(description="ISO 8601 with offset")
-    credit: float = Field(ge=0, le=100, description="percent")
-
-
-class AssignmentIn(BaseModel):
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {
-                    "title": "Week 1: tensors",
-                    "problems": ["add-tensors", "scale-rows"],
-                    "release_at": "2027-02-01T09:00:00+01:00",
-                    "due_at": "2027-02-08T23:59:00+01:00",
-                    "late": [{"until": "2027-02-10T23:59:00+01:00", "credit": 50}],
-                }
-            ]
-        }
-    )
-    title: str = Field(max_length=200)
-    problems: list[str] = Field(max_length=assignments.MAX_PROBLEMS)
-    release_at: str = Field(description="ISO 8601 with offset")
-    due_at: str = Field(description="ISO 8601 with offset")
-    late: list[LateIn] = Field(default_factory=list, max_length=20)
-    after_last: Literal["zero", "closed"] = "zero"
-    lti_line_item_id: str | None = Field(default=None, max_length=255)
-
-
-class ExtensionIn(BaseModel):
-    release_at: str | None = None
-    due_at: str | None = None
-    late: list[LateIn] | None = None
-
-
 def _role(session: SessionDep, course: Any, user: Any) -> str:
     return "instructor" if enrolment.is_instructor(session, course, user) else "student"
 
@@ -137,10 +86,6 @@ def create_course(body: CourseIn, session: SessionDep, user: CourseWriter) -> di
 EMBEDDED_ASSIGNMENTS = 100
 
 
-def _size(limit: int | None, settings: SettingsDep) -> int:
-    return min(limit or settings.api_page_size, 100)
-
-
 @router.get("", responses=ERRORS, summary="My courses")
 def my_courses(
     session: SessionDep,
@@ -150,7 +95,7 @@ def my_courses(
     after: PageAfter = None,
 ) -> dict[str, Any]:
     """Your courses (active memberships), newest first, with your `role`; follow `next` for more."""
-    size = _size(limit, settings)
+    size = page_size(limit, settings)
     page = enrolment.page_of_my_courses(session, user, after, size)
     return {
         "items": [course_view(c, m.role) for c, m in page.items],
@@ -181,7 +126,7 @@ def my_invitations(session: SessionDep, user: CourseReader) -> dict[str, Any]:
                 "section": p.invitation.section,
                 "course": {"id": p.course.id, "title": p.course.title, "term": p.course.term},
             }
-            for p in enrolment.my_invitations(session, user)
+            for p in invitations.my_invitations(session, user)
         ]
     }
 
@@ -190,7 +135,7 @@ def my_invitations(session: SessionDep, user: CourseReader) -> dict[str, Any]:
 def decline_invitation(
     invitation_id: InvitationId, session: SessionDep, user: CourseJoiner
 ) -> dict[str, Any]:
-    invitation = enrolment.decline(session, user, invitation_id, utcnow())
+    invitation = invitations.decline(session, user, invitation_id, utcnow())
     return {"id": invitation.id, "declined": True}
 
 
@@ -225,7 +170,7 @@ def list_assignments(
     """The course's assignments you may see (students: released ones, by their own dates), by due
     time then id; follow `next` for more."""
     course = enrolment.course_for_member(session, course_id, user)
-    items, more = _assignment_page(session, course, user, after, _size(limit, settings))
+    items, more = _assignment_page(session, course, user, after, page_size(limit, settings))
     return {"items": items, "next": more}
 
 
@@ -246,7 +191,7 @@ def enrolment_mode(
 @router.post("/{course_id}/roster", responses=ERRORS, summary="Invite a roster CSV of emails")
 def roster(course_id: CourseId, body: RosterIn, session: SessionDep, user: CourseWriter) -> dict[str, Any]:
     course = enrolment.course_for_instructor(session, course_id, user)
-    report = enrolment.import_roster(session, course, body.csv)
+    report = invitations.import_roster(session, course, body.csv)
     return {
         "enrolled": [],  # since 2026-12-05 a roster only invites (docs/api.md)
         "invited": [{"email": e, "code": c} for e, c in report.invited],
@@ -285,235 +230,5 @@ def leave(course_id: CourseId, session: SessionDep, user: CourseJoiner) -> dict[
     return {"id": course.id, "status": member.status}
 
 
-@router.get("/{course_id}/students/{user_id}", responses=ERRORS, summary="A student's attempts (drill-down)")
-def student_attempts(
-    course_id: CourseId,
-    user_id: UserId,
-    session: SessionDep,
-    user: CourseTeacher,
-    settings: SettingsDep,
-    limit: PageLimit = None,
-    after: PageAfter = None,
-) -> dict[str, Any]:
-    """The student's score per assignment and credit per problem (all of them, on every page),
-    and a page of their `attempts` that are the course's — on an assignment's problems, inside its
-    window and while they were enrolled — newest first, each with its code and per-case results;
-    follow `next` for older attempts."""
-    course = enrolment.course_for_instructor(session, course_id, user)
-    size = _size(limit, settings)
-    view = gradebook.drill_down(session, course, user_id, after=after, limit=size)
-    return {
-        "student": {"id": view.student_id, "email": view.email, "section": view.section},
-        "assignments": [
-            {
-                "id": a.id,
-                "title": a.title,
-                "score": score,
-                "problems": [{"slug": p.slug, "title": p.title, "credit": p.credit} for p in problems],
-            }
-            for a, score, problems in view.assignments
-        ],
-        "attempts": view.attempts,
-        "next": next_url(f"{ROOT}/{course.id}/students/{user_id}", {"limit": size}, view.cursor),
-    }
-
-
-@router.post("/{course_id}/assignments", status_code=201, responses=ERRORS, summary="Create an assignment")
-def create_assignment(
-    course_id: CourseId, body: AssignmentIn, session: SessionDep, user: CourseWriter
-) -> dict[str, Any]:
-    course = enrolment.course_for_instructor(session, course_id, user)
-    assignment = assignments.create_assignment(
-        session,
-        course,
-        title=body.title,
-        problem_slugs=body.problems,
-        release_at=body.release_at,
-        due_at=body.due_at,
-        late=[w.model_dump() for w in body.late],
-        after_last=body.after_last,
-        lti_line_item_id=body.lti_line_item_id,
-    )
-    return assignment_view(assignment, body.problems)
-
-
-@router.get("/{course_id}/assignments/{assignment_id}", responses=ERRORS, summary="An assignment")
-def get_assignment(
-    course_id: CourseId, assignment_id: AssignmentId, session: SessionDep, user: CourseReader
-) -> dict[str, Any]:
-    now = utcnow()
-    course = enrolment.course_for_member(session, course_id, user)
-    assignment = assignments.assignment_for(session, course, assignment_id, user, now)
-    mine = assignments.student_view(session, assignment, user)
-    return assignment_view(assignment, [p.slug for p in mine.problems]) | {
-        "your_due_at": mine.dates.due_at.isoformat(),
-        "your_closes_at": mine.dates.closes_at.isoformat(),
-        "score": mine.score.percent,
-        "problem_status": [{"slug": p.slug, "status": p.status, "credit": p.credit} for p in mine.problems],
-    }
-
-
-@router.put(
-    "/{course_id}/assignments/{assignment_id}/extensions/{user_id}",
-    responses=ERRORS,
-    summary="Give one student their own dates",
-)
-def set_extension(
-    course_id: CourseId,
-    assignment_id: AssignmentId,
-    user_id: UserId,
-    body: ExtensionIn,
-    session: SessionDep,
-    user: CourseWriter,
-) -> dict[str, Any]:
-    course = enrolment.course_for_instructor(session, course_id, user)
-    assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
-    ext = assignments.set_extension(
-        session,
-        assignment,
-        user_id,
-        release_at=body.release_at,
-        due_at=body.due_at,
-        late=[w.model_dump() for w in body.late] if body.late is not None else None,
-    )
-    return {
-        "user_id": ext.user_id,
-        "release_at": ext.release_at.isoformat() if ext.release_at else None,
-        "due_at": ext.due_at.isoformat() if ext.due_at else None,
-        "late": ext.late,
-    }
-
-
-Filter = Annotated[str | None, Query(max_length=100)]
-
-
-@router.get("/{course_id}/gradebook", responses=ERRORS, summary="The gradebook (instructors)")
-def get_gradebook(
-    course_id: CourseId,
-    session: SessionDep,
-    user: CourseTeacher,
-    settings: SettingsDep,
-    section: Filter = None,
-    q: Filter = None,
-    limit: PageLimit = None,
-    after: PageAfter = None,
-) -> dict[str, Any]:
-    """One page of students (by email), each with a score per assignment and a total; `section`
-    and `q` (part of the email) filter them. Follow `next` for more; the downloads are whole."""
-    course = enrolment.course_for_instructor(session, course_id, user)
-    size = _size(limit, settings)
-    book, cursor = gradebook.page(session, course, section=section, q=q, after=after, limit=size)
-    params = {"section": section, "q": q, "limit": size}
-    return gradebook.as_json(book) | {"next": next_url(f"{ROOT}/{course.id}/gradebook", params, cursor)}
-
-
-def _download(course_id: int, session: SessionDep, user: Any, fmt: str) -> Response:
-    course = enrolment.course_for_instructor(session, course_id, user)
-    content, media_type, ext = gradebook.export(gradebook.build(session, course), fmt)
-    name = f"course-{course.id}-gradebook.{ext}"
-    return Response(
-        content, media_type=media_type, headers={"Content-Disposition": f'attachment; filename="{name}"'}
-    )
-
-
-@router.get(
-    "/{course_id}/gradebook.csv",
-    responses=ERRORS | {200: {"content": {"text/csv": {}}, "description": "UTF-8 CSV with a BOM"}},
-    summary="The gradebook as CSV",
-)
-def gradebook_csv(course_id: CourseId, session: SessionDep, user: CourseTeacher) -> Response:
-    return _download(course_id, session, user, "csv")
-
-
-@router.get("/{course_id}/gradebook.xlsx", responses=ERRORS, summary="The gradebook as XLSX")
-def gradebook_xlsx(course_id: CourseId, session: SessionDep, user: CourseTeacher) -> Response:
-    return _download(course_id, session, user, "xlsx")
-
-
-@router.get(
-    "/{course_id}/assignments/{assignment_id}/similarity",
-    responses=ERRORS,
-    summary="Pairs of students' solutions ranked by similarity (instructors)",
-)
-def get_similarity(
-    course_id: CourseId, assignment_id: AssignmentId, session: SessionDep, user: CourseTeacher
-) -> dict[str, Any]:
-    course = enrolment.course_for_instructor(session, course_id, user)
-    assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
-    return similarity.as_json(similarity.report(session, course, assignment))
-
-
-class RegradeIn(BaseModel):
-    problem: str = Field(max_length=200, description="The slug of one of the assignment's problems")
-
-
-class ApplyIn(BaseModel):
-    never_lower: bool = Field(default=False, description="Keep a student's old credit when it was higher")
-
-
-REGRADE_NOTE = (
-    "Re-judges the course's students' counted submissions of the problem on its current version "
-    "(through the normal judge), then `GET` shows progress (`judged`/`total`) and, once `status` is "
-    "`ready`, the dry run: exactly the students whose credit would change, from what to what."
-)
-
-
-@router.post(
-    "/{course_id}/assignments/{assignment_id}/regrades",
-    status_code=201,
-    responses=ERRORS | {200: {"description": "This target was started before: the same run"}},
-    summary="Start a regrade of one assignment problem on its current version",
-    description=REGRADE_NOTE,
-)
-def start_regrade(
-    course_id: CourseId,
-    assignment_id: AssignmentId,
-    body: RegradeIn,
-    response: Response,
-    session: SessionDep,
-    user: CourseWriter,
-    dispatcher: DispatcherDep,
-) -> dict[str, Any]:
-    course = enrolment.course_for_instructor(session, course_id, user)
-    assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
-    regrade, created = regrades.start(session, dispatcher, course, assignment, body.problem, user)
-    if not created:
-        response.status_code = 200
-    return regrades.view(session, course, assignment, regrade)
-
-
-@router.get(
-    "/{course_id}/assignments/{assignment_id}/regrades/{regrade_id}",
-    responses=ERRORS,
-    summary="A regrade: progress and the dry run (or what was applied)",
-)
-def get_regrade(
-    course_id: CourseId,
-    assignment_id: AssignmentId,
-    regrade_id: RegradeId,
-    session: SessionDep,
-    user: CourseTeacher,
-) -> dict[str, Any]:
-    course = enrolment.course_for_instructor(session, course_id, user)
-    assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
-    return regrades.view(session, course, assignment, regrades.regrade_in(session, assignment, regrade_id))
-
-
-@router.post(
-    "/{course_id}/assignments/{assignment_id}/regrades/{regrade_id}/apply",
-    responses=ERRORS | {409: {"description": "Still judging (`conflict`)"}},
-    summary="Apply a regrade (idempotent)",
-)
-def apply_regrade(
-    course_id: CourseId,
-    assignment_id: AssignmentId,
-    regrade_id: RegradeId,
-    body: ApplyIn,
-    session: SessionDep,
-    user: CourseWriter,
-) -> dict[str, Any]:
-    course = enrolment.course_for_instructor(session, course_id, user)
-    assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
-    regrade = regrades.regrade_in(session, assignment, regrade_id)
-    regrades.apply(session, course, assignment, regrade, user, never_lower=body.never_lower)
-    return regrades.view(session, course, assignment, regrade)
+router.include_router(assignment_api.router)
+router.include_router(grading_api.router)

@@ -12,32 +12,16 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Path, Request
+from fastapi import Path
 
-from app.accounts.deps import OptionalApiCaller, OptionalUser, user_with_scope, writer_with_scope
-from app.accounts.models import User
+from app.accounts.deps import ReadCaller, SubmitCaller, TeachReadCaller, TeachWriteCaller
 
+# The shared session-or-token callers (app.accounts.deps), named for what they do in a course.
+CourseReader = ReadCaller
+CourseJoiner = SubmitCaller
+CourseTeacher = TeachReadCaller
+CourseWriter = TeachWriteCaller
 
-def course_reader(session_user: OptionalUser, caller: OptionalApiCaller) -> User:
-    return user_with_scope(session_user, caller, "read")
-
-
-def course_teacher(session_user: OptionalUser, caller: OptionalApiCaller) -> User:
-    return user_with_scope(session_user, caller, "teach")
-
-
-async def course_writer(request: Request, session_user: OptionalUser, caller: OptionalApiCaller) -> User:
-    return await writer_with_scope(request, session_user, caller, "teach")
-
-
-async def course_joiner(request: Request, session_user: OptionalUser, caller: OptionalApiCaller) -> User:
-    return await writer_with_scope(request, session_user, caller, "submit")
-
-
-CourseReader = Annotated[User, Depends(course_reader)]
-CourseTeacher = Annotated[User, Depends(course_teacher)]
-CourseWriter = Annotated[User, Depends(course_writer)]
-CourseJoiner = Annotated[User, Depends(course_joiner)]
 CourseId = Annotated[int, Path(ge=1, le=2**31 - 1, description="the course's id")]
 AssignmentId = Annotated[int, Path(ge=1, le=2**31 - 1, description="the assignment's id")]
 UserId = Annotated[int, Path(ge=1, le=2**31 - 1, description="the student's user id")]

@@ -10,7 +10,7 @@ from fastapi.responses import RedirectResponse
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
-from app.courses import assignments, enrolment, forms, picker
+from app.courses import assignments, enrolment, forms, invitations, picker
 from app.courses.models import Assignment, Course
 from app.kit.db import utcnow
 from app.kit.links import absolute_url
@@ -48,7 +48,7 @@ def my_courses(
 ) -> Any:
     context = {
         "rows": enrolment.my_courses(session, user),
-        "invitations": enrolment.my_invitations(session, user),
+        "invitations": invitations.my_invitations(session, user),
         "can_create": user.is_staff,
         "forms": states or {},
     }
@@ -88,7 +88,7 @@ def course_page(
     course_id: int,
     *,
     states: FormStates | None = None,
-    report: enrolment.RosterReport | None = None,
+    report: invitations.RosterReport | None = None,
     status: int = 200,
 ) -> Any:
     course = enrolment.course_for_member(session, course_id, user)

@@ -28,6 +28,7 @@ from app.courses import (
     enrolment,
     forms,
     gradebook,
+    invitations,
     page_views,
     regrade_pages,
     similarity,
@@ -80,7 +81,7 @@ def decline(
     session: SessionDep,
     user: CurrentUser,
 ) -> Any:
-    enrolment.decline(session, user, invitation_id, utcnow())
+    invitations.decline(session, user, invitation_id, utcnow())
     return _notice(request, "/courses", "Invitation declined.")
 
 
@@ -197,7 +198,7 @@ async def roster(
             text = raw.decode("utf-8-sig", errors="replace")
         if not text.strip():
             raise InvalidInput("Choose a CSV file of emails (or paste one).")
-        report = enrolment.import_roster(session, course, text)
+        report = invitations.import_roster(session, course, text)
     except AppError as exc:
         if file is not None and file.filename:
             state.values["file"] = file.filename

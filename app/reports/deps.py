@@ -12,8 +12,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from app.accounts.deps import OptionalApiCaller, OptionalUser, user_with_scope, writer_with_scope
-from app.accounts.models import User
+from app.accounts.deps import ReadCaller, SubmitCaller, TeachWriteCaller
 from app.accounts.reset_pages import get_mailer
 from app.kit.limits import RequestLimiter, make_limiter
 from app.kit.links import public_url
@@ -21,18 +20,6 @@ from app.kit.web import SettingsDep
 from app.reports.service import Notifier
 
 LIMIT_WINDOW = "test-reports:"  # its Redis key, inside the deployment's namespace
-
-
-def report_reader(session_user: OptionalUser, caller: OptionalApiCaller) -> User:
-    return user_with_scope(session_user, caller, "read")
-
-
-async def report_filer(request: Request, session_user: OptionalUser, caller: OptionalApiCaller) -> User:
-    return await writer_with_scope(request, session_user, caller, "submit")
-
-
-async def report_answerer(request: Request, session_user: OptionalUser, caller: OptionalApiCaller) -> User:
-    return await writer_with_scope(request, session_user, caller, "teach")
 
 
 async def get_report_limiter(request: Request) -> RequestLimiter:
@@ -48,8 +35,9 @@ async def get_notifier(request: Request, settings: SettingsDep) -> Notifier:
     return Notifier(get_mailer(request, settings), public_url(settings).rstrip("/"))
 
 
-ReportReader = Annotated[User, Depends(report_reader)]
-ReportFiler = Annotated[User, Depends(report_filer)]
-ReportAnswerer = Annotated[User, Depends(report_answerer)]
+# The shared session-or-token callers (app.accounts.deps), named for what they do with a report.
+ReportReader = ReadCaller
+ReportFiler = SubmitCaller
+ReportAnswerer = TeachWriteCaller
 ReportLimiter = Annotated[RequestLimiter, Depends(get_report_limiter)]
 NotifierDep = Annotated[Notifier, Depends(get_notifier)]

@@ -197,7 +197,7 @@ def publish_editorial(v: Visit, slug: str, text: str) -> bool:
 
 @pytest.mark.skip(
     reason="Open (community2): the authoring form's live preview renders the Editorial field as a "
-    "statement (app.authoring.service.preview), so its images load from other hosts, which the editorial "
+    "statement (app.authoring.checking.preview), so its images load from other hosts, which the editorial "
     "page never does (Visits' teardown fails on them); and this batched editorial's Publish did not go "
     "through — not diagnosed yet. Unskip once both are settled.",
 )

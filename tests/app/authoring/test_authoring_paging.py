@@ -6,7 +6,7 @@ import uuid
 from typing import Any
 
 from app.accounts.service import get_user_by_email
-from app.authoring import repository, service
+from app.authoring import listing, repository
 from app.kit.db import Database
 from app.problems.models import Problem
 from tests.app.keyset import assert_ordered_by_index, plan_of, walk
@@ -26,7 +26,7 @@ def _problem(db: Database, title: str, category: str, published: bool) -> str:
 def _whole(db: Database, email: str) -> list[dict[str, Any]]:
     with db.transaction() as session:
         admin = get_user_by_email(session, email)
-        return [{"slug": r.slug, "status": r.status} for r in service.list_problems(session, admin)]
+        return [{"slug": r.slug, "status": r.status} for r in listing.list_problems(session, admin)]
 
 
 def test_authoring_pages_walk_every_problem_once_in_list_order(author: Any, db: Database) -> None:

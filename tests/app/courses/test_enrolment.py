@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from app.courses import enrolment
+from app.courses import enrolment, invitations
 from app.kit.db import Database, utcnow
 from app.kit.errors import Forbidden, InvalidInput, NotFound
 from tests.app.courses.helpers import user
@@ -75,14 +75,14 @@ def test_roster_invites_known_and_unknown_and_enrols_nobody(db: Database) -> Non
         teacher, known = user(session, "instructor"), user(session)
         course = enrolment.create_course(session, teacher, "RL")
         roster = f"\ufeffemail,section\n{known.email.upper()},A\nnew-person@example.com,B\nnot-an-email,A\n"
-        report = enrolment.import_roster(session, course, roster)
+        report = invitations.import_roster(session, course, roster)
         assert [e for e, _ in report.invited] == [known.email, "new-person@example.com"]
         assert report.skipped and report.skipped[0][0] == 4
         assert enrolment.repository.active_students(session, course.id) == []
         codes = dict(report.invited)
-        again = enrolment.import_roster(session, course, roster)  # idempotent: the same codes
+        again = invitations.import_roster(session, course, roster)  # idempotent: the same codes
         assert again.invited == report.invited
-        assert [p.course.id for p in enrolment.my_invitations(session, known)] == [course.id]
+        assert [p.course.id for p in invitations.my_invitations(session, known)] == [course.id]
         assert enrolment.join(session, known, codes[known.email], now).id == course.id
         newcomer = user(session, email="new-person@example.com")
         assert enrolment.join(session, newcomer, codes["new-person@example.com"], now).id == course.id
