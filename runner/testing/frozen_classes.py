@@ -28,7 +28,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from runner.testing import frozen_modules, sealed
+from runner.testing import class_versions, frozen_modules, sealed
 
 IMMUTABLE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE
 
@@ -69,12 +69,14 @@ def _set_class_attribute_template(cls: Any, name: Any, value: Any = None, delete
         else:
             setattr(cls, name, value)
         return
+    VERSIONS[0](cls)  # a change judged code made before this write is reported, never absorbed
     word = WORDS.get(cls)
     if word is None:
         if delete:
             DELETE(cls, name)
         else:
             SET(cls, name, value)
+        VERSIONS[1](cls)  # the write moved the tags of cls and its subclasses: record the new ones
         return
     before = word.value  # read-only once the guard is in force; not yet in the zygote's warm-up
     word.value = before & ~IMMUTABLE_BIT
@@ -85,6 +87,7 @@ def _set_class_attribute_template(cls: Any, name: Any, value: Any = None, delete
             SET(cls, name, value)
     finally:
         word.value = word.value | (before & IMMUTABLE_BIT)
+        VERSIONS[1](cls)
 
 
 IMMUTABLE_BIT: Any = None
@@ -92,6 +95,7 @@ MODULE_TYPE: Any = None
 JUDGE_GLOBALS: Any = None
 MODULE_SET: Any = None
 MODULE_DELETE: Any = None
+VERSIONS: Any = None
 
 sealed.prepare(_activate_template, _set_class_attribute_template)
 
@@ -134,12 +138,15 @@ _state: dict[str, Any] = {}
 
 
 def prepare() -> None:
-    """In the zygote, once: hook torch's optimizers' steps and find each class's flag word."""
+    """In the zygote, once, after its warm-up: hook torch's optimizers' steps, find each class's flag
+    word, and watch torch's other classes (``runner.testing.class_versions``)."""
     import ctypes
 
     if "activate" in _state:
         return
     _hook_optimizer_steps()
+    class_versions.prepare(exclude=frozenset(classes()))
+    versions = class_versions.sealed_functions()
     offset = sealed.tp_flags_offset()
     words: dict[type, Any] = {}
     for cls in classes():
@@ -161,6 +168,7 @@ def prepare() -> None:
         MODULE_SET=types.ModuleType.__setattr__,
         MODULE_DELETE=types.ModuleType.__delattr__,
         STR_COPY=str.__str__,
+        VERSIONS=versions if versions is not None else (_nothing, _nothing),
         **common,
     )
     # The sealed function is the public name from now on (the zygote, before its modules are made
@@ -170,6 +178,10 @@ def prepare() -> None:
         module = sys.modules.get(module_name)
         if module is not None:
             sealed.set_attribute(module, "set_class_attribute", setter)
+
+
+def _nothing(cls: type) -> None:
+    return None
 
 
 def activate() -> int:
