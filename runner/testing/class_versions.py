@@ -164,10 +164,22 @@ def _tag_offset() -> int:
 
 
 def _unwatched() -> tuple[type, ...]:
-    """torch's classes that torch itself writes at run time (and their subclasses)."""
+    """torch's classes that torch itself writes at run time, by its public API or lazily on first
+    use (and their subclasses, whose tags move with them)."""
+    import torch.distributions
+    import torch.sparse
+    import torch.utils.checkpoint
+    import torch.utils.data
     from torch.utils.hooks import RemovableHandle
 
-    return (RemovableHandle,)
+    return (
+        RemovableHandle,  # counts handles' ids in a class attribute
+        torch.utils.checkpoint.DefaultDeviceType,  # the device, on first use or set_checkpoint_device
+        torch.distributions.Distribution,  # Distribution.set_default_validate_args
+        torch.sparse.SparseSemiStructuredTensor,  # a warning flag, on first use
+        torch.utils.data.IterDataPipe,  # set_getstate_hook, set_reduce_ex_hook
+        torch.utils.data.MapDataPipe,
+    )
 
 
 def classes(exclude: frozenset[type] = frozenset()) -> list[type]:
@@ -179,7 +191,8 @@ def classes(exclude: frozenset[type] = frozenset()) -> list[type]:
     seen: set[type] = set()
     stack: list[type] = [object]
     while stack:
-        for cls in type.__subclasses__(stack.pop()):
+        subclasses: list[type] = type.__subclasses__(stack.pop())
+        for cls in subclasses:
             if cls in seen:
                 continue
             seen.add(cls)

@@ -9,7 +9,8 @@ value, a write undone before the case ends, a deletion, a function's code — an
 the source policy, so only the run-time layer stands between it and a pass: never accepted, and the
 message names the class. The probe's reference returns 0, so each attempt returns the right value.
 The honest uses of these classes' run-time machinery (parametrizations, ``weight_norm`` and
-``spectral_norm``, lazy modules, ``UninitializedParameter``) still pass.
+``spectral_norm``, lazy modules, ``UninitializedParameter``, and the classes torch writes itself:
+hook handles, checkpointing's device, distributions' validation flag) still pass.
 """
 
 from __future__ import annotations
@@ -134,6 +135,10 @@ HONEST = textwrap.dedent("""
         nn.LazyConv1d(2, 1)(torch.randn(1, 3, 4))
         p = nn.parameter.UninitializedParameter()
         p.materialize((2, 2))
+        x.requires_grad_(True)
+        torch.utils.checkpoint.checkpoint(nn.Linear(3, 3), x, use_reentrant=False).sum().backward()
+        torch.distributions.Distribution.set_default_validate_args(True)
+        torch.distributions.Normal(0.0, 1.0).log_prob(torch.zeros(1))
         h = lazy.register_forward_hook(lambda *a: None)
         lazy(x)
         h.remove()
