@@ -212,8 +212,10 @@ def classes(exclude: frozenset[type] = frozenset()) -> list[type]:
 _state: dict[str, Any] = {}
 
 
-def prepare(exclude: frozenset[type] = frozenset()) -> None:
-    """In the zygote, once, after its warm-up (the classes it loaded are the ones watched)."""
+def prepare(exclude: frozenset[type] = frozenset(), written: tuple[type, ...] = ()) -> None:
+    """In the zygote, once, after its warm-up (the classes it loaded are the ones watched).
+    ``written``: classes the problems' tests write (``nn.Module``): which watched classes are
+    under them is found now, not in each job."""
     import ctypes
     import operator
 
@@ -238,6 +240,8 @@ def prepare(exclude: frozenset[type] = frozenset()) -> None:
     }
     check = sealed.seal(_check_template, **common)
     under = sealed.seal(_under_template, SUBTREES={}, SUBCLASS=type.__subclasscheck__, CLASSES=tuple(watched))
+    for cls in written:
+        under(cls)
     _state["under"] = (
         sealed.seal(_check_under_template, UNDER=under, **common),
         sealed.seal(
