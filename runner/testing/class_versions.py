@@ -182,6 +182,41 @@ def _unwatched() -> tuple[type, ...]:
     )
 
 
+# torch's public packages the source policy refuses to judged code (or that hold no state a check
+# reads: devices, distributed, export and compilation): their classes are not watched.
+UNREACHED = frozenset(
+    {
+        "ao",
+        "backends",
+        "compiler",
+        "cuda",
+        "distributed",
+        "export",
+        "fx",
+        "jit",
+        "mps",
+        "mtia",
+        "multiprocessing",
+        "onnx",
+        "package",
+        "profiler",
+        "quantization",
+        "xpu",
+    }
+)
+
+
+def _within_reach(module: str) -> bool:
+    """Whether judged code can name classes of ``module`` under the source policy: one of torch's
+    public modules (no ``_`` part), outside :data:`UNREACHED`. The rest are reachable only by routes
+    the policy refuses (private names, ``__mro__``, ``__subclasses__``), and watching every class costs a
+    read per class at every case's end."""
+    parts = module.split(".")
+    if parts[0] != "torch" or any(part.startswith("_") for part in parts):
+        return False
+    return len(parts) < 2 or parts[1] not in UNREACHED
+
+
 def classes(exclude: frozenset[type] = frozenset()) -> list[type]:
     """torch's writable classes loaded now: every class whose ``__module__`` is torch's, but the
     immutable ones, ``exclude`` (the classes ``frozen_classes`` makes immutable) and
@@ -200,7 +235,7 @@ def classes(exclude: frozenset[type] = frozenset()) -> list[type]:
             module = cls.__dict__.get("__module__", "")
             if (
                 type(module) is str
-                and (module == "torch" or module.startswith("torch."))
+                and _within_reach(module)
                 and not cls.__flags__ & _IMMUTABLE_TYPE
                 and not issubclass(cls, unwatched)
                 and cls not in exclude

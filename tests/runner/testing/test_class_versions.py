@@ -57,7 +57,7 @@ def _run() -> dict[str, object]:
 
 def test_a_change_put_back_is_reported_and_honest_use_is_not() -> None:
     out = _run()
-    assert isinstance(out["watched"], int) and out["watched"] > 1000  # torch's classes, not a handful
+    assert isinstance(out["watched"], int) and out["watched"] > 500  # torch's public classes, not a handful
     assert out["nothing"] == []
     assert out["own subclass"] == []  # a learner's class is theirs; creating it moves no tag of torch's
     assert out["restored"], out
