@@ -29,6 +29,7 @@ A change that never goes through the type (a function object in a class's namesp
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from runner.testing import sealed
@@ -163,23 +164,28 @@ def _tag_offset() -> int:
     return found[0]
 
 
-def _unwatched() -> tuple[type, ...]:
-    """torch's classes that torch itself writes at run time, by its public API or lazily on first
-    use (and their subclasses, whose tags move with them)."""
-    import torch.distributions
-    import torch.sparse
-    import torch.utils.checkpoint
-    import torch.utils.data
-    from torch.utils.hooks import RemovableHandle
+# torch's classes that torch itself writes at run time, by its public API or lazily on first use
+# (module, class): they and their subclasses, whose tags move with them, are not watched.
+SELF_WRITTEN = (
+    ("torch.utils.hooks", "RemovableHandle"),  # counts handles' ids in a class attribute
+    ("torch.utils.checkpoint", "DefaultDeviceType"),  # the device, on first use or set_checkpoint_device
+    ("torch.distributions.distribution", "Distribution"),  # Distribution.set_default_validate_args
+    ("torch.sparse.semi_structured", "SparseSemiStructuredTensor"),  # a warning flag, on first use
+    ("torch.utils.data.datapipes.datapipe", "IterDataPipe"),  # set_getstate_hook, set_reduce_ex_hook
+    ("torch.utils.data.datapipes.datapipe", "MapDataPipe"),
+)
 
-    return (
-        RemovableHandle,  # counts handles' ids in a class attribute
-        torch.utils.checkpoint.DefaultDeviceType,  # the device, on first use or set_checkpoint_device
-        torch.distributions.Distribution,  # Distribution.set_default_validate_args
-        torch.sparse.SparseSemiStructuredTensor,  # a warning flag, on first use
-        torch.utils.data.IterDataPipe,  # set_getstate_hook, set_reduce_ex_hook
-        torch.utils.data.MapDataPipe,
-    )
+
+def _unwatched() -> tuple[type, ...]:
+    """:data:`SELF_WRITTEN`'s classes whose modules are loaded (the others are not watched anyway:
+    importing them here would only make every fork larger)."""
+    found = []
+    for module_name, name in SELF_WRITTEN:
+        module = sys.modules.get(module_name)
+        cls = getattr(module, name, None) if module is not None else None
+        if isinstance(cls, type):
+            found.append(cls)
+    return tuple(found)
 
 
 # torch's public packages the source policy refuses to judged code (or that hold no state a check
