@@ -14,7 +14,10 @@ The problem's ``tests.py`` may still wrap a method per case (a spy on ``Optimize
 counter on ``register_forward_hook``): :func:`set_class_attribute`, a sealed function that lets only
 a frame whose globals are ``tests.py``'s (``runner.testing.frozen_modules``' record, which judged
 code cannot forge) or ``runner.testing``'s own (``observe_hooks``, with names and values judged code
-does not choose) clear the flag, assign and set it again. Classes a learner defines stay theirs.
+does not choose) clear the flag, assign and set it again (several names in one call: a tuple of
+names and one of values). Each such write first checks, then records again, the version tags of the
+class and its subclasses (``runner.testing.class_versions``, which watches torch's classes that
+cannot be made read-only). Classes a learner defines stay theirs.
 
 torch itself writes one such attribute at run time: ``Optimizer.__init__`` wraps its class's
 ``step`` once (``_patch_step_function``); :func:`prepare` does it for every optimizer of torch's
