@@ -109,6 +109,26 @@ def test_a_torch_functions_code_cannot_be_replaced(judge_probe: JudgeFn) -> None
     assert "torch.nn.modules.linear" in result.cases[0].message, result.cases[0].message
 
 
+# A class's namespace written as a dict: the mapping proxy is read-only, and the real dict behind it
+# is reachable only through gc, which the audit hook refuses.
+NAMESPACE_WRITES = {
+    "the mapping proxy": ("import torch.nn as nn\nnn.Linear.__dict__['forward'] = print\n", "mappingproxy"),
+    "vars() of the class": ("import torch.nn as nn\nvars(nn.Linear)['forward'] = print\n", "mappingproxy"),
+    "the dict behind it, through gc": (
+        "import gc\nimport torch.nn as nn\ngc.get_referents(nn.Linear.__dict__)[0]['forward'] = print\n",
+        "gc.get_referents",
+    ),
+}
+
+
+@pytest.mark.parametrize("route", sorted(NAMESPACE_WRITES))
+def test_a_class_namespace_cannot_be_written_as_a_dict(judge_probe: JudgeFn, route: str) -> None:
+    code, why = NAMESPACE_WRITES[route]
+    result = judge_probe(code + "\n\ndef probe():\n    return 0\n", mode="submit", time_s=30)
+    assert result.verdict == Verdict.RUNTIME_ERROR, (route, result.verdict, result.message)
+    assert why in result.cases[0].message, (route, result.cases[0].message)
+
+
 HONEST = textwrap.dedent("""
     import torch
     import torch.nn as nn
