@@ -36,6 +36,7 @@ def warm_up() -> dict[str, str]:
     torch_seeder()
     numpy_seeder()
     exercise()
+    runner.testing.guard.watch_classes()
     # Last: every module loaded so far is read-only to judged code from every job on.
     runner.testing.frozen_modules.freeze()
     return {"python": sys.version.split()[0], "torch": torch.__version__.split("+")[0]}

@@ -232,8 +232,10 @@ def observe_hooks() -> Iterator[HookLog]:
 
         return register
 
-    for name, original in originals.items():  # nn.Module is read-only to all but the judge and tests.py
-        set_class_attribute(nn.Module, name, wrap(name, original))
+    # nn.Module is read-only to all but the judge and tests.py; all names in one write (each write to
+    # nn.Module moves every module class's version tag: runner.testing.class_versions)
+    names = tuple(originals)
+    set_class_attribute(nn.Module, names, tuple(wrap(name, original) for name, original in originals.items()))
     judge = (
         guard.active()
     )  # in the sandbox, the host judges the hooks from events (runner.testing.hook_events)
@@ -244,8 +246,7 @@ def observe_hooks() -> Iterator[HookLog]:
     finally:
         if judge is not None:
             judge.hooks.end()
-        for name, original in originals.items():
-            set_class_attribute(nn.Module, name, original)
+        set_class_attribute(nn.Module, names, tuple(originals.values()))
 
 
 # Checks that test how a solution works (runner/testing/checks/): each returns a value the host compares.

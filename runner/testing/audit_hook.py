@@ -118,6 +118,12 @@ def _audit_template(event: str, args: tuple[Any, ...]) -> None:
             what = "changing the judge's function " + obj.__name__
         elif args[1] == "__class__" and type(obj) in SEALED_TYPES:
             what = "changing the class of the judge's object"
+        elif type(obj) is FunctionType and args[1] in ("__code__", "__defaults__", "__kwdefaults__"):
+            # torch's functions (a class's methods among them) keep their code: such a change moves
+            # no class's version tag (runner.testing.class_versions)
+            module = obj.__globals__.get("__name__")
+            if type(module) is str and (module == "torch" or module[:6] == "torch."):
+                what = "changing the code of a function of " + module
     elif event in REFUSED_EVENTS:
         what = event
     elif event.startswith("ctypes."):

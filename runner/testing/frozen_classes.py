@@ -14,7 +14,10 @@ The problem's ``tests.py`` may still wrap a method per case (a spy on ``Optimize
 counter on ``register_forward_hook``): :func:`set_class_attribute`, a sealed function that lets only
 a frame whose globals are ``tests.py``'s (``runner.testing.frozen_modules``' record, which judged
 code cannot forge) or ``runner.testing``'s own (``observe_hooks``, with names and values judged code
-does not choose) clear the flag, assign and set it again. Classes a learner defines stay theirs.
+does not choose) clear the flag, assign and set it again (several names in one call: a tuple of
+names and one of values). Each such write first checks, then records again, the version tags of the
+class and its subclasses (``runner.testing.class_versions``, which watches torch's classes that
+cannot be made read-only). Classes a learner defines stay theirs.
 
 torch itself writes one such attribute at run time: ``Optimizer.__init__`` wraps its class's
 ``step`` once (``_patch_step_function``); :func:`prepare` does it for every optimizer of torch's
@@ -28,7 +31,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from runner.testing import frozen_modules, sealed
+from runner.testing import class_versions, frozen_modules, sealed
 
 IMMUTABLE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE
 
@@ -55,36 +58,49 @@ def _set_class_attribute_template(cls: Any, name: Any, value: Any = None, delete
     caller = GET_FRAME(1).f_globals
     if not ((caller is TESTS[0] and TESTS[0] is not None) or caller is JUDGE_GLOBALS):
         raise TypeError("only the problem's tests may change torch's classes while your code runs")
-    name = STR_COPY(name)
+    # several names at once (tuples of names and values): one check and one record of the class's
+    # version tags for all of them (runner.testing.class_versions), as observe_hooks does
+    if type(name) is tuple:
+        names = name
+        values = value
+    else:
+        names = (name,)
+        values = (value,)
     if not isinstance(cls, type):
         # a module's namespace through the base setters (a read-only module's own would see this
         # sealed frame as its caller); anything else as setattr would
-        if isinstance(cls, MODULE_TYPE):
-            if delete:
-                MODULE_DELETE(cls, name)
+        index = 0
+        for one in names:
+            one = STR_COPY(one)
+            if isinstance(cls, MODULE_TYPE):
+                if delete:
+                    MODULE_DELETE(cls, one)
+                else:
+                    MODULE_SET(cls, one, values[index])
+            elif delete:
+                delattr(cls, one)
             else:
-                MODULE_SET(cls, name, value)
-        elif delete:
-            delattr(cls, name)
-        else:
-            setattr(cls, name, value)
+                setattr(cls, one, values[index])
+            index = index + 1
         return
+    VERSIONS[0](cls)  # a change judged code made before this write is reported, never absorbed
     word = WORDS.get(cls)
-    if word is None:
-        if delete:
-            DELETE(cls, name)
-        else:
-            SET(cls, name, value)
-        return
-    before = word.value  # read-only once the guard is in force; not yet in the zygote's warm-up
-    word.value = before & ~IMMUTABLE_BIT
+    before = word.value if word is not None else 0  # read-only once the guard is in force
+    if word is not None:
+        word.value = before & ~IMMUTABLE_BIT
     try:
-        if delete:
-            DELETE(cls, name)
-        else:
-            SET(cls, name, value)
+        index = 0
+        for one in names:
+            one = STR_COPY(one)
+            if delete:
+                DELETE(cls, one)
+            else:
+                SET(cls, one, values[index])
+            index = index + 1
     finally:
-        word.value = word.value | (before & IMMUTABLE_BIT)
+        if word is not None:
+            word.value = word.value | (before & IMMUTABLE_BIT)
+        VERSIONS[1](cls)  # the write moved the tags of cls and its subclasses: record the new ones
 
 
 IMMUTABLE_BIT: Any = None
@@ -92,6 +108,7 @@ MODULE_TYPE: Any = None
 JUDGE_GLOBALS: Any = None
 MODULE_SET: Any = None
 MODULE_DELETE: Any = None
+VERSIONS: Any = None
 
 sealed.prepare(_activate_template, _set_class_attribute_template)
 
@@ -134,12 +151,17 @@ _state: dict[str, Any] = {}
 
 
 def prepare() -> None:
-    """In the zygote, once: hook torch's optimizers' steps and find each class's flag word."""
+    """In the zygote, once, after its warm-up: hook torch's optimizers' steps, find each class's flag
+    word, and watch torch's other classes (``runner.testing.class_versions``)."""
     import ctypes
+
+    import torch
 
     if "activate" in _state:
         return
     _hook_optimizer_steps()
+    class_versions.prepare(exclude=frozenset(classes()), written=(torch.nn.Module, torch.optim.Optimizer))
+    versions = class_versions.sealed_functions()
     offset = sealed.tp_flags_offset()
     words: dict[type, Any] = {}
     for cls in classes():
@@ -161,6 +183,7 @@ def prepare() -> None:
         MODULE_SET=types.ModuleType.__setattr__,
         MODULE_DELETE=types.ModuleType.__delattr__,
         STR_COPY=str.__str__,
+        VERSIONS=versions if versions is not None else (_nothing, _nothing),
         **common,
     )
     # The sealed function is the public name from now on (the zygote, before its modules are made
@@ -172,6 +195,10 @@ def prepare() -> None:
             sealed.set_attribute(module, "set_class_attribute", setter)
 
 
+def _nothing(cls: type) -> None:
+    return None
+
+
 def activate() -> int:
     """Make the classes read-only (the guard, once in force); how many. Nothing before
     :func:`prepare` (tests of the harness in-process)."""
@@ -179,8 +206,13 @@ def activate() -> int:
     return activate_now() if activate_now is not None else 0
 
 
-def set_class_attribute(cls: type, name: str, value: Any) -> None:
+def set_class_attribute(cls: type, name: str | tuple[str, ...], value: Any) -> None:
     """For the problem's ``tests.py``: ``cls.name = value`` on one of torch's classes (a per-case
-    spy or counter), which judged code cannot do. In a prepared process (the zygote and its jobs)
-    this name is the sealed function :func:`prepare` made; elsewhere plain ``setattr``."""
-    setattr(cls, name, value)
+    spy or counter), which judged code cannot do; with a tuple of names, ``value`` is the tuple of
+    their values. In a prepared process (the zygote and its jobs) this name is the sealed function
+    :func:`prepare` made; elsewhere plain ``setattr``."""
+    if isinstance(name, tuple):
+        for one, each in zip(name, value, strict=True):
+            setattr(cls, one, each)
+    else:
+        setattr(cls, name, value)

@@ -24,6 +24,7 @@ from typing import Any
 # Imported at warm-up: a job's uid cannot read runner/.
 from runner.testing import (
     audit_hook,
+    class_versions,
     event_emitter,
     frozen_classes,
     hook_events,
@@ -71,6 +72,7 @@ def _begin_case_template(name: str) -> None:
 def _end_case_template(name: str) -> None:
     try:
         CASE_END_CHECKS[1]()
+        CASE_END_CHECKS[2]()
     finally:
         CASE_END_CHECKS[0]()
         EMIT("case_end", name)
@@ -80,6 +82,11 @@ def warm_up() -> None:
     """What the zygote prepares once for every job: ctypes and ``tp_flags``, the API names."""
     sealed.warm_up()
     op_names.warm_up()
+
+
+def watch_classes() -> None:
+    """The zygote, once, after its warm-up exercise (the classes loaded by then are those made
+    read-only or watched): ``frozen_classes`` and ``class_versions``."""
     frozen_classes.prepare()
 
 
@@ -113,7 +120,9 @@ def _seal(key: bytes | bytearray, fd: int) -> Sealed:
     guard = Guard(
         begin_case=sealed.seal(_begin_case_template, EMIT=emit, CASE_BEGIN_STEPS=(operations.begin_case,)),
         end_case=sealed.seal(
-            _end_case_template, EMIT=emit, CASE_END_CHECKS=(hooks.end_case_check, operations.end_case)
+            _end_case_template,
+            EMIT=emit,
+            CASE_END_CHECKS=(hooks.end_case_check, operations.end_case, class_versions.seal_report(emit)),
         ),
         hooks=hooks,
         ops=operations,
@@ -127,10 +136,13 @@ def protected_classes() -> tuple[type, ...]:
     the learner's import) they are immutable like a built-in type, so ``type(x).clone = …``,
     ``setattr`` and a route through ``sys.modules`` all raise ``TypeError`` and a check reading a
     tensor reads what torch computes. ``nn.Module`` is not among them: a problem's own tests wrap its
-    methods per case (``observe_hooks``), and the hook observers read its tables exactly."""
+    methods per case (``observe_hooks``), and the hook observers read its tables exactly. Nor
+    ``nn.Parameter``: ``UninitializedParameter.materialize`` (lazy modules) assigns an instance's
+    ``__class__`` to it, which CPython refuses for an immutable type; it is watched instead
+    (``runner.testing.class_versions``: a change is reported at the case's end)."""
     import torch
 
-    return (torch.Tensor, torch.nn.Parameter, torch.storage.UntypedStorage, torch.storage.TypedStorage)
+    return (torch.Tensor, torch.storage.UntypedStorage, torch.storage.TypedStorage)
 
 
 def _targets() -> list[tuple[Any, str, Any]]:
@@ -148,6 +160,7 @@ def activate(ready: Sealed) -> Guard | None:
     for cls in protected_classes():
         sealed.make_immutable(cls)
     frozen_classes.activate()  # nn.Module, Optimizer, Function and torch's subclasses of them
+    class_versions.baseline()  # torch's other classes: a change from now on is reported
     sys.addaudithook(ready.audit)
     _active = ready.guard
     return ready.guard

@@ -69,6 +69,7 @@ def test_the_solution_is_accepted_when_it_keeps_the_rule(runner: Runner) -> None
 
 
 REFUSED = "cannot set"  # CPython's TypeError for an immutable type's attribute
+WATCHED = "was changed while your code ran"  # a watched class (nn.Parameter): runner.testing.class_versions
 
 
 def _rejected(result) -> str:  # type: ignore[no-untyped-def]
@@ -76,7 +77,7 @@ def _rejected(result) -> str:  # type: ignore[no-untyped-def]
     assert not result.accepted, result
     found = next(c for c in result.cases if c.name == CASE)
     assert found.status in ("failed", "error"), (found.status, found.message)
-    assert RULE in found.message or REFUSED in found.message, found.message
+    assert RULE in found.message or REFUSED in found.message or WATCHED in found.message, found.message
     return found.message
 
 
@@ -91,19 +92,22 @@ def test_an_aliased_output_is_seen_whatever_the_patch(runner: Runner, patch: str
 
 
 @pytest.mark.parametrize(
-    "route",
+    ("route", "expected"),
     [
-        "type(x).clone = lambda self: self",
-        "setattr(type(x), 'clone', lambda self: self)",
-        "torch.nn.Parameter.detach = lambda self: self",
-        "type(x.untyped_storage()).data_ptr = lambda self: 0",
+        ("type(x).clone = lambda self: self", "immutable type"),
+        ("setattr(type(x), 'clone', lambda self: self)", "immutable type"),
+        # nn.Parameter is watched, not immutable (lazy modules assign instances' __class__ to it)
+        ("torch.nn.Parameter.detach = lambda self: self", "torch.nn.parameter.Parameter " + WATCHED),
+        ("type(x.untyped_storage()).data_ptr = lambda self: 0", "immutable type"),
     ],
 )
-def test_torchs_tensor_classes_cannot_be_changed_from_solution_py(runner: Runner, route: str) -> None:
+def test_torchs_tensor_classes_cannot_be_changed_from_solution_py(
+    runner: Runner, route: str, expected: str
+) -> None:
     code = f"import torch\n\ndef split_scale(x):\n    {route}\n    return {NEW}\n"
     result = _judge(runner, code)
     message = _rejected(result)
-    assert REFUSED in message and "immutable type" in message, message
+    assert expected in message, message
 
 
 # Defence in depth: the policy off (no problem can allow `sys` and `gc`), so solution.py reaches the
