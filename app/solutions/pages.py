@@ -15,7 +15,7 @@ from app.kit.db import utcnow
 from app.kit.errors import Conflict, InvalidInput
 from app.kit.markdown import highlight_code
 from app.kit.paging import next_url
-from app.kit.web import CsrfProtected, SessionDep, SettingsDep, render
+from app.kit.web import CsrfProtected, SessionDep, render
 from app.solutions import editorial, holds, repository, service
 from app.solutions.deps import PostLimiter
 from app.submissions.code_diff import line_diff
@@ -92,7 +92,6 @@ def publish(
     slug: Slug,
     user: CurrentUser,
     session: SessionDep,
-    settings: SettingsDep,
     limiter: PostLimiter,
     submission_id: Annotated[int, Form(ge=1, le=2**31 - 1)],
     title: Annotated[str, Form(max_length=service.MAX_TITLE * 2)] = "",
@@ -104,8 +103,7 @@ def publish(
     try:
         with session.begin_nested():
             solution = service.publish(session, user, slug, submission_id, title, write_up, tags.split(","),
-                                       utcnow(), limiter=limiter,
-                                       per_minute=settings.solution_posts_per_minute)  # fmt: skip
+                                       utcnow(), limiter=limiter)  # fmt: skip
     except (InvalidInput, Conflict) as exc:
         return _listing_page(request, session, user, slug, sort="votes", tag=None, after=None, form=values,
                              error=exc.detail)  # fmt: skip
@@ -162,15 +160,13 @@ def comment(
     solution_id: SolutionId,
     user: CurrentUser,
     session: SessionDep,
-    settings: SettingsDep,
     limiter: PostLimiter,
     body: Annotated[str, Form(max_length=service.MAX_COMMENT * 2)] = "",
 ) -> Any:
     now = utcnow()
     try:
         with session.begin_nested():
-            row = service.comment(session, user, solution_id, body, now, limiter=limiter,
-                                  per_minute=settings.solution_posts_per_minute)  # fmt: skip
+            row = service.comment(session, user, solution_id, body, now, limiter=limiter)
     except InvalidInput as exc:
         return _detail(request, session, user, solution_id, None,
                        {"comment_error": exc.detail, "comment_body": body}, 422)  # fmt: skip

@@ -195,19 +195,13 @@ def publish_editorial(v: Visit, slug: str, text: str) -> bool:
     return "notice=published" in page.url
 
 
-@pytest.mark.skip(
-    reason="Open (community2): the authoring form's live preview renders the Editorial field as a "
-    "statement (app.authoring.service.preview), so its images load from other hosts, which the editorial "
-    "page never does (Visits' teardown fails on them); and this batched editorial's Publish did not go "
-    "through — not diagnosed yet. Unskip once both are settled.",
-)
 def test_no_stored_xss_attempt_runs_from_the_authoring_forms_editorial(
     visits: Visits, server: Server, tmp_path: Path
 ) -> None:
     """Every attempt through the authoring form's Editorial field, in two drafts (the attempts a form
     carries as they are, then those holding a NUL, which may be refused), each published and its
     editorial page viewed by a learner with the trap, every element hovered and every link clicked."""
-    slug = scratch_problem(server, tmp_path, "A first editorial.", "xss-form", mutants=True)
+    slug = scratch_problem(server, tmp_path, "A first editorial.", "xss-form", publishable=True)
     author = visits.new("editorial-author")
     install_trap(author.context)
     author.login(server.accounts.author, f"/authoring/problems/{slug}")
