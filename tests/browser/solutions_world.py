@@ -57,6 +57,7 @@ class Api:
             user = session.scalars(select(User).where(User.email == email)).one()
             _row, token = tokens.create_token(session, user, "browser", utcnow())
         self.email = email
+        self.token = token
         self.client = httpx.Client(
             base_url=server.url, headers={"Authorization": f"Bearer {token}"}, timeout=90
         )
