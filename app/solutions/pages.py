@@ -11,6 +11,7 @@ from fastapi import APIRouter, Form, Path, Query, Request
 from fastapi.responses import RedirectResponse
 
 from app.accounts.deps import CurrentUser
+from app.kit import web
 from app.kit.db import utcnow
 from app.kit.errors import Conflict, InvalidInput
 from app.kit.markdown import highlight_code
@@ -33,8 +34,8 @@ def notice(request: Request, url: str, text: str) -> RedirectResponse:
 
 
 def pop_notice(request: Request) -> str | None:
-    value = request.session.pop(NOTICE_KEY, None)
-    return value if isinstance(value, str) else None
+    """This page's notice, or what the report form said (:data:`app.kit.web.POST_NOTICE_KEY`)."""
+    return web.pop_notice(request, NOTICE_KEY)
 
 
 def _listing_page(
