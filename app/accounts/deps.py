@@ -12,7 +12,7 @@ from app.accounts import service, sessions, tokens, two_factor
 from app.accounts.models import User, UserSession
 from app.kit.db import Database, utcnow
 from app.kit.errors import Forbidden, InvalidToken, LoginRequired
-from app.kit.limits import RequestLimiter, make_limiter
+from app.kit.limits import RequestLimiter, app_limiter
 from app.kit.security import csrf_token
 from app.kit.settings import Settings
 from app.kit.web import SessionDep, SettingsDep, get_database, require_csrf
@@ -122,10 +122,7 @@ bearer = HTTPBearer(
 
 
 def get_limiter(request: Request) -> RequestLimiter:
-    limiter: RequestLimiter | None = getattr(request.app.state, "api_v1_limiter", None)
-    if limiter is None:
-        limiter = request.app.state.api_v1_limiter = make_limiter(request.app.state.settings)
-    return limiter
+    return app_limiter(request)
 
 
 TOKEN_NEEDED = "This needs a token: send `Authorization: Bearer <token>`."

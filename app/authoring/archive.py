@@ -16,7 +16,7 @@ import zipfile
 import zlib
 
 from app.kit.errors import InvalidInput, PayloadTooLarge
-from runner.format.problem import MAX_FILE_BYTES, REQUIRED_FILES, SLUG_RE
+from runner.format.problem import EDITORIAL_FILE, MAX_FILE_BYTES, REQUIRED_FILES, SLUG_RE
 
 MAX_ZIP_BYTES = 2 * 1024 * 1024
 MAX_ENTRIES = 64
@@ -26,7 +26,8 @@ MUTANT_RE = re.compile(r"^mutants/[A-Za-z0-9_][A-Za-z0-9_-]{0,63}\.py$")
 # Accepted alternative solutions (runner/format/problem.py): the same names as mutants.
 ALTERNATIVE_RE = re.compile(r"^alternatives/[A-Za-z0-9_][A-Za-z0-9_-]{0,63}\.py$")
 FIXED_DATE = (1980, 1, 1, 0, 0, 0)
-ALLOWED_FILES = ", ".join(REQUIRED_FILES) + ", mutants/<name>.py and alternatives/<name>.py"
+NAMED_FILES = (*REQUIRED_FILES, EDITORIAL_FILE)  # editorial.md is optional, the others required
+ALLOWED_FILES = ", ".join(NAMED_FILES) + ", mutants/<name>.py and alternatives/<name>.py"
 
 
 class ArchiveError(InvalidInput):
@@ -34,7 +35,7 @@ class ArchiveError(InvalidInput):
 
 
 def allowed_name(rel: str) -> bool:
-    return rel in REQUIRED_FILES or bool(MUTANT_RE.match(rel) or ALTERNATIVE_RE.match(rel))
+    return rel in NAMED_FILES or bool(MUTANT_RE.match(rel) or ALTERNATIVE_RE.match(rel))
 
 
 def to_zip(slug: str, files: dict[str, str]) -> bytes:

@@ -14,7 +14,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.authoring.checking import InvalidProblem
-from runner.format.problem import MAX_HINTS, ProblemFormatError, parse_metadata, toml_value
+from runner.format.problem import (
+    EDITORIAL_FILE,
+    MAX_HINTS,
+    REQUIRED_FILES,
+    ProblemFormatError,
+    parse_metadata,
+    toml_value,
+)
 from runner.jobs import Limits
 
 DEFAULT_LIMITS = Limits()
@@ -173,8 +180,9 @@ class EditorForm:
         return out
 
 
-# The files the form edits: the rest of a problem's files (its ``alternatives/``) are kept as they are.
-FORM_FILES = frozenset({"problem.toml", "statement.md", "learn.md", "starter.py", "solution.py", "tests.py"})
+# The files the form edits (a blank Editorial field removes ``editorial.md``): the rest of a problem's
+# files (its ``alternatives/``) are kept as they are.
+FORM_FILES = frozenset({*REQUIRED_FILES, EDITORIAL_FILE})
 
 
 def edited_by_form(rel: str) -> bool:

@@ -12,20 +12,15 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from app.accounts.deps import ReadCaller, SubmitCaller
-from app.kit.limits import Quota, RequestLimiter, make_limiter
+from app.kit.limits import Quota, app_limiter
 
 LIMIT_WINDOW = "discussion-posts:"  # its Redis key, inside the deployment's namespace
 
 
 async def get_post_limiter(request: Request) -> Quota:
     """The posting window, spent at ``TORCHDRILL_DISCUSSION_POSTS_PER_MINUTE``."""
-    settings = request.app.state.settings
-    limiter: RequestLimiter | None = getattr(request.app.state, "discussion_limiter", None)
-    if limiter is None:
-        limiter = request.app.state.discussion_limiter = make_limiter(
-            settings, LIMIT_WINDOW, "discussion posts and edits"
-        )
-    return Quota(limiter, settings.discussion_posts_per_minute)
+    limiter = app_limiter(request, LIMIT_WINDOW, "discussion posts and edits")
+    return Quota(limiter, request.app.state.settings.discussion_posts_per_minute)
 
 
 Reader = ReadCaller

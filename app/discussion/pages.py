@@ -16,7 +16,7 @@ from app.discussion.deps import PostLimiter
 from app.discussion.models import REPLY, THREAD
 from app.kit.db import utcnow
 from app.kit.errors import AppError, Forbidden
-from app.kit.web import CsrfProtected, SessionDep, render
+from app.kit.web import CsrfProtected, SessionDep, pop_notice, render
 
 router = APIRouter(tags=["discussion pages"])
 
@@ -24,7 +24,6 @@ Id = Annotated[int, Path(ge=1, le=2**31 - 1)]
 Slug = Annotated[str, Path(max_length=80)]
 Body = Annotated[str, Form(max_length=posting.MAX_BODY * 2)]
 NOTICE_KEY = "discussion_notice"
-POST_NOTICE_KEY = "post_notice"  # what the report form (app.moderation) says back on the post's page
 
 
 def _refused(exc: AppError) -> bool:
@@ -39,8 +38,7 @@ def _back(request: Request, url: str, text: str | None = None) -> RedirectRespon
 
 
 def _notice(request: Request) -> str | None:
-    value = request.session.pop(NOTICE_KEY, None) or request.session.pop(POST_NOTICE_KEY, None)
-    return value if isinstance(value, str) else None
+    return pop_notice(request, NOTICE_KEY)
 
 
 def _list_page(

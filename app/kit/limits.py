@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import redis
+from fastapi import Request
 
 from app.kit.errors import TooManyRequests
 from app.kit.settings import Settings
@@ -127,3 +128,22 @@ def make_limiter(
 
         return RedisRequestLimiter(make_redis(settings), settings.wire.key(window), noun)
     return LocalRequestLimiter(noun)
+
+
+_MAKING = threading.Lock()
+
+
+def app_limiter(
+    request: Request, window: str = "api-requests:", noun: str = "API requests"
+) -> RequestLimiter:
+    """The app's one limiter of ``window`` (:func:`make_limiter` on first use), kept by window in
+    ``app.state.limiters`` so that every request of the process counts in the same window (made
+    under a lock: sync routes ask from several threads at once)."""
+    state = request.app.state
+    with _MAKING:
+        limiters: dict[str, RequestLimiter] | None = getattr(state, "limiters", None)
+        if limiters is None:
+            limiters = state.limiters = {}
+        if window not in limiters:
+            limiters[window] = make_limiter(state.settings, window, noun)
+        return limiters[window]

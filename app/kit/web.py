@@ -114,6 +114,18 @@ async def require_csrf(request: Request) -> None:
 CsrfProtected = Depends(require_csrf)
 
 
+# What an action on a post taken from another route (app.moderation's report form) says back: the
+# post's own page (a solution's, a thread's) shows it once, beside that page's own notices.
+POST_NOTICE_KEY = "post_notice"
+
+
+def pop_notice(request: Request, key: str) -> str | None:
+    """The page's one-time notice under ``key``, or the post notice; both are taken from the session."""
+    own, post = request.session.pop(key, None), request.session.pop(POST_NOTICE_KEY, None)
+    value = own or post
+    return value if isinstance(value, str) else None
+
+
 def render(
     request: Request, template: str, context: dict[str, Any] | None = None, status_code: int = 200
 ) -> Any:

@@ -7,20 +7,15 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from app.accounts.deps import SubmitCaller, TeachReadCaller, TeachWriteCaller
-from app.kit.limits import Quota, RequestLimiter, make_limiter
+from app.kit.limits import Quota, app_limiter
 
 LIMIT_WINDOW = "moderation-reports:"  # its Redis key, inside the deployment's namespace
 
 
 async def get_report_limiter(request: Request) -> Quota:
     """The reporting window, spent at ``TORCHDRILL_POST_REPORTS_PER_MINUTE``."""
-    settings = request.app.state.settings
-    limiter: RequestLimiter | None = getattr(request.app.state, "moderation_limiter", None)
-    if limiter is None:
-        limiter = request.app.state.moderation_limiter = make_limiter(
-            settings, LIMIT_WINDOW, "reports of posts"
-        )
-    return Quota(limiter, settings.post_reports_per_minute)
+    limiter = app_limiter(request, LIMIT_WINDOW, "reports of posts")
+    return Quota(limiter, request.app.state.settings.post_reports_per_minute)
 
 
 Reporter = SubmitCaller

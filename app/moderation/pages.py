@@ -10,15 +10,13 @@ from fastapi.responses import RedirectResponse
 from app.accounts.deps import CurrentUser
 from app.kit.db import utcnow
 from app.kit.errors import AppError
-from app.kit.web import CsrfProtected, SessionDep, render
+from app.kit.web import POST_NOTICE_KEY, CsrfProtected, SessionDep, render
 from app.moderation import registry, service
 from app.moderation.deps import ReportLimiter
 
 router = APIRouter(tags=["moderation pages"])
 
-NOTICE_KEY = "moderation_notice"
-# The report form returns to the reported post's page, which shows this key's text (any domain's).
-POST_NOTICE_KEY = "post_notice"
+NOTICE_KEY = "moderation_notice"  # the queue's; the report form's goes to the post's page (POST_NOTICE_KEY)
 
 
 def _notice(request: Request) -> str | None:

@@ -14,7 +14,7 @@ from fastapi import Depends, Request
 
 from app.accounts.deps import ReadCaller, SubmitCaller, TeachWriteCaller
 from app.accounts.reset_pages import get_mailer
-from app.kit.limits import RequestLimiter, make_limiter
+from app.kit.limits import RequestLimiter, app_limiter
 from app.kit.links import public_url
 from app.kit.web import SettingsDep
 from app.reports.service import Notifier
@@ -23,12 +23,7 @@ LIMIT_WINDOW = "test-reports:"  # its Redis key, inside the deployment's namespa
 
 
 async def get_report_limiter(request: Request) -> RequestLimiter:
-    limiter: RequestLimiter | None = getattr(request.app.state, "report_limiter", None)
-    if limiter is None:
-        limiter = request.app.state.report_limiter = make_limiter(
-            request.app.state.settings, LIMIT_WINDOW, "test reports"
-        )
-    return limiter
+    return app_limiter(request, LIMIT_WINDOW, "test reports")
 
 
 async def get_notifier(request: Request, settings: SettingsDep) -> Notifier:

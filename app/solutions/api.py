@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.kit.db import utcnow
 from app.kit.paging import next_url
-from app.kit.web import SessionDep, SettingsDep
+from app.kit.web import SessionDep
 from app.solutions import editorial, holds, service
 from app.solutions.deps import PostLimiter, Reader, Teacher, Writer
 from app.solutions.views import (
@@ -110,14 +110,12 @@ def publish_solution(
     body: SolutionIn,
     user: Writer,
     session: SessionDep,
-    settings: SettingsDep,
     limiter: PostLimiter,
 ) -> SolutionView:
     """Publish one of your accepted Submits on the problem, with a write-up and approach tags."""
     now = utcnow()
     solution = service.publish(session, user, slug, body.submission_id, body.title, body.write_up, body.tags,
-                               now, limiter=limiter,
-                               per_minute=settings.solution_posts_per_minute)  # fmt: skip
+                               now, limiter=limiter)  # fmt: skip
     return service.read(session, user, solution.id, now)[0]
 
 
@@ -181,11 +179,9 @@ def add_comment(
     body: CommentIn,
     user: Writer,
     session: SessionDep,
-    settings: SettingsDep,
     limiter: PostLimiter,
 ) -> CommentView:
-    row = service.comment(session, user, solution_id, body.body, utcnow(), limiter=limiter,
-                          per_minute=settings.solution_posts_per_minute)  # fmt: skip
+    row = service.comment(session, user, solution_id, body.body, utcnow(), limiter=limiter)
     return CommentView.of(row, reader_id=user.id)
 
 

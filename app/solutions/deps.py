@@ -9,21 +9,18 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from app.accounts.deps import ReadCaller, SubmitCaller, TeachWriteCaller
-from app.kit.limits import RequestLimiter, make_limiter
+from app.kit.limits import Quota, app_limiter
 
 LIMIT_WINDOW = "solution-posts:"  # its Redis key, inside the deployment's namespace
 
 
-async def get_post_limiter(request: Request) -> RequestLimiter:
-    limiter: RequestLimiter | None = getattr(request.app.state, "solution_post_limiter", None)
-    if limiter is None:
-        limiter = request.app.state.solution_post_limiter = make_limiter(
-            request.app.state.settings, LIMIT_WINDOW, "solutions and comments"
-        )
-    return limiter
+async def get_post_limiter(request: Request) -> Quota:
+    """The posting window, spent at ``TORCHDRILL_SOLUTION_POSTS_PER_MINUTE``."""
+    limiter = app_limiter(request, LIMIT_WINDOW, "solutions and comments")
+    return Quota(limiter, request.app.state.settings.solution_posts_per_minute)
 
 
 Reader = ReadCaller
 Writer = SubmitCaller
 Teacher = TeachWriteCaller
-PostLimiter = Annotated[RequestLimiter, Depends(get_post_limiter)]
+PostLimiter = Annotated[Quota, Depends(get_post_limiter)]

@@ -11,11 +11,12 @@ from fastapi import APIRouter, Form, Path, Query, Request
 from fastapi.responses import RedirectResponse
 
 from app.accounts.deps import CurrentUser
+from app.kit import web
 from app.kit.db import utcnow
 from app.kit.errors import Conflict, InvalidInput
 from app.kit.markdown import highlight_code
 from app.kit.paging import next_url
-from app.kit.web import CsrfProtected, SessionDep, SettingsDep, render
+from app.kit.web import CsrfProtected, SessionDep, render
 from app.solutions import editorial, holds, repository, service
 from app.solutions.deps import PostLimiter
 from app.submissions.code_diff import line_diff
@@ -33,8 +34,8 @@ def notice(request: Request, url: str, text: str) -> RedirectResponse:
 
 
 def pop_notice(request: Request) -> str | None:
-    value = request.session.pop(NOTICE_KEY, None)
-    return value if isinstance(value, str) else None
+    """This page's notice, or what the report form said (:data:`app.kit.web.POST_NOTICE_KEY`)."""
+    return web.pop_notice(request, NOTICE_KEY)
 
 
 def _listing_page(
@@ -92,7 +93,6 @@ def publish(
     slug: Slug,
     user: CurrentUser,
     session: SessionDep,
-    settings: SettingsDep,
     limiter: PostLimiter,
     submission_id: Annotated[int, Form(ge=1, le=2**31 - 1)],
     title: Annotated[str, Form(max_length=service.MAX_TITLE * 2)] = "",
@@ -104,8 +104,7 @@ def publish(
     try:
         with session.begin_nested():
             solution = service.publish(session, user, slug, submission_id, title, write_up, tags.split(","),
-                                       utcnow(), limiter=limiter,
-                                       per_minute=settings.solution_posts_per_minute)  # fmt: skip
+                                       utcnow(), limiter=limiter)  # fmt: skip
     except (InvalidInput, Conflict) as exc:
         return _listing_page(request, session, user, slug, sort="votes", tag=None, after=None, form=values,
                              error=exc.detail)  # fmt: skip
@@ -162,15 +161,13 @@ def comment(
     solution_id: SolutionId,
     user: CurrentUser,
     session: SessionDep,
-    settings: SettingsDep,
     limiter: PostLimiter,
     body: Annotated[str, Form(max_length=service.MAX_COMMENT * 2)] = "",
 ) -> Any:
     now = utcnow()
     try:
         with session.begin_nested():
-            row = service.comment(session, user, solution_id, body, now, limiter=limiter,
-                                  per_minute=settings.solution_posts_per_minute)  # fmt: skip
+            row = service.comment(session, user, solution_id, body, now, limiter=limiter)
     except InvalidInput as exc:
         return _detail(request, session, user, solution_id, None,
                        {"comment_error": exc.detail, "comment_body": body}, 422)  # fmt: skip

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.kit.errors import Conflict, Forbidden, InvalidInput, NotFound
-from app.kit.limits import RequestLimiter
+from app.kit.limits import Quota
 from app.kit.paging import decode_cursor, encode_cursor
 from app.kit.user_text import check_user_text
 from app.problems import service as problems
@@ -138,8 +138,7 @@ def publish(
     tags: Sequence[str],
     now: datetime,
     *,
-    limiter: RequestLimiter,
-    per_minute: int,
+    limiter: Quota,
 ) -> Solution:
     """Publish one of ``user``'s own accepted submits on the problem, with a write-up and tags."""
     problem = visible_problem(session, slug, user, now)
@@ -155,7 +154,7 @@ def publish(
         raise InvalidInput("Only an accepted Submit can be published: submit a solution that passes first.")
     if repository.by_submission(session, submission.id) is not None:
         raise Conflict(f"Submission #{submission.id} is already published.")
-    limiter.hit(user.id, per_minute)
+    limiter.hit(user.id)
     solution = repository.add(
         session,
         Solution(problem_id=problem.id, author_id=user.id, submission_id=submission.id, title=title,
@@ -288,14 +287,13 @@ def comment(
     body: str,
     now: datetime,
     *,
-    limiter: RequestLimiter,
-    per_minute: int,
+    limiter: Quota,
 ) -> SolutionComment:
     solution, _problem = _readable(session, user, solution_id, now)
     if solution.hidden_at is not None:
         raise Forbidden("This solution was hidden by a moderator; it takes no comments.")
     body = check_user_text(body, "The comment", max_chars=MAX_COMMENT)
-    limiter.hit(user.id, per_minute)
+    limiter.hit(user.id)
     row = repository.add(session, SolutionComment(solution_id=solution.id, author_id=user.id, body=body,
                                                   created_at=now))  # fmt: skip
     repository.count_comment(session, solution.id, +1)

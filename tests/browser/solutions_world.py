@@ -20,16 +20,26 @@ from tests.browser.test_courses import _import
 RIGHT = "import torch\n\n\ndef add(a, b):\n    return a + b\n"
 
 
-def scratch_problem(server: Server, tmp_path: Path, editorial: str, tag: str, mutants: bool = False) -> str:
-    """A copy of the fixture bank's add-tensors under a new slug, with ``editorial.md`` (and its
-    mutants when it is to be published again through the authoring form, which validates them)."""
+# A statement and learn section of add-tensors in the full format, which validation asks for.
+FULL_FORMAT = Path(__file__).parent / "fixtures" / "add-tensors-full"
+
+
+def scratch_problem(
+    server: Server, tmp_path: Path, editorial: str, tag: str, publishable: bool = False
+) -> str:
+    """A copy of the fixture bank's add-tensors under a new slug, with ``editorial.md``; when it is
+    to be published again through the authoring form (which validates it first), with its mutants
+    and the statement and learn section in the full format."""
     slug = f"browser-{tag}-{uuid.uuid4().hex[:6]}"
     folder = tmp_path / slug
     shutil.copytree(
         ROOT / "tests/app/fixtures/bank/add-tensors",
         folder,
-        ignore=None if mutants else shutil.ignore_patterns("mutants"),
+        ignore=None if publishable else shutil.ignore_patterns("mutants"),
     )
+    if publishable:
+        for name in ("statement.md", "learn.md"):
+            shutil.copyfile(FULL_FORMAT / name, folder / name)
     (folder / "editorial.md").write_text(editorial)
     toml = folder / "problem.toml"
     toml.write_text(
@@ -47,6 +57,7 @@ class Api:
             user = session.scalars(select(User).where(User.email == email)).one()
             _row, token = tokens.create_token(session, user, "browser", utcnow())
         self.email = email
+        self.token = token
         self.client = httpx.Client(
             base_url=server.url, headers={"Authorization": f"Bearer {token}"}, timeout=90
         )

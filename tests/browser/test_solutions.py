@@ -1,6 +1,7 @@
 """Published solutions in Chromium: a learner solves (the real judge), publishes with a write-up,
-another solver votes and comments, a non-solver is refused (page and API) until they give up, then
-reads them; "compare with mine" and the editorial. axe finds nothing serious on any new page."""
+another learner is refused (page and API) until they solve, then votes and comments, a non-solver is
+refused until they give up, then reads them; "compare with mine" and the editorial. axe finds nothing
+serious on any new page."""
 
 from __future__ import annotations
 
@@ -63,8 +64,14 @@ def test_solve_publish_vote_comment_and_a_non_solver_gives_up(
 
     solver = visits.new("solver")
     solver.login(server.new_account(), f"/problems/{slug}")
-    submit(solver.page, slug, RIGHT, "Accepted")
     spage = solver.page
+    # Refused (page and API) until they solve it: then the same page and API open.
+    assert spage.request.get(f"/api/v1/problems/{slug}/solutions").status == 403
+    spage.goto(f"/problems/{slug}/solutions")
+    expect(spage.locator("#solutions-locked")).to_be_visible()
+    expect(spage.locator("#solution-list")).to_have_count(0)
+    submit(spage, slug, RIGHT, "Accepted")
+    assert spage.request.get(f"/api/v1/problems/{slug}/solutions").status == 200
     spage.goto(f"/problems/{slug}/solutions")
     expect(spage.locator("#solution-list li")).to_have_count(1)
     axe_clean(solver, "solutions-list", findings)

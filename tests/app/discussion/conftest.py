@@ -6,7 +6,6 @@ from collections.abc import Callable, Iterator
 import pytest
 from fastapi import FastAPI
 
-from app.kit.limits import LocalRequestLimiter
 from tests.app.api_v1.conftest import make_account, member, student
 from tests.app.authoring.conftest import walkthrough_files
 from tests.app.authoring.world import world
@@ -17,8 +16,7 @@ __all__ = ["live_server", "make_account", "member", "student", "walkthrough_file
 
 @pytest.fixture(autouse=True)
 def fresh_windows(app: FastAPI) -> None:
-    app.state.discussion_limiter = LocalRequestLimiter("discussion posts and edits")
-    app.state.moderation_limiter = LocalRequestLimiter("reports of posts")
+    app.state.limiters = {}  # app.kit.limits.app_limiter makes each window again
 
 
 @pytest.fixture

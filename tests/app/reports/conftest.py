@@ -3,7 +3,6 @@
 import pytest
 from fastapi import FastAPI
 
-from app.kit.limits import LocalRequestLimiter
 from tests.app.api_v1.conftest import make_account, member, student
 from tests.app.authoring.conftest import walkthrough_files
 from tests.app.authoring.world import world
@@ -14,5 +13,5 @@ __all__ = ["live_server", "make_account", "member", "student", "walkthrough_file
 
 @pytest.fixture(autouse=True)
 def fresh_report_limit(app: FastAPI) -> None:
-    """A fresh report window per test: the suite deletes users, and SQLite reuses their ids."""
-    app.state.report_limiter = LocalRequestLimiter("test reports")
+    """Fresh rate limit windows per test: the suite deletes users, and SQLite reuses their ids."""
+    app.state.limiters = {}  # app.kit.limits.app_limiter makes each window again

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 
-from app.kit.limits import LocalRequestLimiter
 from tests.app.api_v1.conftest import ApiAccount, make_account, member, student
 from tests.app.cli.conftest import live_server
 
@@ -24,8 +23,8 @@ WRONG_ADD = "def add(a, b):\n    return a - b\n"
 
 @pytest.fixture(autouse=True)
 def fresh_post_limit(app: FastAPI) -> None:
-    """A fresh post window per test: the suite deletes users, and SQLite reuses their ids."""
-    app.state.solution_post_limiter = LocalRequestLimiter("solutions and comments")
+    """Fresh rate limit windows per test: the suite deletes users, and SQLite reuses their ids."""
+    app.state.limiters = {}  # app.kit.limits.app_limiter makes each window again
 
 
 def solve(account: ApiAccount, slug: str, code: str | None = None) -> dict[str, Any]:

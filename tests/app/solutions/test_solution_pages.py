@@ -1,5 +1,5 @@
 """The solutions pages with a browser's session: the lock and "give up", publishing with a mistake
-(the form comes back with what was typed), votes, comments, "compare with mine", deleting."""
+(the form comes back with what was typed), votes, comments, reporting, "compare with mine", deleting."""
 
 from __future__ import annotations
 
@@ -60,6 +60,13 @@ def test_a_learner_publishes_from_the_page_and_another_gives_up_votes_and_commen
     assert empty.status_code == 422 and 'id="comment-error"' in empty.text
     assert form(reader, f"{solution_url}/comments", {"body": "Thanks!"}, solution_url).status_code == 303
     assert "Thanks!" in author.get(solution_url).text
+    # The report form returns to the solution's page, which says what became of the report.
+    for reason, said in (("Copied.", "a moderator will look"), ("Again.", "Not reported: ")):
+        fields = {"kind": "solution", "id": solution_url.rsplit("/", 1)[1], "reason": reason}
+        reported = form(reader, "/moderation/report", fields, solution_url)
+        assert reported.status_code == 303 and reported.headers["location"] == solution_url
+        assert said in reader.get(solution_url).text, reason
+        assert said not in reader.get(solution_url).text  # shown once
     compare = reader.get(f"{solution_url}/compare")
     assert compare.status_code == 200 and "a - b" in compare.text and "a + b" in compare.text
     assert form(author, f"{solution_url}/delete", {}, solution_url).status_code == 303
