@@ -46,6 +46,7 @@ _ASSIGNMENTS: Table = AnalyticsAssignment.__table__  # type: ignore[assignment]
 _CASE_TOTALS: Table = AnalyticsCaseTotal.__table__  # type: ignore[assignment]
 _KIND_TOTALS: Table = AnalyticsKindTotal.__table__  # type: ignore[assignment]
 _CHUNK = 500  # ids per IN list
+Slice = tuple[int, int]  # (user, problem)
 
 
 def _chunks(ids: Sequence[int]) -> Iterable[Sequence[int]]:
@@ -127,6 +128,44 @@ def seen(
     return out
 
 
+def counted_times(
+    session: Session, user_ids: Sequence[int], problem_ids: Sequence[int]
+) -> dict[tuple[int, int], list[datetime]]:
+    """When each of the users' submissions on the problems that ``rules.summarise`` counts was
+    made (finished practice work with a verdict that is not the platform's failure), by (user,
+    problem): three small columns, none of the cases. Which the course sees is the caller's."""
+    out: dict[tuple[int, int], list[datetime]] = {}
+    if not problem_ids:
+        return out
+    for chunk in _chunks(sorted(user_ids)):
+        stmt = select(Submission.user_id, Submission.problem_id, Submission.created_at).where(
+            Submission.user_id.in_(chunk),
+            Submission.problem_id.in_(sorted(problem_ids)),
+            Submission.status == FINISHED,
+            Submission.verdict.is_not(None),
+            Submission.verdict.not_in(sorted(rules.IGNORED)),
+            _practice(),
+        )
+        for user_id, problem_id, created_at in session.execute(stmt):
+            out.setdefault((user_id, problem_id), []).append(created_at)
+    return out
+
+
+Marks = tuple[int, datetime | None, datetime | None]  # (counted submissions, first, last)
+
+
+def progress_marks(session: Session, assignment_id: int, user_ids: Sequence[int]) -> dict[Slice, Marks]:
+    """(runs + attempts, first at, last at) of the students' progress rows, by (user, problem)."""
+    p = _PROGRESS.c
+    out: dict[Slice, Marks] = {}
+    for chunk in _chunks(sorted(user_ids)):
+        stmt = select(p.user_id, p.problem_id, p.runs + p.attempts, p.first_at, p.last_at).where(
+            p.assignment_id == assignment_id, p.user_id.in_(chunk)
+        )
+        out.update({(u, pid): (int(n), first, last) for u, pid, n, first, last in session.execute(stmt)})
+    return out
+
+
 # --- the window rows: the lock and what the rows were computed for -----------------------------------
 
 
@@ -160,13 +199,17 @@ def lock_windows(session: Session, assignment_id: int, user_ids: Sequence[int]) 
     return keys
 
 
+_SET_KEY = (
+    update(_WINDOWS)
+    .where(_WINDOWS.c.assignment_id == bindparam("a"), _WINDOWS.c.user_id == bindparam("u"))
+    .values(key=bindparam("k"))
+)
+
+
 def set_window_keys(session: Session, assignment_id: int, keys: dict[int, str]) -> None:
-    for user_id, key in keys.items():
-        session.execute(
-            update(_WINDOWS)
-            .where(_WINDOWS.c.assignment_id == assignment_id, _WINDOWS.c.user_id == user_id)
-            .values(key=key)
-        )
+    """One statement run with every student's key (an executemany), in user order."""
+    if keys:
+        session.execute(_SET_KEY, [{"a": assignment_id, "u": u, "k": k} for u, k in sorted(keys.items())])
 
 
 def window_keys(session: Session, assignment_id: int, user_ids: Sequence[int]) -> dict[int, str]:
@@ -216,8 +259,6 @@ def window_inputs(session: Session, course_id: int, assignment_id: int) -> list[
 
 
 # --- the rows ---------------------------------------------------------------------------------------
-
-Slice = tuple[int, int]  # (user, problem)
 
 
 def replace_rows(

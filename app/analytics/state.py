@@ -161,8 +161,13 @@ def work_changed(
 
 
 def refresh(session: Session, course: Course, assignment: Assignment, user_ids: Sequence[int] | None) -> int:
-    """Recompute the students (None: every one) whose window moved since their rows were
-    written, and every student after the assignment's problems changed; how many."""
+    """Bring the rows of the students (None: every one) whose window moved since their rows were
+    written (every student after the assignment's problems changed) to their new window; how
+    many (student, problem) rows were recomputed.
+
+    A moved window recomputes only the rows whose counted work it changed (:func:`changed_slices`);
+    the others keep their rows and take the new window's key, in a few statements for the class.
+    """
     problems = problems_key(assignment)
     stored = repository.assignment_keys(session, assignment.id)
     regrouped = stored is None or stored[0] != problems
@@ -174,15 +179,55 @@ def refresh(session: Session, course: Course, assignment: Assignment, user_ids: 
     work = course_work(session, [assignment], users)
     if regrouped:
         repository.delete_other_problems(session, assignment.id, _problems(assignment))
-        stale = users
-    else:
-        keys = repository.window_keys(session, assignment.id, users)
-        stale = [u for u in users if keys.get(u, "") != window_key(work, assignment, u)]
-    recompute(session, work, assignment, stale)
+    keys = repository.window_keys(session, assignment.id, users)
+    current = {u: window_key(work, assignment, u) for u in users}
+    moved = [u for u in users if keys.get(u, "") != current[u]]
+    recomputed = 0
+    if moved:
+        repository.lock_windows(session, assignment.id, moved)
+        by_problems: dict[tuple[int, ...], list[int]] = {}
+        for user_id, changed in changed_slices(session, work, assignment, moved).items():
+            by_problems.setdefault(tuple(sorted(changed)), []).append(user_id)
+        for some, group in sorted(by_problems.items()):
+            found = summaries(session, work, assignment, group, some)
+            repository.replace_rows(session, assignment.id, group, some, found)
+            recomputed += len(found)
+        repository.set_window_keys(session, assignment.id, {u: current[u] for u in moved})
     if regrouped:
         repository.retotal(session, assignment.id)
     repository.set_assignment_keys(session, assignment.id, problems, inputs_key(session, course, assignment))
-    return len(stale)
+    return recomputed
+
+
+def changed_slices(
+    session: Session, work: CourseWork, assignment: Assignment, user_ids: Sequence[int]
+) -> dict[int, set[int]]:
+    """``{student: problems}`` whose counted work in the new window ``work`` differs from the one
+    their rows hold, told by how many counted submissions there are and the first and last one's
+    times (``rules.summarise``'s ``runs + attempts``, ``first_at``, ``last_at``), read without
+    the cases.
+
+    Those three are enough because a change of the course's work moves a window only at its ends:
+    the assignment's or the extension's release moves every span's start one way, its close every
+    span's end one way; an enrolment adds a period after every earlier one or closes the last.
+    What a change adds or drops at the start is earlier than everything it keeps (the first time
+    differs), and at the end later than everything it keeps (the last time differs); a window that
+    drops nothing and adds nothing counts the same number. So equal figures mean the same work,
+    and the rows (a function of it, ``app.analytics.models``) need nothing but the new key.
+    """
+    problem_ids = _problems(assignment)
+    times = repository.counted_times(session, user_ids, problem_ids)
+    marks = repository.progress_marks(session, assignment.id, user_ids)
+    out: dict[int, set[int]] = {}
+    for user_id in user_ids:
+        for problem_id in problem_ids:
+            seen = [
+                t for t in times.get((user_id, problem_id), ()) if work.counts_for(user_id, assignment.id, t)
+            ]
+            now = (len(seen), min(seen), max(seen)) if seen else (0, None, None)
+            if now != marks.get((user_id, problem_id), (0, None, None)):
+                out.setdefault(user_id, set()).add(problem_id)
+    return out
 
 
 @dataclass(frozen=True)
