@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Table, and_, bindparam, case, delete, func, insert, or_, select, update
+from sqlalchemy import Table, and_, bindparam, case, delete, func, insert, or_, select, type_coerce, update
 from sqlalchemy.orm import Session
 
 from app.analytics import rules
@@ -34,7 +34,7 @@ from app.courses.models import (
     EnrolmentPeriod,
     Extension,
 )
-from app.kit.db import backend_insert
+from app.kit.db import UTCDateTime, backend_insert
 from app.solutions.models import GiveUp
 from app.submissions.models import COPY_KEY_PREFIX, FINISHED, Submission
 
@@ -128,6 +128,9 @@ def seen(
     return out
 
 
+Marks = tuple[int, datetime | None, datetime | None]  # (counted submissions, first, last)
+
+
 def counted_times(
     session: Session, user_ids: Sequence[int], problem_ids: Sequence[int]
 ) -> dict[tuple[int, int], list[datetime]]:
@@ -151,7 +154,49 @@ def counted_times(
     return out
 
 
-Marks = tuple[int, datetime | None, datetime | None]  # (counted submissions, first, last)
+def counted_marks(
+    session: Session,
+    course_id: int,
+    user_ids: Sequence[int],
+    problem_ids: Sequence[int],
+    opens: datetime,
+    closes: datetime,
+) -> dict[Slice, Marks]:
+    """(count, first, last) of the counted submissions (as :func:`counted_times`) that the course
+    sees of students whose window is the assignment's own (no extension): made from ``opens`` to
+    ``closes`` (both included) while enrolled (``app.courses.visibility``'s spans, in SQL),
+    grouped by the database, by (user, problem)."""
+    out: dict[Slice, Marks] = {}
+    if not problem_ids:
+        return out
+    s, ep = Submission.__table__.c, EnrolmentPeriod.__table__.c
+    at = s.created_at
+    enrolled = (
+        select(ep.id)
+        .where(
+            ep.course_id == course_id,
+            ep.user_id == s.user_id,
+            ep.joined_at <= at,
+            or_(ep.left_at.is_(None), at < ep.left_at),
+        )
+        .exists()
+    )
+    stamp = UTCDateTime()
+    for chunk in _chunks(sorted(user_ids)):
+        stmt = (
+            select(
+                s.user_id, s.problem_id, func.count(), type_coerce(func.min(at), stamp),
+                type_coerce(func.max(at), stamp),
+            )
+            .where(
+                s.user_id.in_(chunk), s.problem_id.in_(sorted(problem_ids)), s.status == FINISHED,
+                s.verdict.is_not(None), s.verdict.not_in(sorted(rules.IGNORED)), _practice(),
+                at >= opens, at <= closes, enrolled,
+            )
+            .group_by(s.user_id, s.problem_id)
+        )  # fmt: skip
+        out.update({(u, p): (int(n), first, last) for u, p, n, first, last in session.execute(stmt)})
+    return out
 
 
 def progress_marks(session: Session, assignment_id: int, user_ids: Sequence[int]) -> dict[Slice, Marks]:
@@ -533,11 +578,24 @@ def solve_medians(session: Session, course_id: int, assignment_id: int) -> dict[
 StuckRow = tuple[int, int, str, str, int, int, int, int, datetime]
 
 
+def _stuck_where(course_id: int, assignment_id: int, now: datetime, problem_id: int | None) -> list[Any]:
+    p = _PROGRESS.c
+    return [
+        *_of(_PROGRESS, course_id, assignment_id, problem_id),
+        rules.stuck_sql(p.solved_at, p.failed, p.since_best, p.best_at, now),
+    ]
+
+
 def stuck(
-    session: Session, course_id: int, assignment_id: int, now: datetime, problem_id: int | None = None
+    session: Session,
+    course_id: int,
+    assignment_id: int,
+    now: datetime,
+    problem_id: int | None = None,
+    limit: int | None = None,
 ) -> list[StuckRow]:
     """(problem, user, email, section, failed, best passed, best total, since best, last at) of the
-    active students stuck (``rules.stuck_sql``), most failures first."""
+    active students stuck (``rules.stuck_sql``), most failures first (the first ``limit``)."""
     from app.accounts.models import User
 
     p = _PROGRESS.c
@@ -546,35 +604,68 @@ def stuck(
                p.best_total, p.since_best, p.last_at)
         .join(User, User.id == p.user_id)
         .join(CourseMember, and_(CourseMember.user_id == p.user_id, CourseMember.course_id == course_id))
-        .where(
-            *_of(_PROGRESS, course_id, assignment_id, problem_id),
-            rules.stuck_sql(p.solved_at, p.failed, p.since_best, p.best_at, now),
-        )
+        .where(*_stuck_where(course_id, assignment_id, now, problem_id))
         .order_by(p.failed.desc(), User.email, p.problem_id)
+        .limit(limit)
     )  # fmt: skip
     return [tuple(r) for r in session.execute(stmt)]
 
 
-def not_started(
-    session: Session, course_id: int, assignment_id: int, problem_ids: Sequence[int]
-) -> list[tuple[int, str, str]]:
-    """(user, email, section) of the active students with no row on any of the problems."""
+def stuck_counts(
+    session: Session, course_id: int, assignment_id: int, now: datetime, problem_id: int | None = None
+) -> dict[int, int]:
+    """``{problem: active students stuck on it}``."""
+    p = _PROGRESS.c
+    stmt = (
+        select(p.problem_id, func.count())
+        .where(*_stuck_where(course_id, assignment_id, now, problem_id))
+        .group_by(p.problem_id)
+    )
+    return {int(pid): int(n) for pid, n in session.execute(stmt)}
+
+
+def _not_started_where(course_id: int, assignment_id: int, problem_ids: Sequence[int]) -> list[Any]:
     from app.accounts.models import User
 
     p = _PROGRESS.c
     started = select(p.user_id).where(p.assignment_id == assignment_id, p.problem_id.in_(list(problem_ids)))
+    return [
+        CourseMember.course_id == course_id,
+        CourseMember.role == STUDENT,
+        CourseMember.status == ACTIVE,
+        User.id.not_in(started),
+    ]
+
+
+def not_started(
+    session: Session, course_id: int, assignment_id: int, problem_ids: Sequence[int], limit: int | None = None
+) -> list[tuple[int, str, str]]:
+    """(user, email, section) of the active students with no row on any of the problems (by email;
+    the first ``limit``)."""
+    from app.accounts.models import User
+
     stmt = (
         select(User.id, User.email, CourseMember.section)
         .join(CourseMember, CourseMember.user_id == User.id)
-        .where(
-            CourseMember.course_id == course_id,
-            CourseMember.role == STUDENT,
-            CourseMember.status == ACTIVE,
-            User.id.not_in(started),
-        )
+        .where(*_not_started_where(course_id, assignment_id, problem_ids))
         .order_by(User.email, User.id)
+        .limit(limit)
     )
     return [(u, e, sec or "") for u, e, sec in session.execute(stmt)]
+
+
+def count_not_started(
+    session: Session, course_id: int, assignment_id: int, problem_ids: Sequence[int]
+) -> int:
+    from app.accounts.models import User
+
+    stmt = (
+        select(func.count())
+        .select_from(User)
+        .join(CourseMember, CourseMember.user_id == User.id)
+        .where(*_not_started_where(course_id, assignment_id, problem_ids))
+    )
+    return int(session.scalar(stmt) or 0)
 
 
 def failure_totals(
@@ -638,3 +729,9 @@ def course_assignments(session: Session, course_id: int) -> list[Assignment]:
 
 def all_assignments(session: Session) -> list[Assignment]:
     return list(session.scalars(select(Assignment).order_by(Assignment.id)))
+
+
+def extended_user_ids(session: Session, assignment_id: int) -> list[int]:
+    """The students with an extension on the assignment (their window is not its own)."""
+    e = Extension.__table__.c
+    return sorted(session.scalars(select(e.user_id).where(e.assignment_id == assignment_id)))

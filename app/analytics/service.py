@@ -31,6 +31,7 @@ from app.kit.errors import NotFound
 from app.problems.models import Problem
 
 MAX_DAYS = 62  # the days shown over time: the last two months with failures
+LIST_SHOWN = 50  # stuck and not-started students listed unless every one is asked for
 
 
 def _label(key: str) -> str:
@@ -76,7 +77,12 @@ class _Read:
     date where verdicts and changes of the course's work are written)."""
 
     def __init__(
-        self, session: Session, course: Course, assignment: Assignment, problem_id: int | None
+        self,
+        session: Session,
+        course: Course,
+        assignment: Assignment,
+        problem_id: int | None,
+        shown: int | None,
     ) -> None:
         self.now = datetime.now(tz=_zone(course))
         ids = (course.id, assignment.id)
@@ -91,7 +97,8 @@ class _Read:
             self.medians = (
                 {problem_id: (statistics.median(minutes), statistics.median(attempts))} if self.times else {}
             )
-        self.stuck_rows = repository.stuck(session, *ids, self.now, problem_id)
+        self.stuck_counts = repository.stuck_counts(session, *ids, self.now, problem_id)
+        self.stuck_rows = repository.stuck(session, *ids, self.now, problem_id, shown)
         self.failures = repository.failure_totals(session, assignment.id, problem_id)
         self.kinds = repository.kind_totals(session, assignment.id, problem_id)
         self.gave_up = repository.give_ups(session, course.id, problem_id)
@@ -111,7 +118,7 @@ class _Read:
             solved=solved,
             median_minutes_to_solve=None if median is None else round(median[0], 1),
             median_attempts_to_solve=None if median is None else round(median[1], 1),
-            stuck=sum(1 for r in self.stuck_rows if r[0] == problem.id),
+            stuck=self.stuck_counts.get(problem.id, 0),
             gave_up=self.gave_up.get(problem.id, 0),
             top_case=cases[0] if cases else None,
             top_rule=broken[0] if broken else None,
@@ -130,15 +137,28 @@ class _Read:
 
 
 def _not_started(
-    session: Session, course: Course, assignment: Assignment, problem_ids: list[int]
-) -> list[StudentRef]:
-    rows = repository.not_started(session, course.id, assignment.id, problem_ids)
-    return [StudentRef(user_id=u, email=e, section=s) for u, e, s in rows]
+    session: Session, course: Course, assignment: Assignment, problem_ids: list[int], shown: int | None
+) -> tuple[list[StudentRef], int]:
+    """The first ``shown`` (None: all) students who have not started, and how many in all."""
+    rows = repository.not_started(session, course.id, assignment.id, problem_ids, shown)
+    total = (
+        len(rows)
+        if shown is None or len(rows) < shown
+        else repository.count_not_started(session, course.id, assignment.id, problem_ids)
+    )
+    return [StudentRef(user_id=u, email=e, section=s) for u, e, s in rows], total
 
 
-def assignment_analytics(session: Session, course: Course, assignment: Assignment) -> AssignmentAnalytics:
+def assignment_analytics(
+    session: Session, course: Course, assignment: Assignment, shown: int | None = LIST_SHOWN
+) -> AssignmentAnalytics:
+    """The assignment's figures; the stuck and not-started lists hold their first ``shown``
+    students (None: every one) and say how many there are in all."""
     problems = assignments_mod.assignment_problems(session, assignment)
-    read = _Read(session, course, assignment, None)
+    read = _Read(session, course, assignment, None, shown)
+    not_started, not_started_total = _not_started(
+        session, course, assignment, [p.id for p in problems], shown
+    )
     return AssignmentAnalytics(
         course_id=course.id,
         assignment_id=assignment.id,
@@ -148,22 +168,26 @@ def assignment_analytics(session: Session, course: Course, assignment: Assignmen
         problems=[read.numbers(p)[0] for p in problems],
         kinds=list(rules.KINDS),
         kinds_over_time=_days(read.kinds, _zone(course)),
-        not_started=_not_started(session, course, assignment, [p.id for p in problems]),
+        not_started=not_started,
+        not_started_total=not_started_total,
         stuck=read.stuck({p.id: p.slug for p in problems}),
+        stuck_total=sum(read.stuck_counts.values()),
         computed_at=read.now,
     )
 
 
 def problem_analytics(
-    session: Session, course: Course, assignment: Assignment, slug: str
+    session: Session, course: Course, assignment: Assignment, slug: str, shown: int | None = LIST_SHOWN
 ) -> ProblemAnalytics:
+    """One problem's figures (the lists as :func:`assignment_analytics`'s)."""
     problem = next(
         (p for p in assignments_mod.assignment_problems(session, assignment) if p.slug == slug), None
     )
     if problem is None:
         raise NotFound(f"The assignment has no problem {slug!r}.")
-    read = _Read(session, course, assignment, problem.id)
+    read = _Read(session, course, assignment, problem.id, shown)
     numbers, minutes, cases, broken = read.numbers(problem)
+    not_started, not_started_total = _not_started(session, course, assignment, [problem.id], shown)
     return ProblemAnalytics(
         course_id=course.id,
         assignment_id=assignment.id,
@@ -173,7 +197,9 @@ def problem_analytics(
         problem=ProblemDetail(**numbers.model_dump(), cases=cases, rules=broken, minutes_to_solve=minutes),
         kinds=list(rules.KINDS),
         kinds_over_time=_days(read.kinds, _zone(course)),
-        not_started=_not_started(session, course, assignment, [problem.id]),
+        not_started=not_started,
+        not_started_total=not_started_total,
         stuck=read.stuck({problem.id: problem.slug}),
+        stuck_total=numbers.stuck,
         computed_at=read.now,
     )

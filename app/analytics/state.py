@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 from app.analytics import increments, repository, rules
+from app.courses import dates
 from app.courses.models import Assignment, Course
 from app.courses.visibility import CourseWork, course_work
 from app.submissions.models import Submission
@@ -204,8 +205,9 @@ def changed_slices(
 ) -> dict[int, set[int]]:
     """``{student: problems}`` whose counted work in the new window ``work`` differs from the one
     their rows hold, told by how many counted submissions there are and the first and last one's
-    times (``rules.summarise``'s ``runs + attempts``, ``first_at``, ``last_at``), read without
-    the cases.
+    times (``rules.summarise``'s ``runs + attempts``, ``first_at``, ``last_at``): grouped by the
+    database for the students on the assignment's own dates, the few with an extension read
+    without their cases and checked here, all against the rows' figures in one read.
 
     Those three are enough because a change of the course's work moves a window only at its ends:
     the assignment's or the extension's release moves every span's start one way, its close every
@@ -216,16 +218,23 @@ def changed_slices(
     and the rows (a function of it, ``app.analytics.models``) need nothing but the new key.
     """
     problem_ids = _problems(assignment)
-    times = repository.counted_times(session, user_ids, problem_ids)
+    extended = set(repository.extended_user_ids(session, assignment.id)) & set(user_ids)
+    standard = dates.effective(assignment, None)
+    found = repository.counted_marks(
+        session, assignment.course_id, [u for u in user_ids if u not in extended], problem_ids,
+        standard.release_at, standard.closes_at,
+    )  # fmt: skip
+    for (user_id, problem_id), times in repository.counted_times(
+        session, sorted(extended), problem_ids
+    ).items():
+        seen = [t for t in times if work.counts_for(user_id, assignment.id, t)]
+        if seen:
+            found[(user_id, problem_id)] = (len(seen), min(seen), max(seen))
     marks = repository.progress_marks(session, assignment.id, user_ids)
     out: dict[int, set[int]] = {}
     for user_id in user_ids:
         for problem_id in problem_ids:
-            seen = [
-                t for t in times.get((user_id, problem_id), ()) if work.counts_for(user_id, assignment.id, t)
-            ]
-            now = (len(seen), min(seen), max(seen)) if seen else (0, None, None)
-            if now != marks.get((user_id, problem_id), (0, None, None)):
+            if found.get((user_id, problem_id)) != marks.get((user_id, problem_id)):
                 out.setdefault(user_id, set()).add(problem_id)
     return out
 
