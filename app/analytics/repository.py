@@ -523,56 +523,28 @@ def give_ups(session: Session, course_id: int, problem_id: int | None = None) ->
     return {int(p): int(n) for p, n in session.execute(stmt)}
 
 
-def problem_counts(
-    session: Session, course_id: int, assignment_id: int, problem_id: int | None = None
-) -> dict[int, tuple[int, int]]:
-    """``{problem: (attempted, solved)}`` among the course's active students."""
+ProgressFigure = tuple[int, bool, float | None, int | None, bool]
+
+
+def progress_figures(
+    session: Session, course_id: int, assignment_id: int, now: datetime, problem_id: int | None = None
+) -> list[ProgressFigure]:
+    """(problem, solved, minutes to solve, attempts to solve, stuck) of each active student's row:
+    the problems' counts, medians and stuck students come from this one read (a few small columns
+    of one row per student and problem), added up by the caller."""
     p = _PROGRESS.c
-    stmt = (
-        select(p.problem_id, func.count(), func.count(p.solved_at))
-        .where(*_of(_PROGRESS, course_id, assignment_id, problem_id))
-        .group_by(p.problem_id)
-    )
-    return {pid: (int(n), int(solved)) for pid, n, solved in session.execute(stmt)}
-
-
-def solve_times(
-    session: Session, course_id: int, assignment_id: int, problem_id: int
-) -> list[tuple[float, int]]:
-    """(minutes to solve, attempts to solve) of each active student who solved the problem."""
-    p = _PROGRESS.c
-    stmt = select(p.minutes_to_solve, p.attempts_to_solve).where(
-        *_of(_PROGRESS, course_id, assignment_id, problem_id), p.solved_at.is_not(None)
-    )
-    return [(float(m or 0.0), int(n or 0)) for m, n in session.execute(stmt)]
-
-
-def solve_medians(session: Session, course_id: int, assignment_id: int) -> dict[int, tuple[float, float]]:
-    """``{problem: (median minutes to solve, median attempts to solve)}`` over the active students
-    who solved it, computed by the database (the middle one, or the mean of the middle two)."""
-    p = _PROGRESS.c
-    ranked = (
-        select(
-            p.problem_id,
-            p.minutes_to_solve.label("m"),
-            p.attempts_to_solve.label("a"),
-            func.row_number().over(partition_by=p.problem_id, order_by=p.minutes_to_solve).label("rm"),
-            func.row_number().over(partition_by=p.problem_id, order_by=p.attempts_to_solve).label("ra"),
-            func.count().over(partition_by=p.problem_id).label("n"),
-        )
-        .where(*_of(_PROGRESS, course_id, assignment_id, None), p.solved_at.is_not(None))
-        .subquery()
-    )
-    r = ranked.c
-    middle = ((r.n + 1) // 2, (r.n + 2) // 2)  # integer division (SQLAlchemy 2: // is floor)
+    stuck_now = rules.stuck_sql(p.solved_at, p.failed, p.since_best, p.best_at, now)
     stmt = select(
-        r.problem_id,
-        func.avg(case((r.rm.in_(middle), r.m))),
-        func.avg(case((r.ra.in_(middle), r.a))),
-    ).group_by(r.problem_id)
-    return {
-        pid: (float(m), float(a)) for pid, m, a in session.execute(stmt) if m is not None and a is not None
-    }
+        p.problem_id,
+        case((p.solved_at.is_(None), 0), else_=1),
+        p.minutes_to_solve,
+        p.attempts_to_solve,
+        case((stuck_now, 1), else_=0),
+    ).where(*_of(_PROGRESS, course_id, assignment_id, problem_id))
+    return [
+        (int(pid), bool(solved), None if m is None else float(m), None if n is None else int(n), bool(st))
+        for pid, solved, m, n, st in session.execute(stmt)
+    ]
 
 
 StuckRow = tuple[int, int, str, str, int, int, int, int, datetime]
@@ -609,19 +581,6 @@ def stuck(
         .limit(limit)
     )  # fmt: skip
     return [tuple(r) for r in session.execute(stmt)]
-
-
-def stuck_counts(
-    session: Session, course_id: int, assignment_id: int, now: datetime, problem_id: int | None = None
-) -> dict[int, int]:
-    """``{problem: active students stuck on it}``."""
-    p = _PROGRESS.c
-    stmt = (
-        select(p.problem_id, func.count())
-        .where(*_stuck_where(course_id, assignment_id, now, problem_id))
-        .group_by(p.problem_id)
-    )
-    return {int(pid): int(n) for pid, n in session.execute(stmt)}
 
 
 def _not_started_where(course_id: int, assignment_id: int, problem_ids: Sequence[int]) -> list[Any]:

@@ -1,14 +1,16 @@
 """An assignment's analytics, read from the maintained state (``app.analytics.state``).
 
 Reading writes nothing and recomputes nothing (verdicts and changes of the course's work keep the
-state, ``app.analytics.state``): a few reads over the class's rows: progress, failures by case and
-rule, kinds by hour, the active students.
+state, ``app.analytics.state``): a few reads over the class's rows: one of a few columns per
+student and problem (counts, medians and stuck counts added up here), the first stuck and
+not-started students (:data:`LIST_SHOWN`, unless every one is asked for) and the class's totals of
+failures by case and rule and of kinds by hour.
 """
 
 from __future__ import annotations
 
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -87,17 +89,22 @@ class _Read:
         self.now = datetime.now(tz=_zone(course))
         ids = (course.id, assignment.id)
         self.students = repository.count_active(session, course.id)
-        self.counts = repository.problem_counts(session, *ids, problem_id)
-        if problem_id is None:
-            self.medians = repository.solve_medians(session, *ids)
-            self.times: list[tuple[float, int]] = []
-        else:
-            self.times = repository.solve_times(session, *ids, problem_id)
-            minutes, attempts = [m for m, _a in self.times], [float(a) for _m, a in self.times]
-            self.medians = (
-                {problem_id: (statistics.median(minutes), statistics.median(attempts))} if self.times else {}
-            )
-        self.stuck_counts = repository.stuck_counts(session, *ids, self.now, problem_id)
+        self.counts: dict[int, tuple[int, int]] = {}
+        self.stuck_counts: Counter[int] = Counter()
+        solvers: dict[int, list[tuple[float, int]]] = defaultdict(list)
+        for pid, solved, minutes, attempts, stuck in repository.progress_figures(
+            session, *ids, self.now, problem_id
+        ):
+            attempted, solved_n = self.counts.get(pid, (0, 0))
+            self.counts[pid] = (attempted + 1, solved_n + solved)
+            self.stuck_counts[pid] += stuck
+            if solved:
+                solvers[pid].append((minutes or 0.0, attempts or 0))
+        self.medians = {
+            pid: (statistics.median(m for m, _a in found), statistics.median(float(a) for _m, a in found))
+            for pid, found in solvers.items()
+        }
+        self.times = solvers.get(problem_id, []) if problem_id is not None else []
         self.stuck_rows = repository.stuck(session, *ids, self.now, problem_id, shown)
         self.failures = repository.failure_totals(session, assignment.id, problem_id)
         self.kinds = repository.kind_totals(session, assignment.id, problem_id)

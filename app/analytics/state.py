@@ -9,8 +9,10 @@ submission is later than every one counted, adds it in a constant number of stat
 computed) it recomputes the student's rows on the problem (or every problem) from the submissions
 table. What changes a window without a verdict (an extension, new dates or problems, joining or
 leaving) calls :func:`work_changed` in its own transaction (``app.courses.work_changes``), which
-recomputes the students it touched — never a read. So the state equals what :func:`rebuild`
-computes from scratch, at every commit.
+recomputes the rows of the students it touched whose counted work it changed
+(:func:`changed_slices`, a few statements for the whole class) and gives the others the new
+window's key — never a read. So the state equals what :func:`rebuild` computes from scratch, at
+every commit.
 """
 
 from __future__ import annotations
