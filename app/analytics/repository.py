@@ -543,7 +543,7 @@ def progress_figures(
     ).where(*_of(_PROGRESS, course_id, assignment_id, problem_id))
     return [
         (int(pid), bool(solved), None if m is None else float(m), None if n is None else int(n), bool(st))
-        for pid, solved, m, n, st in session.execute(stmt)
+        for pid, solved, m, n, st in session.connection().execute(stmt).all()  # Core rows, fetched at once
     ]
 
 
@@ -650,7 +650,7 @@ def kind_totals(
     if problem_id is not None:
         stmt = stmt.where(k.problem_id == problem_id)
     out: list[tuple[datetime, str, int]] = []
-    for hour, *counts in session.execute(stmt):
+    for hour, *counts in session.connection().execute(stmt).all():
         at = _aware(hour)
         out.extend((at, kind, int(n)) for kind, n in zip(rules.KINDS, counts, strict=True) if n)
     return out

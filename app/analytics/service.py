@@ -56,9 +56,13 @@ def _counts(
 
 def _days(rows: list[tuple[datetime, str, int]], zone: ZoneInfo) -> list[DayKinds]:
     by_day: dict[date, dict[str, int]] = defaultdict(lambda: dict.fromkeys(rules.KINDS, 0))
+    day_of: dict[datetime, date] = {}  # an hour's day, once per hour (not per kind)
     for hour, kind, n in rows:
         if kind in rules.KINDS:
-            by_day[hour.astimezone(zone).date()][kind] += n
+            day = day_of.get(hour)
+            if day is None:
+                day = day_of[hour] = hour.astimezone(zone).date()
+            by_day[day][kind] += n
     if not by_day:
         return []
     last = max(by_day)
