@@ -3,11 +3,12 @@ whose counted work it changed, and leaves the state equal to a rebuild at every 
 
 from __future__ import annotations
 
+import random
 from datetime import timedelta
 
 from app.analytics import service, state
 from app.analytics.views import AssignmentAnalytics
-from app.courses import assignments
+from app.courses import assignments, enrolment
 from app.courses.models import Assignment
 from app.kit.db import Database
 from tests.app.analytics.classroom import ACCEPTED, Classroom, make_class, wrong
@@ -110,3 +111,34 @@ def test_problems_changed_keep_the_other_problems_rows(db: Database) -> None:
     _edit(db, room, release=-60, due=60 * 24, slugs=["scale-rows"])
     assert _in_step(db)
     assert [(p.slug, p.attempted) for p in _report(db, room).problems] == [("scale-rows", 1)]
+
+
+def test_random_moves_with_a_student_who_left_and_came_back(db: Database) -> None:
+    """Any sequence of dates (release and due moving either way, together or apart) against work
+    spread over several enrolment periods: the state equals a rebuild after each."""
+    room = make_class(db, students=3)
+    _steady, returner, extended = room.students
+    rng = random.Random(20261206)
+    for who in room.students:
+        for minute in sorted(rng.sample(range(-100, 400), 8)):
+            judged = (
+                ACCEPTED if rng.random() < 0.3 else wrong(("batch_of_one", rng.choice(["shape", "values"])))
+            )
+            room.solve(who, rng.choice(["add-tensors", "scale-rows"]), minute, judged)
+    with db.transaction() as session:
+        course = room.course(session)
+        enrolment.leave(session, course, session.merge(returner), room.start + timedelta(minutes=100))
+        enrolment.join(
+            session, session.merge(returner), course.join_code, room.start + timedelta(minutes=200)
+        )
+        assignments.set_extension(
+            session,
+            room.assignment(session),
+            extended.id,
+            due_at=(room.start + timedelta(minutes=300)).isoformat(),
+        )
+    assert _in_step(db)
+    for _ in range(8):
+        release = rng.randrange(-120, 250)
+        _edit(db, room, release=release, due=release + rng.randrange(1, 400))
+        assert _in_step(db)
