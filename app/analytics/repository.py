@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import Table, and_, bindparam, case, delete, func, insert, or_, select, type_coerce, update
 from sqlalchemy.orm import Session
 
-from app.analytics import rules
+from app.analytics import increments, rules
 from app.analytics.models import (
     AnalyticsAssignment,
     AnalyticsCaseTotal,
@@ -365,30 +365,27 @@ def _move_totals(
     old_kinds: Counter[tuple[int, datetime, str]],
     new_kinds: Counter[tuple[int, datetime, str]],
 ) -> None:
-    """Add the differences to the totals, in key order (concurrent writers never wait in a circle)."""
+    """Add the differences to the totals, in key order (concurrent writers never wait in a circle):
+    one upsert per table, run with every changed key (``increments.upsert_adding``)."""
     backend = session.get_bind().dialect.name
+    cases = []
     for p, key in sorted(set(old_failures) | set(new_failures)):
         d_attempts = new_failures[(p, key)] - old_failures[(p, key)]
         d_students = new_students[(p, key)] - old_students[(p, key)]
         if d_attempts or d_students:
-            new = backend_insert(backend)(_CASE_TOTALS).values(
-                assignment_id=assignment_id, problem_id=p, key=key, students=d_students, attempts=d_attempts
-            )
-            c = _CASE_TOTALS.c
-            session.execute(new.on_conflict_do_update(
-                index_elements=["assignment_id", "problem_id", "key"],
-                set_={"students": c.students + d_students, "attempts": c.attempts + d_attempts},
-            ))  # fmt: skip
+            cases.append({"assignment_id": assignment_id, "problem_id": p, "key": key,
+                          "students": d_students, "attempts": d_attempts})  # fmt: skip
+    if cases:
+        session.execute(increments.upsert_adding(backend, _CASE_TOTALS), cases)
+    kinds = []
     for p, hour, kind in sorted(set(old_kinds) | set(new_kinds)):
         d = new_kinds[(p, hour, kind)] - old_kinds[(p, hour, kind)]
         if d:
-            new = backend_insert(backend)(_KIND_TOTALS).values(
-                assignment_id=assignment_id, problem_id=p, hour=hour, kind=kind, count=d
+            kinds.append(
+                {"assignment_id": assignment_id, "problem_id": p, "hour": hour, "kind": kind, "count": d}
             )
-            session.execute(new.on_conflict_do_update(
-                index_elements=["assignment_id", "problem_id", "hour", "kind"],
-                set_={"count": _KIND_TOTALS.c.count + d},
-            ))  # fmt: skip
+    if kinds:
+        session.execute(increments.upsert_adding(backend, _KIND_TOTALS), kinds)
     if any(new_students[k] < old_students[k] for k in old_students) or any(
         new_kinds[k] < old_kinds[k] for k in old_kinds
     ):  # a total may have reached zero: no row for it
