@@ -11,8 +11,9 @@ throw-away database built by the migrations with the real problem bank imported:
    maintained state with the product's own rebuild (``app.analytics.state.rebuild``: exactly what
    recording the verdicts one by one writes), and measure again;
 4. the cost of a changed window, where the change is made: the instructor's edit moving the due
-   date (every student's rows recomputed in its transaction), one student's extension (theirs
-   only), and the next read (which recomputes nothing), without a target;
+   date a day later (no student's counted work changes: their rows are kept), to two days ago and
+   back (the rows whose counted work changes are recomputed in its transaction), one student's
+   extension, and the next read (which recomputes nothing), without a target;
 5. the verdict path's cost: the analytics listener for a new failed verdict of a course student
    (the increment against the recompute it replaced, timed in pairs in the same run, alternating,
    with their statement counts), and for a learner in no course (the judging path of everybody
@@ -211,8 +212,9 @@ def listener_cost(db: Database, user_id: int, problem_id: int, verdicts: int) ->
     return {name: (statistics.median(t), statements[name]) for name, t in times.items()}
 
 
-def _edit_due(db: Database, course_id: int, assignment_id: int) -> float:
-    """Ms of the instructor's edit moving the due date a day later (the service, in one transaction)."""
+def _edit_due(db: Database, course_id: int, assignment_id: int, due: Any = None) -> float:
+    """Ms of the instructor's edit moving the due date to ``due`` (None: a day later; the service,
+    in one transaction)."""
     started = time.perf_counter()
     with db.transaction() as session:
         course, assignment = session.get(Course, course_id), session.get(Assignment, assignment_id)
@@ -221,7 +223,7 @@ def _edit_due(db: Database, course_id: int, assignment_id: int) -> float:
             session, course, title=assignment.title,
             problem_slugs=[p.slug for p in assignments.assignment_problems(session, assignment)],
             release_at=assignment.release_at.isoformat(),
-            due_at=(assignment.due_at + timedelta(days=1)).isoformat(), late=assignment.late,
+            due_at=(due or assignment.due_at + timedelta(days=1)).isoformat(), late=assignment.late,
             after_last=assignment.after_last,
         )  # fmt: skip
         assignments.update_assignment(session, assignment, checked)
@@ -289,9 +291,16 @@ def run_backend(
                 p50, p95 = measure(call, samples)
                 rows.append((label, name, phase, p50, p95))
         # Changes of the course's work are applied where they are made (app.courses.work_changes).
-        notes.append(f"{label}: the due date moves (every student recomputed in the edit's transaction): "
-                     f"{_edit_due(db, course_id, assignment_id):,.0f} ms; an extension (one student): "
-                     f"{_extend(db, assignment_id, ids[len(ids) // 3]):,.0f} ms")  # fmt: skip
+        # The class's rows whose counted work a move changes are recomputed in the edit's transaction.
+        with db.transaction() as session:
+            due = session.get(Assignment, assignment_id).due_at  # type: ignore[union-attr]
+        later = _edit_due(db, course_id, assignment_id)
+        cut = _edit_due(db, course_id, assignment_id, utcnow() - timedelta(days=2))
+        back = _edit_due(db, course_id, assignment_id, due)
+        extension = _extend(db, assignment_id, ids[len(ids) // 3])
+        notes.append(f"{label}: the due date moves a day later (no student's work changes): {later:,.0f} ms; "
+                     f"to 2 days ago (cuts the last days' work) and back: {cut:,.0f} / {back:,.0f} ms; "
+                     f"an extension (one student): {extension:,.0f} ms")  # fmt: skip
         started = time.perf_counter()
         with db.transaction() as session:
             course, assignment = session.get(Course, course_id), session.get(Assignment, assignment_id)

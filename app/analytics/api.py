@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Query
 
 from app.analytics import service
 from app.analytics.views import AssignmentAnalytics, ProblemAnalytics
@@ -15,6 +15,17 @@ from app.kit.web import SessionDep
 
 router = APIRouter(prefix="/api/v1/courses", tags=["courses"])
 Slug = Annotated[str, Path(max_length=80, pattern=r"^[a-z0-9][a-z0-9-]*$", description="the problem's slug")]
+Lists = Annotated[
+    Literal["all"] | None,
+    Query(
+        description="`all`: every stuck and not-started student (else the first 50; the totals say how many)"
+    ),
+]
+
+
+def _shown(lists: str | None) -> int | None:
+    return None if lists == "all" else service.LIST_SHOWN
+
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"description": "Not logged in / no valid token"},
@@ -30,11 +41,15 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     summary="An assignment's analytics: progress, failures, who has not started, who is stuck (instructors)",
 )
 def get_analytics(
-    course_id: CourseId, assignment_id: AssignmentId, session: SessionDep, user: CourseTeacher
+    course_id: CourseId,
+    assignment_id: AssignmentId,
+    session: SessionDep,
+    user: CourseTeacher,
+    lists: Lists = None,
 ) -> AssignmentAnalytics:
     course = enrolment.course_for_instructor(session, course_id, user)
     assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
-    return service.assignment_analytics(session, course, assignment)
+    return service.assignment_analytics(session, course, assignment, _shown(lists))
 
 
 @router.get(
@@ -44,8 +59,13 @@ def get_analytics(
     summary="One assignment problem's analytics: failing cases and rules, kinds over time (instructors)",
 )
 def get_problem_analytics(
-    course_id: CourseId, assignment_id: AssignmentId, slug: Slug, session: SessionDep, user: CourseTeacher
+    course_id: CourseId,
+    assignment_id: AssignmentId,
+    slug: Slug,
+    session: SessionDep,
+    user: CourseTeacher,
+    lists: Lists = None,
 ) -> ProblemAnalytics:
     course = enrolment.course_for_instructor(session, course_id, user)
     assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
-    return service.problem_analytics(session, course, assignment, slug)
+    return service.problem_analytics(session, course, assignment, slug, _shown(lists))

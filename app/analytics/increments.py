@@ -52,7 +52,7 @@ _ADDED = {_FAILURES.name: ["count"], _KINDS.name: ["count"], _KIND_TOTALS.name: 
           _CASE_TOTALS.name: ["students", "attempts"]}  # fmt: skip
 
 
-def _upsert(backend: str, table: Table) -> Any:
+def upsert_adding(backend: str, table: Table) -> Any:
     """``INSERT … ON CONFLICT DO UPDATE`` adding the new row's counts to the existing row's (built
     once per backend and table, run with a list of rows)."""
     found = _UPSERTS.get((backend, table.name))
@@ -85,14 +85,15 @@ def apply(session: Session, assignment_id: int, user_id: int, problem_id: int, s
     if done.failures:
         keys = sorted(done.failures)
         known = set(session.scalars(_KNOWN, where | {"keys": keys}))
-        session.execute(_upsert(backend, _FAILURES), [ids | {"key": k, "count": 1} for k in keys])
+        session.execute(upsert_adding(backend, _FAILURES), [ids | {"key": k, "count": 1} for k in keys])
         totals = [{"assignment_id": assignment_id, "problem_id": problem_id, "key": k,
                    "students": 0 if k in known else 1, "attempts": 1} for k in keys]  # fmt: skip
-        session.execute(_upsert(backend, _CASE_TOTALS), totals)
+        session.execute(upsert_adding(backend, _CASE_TOTALS), totals)
     if done.kinds:
         rows = [ids | {"hour": hour, "kind": kind, "count": 1} for hour, kind in sorted(done.kinds)]
-        session.execute(_upsert(backend, _KINDS), rows)
+        session.execute(upsert_adding(backend, _KINDS), rows)
         session.execute(
-            _upsert(backend, _KIND_TOTALS), [{k: v for k, v in r.items() if k != "user_id"} for r in rows]
+            upsert_adding(backend, _KIND_TOTALS),
+            [{k: v for k, v in r.items() if k != "user_id"} for r in rows],
         )
     return True

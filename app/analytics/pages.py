@@ -6,9 +6,9 @@ them 404 to its students and to everybody else, like every instructor page.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Path, Query, Request
 
 from app.accounts.deps import CurrentUser
 from app.analytics import charts, rules, service
@@ -19,6 +19,12 @@ from app.kit.web import SessionDep, render
 
 router = APIRouter(prefix="/courses", tags=["course pages"])
 Slug = Annotated[str, Path(max_length=80, pattern=r"^[a-z0-9][a-z0-9-]*$")]
+# ``?lists=all``: every stuck and not-started student (else the first ``service.LIST_SHOWN``).
+Lists = Annotated[Literal["all"] | None, Query()]
+
+
+def _shown(lists: str | None) -> int | None:
+    return None if lists == "all" else service.LIST_SHOWN
 
 
 def _context(session: SessionDep, course_id: int, assignment_id: int, user: Any) -> dict[str, Any]:
@@ -30,10 +36,15 @@ def _context(session: SessionDep, course_id: int, assignment_id: int, user: Any)
 
 @router.get("/{course_id}/assignments/{assignment_id}/analytics")
 def analytics_page(
-    request: Request, course_id: CourseId, assignment_id: AssignmentId, session: SessionDep, user: CurrentUser
+    request: Request,
+    course_id: CourseId,
+    assignment_id: AssignmentId,
+    session: SessionDep,
+    user: CurrentUser,
+    lists: Lists = None,
 ) -> Any:
     context = _context(session, course_id, assignment_id, user)
-    view = service.assignment_analytics(session, context["course"], context["assignment"])
+    view = service.assignment_analytics(session, context["course"], context["assignment"], _shown(lists))
     context |= {
         "view": view,
         "progress_chart": charts.progress_bars(view.problems, view.students),
@@ -50,9 +61,10 @@ def problem_analytics_page(
     slug: Slug,
     session: SessionDep,
     user: CurrentUser,
+    lists: Lists = None,
 ) -> Any:
     context = _context(session, course_id, assignment_id, user)
-    view = service.problem_analytics(session, context["course"], context["assignment"], slug)
+    view = service.problem_analytics(session, context["course"], context["assignment"], slug, _shown(lists))
     context |= {
         "view": view,
         "cases_chart": charts.failure_bars(view.problem.cases, view.students),

@@ -12,10 +12,10 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Table, and_, bindparam, case, delete, func, insert, or_, select, update
+from sqlalchemy import Table, and_, bindparam, case, delete, func, insert, or_, select, type_coerce, update
 from sqlalchemy.orm import Session
 
-from app.analytics import rules
+from app.analytics import increments, rules
 from app.analytics.models import (
     AnalyticsAssignment,
     AnalyticsCaseTotal,
@@ -34,7 +34,7 @@ from app.courses.models import (
     EnrolmentPeriod,
     Extension,
 )
-from app.kit.db import backend_insert
+from app.kit.db import UTCDateTime, backend_insert
 from app.solutions.models import GiveUp
 from app.submissions.models import COPY_KEY_PREFIX, FINISHED, Submission
 
@@ -46,6 +46,7 @@ _ASSIGNMENTS: Table = AnalyticsAssignment.__table__  # type: ignore[assignment]
 _CASE_TOTALS: Table = AnalyticsCaseTotal.__table__  # type: ignore[assignment]
 _KIND_TOTALS: Table = AnalyticsKindTotal.__table__  # type: ignore[assignment]
 _CHUNK = 500  # ids per IN list
+Slice = tuple[int, int]  # (user, problem)
 
 
 def _chunks(ids: Sequence[int]) -> Iterable[Sequence[int]]:
@@ -127,6 +128,89 @@ def seen(
     return out
 
 
+Marks = tuple[int, datetime | None, datetime | None]  # (counted submissions, first, last)
+
+
+def counted_times(
+    session: Session, user_ids: Sequence[int], problem_ids: Sequence[int]
+) -> dict[tuple[int, int], list[datetime]]:
+    """When each of the users' submissions on the problems that ``rules.summarise`` counts was
+    made (finished practice work with a verdict that is not the platform's failure), by (user,
+    problem): three small columns, none of the cases. Which the course sees is the caller's."""
+    out: dict[tuple[int, int], list[datetime]] = {}
+    if not problem_ids:
+        return out
+    for chunk in _chunks(sorted(user_ids)):
+        stmt = select(Submission.user_id, Submission.problem_id, Submission.created_at).where(
+            Submission.user_id.in_(chunk),
+            Submission.problem_id.in_(sorted(problem_ids)),
+            Submission.status == FINISHED,
+            Submission.verdict.is_not(None),
+            Submission.verdict.not_in(sorted(rules.IGNORED)),
+            _practice(),
+        )
+        for user_id, problem_id, created_at in session.execute(stmt):
+            out.setdefault((user_id, problem_id), []).append(created_at)
+    return out
+
+
+def counted_marks(
+    session: Session,
+    course_id: int,
+    user_ids: Sequence[int],
+    problem_ids: Sequence[int],
+    opens: datetime,
+    closes: datetime,
+) -> dict[Slice, Marks]:
+    """(count, first, last) of the counted submissions (as :func:`counted_times`) that the course
+    sees of students whose window is the assignment's own (no extension): made from ``opens`` to
+    ``closes`` (both included) while enrolled (``app.courses.visibility``'s spans, in SQL),
+    grouped by the database, by (user, problem)."""
+    out: dict[Slice, Marks] = {}
+    if not problem_ids:
+        return out
+    s, ep = Submission.__table__.c, EnrolmentPeriod.__table__.c
+    at = s.created_at
+    enrolled = (
+        select(ep.id)
+        .where(
+            ep.course_id == course_id,
+            ep.user_id == s.user_id,
+            ep.joined_at <= at,
+            or_(ep.left_at.is_(None), at < ep.left_at),
+        )
+        .exists()
+    )
+    stamp = UTCDateTime()
+    for chunk in _chunks(sorted(user_ids)):
+        stmt = (
+            select(
+                s.user_id, s.problem_id, func.count(), type_coerce(func.min(at), stamp),
+                type_coerce(func.max(at), stamp),
+            )
+            .where(
+                s.user_id.in_(chunk), s.problem_id.in_(sorted(problem_ids)), s.status == FINISHED,
+                s.verdict.is_not(None), s.verdict.not_in(sorted(rules.IGNORED)), _practice(),
+                at >= opens, at <= closes, enrolled,
+            )
+            .group_by(s.user_id, s.problem_id)
+        )  # fmt: skip
+        out.update({(u, p): (int(n), first, last) for u, p, n, first, last in session.execute(stmt)})
+    return out
+
+
+def progress_marks(session: Session, assignment_id: int, user_ids: Sequence[int]) -> dict[Slice, Marks]:
+    """(runs + attempts, first at, last at) of the students' progress rows, by (user, problem)."""
+    p = _PROGRESS.c
+    out: dict[Slice, Marks] = {}
+    for chunk in _chunks(sorted(user_ids)):
+        stmt = select(p.user_id, p.problem_id, p.runs + p.attempts, p.first_at, p.last_at).where(
+            p.assignment_id == assignment_id, p.user_id.in_(chunk)
+        )
+        out.update({(u, pid): (int(n), first, last) for u, pid, n, first, last in session.execute(stmt)})
+    return out
+
+
 # --- the window rows: the lock and what the rows were computed for -----------------------------------
 
 
@@ -160,13 +244,17 @@ def lock_windows(session: Session, assignment_id: int, user_ids: Sequence[int]) 
     return keys
 
 
+_SET_KEY = (
+    update(_WINDOWS)
+    .where(_WINDOWS.c.assignment_id == bindparam("a"), _WINDOWS.c.user_id == bindparam("u"))
+    .values(key=bindparam("k"))
+)
+
+
 def set_window_keys(session: Session, assignment_id: int, keys: dict[int, str]) -> None:
-    for user_id, key in keys.items():
-        session.execute(
-            update(_WINDOWS)
-            .where(_WINDOWS.c.assignment_id == assignment_id, _WINDOWS.c.user_id == user_id)
-            .values(key=key)
-        )
+    """One statement run with every student's key (an executemany), in user order."""
+    if keys:
+        session.execute(_SET_KEY, [{"a": assignment_id, "u": u, "k": k} for u, k in sorted(keys.items())])
 
 
 def window_keys(session: Session, assignment_id: int, user_ids: Sequence[int]) -> dict[int, str]:
@@ -216,8 +304,6 @@ def window_inputs(session: Session, course_id: int, assignment_id: int) -> list[
 
 
 # --- the rows ---------------------------------------------------------------------------------------
-
-Slice = tuple[int, int]  # (user, problem)
 
 
 def replace_rows(
@@ -279,30 +365,27 @@ def _move_totals(
     old_kinds: Counter[tuple[int, datetime, str]],
     new_kinds: Counter[tuple[int, datetime, str]],
 ) -> None:
-    """Add the differences to the totals, in key order (concurrent writers never wait in a circle)."""
+    """Add the differences to the totals, in key order (concurrent writers never wait in a circle):
+    one upsert per table, run with every changed key (``increments.upsert_adding``)."""
     backend = session.get_bind().dialect.name
+    cases = []
     for p, key in sorted(set(old_failures) | set(new_failures)):
         d_attempts = new_failures[(p, key)] - old_failures[(p, key)]
         d_students = new_students[(p, key)] - old_students[(p, key)]
         if d_attempts or d_students:
-            new = backend_insert(backend)(_CASE_TOTALS).values(
-                assignment_id=assignment_id, problem_id=p, key=key, students=d_students, attempts=d_attempts
-            )
-            c = _CASE_TOTALS.c
-            session.execute(new.on_conflict_do_update(
-                index_elements=["assignment_id", "problem_id", "key"],
-                set_={"students": c.students + d_students, "attempts": c.attempts + d_attempts},
-            ))  # fmt: skip
+            cases.append({"assignment_id": assignment_id, "problem_id": p, "key": key,
+                          "students": d_students, "attempts": d_attempts})  # fmt: skip
+    if cases:
+        session.execute(increments.upsert_adding(backend, _CASE_TOTALS), cases)
+    kinds = []
     for p, hour, kind in sorted(set(old_kinds) | set(new_kinds)):
         d = new_kinds[(p, hour, kind)] - old_kinds[(p, hour, kind)]
         if d:
-            new = backend_insert(backend)(_KIND_TOTALS).values(
-                assignment_id=assignment_id, problem_id=p, hour=hour, kind=kind, count=d
+            kinds.append(
+                {"assignment_id": assignment_id, "problem_id": p, "hour": hour, "kind": kind, "count": d}
             )
-            session.execute(new.on_conflict_do_update(
-                index_elements=["assignment_id", "problem_id", "hour", "kind"],
-                set_={"count": _KIND_TOTALS.c.count + d},
-            ))  # fmt: skip
+    if kinds:
+        session.execute(increments.upsert_adding(backend, _KIND_TOTALS), kinds)
     if any(new_students[k] < old_students[k] for k in old_students) or any(
         new_kinds[k] < old_kinds[k] for k in old_kinds
     ):  # a total may have reached zero: no row for it
@@ -437,66 +520,51 @@ def give_ups(session: Session, course_id: int, problem_id: int | None = None) ->
     return {int(p): int(n) for p, n in session.execute(stmt)}
 
 
-def problem_counts(
-    session: Session, course_id: int, assignment_id: int, problem_id: int | None = None
-) -> dict[int, tuple[int, int]]:
-    """``{problem: (attempted, solved)}`` among the course's active students."""
+ProgressFigure = tuple[int, bool, float | None, int | None, bool]
+
+
+def progress_figures(
+    session: Session, course_id: int, assignment_id: int, now: datetime, problem_id: int | None = None
+) -> list[ProgressFigure]:
+    """(problem, solved, minutes to solve, attempts to solve, stuck) of each active student's row:
+    the problems' counts, medians and stuck students come from this one read (a few small columns
+    of one row per student and problem), added up by the caller."""
     p = _PROGRESS.c
-    stmt = (
-        select(p.problem_id, func.count(), func.count(p.solved_at))
-        .where(*_of(_PROGRESS, course_id, assignment_id, problem_id))
-        .group_by(p.problem_id)
-    )
-    return {pid: (int(n), int(solved)) for pid, n, solved in session.execute(stmt)}
-
-
-def solve_times(
-    session: Session, course_id: int, assignment_id: int, problem_id: int
-) -> list[tuple[float, int]]:
-    """(minutes to solve, attempts to solve) of each active student who solved the problem."""
-    p = _PROGRESS.c
-    stmt = select(p.minutes_to_solve, p.attempts_to_solve).where(
-        *_of(_PROGRESS, course_id, assignment_id, problem_id), p.solved_at.is_not(None)
-    )
-    return [(float(m or 0.0), int(n or 0)) for m, n in session.execute(stmt)]
-
-
-def solve_medians(session: Session, course_id: int, assignment_id: int) -> dict[int, tuple[float, float]]:
-    """``{problem: (median minutes to solve, median attempts to solve)}`` over the active students
-    who solved it, computed by the database (the middle one, or the mean of the middle two)."""
-    p = _PROGRESS.c
-    ranked = (
-        select(
-            p.problem_id,
-            p.minutes_to_solve.label("m"),
-            p.attempts_to_solve.label("a"),
-            func.row_number().over(partition_by=p.problem_id, order_by=p.minutes_to_solve).label("rm"),
-            func.row_number().over(partition_by=p.problem_id, order_by=p.attempts_to_solve).label("ra"),
-            func.count().over(partition_by=p.problem_id).label("n"),
-        )
-        .where(*_of(_PROGRESS, course_id, assignment_id, None), p.solved_at.is_not(None))
-        .subquery()
-    )
-    r = ranked.c
-    middle = ((r.n + 1) // 2, (r.n + 2) // 2)  # integer division (SQLAlchemy 2: // is floor)
+    stuck_now = rules.stuck_sql(p.solved_at, p.failed, p.since_best, p.best_at, now)
     stmt = select(
-        r.problem_id,
-        func.avg(case((r.rm.in_(middle), r.m))),
-        func.avg(case((r.ra.in_(middle), r.a))),
-    ).group_by(r.problem_id)
-    return {
-        pid: (float(m), float(a)) for pid, m, a in session.execute(stmt) if m is not None and a is not None
-    }
+        p.problem_id,
+        case((p.solved_at.is_(None), 0), else_=1),
+        p.minutes_to_solve,
+        p.attempts_to_solve,
+        case((stuck_now, 1), else_=0),
+    ).where(*_of(_PROGRESS, course_id, assignment_id, problem_id))
+    return [
+        (int(pid), bool(solved), None if m is None else float(m), None if n is None else int(n), bool(st))
+        for pid, solved, m, n, st in session.connection().execute(stmt).all()  # Core rows, fetched at once
+    ]
 
 
 StuckRow = tuple[int, int, str, str, int, int, int, int, datetime]
 
 
+def _stuck_where(course_id: int, assignment_id: int, now: datetime, problem_id: int | None) -> list[Any]:
+    p = _PROGRESS.c
+    return [
+        *_of(_PROGRESS, course_id, assignment_id, problem_id),
+        rules.stuck_sql(p.solved_at, p.failed, p.since_best, p.best_at, now),
+    ]
+
+
 def stuck(
-    session: Session, course_id: int, assignment_id: int, now: datetime, problem_id: int | None = None
+    session: Session,
+    course_id: int,
+    assignment_id: int,
+    now: datetime,
+    problem_id: int | None = None,
+    limit: int | None = None,
 ) -> list[StuckRow]:
     """(problem, user, email, section, failed, best passed, best total, since best, last at) of the
-    active students stuck (``rules.stuck_sql``), most failures first."""
+    active students stuck (``rules.stuck_sql``), most failures first (the first ``limit``)."""
     from app.accounts.models import User
 
     p = _PROGRESS.c
@@ -505,35 +573,55 @@ def stuck(
                p.best_total, p.since_best, p.last_at)
         .join(User, User.id == p.user_id)
         .join(CourseMember, and_(CourseMember.user_id == p.user_id, CourseMember.course_id == course_id))
-        .where(
-            *_of(_PROGRESS, course_id, assignment_id, problem_id),
-            rules.stuck_sql(p.solved_at, p.failed, p.since_best, p.best_at, now),
-        )
+        .where(*_stuck_where(course_id, assignment_id, now, problem_id))
         .order_by(p.failed.desc(), User.email, p.problem_id)
+        .limit(limit)
     )  # fmt: skip
     return [tuple(r) for r in session.execute(stmt)]
 
 
-def not_started(
-    session: Session, course_id: int, assignment_id: int, problem_ids: Sequence[int]
-) -> list[tuple[int, str, str]]:
-    """(user, email, section) of the active students with no row on any of the problems."""
+def _not_started_where(course_id: int, assignment_id: int, problem_ids: Sequence[int]) -> list[Any]:
     from app.accounts.models import User
 
     p = _PROGRESS.c
     started = select(p.user_id).where(p.assignment_id == assignment_id, p.problem_id.in_(list(problem_ids)))
+    return [
+        CourseMember.course_id == course_id,
+        CourseMember.role == STUDENT,
+        CourseMember.status == ACTIVE,
+        User.id.not_in(started),
+    ]
+
+
+def not_started(
+    session: Session, course_id: int, assignment_id: int, problem_ids: Sequence[int], limit: int | None = None
+) -> list[tuple[int, str, str]]:
+    """(user, email, section) of the active students with no row on any of the problems (by email;
+    the first ``limit``)."""
+    from app.accounts.models import User
+
     stmt = (
         select(User.id, User.email, CourseMember.section)
         .join(CourseMember, CourseMember.user_id == User.id)
-        .where(
-            CourseMember.course_id == course_id,
-            CourseMember.role == STUDENT,
-            CourseMember.status == ACTIVE,
-            User.id.not_in(started),
-        )
+        .where(*_not_started_where(course_id, assignment_id, problem_ids))
         .order_by(User.email, User.id)
+        .limit(limit)
     )
     return [(u, e, sec or "") for u, e, sec in session.execute(stmt)]
+
+
+def count_not_started(
+    session: Session, course_id: int, assignment_id: int, problem_ids: Sequence[int]
+) -> int:
+    from app.accounts.models import User
+
+    stmt = (
+        select(func.count())
+        .select_from(User)
+        .join(CourseMember, CourseMember.user_id == User.id)
+        .where(*_not_started_where(course_id, assignment_id, problem_ids))
+    )
+    return int(session.scalar(stmt) or 0)
 
 
 def failure_totals(
@@ -559,7 +647,7 @@ def kind_totals(
     if problem_id is not None:
         stmt = stmt.where(k.problem_id == problem_id)
     out: list[tuple[datetime, str, int]] = []
-    for hour, *counts in session.execute(stmt):
+    for hour, *counts in session.connection().execute(stmt).all():
         at = _aware(hour)
         out.extend((at, kind, int(n)) for kind, n in zip(rules.KINDS, counts, strict=True) if n)
     return out
@@ -597,3 +685,9 @@ def course_assignments(session: Session, course_id: int) -> list[Assignment]:
 
 def all_assignments(session: Session) -> list[Assignment]:
     return list(session.scalars(select(Assignment).order_by(Assignment.id)))
+
+
+def extended_user_ids(session: Session, assignment_id: int) -> list[int]:
+    """The students with an extension on the assignment (their window is not its own)."""
+    e = Extension.__table__.c
+    return sorted(session.scalars(select(e.user_id).where(e.assignment_id == assignment_id)))

@@ -9,8 +9,10 @@ submission is later than every one counted, adds it in a constant number of stat
 computed) it recomputes the student's rows on the problem (or every problem) from the submissions
 table. What changes a window without a verdict (an extension, new dates or problems, joining or
 leaving) calls :func:`work_changed` in its own transaction (``app.courses.work_changes``), which
-recomputes the students it touched — never a read. So the state equals what :func:`rebuild`
-computes from scratch, at every commit.
+recomputes the rows of the students it touched whose counted work it changed
+(:func:`changed_slices`, a few statements for the whole class) and gives the others the new
+window's key — never a read. So the state equals what :func:`rebuild` computes from scratch, at
+every commit.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 from app.analytics import increments, repository, rules
+from app.courses import dates
 from app.courses.models import Assignment, Course
 from app.courses.visibility import CourseWork, course_work
 from app.submissions.models import Submission
@@ -161,8 +164,13 @@ def work_changed(
 
 
 def refresh(session: Session, course: Course, assignment: Assignment, user_ids: Sequence[int] | None) -> int:
-    """Recompute the students (None: every one) whose window moved since their rows were
-    written, and every student after the assignment's problems changed; how many."""
+    """Bring the rows of the students (None: every one) whose window moved since their rows were
+    written (every student after the assignment's problems changed) to their new window; how
+    many (student, problem) rows were recomputed.
+
+    A moved window recomputes only the rows whose counted work it changed (:func:`changed_slices`);
+    the others keep their rows and take the new window's key, in a few statements for the class.
+    """
     problems = problems_key(assignment)
     stored = repository.assignment_keys(session, assignment.id)
     regrouped = stored is None or stored[0] != problems
@@ -174,15 +182,63 @@ def refresh(session: Session, course: Course, assignment: Assignment, user_ids: 
     work = course_work(session, [assignment], users)
     if regrouped:
         repository.delete_other_problems(session, assignment.id, _problems(assignment))
-        stale = users
-    else:
-        keys = repository.window_keys(session, assignment.id, users)
-        stale = [u for u in users if keys.get(u, "") != window_key(work, assignment, u)]
-    recompute(session, work, assignment, stale)
+    keys = repository.window_keys(session, assignment.id, users)
+    current = {u: window_key(work, assignment, u) for u in users}
+    moved = [u for u in users if keys.get(u, "") != current[u]]
+    recomputed = 0
+    if moved:
+        repository.lock_windows(session, assignment.id, moved)
+        by_problems: dict[tuple[int, ...], list[int]] = {}
+        for user_id, changed in changed_slices(session, work, assignment, moved).items():
+            by_problems.setdefault(tuple(sorted(changed)), []).append(user_id)
+        for some, group in sorted(by_problems.items()):
+            found = summaries(session, work, assignment, group, some)
+            repository.replace_rows(session, assignment.id, group, some, found)
+            recomputed += len(found)
+        repository.set_window_keys(session, assignment.id, {u: current[u] for u in moved})
     if regrouped:
         repository.retotal(session, assignment.id)
     repository.set_assignment_keys(session, assignment.id, problems, inputs_key(session, course, assignment))
-    return len(stale)
+    return recomputed
+
+
+def changed_slices(
+    session: Session, work: CourseWork, assignment: Assignment, user_ids: Sequence[int]
+) -> dict[int, set[int]]:
+    """``{student: problems}`` whose counted work in the new window ``work`` differs from the one
+    their rows hold, told by how many counted submissions there are and the first and last one's
+    times (``rules.summarise``'s ``runs + attempts``, ``first_at``, ``last_at``): grouped by the
+    database for the students on the assignment's own dates, the few with an extension read
+    without their cases and checked here, all against the rows' figures in one read.
+
+    Those three are enough because a change of the course's work moves a window only at its ends:
+    the assignment's or the extension's release moves every span's start one way, its close every
+    span's end one way; an enrolment adds a period after every earlier one or closes the last.
+    What a change adds or drops at the start is earlier than everything it keeps (the first time
+    differs), and at the end later than everything it keeps (the last time differs); a window that
+    drops nothing and adds nothing counts the same number. So equal figures mean the same work,
+    and the rows (a function of it, ``app.analytics.models``) need nothing but the new key.
+    """
+    problem_ids = _problems(assignment)
+    extended = set(repository.extended_user_ids(session, assignment.id)) & set(user_ids)
+    standard = dates.effective(assignment, None)
+    found = repository.counted_marks(
+        session, assignment.course_id, [u for u in user_ids if u not in extended], problem_ids,
+        standard.release_at, standard.closes_at,
+    )  # fmt: skip
+    for (user_id, problem_id), times in repository.counted_times(
+        session, sorted(extended), problem_ids
+    ).items():
+        seen = [t for t in times if work.counts_for(user_id, assignment.id, t)]
+        if seen:
+            found[(user_id, problem_id)] = (len(seen), min(seen), max(seen))
+    marks = repository.progress_marks(session, assignment.id, user_ids)
+    out: dict[int, set[int]] = {}
+    for user_id in user_ids:
+        for problem_id in problem_ids:
+            if found.get((user_id, problem_id)) != marks.get((user_id, problem_id)):
+                out.setdefault(user_id, set()).add(problem_id)
+    return out
 
 
 @dataclass(frozen=True)

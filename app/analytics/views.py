@@ -68,11 +68,17 @@ class AssignmentAnalytics(BaseModel):
     problems: list[ProblemNumbers]
     kinds: list[str] = Field(description="The failure kinds, in the charts' order")
     kinds_over_time: list[DayKinds]
-    not_started: list[StudentRef] = Field(description="Active students with no run or Submit on any problem")
+    not_started: list[StudentRef] = Field(
+        description="Active students with no run or Submit on any problem, by email: the first 50 unless "
+        "`lists=all`"
+    )
+    not_started_total: int = Field(description="How many students have not started, in all")
     stuck: list[StuckStudent] = Field(
         description="Not solved, at least 5 failed Submits, and no progress: their last 3 Submits passed no "
-        "more cases than their best, or nothing got better for 24 hours"
+        "more cases than their best, or nothing got better for 24 hours. Most failures first: the first 50 "
+        "unless `lists=all`"
     )
+    stuck_total: int = Field(description="How many (student, problem) are stuck, in all")
     computed_at: datetime
 
 
@@ -85,6 +91,10 @@ class ProblemAnalytics(BaseModel):
     problem: ProblemDetail
     kinds: list[str]
     kinds_over_time: list[DayKinds]
-    not_started: list[StudentRef] = Field(description="Active students with no run or Submit on this problem")
-    stuck: list[StuckStudent]
+    not_started: list[StudentRef] = Field(
+        description="Active students with no run or Submit on this problem: the first 50 unless `lists=all`"
+    )
+    not_started_total: int
+    stuck: list[StuckStudent] = Field(description="The first 50 unless `lists=all`")
+    stuck_total: int
     computed_at: datetime

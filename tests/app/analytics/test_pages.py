@@ -189,3 +189,20 @@ def test_give_ups_of_the_course_s_students_are_counted_per_problem(
     assert {p["slug"]: p["gave_up"] for p in body["problems"]} == {"add-tensors": 1, "scale-rows": 0}
     assert teacher.get(_urls(room)[3]).json()["problem"]["gave_up"] == 1
     assert "gave up and read the solutions 1" in teacher.get(_urls(room)[1]).text
+
+
+def test_every_route_takes_lists_all_and_says_the_totals(
+    room: Classroom, new_browser: Callable[[], Browser]
+) -> None:
+    teacher = _signed_in(new_browser, room.teacher.email)
+    _a, b, _c = room.students
+    for url in _urls(room):
+        assert teacher.get(url + "?lists=all").status_code == 200
+        assert teacher.get(url + "?lists=everything").status_code == 422  # only `all`
+    body = teacher.get(_urls(room)[2] + "?lists=all").json()
+    assert (body["stuck_total"], body["not_started_total"]) == (1, 1)
+    assert [s["user_id"] for s in body["stuck"]] == [b.id]
+    one = teacher.get(_urls(room)[3]).json()
+    assert (one["stuck_total"], one["not_started_total"]) == (1, 1)
+    page = teacher.get(_urls(room)[0]).text
+    assert "1 stuck:" in page and "1 not started" in page and 'href="?lists=all"' not in page
