@@ -35,8 +35,9 @@ from typing import Any
 from runner.testing import sealed
 
 # The names the templates use; seal() binds each to a constant. Never read at run time.
-WORDS: Any = None
-READ: Any = None
+MEMORY: Any = None
+WORD: Any = None
+READ_ALL: Any = None
 BASE: Any = None
 TAINTED: Any = None
 CLASSES: Any = None
@@ -52,7 +53,7 @@ UNDER: Any = None
 
 def _check_template() -> None:
     """Mark every class whose tag differs from the recorded one as changed (kept for good)."""
-    current = LIST(map(READ, WORDS))
+    current = LIST(READ_ALL(MEMORY))
     if current == BASE:
         return
     index = 0
@@ -65,7 +66,7 @@ def _check_template() -> None:
 def _baseline_template() -> None:
     """Record the tags as they are now (taking a new tag where a change set it to 0), except for
     classes already marked changed."""
-    current = LIST(map(READ, WORDS))
+    current = LIST(READ_ALL(MEMORY))
     if current == BASE:
         return
     index = 0
@@ -73,7 +74,7 @@ def _baseline_template() -> None:
         if tag != BASE[index] and not TAINTED[index]:
             if tag == 0:
                 LOOKUP(CLASSES[index], "__init__")  # the method cache assigns a new tag
-                tag = READ(WORDS[index])
+                tag = MEMORY[WORD[index]]
             BASE[index] = tag
         index = index + 1
 
@@ -95,7 +96,7 @@ def _under_template(cls: Any) -> Any:
 def _check_under_template(cls: Any) -> None:
     """Before a write by the problem's tests to ``cls``: the change judged code made there is kept."""
     for index in UNDER(cls):
-        if READ(WORDS[index]) != BASE[index]:
+        if MEMORY[WORD[index]] != BASE[index]:
             TAINTED[index] = True
 
 
@@ -103,10 +104,10 @@ def _baseline_under_template(cls: Any) -> None:
     """After that write: the new tags of ``cls`` and its subclasses (the change cascades to them)."""
     for index in UNDER(cls):
         if not TAINTED[index]:
-            tag = READ(WORDS[index])
+            tag = MEMORY[WORD[index]]
             if tag == 0:
                 LOOKUP(CLASSES[index], "__init__")
-                tag = READ(WORDS[index])
+                tag = MEMORY[WORD[index]]
             BASE[index] = tag
 
 
@@ -267,16 +268,17 @@ def prepare(exclude: frozenset[type] = frozenset(), written: tuple[type, ...] = 
     watched = sorted(classes(exclude), key=lambda cls: len(cls.__mro__))  # bases first
     for cls in watched:
         type.__getattribute__(cls, "__init__")
-    words = [ctypes.c_uint.from_address(id(cls) + offset) for cls in watched]
-    # c_uint made immutable first: its `value` is read through the class, which judged code could
+    # c_uint made immutable first: the array's items are read through it, which judged code could
     # otherwise give a property that lies
     sealed.make_immutable(ctypes.c_uint)
-    read = operator.attrgetter("value")
+    memory, word = _tag_view([id(cls) + offset for cls in watched])
+    read_all = operator.itemgetter(*word) if len(word) > 1 else (lambda view: tuple(view[i] for i in word))
     common = {
-        "WORDS": tuple(words),
-        "READ": read,
-        "BASE": [read(w) for w in words],
-        "TAINTED": [False] * len(words),
+        "MEMORY": memory,
+        "WORD": word,
+        "READ_ALL": read_all,
+        "BASE": list(read_all(memory)),
+        "TAINTED": [False] * len(word),
         "LIST": list,
     }
     check = sealed.seal(_check_template, **common)
@@ -293,13 +295,33 @@ def prepare(exclude: frozenset[type] = frozenset(), written: tuple[type, ...] = 
             **common,
         ),
     )
-    _state["words"] = common["WORDS"]
+    _state["words"] = word
     _state["check"] = check
     _state["baseline"] = sealed.seal(
         _baseline_template, CLASSES=tuple(watched), LOOKUP=type.__getattribute__, **common
     )
     _state["names"] = tuple(f"{cls.__module__}.{cls.__qualname__}" for cls in watched)
     _state["common"] = common
+
+
+def _tag_view(addresses: list[int]) -> tuple[Any, tuple[int, ...]]:
+    """One ``c_uint`` array over the memory from the lowest tag to the highest, and each tag's index
+    in it. Every read at a case's end is one C call (``itemgetter``) that touches only this array,
+    the type objects and new ints: no per-class object whose reference count a fresh fork would
+    copy a page for (710 ``c_uint`` objects, one each, cost ~50 page faults a job). Nothing is
+    allocated: the array is a view of memory that exists already."""
+    import ctypes
+
+    low = min(addresses, default=0)
+    if any((address - low) % 4 for address in addresses):
+        raise sealed.SealError(
+            "the type objects' version tags are not aligned: torch's classes cannot be watched"
+        )
+    array_type = ctypes.c_uint * ((max(addresses, default=0) - low) // 4 + 1)
+    # immutable first, as c_uint: its item reads go through the class, which judged code could
+    # otherwise give a __getitem__ that lies (ctypes caches array types by length)
+    sealed.make_immutable(array_type)
+    return array_type.from_address(low), tuple((address - low) // 4 for address in addresses)
 
 
 def watched() -> int:
