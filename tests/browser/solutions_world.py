@@ -42,8 +42,11 @@ def scratch_problem(
             shutil.copyfile(FULL_FORMAT / name, folder / name)
     (folder / "editorial.md").write_text(editorial)
     toml = folder / "problem.toml"
+    # Last in its track, so that no other test's "next problem" after add-tensors is a probe.
     toml.write_text(
-        toml.read_text().replace('title = "Add Two Tensors"', f'title = "Solutions Probe {slug[-6:]}"')
+        toml.read_text()
+        .replace('title = "Add Two Tensors"', f'title = "Solutions Probe {slug[-6:]}"')
+        .replace("\norder = 1\n", "\norder = 1000\n")
     )
     _import(server, tmp_path)
     return slug
