@@ -20,6 +20,7 @@ from runner.judging.source_rules import (
     DENIED_UNDER_ALLOWANCE,
     MODULE_ESCAPES,
     PLAIN_CALL_ONLY,
+    PROCESS_WIDE_SETTINGS,
 )
 from runner.judging.source_tree import SourceTree, is_dunder
 
@@ -73,6 +74,15 @@ class DefinitionWalk:
         if denied is not None and len(denied) > len(allowance):
             yield self._refuse(
                 node, "torch-internals", f"`{denied}` is not allowed here: {DENIED_TORCH[denied]}."
+            )
+            return
+        setting = next((p for p in rest if p in PROCESS_WIDE_SETTINGS), None)
+        if setting is not None:
+            yield self._refuse(
+                node,
+                "process-wide",
+                f"`{path}` is not allowed (the problem allows `{allowance}`, not `{setting}`): "
+                f"{PROCESS_WIDE_SETTINGS[setting]}.",
             )
             return
         if rest and rest[-1] in DENIED_ATTRIBUTES:

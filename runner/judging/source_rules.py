@@ -83,6 +83,70 @@ DENIED_TORCH = {
         "selective checkpointing keeps activations that checkpointing is meant to free",
     ),
 }
+# Public setters of process-wide torch state: one call changes what every later torch call in the
+# process does, the judge's tests in every later case included, and nothing puts it back. Refused by
+# name wherever it is read (an import, a path, an alias, an attribute of any object), each with what
+# to write instead; a problem's `allow` opens exactly the name it lists. What stays allowed, and why:
+# `torch.manual_seed` (the judge seeds each job and shifts a learner's seeds per case),
+# `torch.set_printoptions` and `torch.set_warn_always` (they change text on the learner's own
+# output, never a value the tests observe), and `torch.set_grad_enabled`, `set_multithreading_enabled`
+# and `set_view_replay_enabled` inside `with` (SCOPED_SETTINGS: put back when the block ends).
+_DEFAULT = "it changes a process-wide default the tests rely on"
+_CREATE = "where you create tensors instead"
+_ANOMALY = (
+    "anomaly detection is a debugging aid: it watches every backward pass in the process and records "
+    "the stack of every operation, the judge's own included. Remove it before submitting (it is for "
+    "finding where a NaN comes from on your own machine)"
+)
+PROCESS_WIDE_SETTINGS = {
+    "set_default_dtype": f"{_DEFAULT} (the dtype of every new tensor): pass `dtype=` {_CREATE}",
+    "set_default_tensor_type": f"{_DEFAULT} (the type of every new tensor): pass `dtype=` {_CREATE}",
+    "set_default_device": f"{_DEFAULT} (the device of every new tensor): pass `device=` {_CREATE}",
+    "set_detect_anomaly": _ANOMALY,
+    "detect_anomaly": _ANOMALY,
+    "set_anomaly_enabled": _ANOMALY,
+    "use_deterministic_algorithms": (
+        "it changes which kernels every torch call in the process may use, the tests' included. The "
+        "judge runs on one CPU thread, where your results are already reproducible: remove it"
+    ),
+    "set_deterministic_debug_mode": (
+        "it changes what every torch call in the process does, the tests' included: remove it"
+    ),
+    **dict.fromkeys(
+        ("set_num_threads", "set_num_interop_threads"),
+        "your code runs on one thread here, and the judge sets torch's threads: remove it",
+    ),
+    "set_flush_denormal": (
+        "it changes floating-point arithmetic for every tensor in the process, the tests' included: remove it"
+    ),
+    "set_float32_matmul_precision": (
+        "it changes how every float32 matrix product in the process is rounded, the tests' included: "
+        "remove it (or convert with `.to(torch.bfloat16)` where you mean lower precision)"
+    ),
+    **dict.fromkeys(
+        (
+            "set_autocast_enabled",
+            "set_autocast_cpu_enabled",
+            "set_autocast_dtype",
+            "set_autocast_cpu_dtype",
+            "set_autocast_gpu_dtype",
+            "set_autocast_cache_enabled",
+            "set_autocast_ipu_enabled",
+            "set_autocast_ipu_dtype",
+            "set_autocast_xla_enabled",
+            "set_autocast_xla_dtype",
+        ),
+        "it changes the dtype every later operation in the process computes in, the tests' included: "
+        "use `with torch.autocast(...):` around your own code instead",
+    ),
+}
+# Setters that are also context managers and take effect when called: inside `with` (or as a
+# decorator) they are put back when the block ends; called on their own they stay in force.
+SCOPED_SETTINGS = {
+    "set_grad_enabled": "`with torch.set_grad_enabled(...):` (or `with torch.no_grad():`)",
+    "set_multithreading_enabled": "`with torch.autograd.set_multithreading_enabled(...):`",
+    "set_view_replay_enabled": "`with torch.autograd.grad_mode.set_view_replay_enabled(...):`",
+}
 # Builtins that run code from strings, reach frames and namespaces, or open files.
 DENIED_BUILTINS = {
     "exec": "it runs code given as a string",

@@ -111,3 +111,16 @@ class SourceTree:
     def called(self, node: ast.Name) -> bool:
         parent = self.parents.get(node)
         return isinstance(parent, ast.Call) and parent.func is node
+
+    def scoped_call(self, node: ast.expr) -> bool:
+        """``node`` is called where what the call sets is put back at the block's end: as a ``with``
+        item (``with f(...):``) or a decorator (``@f(...)``)."""
+        call = self.parents.get(node)
+        if not (isinstance(call, ast.Call) and call.func is node):
+            return False
+        holder = self.parents.get(call)
+        if isinstance(holder, ast.withitem):
+            return holder.context_expr is call
+        if isinstance(holder, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            return any(d is call for d in holder.decorator_list)
+        return False

@@ -26,6 +26,8 @@ from runner.judging.source_rules import (
     MODULE_ESCAPES,
     NAMED_ATTRIBUTE_BUILTINS,
     NEVER_ALLOWED,
+    PROCESS_WIDE_SETTINGS,
+    SCOPED_SETTINGS,
     TORCH_INTERNAL_NAMES,
 )
 from runner.judging.source_tree import is_dunder
@@ -142,9 +144,38 @@ class SourceWalk(DefinitionWalk):
                 "solutions may use (import the modules the policy allows, by their own names).",
             )
             return
+        yield from self._process_wide(node, path)
         leaf = path.split(".")[-1]
         if leaf in DENIED_ATTRIBUTES:
             yield self._refuse(node, "attribute", f"`{leaf}` is not allowed: {DENIED_ATTRIBUTES[leaf]}.")
+
+    def _process_wide(self, node: ast.AST, path: str) -> Iterator[Refusal]:
+        """A public setter of process-wide torch state anywhere in ``path`` (``torch.set_default_dtype``,
+        ``torch.autograd.anomaly_mode.detect_anomaly.__call__``)."""
+        parts = path.split(".")
+        for i, part in enumerate(parts):
+            if part in PROCESS_WIDE_SETTINGS:
+                yield self._setting(node, ".".join(parts[: i + 1]))
+                return
+
+    def _setting(self, node: ast.AST, name: str) -> Refusal:
+        why = PROCESS_WIDE_SETTINGS[name.split(".")[-1]]
+        return self._refuse(node, "process-wide", f"`{name}` is not allowed: {why}.")
+
+    def _scoped_setting(self, node: ast.Name | ast.Attribute, path: str | None) -> Iterator[Refusal]:
+        """A setter that is also a context manager (``torch.set_grad_enabled``) used other than as a
+        ``with`` item or a decorator: called on its own, what it sets stays in force for the tests."""
+        name = path if path is not None else node.attr if isinstance(node, ast.Attribute) else None
+        if name is None or name.split(".")[-1] not in SCOPED_SETTINGS or self._allowed(name):
+            return
+        if not self.tree.scoped_call(node):
+            yield self._refuse(
+                node,
+                "process-wide",
+                f"`{name}` is only allowed as a `with` block or a decorator: called on its own it "
+                "changes autograd's mode for everything that runs after it, the judge's tests included."
+                f" Write {SCOPED_SETTINGS[name.split('.')[-1]]}.",
+            )
 
     def _node(self, node: ast.AST) -> Iterator[Refusal]:
         if isinstance(node, ast.Attribute):
@@ -202,6 +233,7 @@ class SourceWalk(DefinitionWalk):
         yield from self._unbound_method(node)
         yield from self._plain_call_value(node)
         path = self._dotted(node)
+        yield from self._scoped_setting(node, path)
         if path is not None:
             yield from self._path(node, path)
             if not isinstance(node.ctx, ast.Load):  # no allowance opens patching what it names
@@ -236,6 +268,8 @@ class SourceWalk(DefinitionWalk):
             return
         if name in DENIED_ATTRIBUTES:
             yield self._refuse(node, "attribute", f"`.{name}` is not allowed: {DENIED_ATTRIBUTES[name]}.")
+        elif name in PROCESS_WIDE_SETTINGS:
+            yield self._setting(node, name)
         elif name == "format" and base is not None and not isinstance(base, ast.Constant):
             yield self._refuse(
                 node,
@@ -270,6 +304,8 @@ class SourceWalk(DefinitionWalk):
         name = node.id
         if isinstance(node.ctx, ast.Load):
             yield from self._plain_call_value(node)
+            if name in self.modules:
+                yield from self._scoped_setting(node, self.modules[name])
         if (
             name in self.imported_modules
             and isinstance(node.ctx, ast.Load)
