@@ -6,9 +6,10 @@ judge frame, assigning a sealed function's attributes or a sealed object's class
 ``gc.get_referrers/get_referents/get_objects``, ``sys.settrace``/``sys.setprofile``,
 ``sys._current_frames``, another audit hook, ctypes, opening process memory under ``/proc`` and
 opening a directory as a descriptor (a relative path from a directory descriptor would escape the
-path check). A refusal raises :class:`IntegrityError` in the learner's code *and* sends a
-``refused`` event, so catching the exception does not hide it: the host reports a runtime error
-saying that modifying the judge is not allowed.
+path check), and changing a tensor's class but for a lazy module's materialisation. A refusal
+raises :class:`IntegrityError` in the learner's code *and* sends a ``refused`` event, so catching
+the exception does not hide it: the host reports a runtime error saying that modifying the judge
+is not allowed.
 """
 
 from __future__ import annotations
@@ -57,6 +58,9 @@ FunctionType: Any = None
 FrameType: Any = None
 PosixPath: Any = None
 SEALED_TYPES: Any = None  # sealed.SEALED_TYPES, frozen when the audit hook is sealed
+SUBCLASS: Any = None
+TENSOR_BASE: Any = None
+PERMIT: Any = None
 S_ISDIR: Any = None
 stat: Any = None
 readlink: Any = None
@@ -118,6 +122,11 @@ def _audit_template(event: str, args: tuple[Any, ...]) -> None:
             what = "changing the judge's function " + obj.__name__
         elif args[1] == "__class__" and type(obj) in SEALED_TYPES:
             what = "changing the class of the judge's object"
+        elif args[1] == "__class__" and SUBCLASS(TENSOR_BASE, type(obj)):
+            # a tensor keeps its class: the one change torch makes (a lazy module's uninitialised
+            # parameter or buffer materialised) holds the permit (runner.testing.lazy_tensors)
+            if not (PERMIT[0] is obj and PERMIT[1] is args[2]):
+                what = "changing the class of a tensor"
         elif type(obj) is FunctionType and args[1] in ("__code__", "__defaults__", "__kwdefaults__"):
             # torch's functions (a class's methods among them) keep their code: such a change moves
             # no class's version tag (runner.testing.class_versions)
@@ -168,10 +177,13 @@ ALLOWED_PROC_FILES = _ALLOWED_PROC_FILES
 
 
 def seal_audit_hook(
-    emit: Callable[..., None], type_name: Callable[[object], str]
+    emit: Callable[..., None], type_name: Callable[[object], str], permit: list[Any]
 ) -> Callable[[str, tuple[Any, ...]], None]:
     """The audit hook sealed over the emitter. Seal it after the observers: the classes they add
-    to ``sealed.SEALED_TYPES`` are frozen into it here."""
+    to ``sealed.SEALED_TYPES`` are frozen into it here. ``permit`` is the cell the sealed
+    ``materialize`` writes the one class change it makes into (``runner.testing.lazy_tensors``)."""
+    import torch
+
     resolve = sealed.seal(_resolve_template, readlink=posix.readlink, getcwd=posix.getcwd)
     return sealed.seal(
         _audit_template,
@@ -179,6 +191,9 @@ def seal_audit_hook(
         RESOLVE=resolve,
         SEALED_GLOBALS=sealed.SEALED_GLOBALS,
         SEALED_TYPES=frozenset(sealed.SEALED_TYPES),
+        SUBCLASS=type.__subclasscheck__,
+        TENSOR_BASE=torch._C.TensorBase,
+        PERMIT=permit,
         FunctionType=types.FunctionType,
         FrameType=types.FrameType,
         PosixPath=pathlib.PosixPath,

@@ -28,6 +28,7 @@ from runner.testing import (
     event_emitter,
     frozen_classes,
     hook_events,
+    lazy_tensors,
     op_bypasses,
     op_names,
     ops,
@@ -116,7 +117,9 @@ def _seal(key: bytes | bytearray, fd: int) -> Sealed:
     emit = event_emitter.seal_emitter(key, fd, type_name)
     hooks, hook_patches = hook_events.prepare(emit)
     operations, ops_patches = ops.prepare(emit)
-    audit = audit_hook.seal_audit_hook(emit, type_name)
+    permit: list[Any] = [None, None]  # held by the sealed materialize and the audit hook only
+    lazy_patches = lazy_tensors.prepare(permit)
+    audit = audit_hook.seal_audit_hook(emit, type_name, permit)
     guard = Guard(
         begin_case=sealed.seal(_begin_case_template, EMIT=emit, CASE_BEGIN_STEPS=(operations.begin_case,)),
         end_case=sealed.seal(
@@ -127,7 +130,7 @@ def _seal(key: bytes | bytearray, fd: int) -> Sealed:
         hooks=hooks,
         ops=operations,
     )
-    return Sealed(guard, audit, (*hook_patches, *ops_patches))
+    return Sealed(guard, audit, (*hook_patches, *ops_patches, *lazy_patches))
 
 
 def protected_classes() -> tuple[type, ...]:
@@ -139,14 +142,16 @@ def protected_classes() -> tuple[type, ...]:
     methods per case (``observe_hooks``), and the hook observers read its tables exactly. Nor
     ``nn.Parameter``: ``UninitializedParameter.materialize`` (lazy modules) assigns an instance's
     ``__class__`` to it, which CPython refuses for an immutable type; it is watched instead
-    (``runner.testing.class_versions``: a change is reported at the case's end)."""
+    (``runner.testing.class_versions``: a change is reported at the case's end). A lazy module's
+    ``UninitializedBuffer`` still becomes a ``torch.Tensor``: the guard's own ``materialize`` lifts
+    the flag for exactly that assignment (``runner.testing.lazy_tensors``)."""
     import torch
 
     return (torch.Tensor, torch.storage.UntypedStorage, torch.storage.TypedStorage)
 
 
 def _targets() -> list[tuple[Any, str, Any]]:
-    return hook_events.targets() + op_bypasses.bypass_targets()
+    return hook_events.targets() + op_bypasses.bypass_targets() + lazy_tensors.targets()
 
 
 def activate(ready: Sealed) -> Guard | None:
