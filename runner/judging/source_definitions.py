@@ -24,6 +24,18 @@ from runner.judging.source_rules import (
 )
 from runner.judging.source_tree import SourceTree, is_dunder
 
+# torch's tensor classes by their last name (any path to them: `torch.nn.parameter.Parameter`,
+# `torch.nn.UninitializedParameter`, `torch.masked.MaskedTensor`): a subclass changes what every torch
+# function does with it, and an uninitialised one names the class it becomes.
+_TENSOR_CLASS_NAMES = frozenset(
+    {"Parameter", "UninitializedParameter", "UninitializedBuffer", "UninitializedTensorMixin", "Buffer"}
+)
+
+
+def _tensor_class(path: str) -> bool:
+    leaf = path.rpartition(".")[2]
+    return path.startswith("torch.") and (leaf.endswith("Tensor") or leaf in _TENSOR_CLASS_NAMES)
+
 
 class DefinitionWalk:
     def __init__(self, tree: ast.Module, allow: frozenset[str]) -> None:
@@ -150,7 +162,7 @@ class DefinitionWalk:
                 yield self._refuse(node, "class", "a metaclass is not allowed: define a plain class.")
         for base in node.bases:
             path = self._dotted(base)
-            if path in ("torch.Tensor", "torch.nn.Parameter") and not self._allowed(path):
+            if path is not None and _tensor_class(path) and not self._allowed(path):
                 yield self._refuse(
                     node,
                     "class",

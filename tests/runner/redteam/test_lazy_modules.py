@@ -157,3 +157,20 @@ def test_the_opening_changes_no_other_tensors_class(judge_probe: JudgeFn, attemp
             attempt,
             [c.message for c in result.cases],
         )
+
+
+@pytest.mark.parametrize(
+    "base",
+    [
+        "torch.nn.UninitializedParameter",
+        "torch.nn.parameter.UninitializedBuffer",
+        "torch.nn.parameter.Parameter",
+        "torch.nn.Buffer",
+        "torch.masked.MaskedTensor",
+    ],
+)
+def test_the_policy_refuses_a_tensor_class_by_any_path(base: str) -> None:
+    source = f"import torch\nimport torch.masked\nclass Sneaky({base}):\n    pass\n"
+    refusal = source_policy.check(source)
+    assert refusal is not None and refusal.line == 3 and f"subclassing `{base}`" in refusal.message, refusal
+    assert source_policy.check("import torch\nclass Mine(torch.nn.Linear):\n    pass\n") is None
