@@ -16,11 +16,11 @@ import textwrap
 import pytest
 
 from runner.engine import Runner
-from runner.format.problem import ProblemFiles
+from runner.format.problem import ProblemFiles, load_problem_dir
 from runner.jobs import Expectations
 from runner.judging import source_policy
 from runner.verdict import Verdict
-from tests.runner.conftest import JudgeFn
+from tests.runner.conftest import BANK, JudgeFn
 
 MODIFIED = "Modifying or inspecting the judge is not allowed"
 
@@ -66,6 +66,48 @@ def test_lazy_modules_are_accepted_through_the_source_policy(
     problem, expectations = probe
     assert source_policy.check(HONEST) is None
     result = checked_runner.judge(problem.job(expectations, HONEST, "submit"))
+    assert result.verdict == Verdict.ACCEPTED, (result.message, [c.message for c in result.cases])
+
+
+# residual-mlp-modulelist with lazy layers: the blocks infer their input size, materialised by one
+# forward in __init__ (the tests fill the parameters by name before any forward of theirs).
+LAZY_RESIDUAL_MLP = textwrap.dedent("""
+    import torch
+    import torch.nn as nn
+
+
+    class ResidualBlock(nn.Module):
+        def __init__(self, dim, hidden):
+            super().__init__()
+            self.fc1 = nn.LazyLinear(hidden)
+            self.fc2 = nn.LazyLinear(dim)
+
+        def forward(self, x):
+            return x + self.fc2(torch.relu(self.fc1(x)))
+
+
+    class ResidualMLP(nn.Module):
+        def __init__(self, dim, hidden, num_blocks):
+            super().__init__()
+            self.blocks = nn.ModuleList([ResidualBlock(dim, hidden) for _ in range(num_blocks)])
+            with torch.no_grad():
+                self(torch.zeros(1, dim))
+
+        def forward(self, x):
+            for block in self.blocks:
+                x = block(x)
+            return x
+
+
+    def build_residual_mlp(dim, hidden, num_blocks):
+        return ResidualMLP(dim, hidden, num_blocks)
+""")
+
+
+def test_a_bank_problem_accepts_a_solution_with_lazy_layers(checked_runner: Runner) -> None:
+    problem = load_problem_dir(BANK / "residual-mlp-modulelist")
+    expectations = checked_runner.compute_expectations(problem)
+    result = checked_runner.judge(checked_runner.job_for(problem, expectations, LAZY_RESIDUAL_MLP, "submit"))
     assert result.verdict == Verdict.ACCEPTED, (result.message, [c.message for c in result.cases])
 
 
