@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +36,7 @@ class PeakMemory:
     peak_bytes: int = 0
     operations: int = 0
     _sizes: dict[int, int] = field(default_factory=dict)
+    _ignored: frozenset[int] = frozenset()
     _finalizers: list[Any] = field(default_factory=list)
 
     def _touch(self, tensor: Any) -> None:
@@ -44,6 +45,8 @@ class PeakMemory:
         except (RuntimeError, NotImplementedError, TypeError):  # no storage of its own (sparse, nested)
             return
         key = id(storage)
+        if key in self._ignored:
+            return
         size = storage.nbytes()
         known = self._sizes.get(key)
         if known is None:
@@ -98,14 +101,17 @@ def _mode_class() -> Any:
 
 
 @contextlib.contextmanager
-def observe_peak_memory() -> Iterator[PeakMemory]:
+def observe_peak_memory(ignore: Iterable[Any] = ()) -> Iterator[PeakMemory]:
     """Measure the peak bytes of live storages that the enclosed code's operations touch.
 
-    ``with observe_peak_memory() as memory: loss.backward()`` then ``memory.peak_bytes``. Compare it
-    with the same measurement of a reference run in the same process, as a ratio: what counts is
-    the shape of the memory over time (one segment at once, or the whole stack), not the bytes of
-    one allocator."""
-    record = PeakMemory()
+    ``with observe_peak_memory() as memory: loss.backward()`` then ``memory.peak_bytes``; read
+    ``memory.live_bytes`` inside the block for what is held at that moment. The storages of the
+    tensors in ``ignore`` (the inputs the caller holds anyway: ``x``, the parameters) are never
+    counted. Compare with the same measurement of a reference run in the same process, as a
+    ratio: what counts is the shape of the memory over time (one segment at once, or the whole
+    stack), not the bytes of one allocator."""
+    # The caller holds these tensors for the whole block, so their storages' ids stay theirs.
+    record = PeakMemory(_ignored=frozenset(id(t.untyped_storage()) for t in ignore))
     try:
         with _mode_class()(record):
             yield record
