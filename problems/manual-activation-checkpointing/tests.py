@@ -243,7 +243,7 @@ def _forward_retained(checkpointed_forward, seed, n_blocks, segment_size, width=
 
 @case(rule="activations-freed")
 def forward_keeps_one_input_per_segment(solution):
-    """Keeping every block's input (one per block, not per segment) holds 2-4x the budget here."""
+    """Keeping every block's input (one per block, not per segment) holds 2-3x the budget here."""
     within = []
     for i, (n, s) in enumerate([(8, 2), (9, 3)]):
         budget = _forward_retained(_checkpoint_each_segment, 60 + i, n, s)
