@@ -13,7 +13,8 @@ whatever its call log says, and the honest neighbours still pass.
   by hand from its public submodules, parameters cloned up front — with show calls from tensor
   hooks, from a Function's backward, or by touching parameters under grad mode.
 * Beside autograd: activations or block inputs kept as a Function's attributes, where saved-tensor
-  hooks never see them.
+  hooks never see them; and, without the source policy, activations hidden from the judge's
+  saved-tensor hooks by the learner's own hooks or selective checkpointing.
 """
 
 from __future__ import annotations
@@ -195,3 +196,18 @@ def test_honest_checkpointing_is_accepted(
     for code in (files.solution, (CHECKPOINTING / "alternatives" / name).read_text()):
         result = _judge(checked_runner, checkpointing, code)
         assert result.accepted, [(c.name, c.status, c.message) for c in result.cases]
+
+
+@pytest.mark.parametrize(
+    "name", ["cheat_hides_saved_tensors.py", "cheat_selective_checkpointing_keeps_float32.py"]
+)
+def test_activations_hidden_from_saved_tensor_hooks_are_still_measured_without_the_policy(
+    runner: Runner, checkpointing: tuple[ProblemFiles, Expectations], name: str
+) -> None:
+    """The source policy refuses these (test_fresh_source_policy.py); without it, the measurement of
+    what the forward pass leaves alive still sees every kept activation."""
+    code = (CHECKPOINTING / "mutants" / name).read_text()
+    result = _judge(runner, checkpointing, code)
+    failed = _failed(result)
+    assert not result.accepted and RETAINED_CASE in failed, (name, result.verdict, failed)
+    assert "activations-freed" in failed[RETAINED_CASE], failed
