@@ -199,56 +199,53 @@ def _checkpoint_each_segment(blocks, x, segment_size):
     return h
 
 
-def _backward_peak(checkpointed_forward, seed, n_blocks, segment_size, width=8, batch=256):
-    """Peak bytes held at once by the operations of `backward()` (what they read or write, while it
-    lives: recomputed activations, gradients, anything kept from the forward pass and used)."""
+STACKS = [(8, 2), (9, 3)]  # (blocks, segment size): the whole stack is 4 and 3 segments
+
+
+@functools.cache
+def _memory(checkpointed_forward, seed, n_blocks, segment_size, width=8, batch=256):
+    """One run of a stack, measured for both rules (cached: each case reads its half):
+
+    - retained: bytes the forward pass leaves alive beyond x and the parameters, however they are
+      kept (saved for backward, a Function's attributes, a closure);
+    - backward_peak: peak bytes the operations of `backward()` hold at once (what they read or
+      write, while it lives: recomputed activations, gradients, anything kept and used)."""
     torch.manual_seed(seed)
     log, phase = [], ["forward"]
     blocks = [Counted(ResidualBlock(width), i, log, phase) for i in range(n_blocks)]
     g = torch.Generator().manual_seed(seed)
     x = torch.randn(batch, width, generator=g).requires_grad_(True)
-    y = checkpointed_forward(blocks, x, segment_size)
+    inputs = [x, *(p for block in blocks for p in block.parameters())]
+    with observe_peak_memory(ignore=inputs) as forward:
+        y = checkpointed_forward(blocks, x, segment_size)
+        gc.collect()
+        retained = forward.live_bytes
     loss = (y * torch.randn(y.shape, generator=g)).sum()
     phase[0] = "backward"
-    with observe_peak_memory() as memory:
+    with observe_peak_memory() as backward:
         loss.backward()
-    return memory.peak_bytes
+    return {"retained": retained, "backward_peak": backward.peak_bytes}
+
+
+def _within_budget(solution, measure):
+    """Per stack: the solution's measure at most 1.5x the judge's own segment-by-segment run's."""
+    within = []
+    for i, (n, s) in enumerate(STACKS):
+        budget = _memory(_checkpoint_each_segment, 50 + i, n, s)[measure]
+        within.append(_memory(solution.checkpointed_forward, 50 + i, n, s)[measure] <= 1.5 * budget)
+    return {"within_budget": within}
 
 
 @case(rule="checkpoint-every-segment")
 def one_segment_recomputed_at_a_time(solution):
     """Recomputing the whole stack at once holds 2-3x the budget here, whatever the call log says."""
-    within = []
-    for i, (n, s) in enumerate([(8, 2), (9, 3)]):
-        budget = _backward_peak(_checkpoint_each_segment, 50 + i, n, s)
-        within.append(_backward_peak(solution.checkpointed_forward, 50 + i, n, s) <= 1.5 * budget)
-    return {"within_budget": within}
-
-
-def _forward_retained(checkpointed_forward, seed, n_blocks, segment_size, width=8, batch=256):
-    """Bytes the forward pass leaves alive (beyond x and the parameters), however they are kept:
-    saved for backward, or held by the solution's own objects (a Function's attributes, a closure)."""
-    torch.manual_seed(seed)
-    log, phase = [], ["forward"]
-    blocks = [Counted(ResidualBlock(width), i, log, phase) for i in range(n_blocks)]
-    x = torch.randn(batch, width, generator=torch.Generator().manual_seed(seed)).requires_grad_(True)
-    inputs = [x, *(p for block in blocks for p in block.parameters())]
-    with observe_peak_memory(ignore=inputs) as memory:
-        y = checkpointed_forward(blocks, x, segment_size)
-        gc.collect()
-        retained = memory.live_bytes
-    y.sum().backward()  # the graph still works after being measured
-    return retained
+    return _within_budget(solution, "backward_peak")
 
 
 @case(rule="activations-freed")
 def forward_keeps_one_input_per_segment(solution):
     """Keeping every block's input (one per block, not per segment) holds 2-3x the budget here."""
-    within = []
-    for i, (n, s) in enumerate([(8, 2), (9, 3)]):
-        budget = _forward_retained(_checkpoint_each_segment, 60 + i, n, s)
-        within.append(_forward_retained(solution.checkpointed_forward, 60 + i, n, s) <= 1.5 * budget)
-    return {"within_budget": within}
+    return _within_budget(solution, "retained")
 
 
 @case(rtol=RTOL, atol=ATOL)
