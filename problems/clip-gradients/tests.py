@@ -171,13 +171,17 @@ def no_builtin_clipping(solution):
 def kept_in_place(params, run):
     """Per present gradient: the same tensor object, the same storage, and a view taken before the
     call that sees the values after it (a replaced ``.data`` or ``set_`` moves the storage)."""
-    before = [(p.grad, p.grad.view(-1), p.grad.untyped_storage().data_ptr()) for p in params if p.grad is not None]
+    before = [
+        (p.grad, p.grad.view(-1), p.grad.untyped_storage().data_ptr()) for p in params if p.grad is not None
+    ]
     run(params)
     present = [p for p in params if p.grad is not None]
     return {
         "count": len(present),
         "same_tensor": [p.grad is g for p, (g, _, _) in zip(present, before)],
-        "same_storage": [p.grad.untyped_storage().data_ptr() == ptr for p, (_, _, ptr) in zip(present, before)],
+        "same_storage": [
+            p.grad.untyped_storage().data_ptr() == ptr for p, (_, _, ptr) in zip(present, before)
+        ],
         "view_sees_result": [
             bool(torch.equal(view, p.grad.reshape(-1))) for p, (_, view, _) in zip(present, before)
         ],

@@ -4,12 +4,21 @@ Every block is wrapped in a counter that logs its index and whether it ran in th
 during backward. The logs show what was recomputed, segment by segment; outputs and gradients must
 equal the plain model's, with and without an input that requires grad, for several segment sizes,
 and match finite differences for x and every parameter (check_gradients).
+
+The logs are readable, not proof: the learner holds the wrappers. What the rules mean is measured on
+memory. `checkpoint-every-segment`: the peak bytes that `backward()`'s operations hold at once
+(observe_peak_memory), as a ratio to the same stack checkpointed segment by segment here.
+`activations-freed`: what autograd saves for backward, through saved-tensor hooks.
 """
+
+import functools
+import gc
 
 import torch
 import torch.nn as nn
+import torch.utils.checkpoint
 
-from runner.testing import case, check_gradients
+from runner.testing import case, check_gradients, observe_peak_memory
 
 GRADIENTS = (
     "Gradients are compared with the plain model's (relative tolerance $10^{-5}$), including when `x` "
@@ -173,6 +182,70 @@ def memory_actually_saved(solution):
         _saved_activation_ratio(solution, 40 + i, n, s) for i, (n, s) in enumerate([(6, 2), (7, 3), (4, 4)])
     ]
     return {"within_budget": [r <= 1.5 for r in ratios]}
+
+
+def _run_blocks(segment, h):
+    for block in segment:
+        h = block(h)
+    return h
+
+
+def _checkpoint_each_segment(blocks, x, segment_size):
+    """The judge's own checkpointing, the budget's measure: one segment recomputed at a time."""
+    h = x
+    for start in range(0, len(blocks), segment_size):
+        run = functools.partial(_run_blocks, list(blocks[start : start + segment_size]))
+        h = torch.utils.checkpoint.checkpoint(run, h, use_reentrant=False)
+    return h
+
+
+STACKS = [(8, 2), (9, 3)]  # (blocks, segment size): the whole stack is 4 and 3 segments
+
+
+@functools.cache
+def _memory(checkpointed_forward, seed, n_blocks, segment_size, width=8, batch=256):
+    """One run of a stack, measured for both rules (cached: each case reads its half):
+
+    - retained: bytes the forward pass leaves alive beyond x and the parameters, however they are
+      kept (saved for backward, a Function's attributes, a closure);
+    - backward_peak: peak bytes the operations of `backward()` hold at once (what they read or
+      write, while it lives: recomputed activations, gradients, anything kept and used)."""
+    torch.manual_seed(seed)
+    log, phase = [], ["forward"]
+    blocks = [Counted(ResidualBlock(width), i, log, phase) for i in range(n_blocks)]
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(batch, width, generator=g).requires_grad_(True)
+    inputs = [x, *(p for block in blocks for p in block.parameters())]
+    with observe_peak_memory(ignore=inputs) as forward:
+        y = checkpointed_forward(blocks, x, segment_size)
+        gc.collect()
+        retained = forward.live_bytes
+    loss = (y * torch.randn(y.shape, generator=g)).sum()
+    phase[0] = "backward"
+    with observe_peak_memory() as backward:
+        loss.backward()
+    return {"retained": retained, "backward_peak": backward.peak_bytes}
+
+
+def _within_budget(solution, measure):
+    """Per stack: the solution's measure at most 1.5x the judge's own segment-by-segment run's."""
+    within = []
+    for i, (n, s) in enumerate(STACKS):
+        budget = _memory(_checkpoint_each_segment, 50 + i, n, s)[measure]
+        within.append(_memory(solution.checkpointed_forward, 50 + i, n, s)[measure] <= 1.5 * budget)
+    return {"within_budget": within}
+
+
+@case(rule="checkpoint-every-segment")
+def one_segment_recomputed_at_a_time(solution):
+    """Recomputing the whole stack at once holds 2-3x the budget here, whatever the call log says."""
+    return _within_budget(solution, "backward_peak")
+
+
+@case(rule="activations-freed")
+def forward_keeps_one_input_per_segment(solution):
+    """Keeping every block's input (one per block, not per segment) holds 2-3x the budget here."""
+    return _within_budget(solution, "retained")
 
 
 @case(rtol=RTOL, atol=ATOL)

@@ -19,6 +19,8 @@ Helpers make tests strong for the zero-argument functions of the seed problems:
   which operations the code calls (:func:`op_rules_for_every_case`: in every case of a problem)
   and that its work does not grow like a Python loop (``runner.testing.ops``), also judged on
   the host.
+* :func:`observe_peak_memory` measures the peak bytes the enclosed code's operations hold at once
+  (``backward()``'s recomputations included), to compare with a reference run as a ratio.
 """
 
 from __future__ import annotations
@@ -257,3 +259,6 @@ from runner.testing.checks.family import tensor_samples as tensor_samples  # noq
 from runner.testing.checks.gradients import check_gradients as check_gradients  # noqa: E402
 from runner.testing.checks.integrity import check_call as check_call  # noqa: E402
 from runner.testing.checks.optim import check_optimizer as check_optimizer  # noqa: E402
+
+# How much memory code holds at once (runner/testing/peak_memory.py): a value the host compares.
+from runner.testing.peak_memory import observe_peak_memory as observe_peak_memory  # noqa: E402
