@@ -124,13 +124,40 @@ CHEATS = {
         def forward_hook_test():
             model, x = _model()
             seen = {}
-            consts = nn.Module.register_forward_pre_hook.__code__.co_consts
-            switches = [c for c in consts if type(c) is list and c == [True]]
+            def consts(f, depth=0):  # through observe_hooks' own wrapper, when it is in place
+                found = list(f.__code__.co_consts)
+                for cell in f.__closure__ or ():
+                    if type(cell.cell_contents) is type(consts) and depth < 3:
+                        found += consts(cell.cell_contents, depth + 1)
+                return found
+            found = consts(nn.Module.register_forward_pre_hook) + consts(nn.Module.register_forward_hook)
+            switches = [c for c in found if type(c) is list and c == [True]]
             for switch in switches:
                 switch[0] = False
             model[1].register_forward_pre_hook(lambda m, i: seen.setdefault("a", i[0].detach().clone()))
             for switch in switches:
                 switch[0] = True
+            model[0].register_forward_hook(lambda m, i, o: None).remove()
+            with torch.no_grad():
+                out = model(x)
+            return _result(seen["a"], out)
+    """,
+    # nn.Module's hook methods are read through slots (runner.testing.method_slots): the slot, a
+    # constant of its descriptor's sealed getter, given a silent registration.
+    "the hook method's slot through its getter's code": """
+        from torch.utils.hooks import RemovableHandle
+        def forward_hook_test():
+            model, x = _model()
+            seen = {}
+            def silent(module, hook, *args, **kwargs):
+                handle = RemovableHandle(module._forward_pre_hooks)
+                module._forward_pre_hooks[handle.id] = hook
+                return handle
+            getter = type(nn.Module.__dict__["register_forward_pre_hook"]).__dict__["__get__"]
+            for c in getter.__code__.co_consts:
+                if type(c) is list:
+                    c[0] = silent
+            model[1].register_forward_pre_hook(lambda m, i: seen.setdefault("a", i[0].detach().clone()))
             model[0].register_forward_hook(lambda m, i, o: None).remove()
             with torch.no_grad():
                 out = model(x)
