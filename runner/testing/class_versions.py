@@ -15,12 +15,13 @@ the guard comes into force that differs at a case's end therefore means the clas
 — even if every attribute was put back. :func:`prepare` (the zygote, once) finds the field by
 experiment (a probe class must show exactly this behaviour, or the judge refuses to start) and
 collects torch's writable classes; the zygote records their tags (:func:`baseline`) after it puts
-the hook observers' wrappers on ``nn.Module`` (``guard.KeySlotGuard``), the guard records again
+the hook observers' wrappers and slots on ``nn.Module`` (``guard.KeySlotGuard``), the guard records again
 only those that moved since as it comes into force (none when nothing wrote a class in between)
 and, at each case's end, sends ``tampered`` naming every class whose tag moved (``check``). The problem's
 ``tests.py`` changes classes only through ``set_class_attribute``, which checks before its write and
-records the new tags after it (the change cascades to subclasses: wrapping ``nn.Module``'s
-registrations moves every module class's tag).
+records the new tags after it (the change cascades to subclasses: writing ``nn.Module`` moves every
+module class's tag; its hook registration methods are written into slots instead, which move none:
+``runner.testing.method_slots``).
 
 Not watched: classes torch itself writes at run time (``RemovableHandle`` counts ids in a class
 attribute, and its subclasses), classes created after the guard (a learner's own, parametrizations'
