@@ -105,8 +105,18 @@ def test_the_learner_cannot_write_a_slot() -> None:
 
         from runner.testing import set_class_attribute
 
+        class Lying:
+            __slots__ = ()
+
+            def __get__(self, instance: Any, owner: Any = None) -> Any:
+                return print
+
+        def swap_class() -> None:
+            nn.Module.__dict__["register_forward_hook"].__class__ = Lying
+
         outcomes = {}
         attempts = {
+            "the descriptor's own class swapped": swap_class,
             "the tests' writer": lambda: set_class_attribute(nn.Module, "register_forward_hook", print),
             "the class": lambda: setattr(nn.Module, "register_forward_hook", print),
             "the descriptor's class": lambda: setattr(
@@ -124,6 +134,7 @@ def test_the_learner_cannot_write_a_slot() -> None:
     # this test's functions are neither tests.py's nor runner.testing's: the writer refuses them too
     seen, _ = _zygote_then_spare(spare)
     assert seen == {
+        "the descriptor's own class swapped": "TypeError",  # immutable: no __class__ assignment
         "the tests' writer": "TypeError",
         "the class": "TypeError",
         "the descriptor's class": "TypeError",
