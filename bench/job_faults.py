@@ -32,7 +32,7 @@ from bench.judge import DEFAULT_PROBLEM
 from runner.format.problem import load_problem_dir
 from runner.records import events
 from runner.sandbox import harness, warmup
-from runner.testing import guard, hook_events, ops
+from runner.testing import guard, hook_events, ops, sealed
 
 Log = list[tuple[str, int, float]]
 
@@ -53,7 +53,8 @@ def counted(log: Log, owner: Any, name: str, label: str) -> None:
         finally:
             log.append((label, faults() - before, (time.thread_time() - cpu) * 1000))
 
-    setattr(owner, name, wrapper)
+    # the judge's modules are read-only by now (runner.testing.frozen_modules): the base setter
+    sealed.set_attribute(owner, name, wrapper)
 
 
 EVENTS_FD = 200  # where each child's events go (its records pipe, duplicated): the slotted guard's fd

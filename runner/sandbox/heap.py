@@ -15,17 +15,21 @@ seed problem (docs/benchmarks.md, "Private internals").
 
 What it costs: the held chunks (~2 MB) stay allocated in the zygote for its life; they are
 shared with every spare and never copied, since nothing writes to them. It reads glibc's
-``malloc_info`` XML and relies on its per-thread cache's geometry, which are glibc's own: only
-on a glibc release in :data:`GLIBC_CHECKED` does :func:`hold_free_chunks` hold anything;
-elsewhere (another release, another C library) it does nothing and jobs allocate as before.
+``malloc_info`` XML (into a mapping of its own, read in place: a reading that allocated its text
+from the heap took a free chunk and gave it back after it, unheld) and relies on its per-thread
+cache's geometry, which are glibc's own: only on a glibc release in :data:`GLIBC_CHECKED` does
+:func:`hold_free_chunks` hold anything; elsewhere (another release, another C library) it does
+nothing and jobs allocate as before.
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import mmap
 import re
 from dataclasses import dataclass
+from typing import Any
 
 # The glibc releases whose malloc_info format and tcache geometry this was read and tested for
 # (Debian 12's, the image's). To add one: tests/runner/sandbox/test_heap.py, then bench.paired.
@@ -40,7 +44,9 @@ ALIGNMENT = 16
 PIECE = 64 * 1024
 MAX_ROUNDS = 64
 
-_BIN = re.compile(r'<(?:size|unsorted) from="(\d+)" to="\d+" total="\d+" count="(\d+)"/>')
+_BIN_BYTES = re.compile(rb'<(?:size|unsorted) from="(\d+)" to="\d+" total="\d+" count="(\d+)"/>')
+_IONBF = 2  # setvbuf's "unbuffered"
+LISTING_BYTES = 4 << 20  # malloc_info's text: ~30 KB in a warm zygote
 
 
 @dataclass
@@ -62,11 +68,19 @@ class _Allocator:
         self.free.argtypes = [ctypes.c_void_p]
         self.malloc_info = libc.malloc_info
         self.malloc_info.argtypes = [ctypes.c_int, ctypes.c_void_p]
-        self.open_memstream = libc.open_memstream
-        self.open_memstream.restype = ctypes.c_void_p
-        self.open_memstream.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t)]
+        self.fmemopen = libc.fmemopen
+        self.fmemopen.restype = ctypes.c_void_p
+        self.fmemopen.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]
+        self.setvbuf = libc.setvbuf
+        self.setvbuf.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_size_t]
+        self.ftell = libc.ftell
+        self.ftell.restype = ctypes.c_long
+        self.ftell.argtypes = [ctypes.c_void_p]
         self.fclose = libc.fclose
         self.fclose.argtypes = [ctypes.c_void_p]
+        # malloc_info's text goes here: an anonymous mapping, not the heap (runs of free_chunks)
+        self.page = mmap.mmap(-1, LISTING_BYTES)
+        self.page_address = ctypes.addressof(ctypes.c_char.from_buffer(self.page))
         self.malloc_trim = libc.malloc_trim
         self.malloc_trim.argtypes = [ctypes.c_size_t]
 
@@ -78,30 +92,40 @@ class _Allocator:
         minor = rest.split(".")[0]
         return (int(major), int(minor)) if major.isdigit() and minor.isdigit() else None
 
-    def info(self) -> str:
-        """``malloc_info``'s XML, written into memory (no file)."""
-        buffer, size = ctypes.c_void_p(), ctypes.c_size_t()
-        stream = self.open_memstream(ctypes.byref(buffer), ctypes.byref(size))
+    def free_chunks(self) -> list[tuple[int, int]] | None:
+        """The main arena's free chunks (:func:`main_arena_free_chunks`), read without taking one:
+        ``malloc_info`` writes, unbuffered, into a mapping outside the heap (``fmemopen``) and the
+        bins are read from it in place, so no buffer of the reading is carved out of a free
+        chunk and freed again after the reading (which would leave that chunk free, unheld,
+        whatever the reading said). None where it could not be read."""
+        stream = self.fmemopen(self.page_address, len(self.page), b"w")
         if not stream:
-            return ""
+            return None
         try:
+            self.setvbuf(stream, None, _IONBF, 0)  # no stdio buffer: it would come from the heap
             self.malloc_info(0, stream)
+            written = self.ftell(stream)
         finally:
-            self.fclose(stream)  # sets buffer and size
-        if not buffer.value:
-            return ""
-        try:
-            return ctypes.string_at(buffer.value, size.value).decode("ascii", "replace")
-        finally:
-            self.free(buffer)
+            self.fclose(stream)
+        if written <= 0 or written >= len(self.page) - 1:
+            return None  # nothing written, or the page was too small for it
+        return _main_arena_bins(self.page, written)
 
 
 def main_arena_free_chunks(xml: str) -> list[tuple[int, int]]:
     """``(chunk size, count)`` of each bin ``malloc_info`` lists for the main arena (heap 0), with
     the chunk size's flag bits cleared; fast bins, small and large bins and the unsorted one."""
-    heap = xml.split('<heap nr="1">')[0]
-    sizes = heap.split("<sizes>", 1)[1].split("</sizes>", 1)[0] if "<sizes>" in heap else ""
-    return [(int(low) & ~(ALIGNMENT - 1), int(count)) for low, count in _BIN.findall(sizes)]
+    data = xml.encode("ascii", "replace")
+    return _main_arena_bins(data, len(data))
+
+
+def _main_arena_bins(text: Any, length: int) -> list[tuple[int, int]]:
+    """:func:`main_arena_free_chunks` of the first ``length`` bytes of ``text`` (any buffer), read
+    in place: the bins before the second heap's part (the main arena's part holds no other
+    ``<size>`` or ``<unsorted>`` line)."""
+    end = text.find(b'<heap nr="1">', 0, length)
+    found = _BIN_BYTES.finditer(text, 0, length if end < 0 else end)
+    return [(int(m.group(1)) & ~(ALIGNMENT - 1), int(m.group(2))) for m in found]
 
 
 def request_for(chunk_size: int) -> int:
@@ -140,7 +164,7 @@ def hold_free_chunks() -> Held:
 
     take_cached()  # first: taking a chunk from a small bin refills the cache from that bin
     while held.rounds < MAX_ROUNDS:
-        bins = main_arena_free_chunks(alloc.info())
+        bins = alloc.free_chunks()
         if not bins:
             break
         held.rounds += 1
@@ -148,6 +172,6 @@ def hold_free_chunks() -> Held:
             for _ in range(count * max(1, chunk_size // PIECE)):
                 take(request_for(chunk_size))
     take_cached()  # what taking from the small bins moved into the cache
-    held.free_left = sum(count for _, count in main_arena_free_chunks(alloc.info()))
+    held.free_left = sum(count for _, count in alloc.free_chunks() or ())
     alloc.malloc_trim(0)
     return held

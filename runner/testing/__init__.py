@@ -234,8 +234,9 @@ def observe_hooks() -> Iterator[HookLog]:
 
         return register
 
-    # nn.Module is read-only to all but the judge and tests.py; all names in one write (each write to
-    # nn.Module moves every module class's version tag: runner.testing.class_versions)
+    # nn.Module is read-only to all but the judge and tests.py; all names in one write (in the sandbox
+    # they go to the slots the zygote put there, runner.testing.method_slots; a write to the class
+    # itself would move every module class's version tag: runner.testing.class_versions)
     names = tuple(originals)
     set_class_attribute(nn.Module, names, tuple(wrap(name, original) for name, original in originals.items()))
     judge = (

@@ -14,11 +14,14 @@ next lookup takes a new tag from a process-wide counter that never goes back. A 
 the guard comes into force that differs at a case's end therefore means the class was changed since
 — even if every attribute was put back. :func:`prepare` (the zygote, once) finds the field by
 experiment (a probe class must show exactly this behaviour, or the judge refuses to start) and
-collects torch's writable classes; the guard records their tags (:func:`baseline`) and, at each
-case's end, sends ``tampered`` naming every class whose tag moved (``check``). The problem's
+collects torch's writable classes; the zygote records their tags (:func:`baseline`) after it puts
+the hook observers' wrappers and slots on ``nn.Module`` (``guard.KeySlotGuard``), the guard records again
+only those that moved since as it comes into force (none when nothing wrote a class in between)
+and, at each case's end, sends ``tampered`` naming every class whose tag moved (``check``). The problem's
 ``tests.py`` changes classes only through ``set_class_attribute``, which checks before its write and
-records the new tags after it (the change cascades to subclasses: wrapping ``nn.Module``'s
-registrations moves every module class's tag).
+records the new tags after it (the change cascades to subclasses: writing ``nn.Module`` moves every
+module class's tag; its hook registration methods are written into slots instead, which move none:
+``runner.testing.method_slots``).
 
 Not watched: classes torch itself writes at run time (``RemovableHandle`` counts ids in a class
 attribute, and its subclasses), classes created after the guard (a learner's own, parametrizations'
@@ -327,6 +330,13 @@ def _tag_view(addresses: list[int]) -> tuple[Any, tuple[int, ...]]:
 def watched() -> int:
     """How many classes are watched (0 before :func:`prepare`)."""
     return len(_state.get("words", ()))
+
+
+def tags() -> tuple[int, ...]:
+    """The watched classes' version tags now, in the record's order (empty before :func:`prepare`):
+    a job's guard should start from the ones the zygote took (``guard.KeySlotGuard``)."""
+    common = _state.get("common")
+    return tuple(common["READ_ALL"](common["MEMORY"])) if common is not None else ()
 
 
 def baseline() -> None:

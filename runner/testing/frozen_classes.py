@@ -17,7 +17,9 @@ code cannot forge) or ``runner.testing``'s own (``observe_hooks``, with names an
 does not choose) clear the flag, assign and set it again (several names in one call: a tuple of
 names and one of values). Each such write first checks, then records again, the version tags of the
 class and its subclasses (``runner.testing.class_versions``, which watches torch's classes that
-cannot be made read-only). Classes a learner defines stay theirs.
+cannot be made read-only), but a write to ``nn.Module``'s hook registration methods, which go to
+their slots and leave the class as it is (``runner.testing.method_slots``). Classes a learner
+defines stay theirs.
 
 torch itself writes one such attribute at run time: ``Optimizer.__init__`` wraps its class's
 ``step`` once (``_patch_step_function``); :func:`prepare` does it for every optimizer of torch's
@@ -31,7 +33,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from runner.testing import class_versions, frozen_modules, sealed
+from runner.testing import class_versions, frozen_modules, method_slots, sealed
 
 IMMUTABLE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE
 
@@ -83,6 +85,8 @@ def _set_class_attribute_template(cls: Any, name: Any, value: Any = None, delete
                 setattr(cls, one, values[index])
             index = index + 1
         return
+    if not delete and WRITE_SLOTS(cls, names, values):
+        return  # nn.Module's hook methods: their slots, the class unwritten (runner.testing.method_slots)
     VERSIONS[0](cls)  # a change judged code made before this write is reported, never absorbed
     word = WORDS.get(cls)
     before = word.value if word is not None else 0  # read-only once the guard is in force
@@ -109,6 +113,7 @@ JUDGE_GLOBALS: Any = None
 MODULE_SET: Any = None
 MODULE_DELETE: Any = None
 VERSIONS: Any = None
+WRITE_SLOTS: Any = None
 
 sealed.prepare(_activate_template, _set_class_attribute_template)
 
@@ -184,6 +189,7 @@ def prepare() -> None:
         MODULE_DELETE=types.ModuleType.__delattr__,
         STR_COPY=str.__str__,
         VERSIONS=versions if versions is not None else (_nothing, _nothing),
+        WRITE_SLOTS=method_slots.writer(),
         **common,
     )
     # The sealed function is the public name from now on (the zygote, before its modules are made

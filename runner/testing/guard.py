@@ -29,6 +29,7 @@ from runner.testing import (
     frozen_classes,
     hook_events,
     lazy_tensors,
+    method_slots,
     op_bypasses,
     op_names,
     ops,
@@ -93,11 +94,16 @@ def watch_classes() -> None:
 
 @dataclass(frozen=True)
 class Sealed:
-    """A job's guard, sealed but not yet in force (:func:`activate`)."""
+    """A job's guard, sealed but not yet in force (:func:`activate`). ``hook_patches`` (the hook
+    observers' wrappers) may be put in place before, turned off until ``turn_on``
+    (:meth:`KeySlotGuard.place_hook_wrappers`); ``job_patches`` (the operator bypasses' and lazy
+    tensors' ``materialize``) go in place when the guard comes into force."""
 
     guard: Guard
     audit: Callable[[str, tuple[Any, ...]], None]
-    patches: tuple[sealed.Patch, ...]
+    hook_patches: tuple[sealed.Patch, ...]
+    job_patches: tuple[sealed.Patch, ...]
+    turn_on: Callable[[], None]
 
 
 def seal(key: bytes, fd: int) -> Sealed:
@@ -115,7 +121,7 @@ def _seal(key: bytes | bytearray, fd: int) -> Sealed:
     reads at every event (:class:`KeySlotGuard`)."""
     type_name = sealed.type_name_function()
     emit = event_emitter.seal_emitter(key, fd, type_name)
-    hooks, hook_patches = hook_events.prepare(emit)
+    hooks, hook_patches, turn_on = hook_events.prepare(emit)
     operations, ops_patches = ops.prepare(emit)
     permit: list[Any] = [None, None]  # held by the sealed materialize and the audit hook only
     lazy_patches = lazy_tensors.prepare(permit)
@@ -130,7 +136,7 @@ def _seal(key: bytes | bytearray, fd: int) -> Sealed:
         hooks=hooks,
         ops=operations,
     )
-    return Sealed(guard, audit, (*hook_patches, *ops_patches, *lazy_patches))
+    return Sealed(guard, audit, tuple(hook_patches), (*ops_patches, *lazy_patches), turn_on)
 
 
 def protected_classes() -> tuple[type, ...]:
@@ -155,13 +161,14 @@ def _targets() -> list[tuple[Any, str, Any]]:
 
 
 def activate(ready: Sealed) -> Guard | None:
-    """Put a sealed guard in force: the observers' wrappers replace what they wrap, and the audit
-    hook is installed. None (and nothing changed) when what the wrappers wrap has changed since
-    they were sealed: seal again then."""
+    """Put a sealed guard in force: the observers' wrappers replace what they wrap (where they are
+    not in place already) and are turned on, and the audit hook is installed. None (and nothing
+    changed) when what the wrappers wrap has changed since they were sealed: seal again then."""
     global _active
 
-    if not sealed.apply_patches(ready.patches, _targets()):
+    if not sealed.apply_patches((*ready.hook_patches, *ready.job_patches), _targets()):
         return None
+    ready.turn_on()
     for cls in protected_classes():
         sealed.make_immutable(cls)
     frozen_classes.activate()  # nn.Module, Optimizer, Function and torch's subclasses of them
@@ -190,9 +197,10 @@ class KeySlotGuard:
     Sealing a job's guard is most of the CPU a spare spends on its guard (~2.5 ms and ~530
     copy-on-write faults in a fork of a warm zygote, measured in slow minutes; activating
     it ~0.2 ms and ~20), and it is the same work for every job but the key. So the zygote
-    seals once before it forks, and every spare, which has its own copy of this object and of
-    the slot, writes its job's key into the slot and puts the guard in force
-    (:meth:`put_in_force`, from :meth:`PendingGuard.install`). It lets go of the slot and the
+    seals once before it forks, and puts the hook observers' wrappers in place, turned off; every
+    spare, which has its own copy of this object, of the slot and of the wrappers' switch, writes
+    its job's key into the slot and puts the guard in force (:meth:`put_in_force`, from
+    :meth:`PendingGuard.install`), which turns its wrappers on. It lets go of the slot and the
     sealed guard first, so from then on, as with :func:`seal`, the key lives only in sealed
     constants; a spare's slot is its own page, so no other spare or the zygote ever sees it.
     """
@@ -200,6 +208,23 @@ class KeySlotGuard:
     def __init__(self, key_bytes: int, fd: int) -> None:
         self._slot: bytearray | None = bytearray(key_bytes)
         self._sealed: Sealed | None = _seal(self._slot, fd)
+        self._place_hook_wrappers(self._sealed)
+
+    @staticmethod
+    def _place_hook_wrappers(ready: Sealed) -> None:
+        """The hook observers' wrappers in place now, turned off (each calls what it wraps, no
+        more) until a spare's guard comes into force and turns its copy on; then the version tags
+        of the classes they reset (``nn.Module``'s subclasses) taken again, here, once
+        (``class_versions.baseline``). Writing ``nn.Module`` in each job instead reset ~300 watched
+        classes' tags there, and taking them again wrote each type object: ~1.5 ms and ~200
+        copy-on-write faults a job."""
+        import torch.nn as nn
+
+        if not sealed.apply_patches(ready.hook_patches, hook_events.targets()):
+            raise sealed.SealError("the hook observers' targets changed while they were sealed")
+        # the problem's tests then replace them per case in slots, not in the class (method_slots)
+        method_slots.place(nn.Module, [p.name for p in ready.hook_patches if p.owner is nn.Module])
+        class_versions.baseline()
 
     def put_in_force(self, key: bytes) -> Guard | None:
         """This guard in force with ``key``; once only. None, with the slot wiped, when its

@@ -1,8 +1,11 @@
 """Hook registrations and removals as events, for ``observe_hooks`` (judged on the host).
 
-When the guard comes into force (before the learner's import) every ``nn.Module.register_*hook``
-method and ``RemovableHandle.remove`` is replaced by a sealed wrapper (``runner.testing.sealed``) that
-calls the original and sends an event:
+Every ``nn.Module.register_*hook`` method and ``RemovableHandle.remove`` is replaced by a sealed
+wrapper (``runner.testing.sealed``) that calls the original and, once the guard is in force (before
+the learner's import), sends an event. The zygote puts its wrappers in place once, before it forks,
+turned off (each only calls the original); a spare's guard turns its copy on as it comes into force:
+a job writes no class, so the version tags of ``nn.Module``'s subclasses, which a write to it would
+reset (``runner.testing.class_versions``), stay as the zygote took them. The events:
 
 * ``hook_registered <id> <kind> <module type>`` after a registration;
 * ``hook_removed <id>`` when ``remove()`` really took the hook out of the module's table;
@@ -72,6 +75,7 @@ TYPE_NAME: Any = None
 TABLES: Any = None
 OWNER: Any = None
 UNKNOWN: Any = None
+ON: Any = None
 
 
 get_attr: Any = None
@@ -81,6 +85,8 @@ dict_values: Any = None
 
 def _register_template(module: Any, *args: Any, **kwargs: Any) -> Any:
     handle = ORIGINAL(module, *args, **kwargs)
+    if not ON[0]:  # in place before the job's guard is in force: the original alone
+        return handle
     hook = args[0] if args else kwargs.get("hook")
     table = get_attr(module, ATTR)
     if type(table) is not OrderedDict and type(table) is not dict:
@@ -95,6 +101,8 @@ def _register_template(module: Any, *args: Any, **kwargs: Any) -> Any:
 
 def _register_global_template(*args: Any, **kwargs: Any) -> Any:
     handle = ORIGINAL(*args, **kwargs)
+    if not ON[0]:
+        return handle
     hook = args[0] if args else kwargs.get("hook")
     table = get_attr(OWNER, ATTR)
     if type(table) is not OrderedDict and type(table) is not dict:
@@ -117,6 +125,8 @@ def _attached_template(record: tuple[str, Any, Any, Any]) -> bool:
 
 def _remove_template(handle: Any) -> None:
     ORIGINAL(handle)
+    if not ON[0]:
+        return
     for record in RECORDS:
         if record[3] is handle and not ATTACHED(record):
             EMIT("hook_removed", record[0])
@@ -149,6 +159,10 @@ def _unknown_template(table: Any) -> None:
             return
 
 
+def _turn_on_template() -> None:
+    ON[0] = True
+
+
 def _begin_template() -> None:
     WINDOW[0] = len(RECORDS)
     EMIT("observe_hooks_begin")
@@ -170,6 +184,7 @@ sealed.prepare(
     _unknown_template,
     _attached_template,
     _remove_template,
+    _turn_on_template,
     _states_template,
     _begin_template,
     _end_template,
@@ -204,12 +219,23 @@ def global_targets() -> list[tuple[Any, str, Any]]:
     ]
 
 
-def prepare(emit: Callable[..., None]) -> tuple[HookObserver, list[sealed.Patch]]:
+def prepare(emit: Callable[..., None]) -> tuple[HookObserver, list[sealed.Patch], Callable[[], None]]:
     """Seal wrappers of the registration methods and ``RemovableHandle.remove`` around what they
-    are now; they replace them when the guard comes into force (``sealed.apply_patches``)."""
+    are now, and the function that turns them on. They replace what they wrap when the guard comes
+    into force (``sealed.apply_patches``), or before: the zygote puts its guard's in place once
+    (``guard.KeySlotGuard``), so that no job writes ``nn.Module``. Until turned on (once the
+    guard is in force; never off again) each one only calls what it wraps: the switch is a sealed
+    constant, which only the sealed function returned here writes."""
     type_name = sealed.type_name_function()
     records: list[tuple[str, Any, Any, Any]] = []
-    common = {"EMIT": emit, "RECORDS": records, "int_repr": int.__repr__, "TYPE_NAME": type_name}
+    switch = [False]
+    common = {
+        "EMIT": emit,
+        "RECORDS": records,
+        "int_repr": int.__repr__,
+        "TYPE_NAME": type_name,
+        "ON": switch,
+    }
     import torch.nn.modules.module as torch_module
 
     attached = sealed.seal(_attached_template, dict_values=dict.values)
@@ -262,4 +288,4 @@ def prepare(emit: Callable[..., None]) -> tuple[HookObserver, list[sealed.Patch]
         end=sealed.seal(_end_template, WINDOW=window, STATES=states, **common),
         end_case_check=sealed.seal(_end_case_template, MARK=[0], STATES=states, **common),
     )
-    return observer, patches
+    return observer, patches, sealed.seal(_turn_on_template, ON=switch)

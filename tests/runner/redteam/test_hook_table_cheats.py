@@ -1,7 +1,9 @@
 """Hook checks against a learner who hides hooks from the judge, in the real sandbox, on the
 bank's forward-hook-activations ("register a forward hook on the first Linear, and remove it"):
 a replaced or subclassed hook table, a hook written into a table beside a registered no-op one,
-a global module hook doing the work. Each fails the hook case with the judge's message."""
+a global module hook doing the work, the hook observers' switch turned off around a silent hook
+(the zygote puts the observers' wrappers in place turned off; a job's guard turns them on). Each
+fails the hook case with the judge's message."""
 
 from __future__ import annotations
 
@@ -113,6 +115,72 @@ CHEATS = {
             with torch.no_grad():
                 out = model(x)
             handle.remove()
+            return _result(seen["a"], out)
+    """,
+    # The observers' wrappers are on nn.Module before a job (turned off until its guard is in force):
+    # their switch, a sealed constant, reached and turned off around a pre-hook on the next layer,
+    # which sees the first Linear's output and whose table no registration put a record on.
+    "the observers' switch through the wrapper's code": """
+        def forward_hook_test():
+            model, x = _model()
+            seen = {}
+            def consts(f, depth=0):  # through observe_hooks' own wrapper, when it is in place
+                found = list(f.__code__.co_consts)
+                for cell in f.__closure__ or ():
+                    if type(cell.cell_contents) is type(consts) and depth < 3:
+                        found += consts(cell.cell_contents, depth + 1)
+                return found
+            found = consts(nn.Module.register_forward_pre_hook) + consts(nn.Module.register_forward_hook)
+            switches = [c for c in found if type(c) is list and c == [True]]
+            for switch in switches:
+                switch[0] = False
+            model[1].register_forward_pre_hook(lambda m, i: seen.setdefault("a", i[0].detach().clone()))
+            for switch in switches:
+                switch[0] = True
+            model[0].register_forward_hook(lambda m, i, o: None).remove()
+            with torch.no_grad():
+                out = model(x)
+            return _result(seen["a"], out)
+    """,
+    # nn.Module's hook methods are read through slots (runner.testing.method_slots): the slot, a
+    # constant of its descriptor's sealed getter, given a silent registration.
+    "the hook method's slot through its getter's code": """
+        from torch.utils.hooks import RemovableHandle
+        def forward_hook_test():
+            model, x = _model()
+            seen = {}
+            def silent(module, hook, *args, **kwargs):
+                handle = RemovableHandle(module._forward_pre_hooks)
+                module._forward_pre_hooks[handle.id] = hook
+                return handle
+            getter = type(nn.Module.__dict__["register_forward_pre_hook"]).__dict__["__get__"]
+            for c in getter.__code__.co_consts:
+                if type(c) is list:
+                    c[0] = silent
+            model[1].register_forward_pre_hook(lambda m, i: seen.setdefault("a", i[0].detach().clone()))
+            model[0].register_forward_hook(lambda m, i, o: None).remove()
+            with torch.no_grad():
+                out = model(x)
+            return _result(seen["a"], out)
+    """,
+    "the observers' switch through the garbage collector": """
+        import gc
+        def forward_hook_test():
+            model, x = _model()
+            seen = {}
+            wrapper = nn.Module.register_forward_pre_hook
+            found = [o for o in gc.get_referents(*gc.get_referents(wrapper)) if type(o) is tuple]
+            found += [o for o in gc.get_objects() if type(o) is list and o == [True]]
+            items = [c for t in found for c in (t if type(t) is tuple else (t,))]
+            switches = [c for c in items if type(c) is list and c == [True]]
+            for switch in switches:
+                switch[0] = False
+            model[1].register_forward_pre_hook(lambda m, i: seen.setdefault("a", i[0].detach().clone()))
+            for switch in switches:
+                switch[0] = True
+            model[0].register_forward_hook(lambda m, i, o: None).remove()
+            with torch.no_grad():
+                out = model(x)
             return _result(seen["a"], out)
     """,
 }

@@ -37,6 +37,15 @@ PATCHES = {
         "set_class_attribute(torch.nn.Module, 'zero_grad', print)"
     ),
     "deleting a method": "import torch\ndel torch.optim.Optimizer.zero_grad",
+    # nn.Module's hook methods are held in slots (runner.testing.method_slots): the slot's descriptor
+    # class is immutable, and its writer is the tests' one
+    "a hook method's slot, its getter replaced": (
+        "import torch\ntype(torch.nn.Module.__dict__['register_forward_hook']).__get__ = print"
+    ),
+    "a hook method's slot, through the tests' writer": (
+        "import torch\nfrom runner.testing import set_class_attribute\n"
+        "set_class_attribute(torch.nn.Module, 'register_forward_hook', print)"
+    ),
 }
 
 

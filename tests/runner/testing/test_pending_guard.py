@@ -214,3 +214,98 @@ def test_a_job_without_a_guard_lets_go_of_the_key_too() -> None:
     pending.forget()
     assert [v for v in vars(pending).values() if isinstance(v, bytes) and v] == []
     assert pending.install() is None  # nothing left to put in force
+
+
+def test_a_target_that_holds_its_replacement_already_is_not_written_again() -> None:
+    writes: list[str] = []
+
+    class Counting(type):
+        def __setattr__(cls, name: str, value: Any) -> None:
+            writes.append(name)
+            super().__setattr__(name, value)
+
+    class Owner(metaclass=Counting):
+        a = "a0"
+        b = "b1"  # put in place ahead (the zygote's hook wrappers)
+
+    patches = [sealed.Patch(Owner, "a", "a0", "a1"), sealed.Patch(Owner, "b", "b0", "b1")]
+    assert sealed.apply_patches(patches, [(Owner, "a", Owner.a), (Owner, "b", Owner.b)])
+    assert (Owner.a, Owner.b, writes) == ("a1", "b1", ["a"])
+
+
+def test_the_zygotes_hook_wrappers_are_in_place_and_silent_until_a_spares_guard_is_in_force() -> None:
+    # The zygote puts its guard's hook wrappers on nn.Module once, turned off: the zygote's own
+    # registrations, a spare's before its guard (tests.py loading) and a job with no guard send nothing.
+    def silent_spare(slotted: guard.KeySlotGuard, install: bool) -> Any:
+        def run(fd: int) -> dict[str, Any]:
+            import torch.nn as nn
+
+            os.dup2(fd, EVENTS_FD)
+            pending = guard.PendingGuard(KEY, EVENTS_FD, slotted)
+            register_and_remove_a_hook()  # before the guard: as tests.py would at import
+            if install:
+                assert pending.install() is not None
+            else:
+                pending.forget()
+            register_and_remove_a_hook()
+            return {"wrapper_sealed": sealed.is_sealed_function(nn.Module.register_forward_hook)}
+
+        return in_child(run)
+
+    def zygote(fd: int) -> Any:
+        import torch.nn as nn
+
+        os.dup2(fd, EVENTS_FD)
+        slotted = guard.KeySlotGuard(len(KEY), EVENTS_FD)
+        register_and_remove_a_hook()
+        return {
+            "placed": sealed.is_sealed_function(nn.Module.register_forward_hook),
+            "no_guard": silent_spare(slotted, install=False),
+            "guarded": silent_spare(slotted, install=True),
+        }
+
+    seen, zygote_records = in_fork(zygote)
+    assert zygote_records == []
+    assert seen["placed"]
+    assert seen["no_guard"] == [{"wrapper_sealed": True}, []]
+    guarded, records = seen["guarded"]
+    assert guarded == {"wrapper_sealed": True}
+    # the registration and removal after the install only, verified under the spare's key
+    assert [r["type"] for r in records] == ["event", "event"]
+    assert observations.verify(records, KEY).tampered == ""
+
+
+def test_a_spares_guard_writes_no_watched_class_and_a_later_write_is_still_reported() -> None:
+    # The zygote takes the watched classes' version tags after placing the hook wrappers, so putting
+    # a job's guard in force moves none of them; a job's write to one is reported at the case's end.
+    def spare(slotted: guard.KeySlotGuard, before: list[int]) -> Any:
+        def run(fd: int) -> dict[str, Any]:
+            import torch.nn as nn
+
+            from runner.testing import class_versions
+
+            os.dup2(fd, EVENTS_FD)
+            judge = guard.PendingGuard(KEY, EVENTS_FD, slotted).install()
+            assert judge is not None
+            unmoved = list(class_versions.tags()) == before
+            judge.begin_case("c")
+            nn.Linear.extra_repr = nn.Linear.extra_repr  # put back as it was: the tag moved all the same
+            judge.end_case("c")
+            return {"unmoved": unmoved}
+
+        return in_child(run)
+
+    def zygote(_fd: int) -> Any:
+        from runner.testing import class_versions
+
+        class_versions.prepare()
+        slotted = guard.KeySlotGuard(len(KEY), EVENTS_FD)
+        before = list(class_versions.tags())
+        return {"watched": len(before), "spare": spare(slotted, before)}
+
+    seen, _ = in_fork(zygote)
+    assert seen["watched"] > 500
+    result, records = seen["spare"]
+    assert result == {"unmoved": True}
+    tampered = [e[1] for e in observations.verify(records, KEY).cases["c"].events if e[0] == "tampered"]
+    assert tampered and "torch.nn.modules.linear.Linear was changed" in tampered[0], tampered
