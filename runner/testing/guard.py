@@ -96,13 +96,15 @@ def watch_classes() -> None:
 class Sealed:
     """A job's guard, sealed but not yet in force (:func:`activate`). ``hook_patches`` (the hook
     observers' wrappers) may be put in place before, turned off until ``turn_on``
-    (:meth:`KeySlotGuard.place_hook_wrappers`); ``job_patches`` (the operator bypasses' and lazy
-    tensors' ``materialize``) go in place when the guard comes into force."""
+    (:meth:`KeySlotGuard.place_hook_wrappers`), as may ``lazy_patches`` (lazy tensors' sealed
+    ``materialize``, which only ever makes torch's own change); ``ops_patches`` go in place when the
+    guard comes into force."""
 
     guard: Guard
     audit: Callable[[str, tuple[Any, ...]], None]
     hook_patches: tuple[sealed.Patch, ...]
-    job_patches: tuple[sealed.Patch, ...]
+    lazy_patches: tuple[sealed.Patch, ...]
+    ops_patches: tuple[sealed.Patch, ...]
     turn_on: Callable[[], None]
 
 
@@ -136,7 +138,7 @@ def _seal(key: bytes | bytearray, fd: int) -> Sealed:
         hooks=hooks,
         ops=operations,
     )
-    return Sealed(guard, audit, tuple(hook_patches), (*ops_patches, *lazy_patches), turn_on)
+    return Sealed(guard, audit, tuple(hook_patches), tuple(lazy_patches), tuple(ops_patches), turn_on)
 
 
 def protected_classes() -> tuple[type, ...]:
@@ -166,7 +168,7 @@ def activate(ready: Sealed) -> Guard | None:
     changed) when what the wrappers wrap has changed since they were sealed: seal again then."""
     global _active
 
-    if not sealed.apply_patches((*ready.hook_patches, *ready.job_patches), _targets()):
+    if not sealed.apply_patches((*ready.hook_patches, *ready.ops_patches, *ready.lazy_patches), _targets()):
         return None
     ready.turn_on()
     for cls in protected_classes():
@@ -217,10 +219,13 @@ class KeySlotGuard:
         of the classes they reset (``nn.Module``'s subclasses) taken again, here, once
         (``class_versions.baseline``). Writing ``nn.Module`` in each job instead reset ~300 watched
         classes' tags there, and taking them again wrote each type object: ~1.5 ms and ~200
-        copy-on-write faults a job."""
+        copy-on-write faults a job. Lazy tensors' sealed ``materialize`` goes in with them, for the
+        same reason (it writes ``UninitializedTensorMixin``), and needs no switch: it only ever
+        makes torch's own change."""
         import torch.nn as nn
 
-        if not sealed.apply_patches(ready.hook_patches, hook_events.targets()):
+        early = (*ready.hook_patches, *ready.lazy_patches)
+        if not sealed.apply_patches(early, hook_events.targets() + lazy_tensors.targets()):
             raise sealed.SealError("the hook observers' targets changed while they were sealed")
         # the problem's tests then replace them per case in slots, not in the class (method_slots)
         method_slots.place(nn.Module, [p.name for p in ready.hook_patches if p.owner is nn.Module])
