@@ -90,7 +90,8 @@ def targets() -> list[tuple[Any, str, Any]]:
 
 def prepare(permit: list[Any]) -> list[sealed.Patch]:
     """The sealed ``materialize`` around ``permit`` (the cell the audit hook is sealed with too),
-    as a patch the guard puts in place when it comes into force."""
+    as a patch: the zygote puts it in place with the hook observers' wrappers
+    (``guard.KeySlotGuard``), a guard sealed on its own when it comes into force."""
     import ctypes
 
     import torch
