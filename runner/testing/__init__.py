@@ -256,4 +256,5 @@ from runner.testing.checks.family import samples as samples  # noqa: E402
 from runner.testing.checks.family import tensor_samples as tensor_samples  # noqa: E402
 from runner.testing.checks.gradients import check_gradients as check_gradients  # noqa: E402
 from runner.testing.checks.integrity import check_call as check_call  # noqa: E402
+from runner.testing.checks.integrity import writes_during as writes_during  # noqa: E402
 from runner.testing.checks.optim import check_optimizer as check_optimizer  # noqa: E402
