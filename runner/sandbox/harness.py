@@ -110,12 +110,15 @@ def learner_line(tb: types.TracebackType | None, filename: str) -> int | None:
 
 
 def _exception_text(exc: BaseException) -> str:
-    """``str(exc)``, bounded, even when the learner's ``__str__`` is huge or raises."""
+    """``str(exc)`` as an exact ``str``, even when the learner's ``__str__`` is huge, raises or returns a
+    ``str`` subclass whose methods raise."""
     try:
         if isinstance(exc, SystemExit):
             return f"exit({reprlib.repr(exc.code)}) was called"
         text = str(exc)
-        return text if isinstance(text, str) else "<__str__ did not return a string>"
+        # A str subclass is a str to `str()`, but its slicing and methods are the learner's code:
+        # `str.__str__` copies it into an exact str without running any of them.
+        return str.__str__(text) if isinstance(text, str) else "<__str__ did not return a string>"
     except BaseException as inner:
         return f"<the exception's message could not be shown: {type(inner).__name__} in __str__>"
 
