@@ -64,10 +64,22 @@ def backbone_frozen_by_requires_grad(solution):
     requires_grad flag) must be the backbone's, whatever the numbers it reports."""
     original_init = torch.nn.Module.__init__
     modules = []
+    # Flags set for show once training is over would pass the count below: every forward call of a
+    # module with parameters also records the grad mode and its parameters' flags at that moment
+    # (a backbone kept out of training by `no_grad()` or `detach()` runs with its flags on).
+    forward_calls = []
+
+    def record(module, inputs):
+        own = list(module.parameters(recurse=False))
+        if own:
+            forward_calls.append(
+                {"grad_enabled": torch.is_grad_enabled(), "requires_grad": [p.requires_grad for p in own]}
+            )
 
     def spying_init(self, *args, **kwargs):
         original_init(self, *args, **kwargs)
         modules.append(self)
+        self.register_forward_pre_hook(record)
 
     set_class_attribute(torch.nn.Module, "__init__", spying_init)
     try:
@@ -79,4 +91,5 @@ def backbone_frozen_by_requires_grad(solution):
     return {
         "frozen_elements": sum(p.numel() for p in own if not p.requires_grad),
         "trainable_elements": sum(p.numel() for p in own if p.requires_grad),
+        "forward_calls": forward_calls,
     }
