@@ -258,3 +258,4 @@ from runner.testing.checks.gradients import check_gradients as check_gradients  
 from runner.testing.checks.integrity import check_call as check_call  # noqa: E402
 from runner.testing.checks.integrity import writes_during as writes_during  # noqa: E402
 from runner.testing.checks.optim import check_optimizer as check_optimizer  # noqa: E402
+from runner.testing.checks.random_draws import global_rng_draws as global_rng_draws  # noqa: E402

@@ -11,6 +11,10 @@ beside it still passes.
   while the pass that counts runs its layers (or ``torch.nn.functional`` on its weights) with
   tracking on; a backward derived by autograd inside a ``Function``'s own ``backward``
   (``torch.autograd.grad``, ``torch.func.vjp``). Autograd's pack hook sees what every such pass keeps.
+* Draws from the global generator, seeded and put back (``get_rng_state``/``set_rng_state``,
+  ``fork_rng``, ``torch.default_generator`` passed by name): the same draws as an own generator and
+  the global state as it was; ``runner.testing.global_rng_draws`` sees which generator each random
+  operator was given.
 * State shown for the final read only: a backbone trained under ``no_grad()`` whose flags are cleared
   after training; a scheduler whose ``step()`` does the work of a ``get_lr()`` that computes nothing.
 * Exceptions whose message is a ``str`` subclass with hostile methods (the harness sliced it and
@@ -154,6 +158,62 @@ def test_a_gradient_scratched_through_data_inside_step_breaks_the_rule(
     assert "Breaks rule step-touches-only-params-and-state" in failed.get(
         "step_never_writes_gradients", ""
     ), failed
+
+
+# --- The global generator, seeded, drawn from and put back ----------------------------------------
+
+GLOBAL_DRAWS = """
+import torch
+from torch.utils.data import WeightedRandomSampler
+
+
+class Draws(WeightedRandomSampler):
+    def __init__(self, weights, num_samples, seed):
+        super().__init__(weights, num_samples=num_samples, replacement=True)
+        saved = torch.get_rng_state()
+        torch.manual_seed(seed)
+        self.mine = torch.get_rng_state()
+        torch.set_rng_state(saved)
+
+    def __iter__(self):
+{draw}
+        return iter(drawn.tolist())
+
+
+def make_balanced_sampler(labels, num_samples, seed):
+    return Draws(1.0 / torch.bincount(labels)[labels].double(), num_samples, seed)
+"""
+SAVED_AND_RESTORED = {
+    "get_rng_state and set_rng_state": (
+        "        saved = torch.get_rng_state()\n"
+        "        torch.set_rng_state(self.mine)\n"
+        "        drawn = torch.multinomial(self.weights, self.num_samples, True)\n"
+        "        self.mine = torch.get_rng_state()\n"
+        "        torch.set_rng_state(saved)"
+    ),
+    "torch.random.fork_rng": (
+        "        with torch.random.fork_rng():\n"
+        "            torch.set_rng_state(self.mine)\n"
+        "            drawn = torch.multinomial(self.weights, self.num_samples, True)\n"
+        "            self.mine = torch.get_rng_state()"
+    ),
+    "torch.default_generator passed as the generator": (
+        "        saved = torch.default_generator.get_state()\n"
+        "        torch.default_generator.set_state(self.mine)\n"
+        "        g = torch.default_generator\n"
+        "        drawn = torch.multinomial(self.weights, self.num_samples, True, generator=g)\n"
+        "        self.mine = torch.default_generator.get_state()\n"
+        "        torch.default_generator.set_state(saved)"
+    ),
+}
+
+
+@pytest.mark.parametrize("route", sorted(SAVED_AND_RESTORED))
+def test_draws_from_the_global_generator_put_back_break_the_rule(checked_runner: Runner, route: str) -> None:
+    result = _judge(
+        checked_runner, "class-balanced-sampler", GLOBAL_DRAWS.format(draw=SAVED_AND_RESTORED[route])
+    )
+    _assert_breaks(result, "reproducible_and_independent_of_global_rng", "own-seeded-generator")
 
 
 # --- Gradient tracking out of sight of a call log --------------------------------------------------
