@@ -17,6 +17,9 @@ beside it still passes.
   operator was given.
 * State shown for the final read only: a backbone trained under ``no_grad()`` whose flags are cleared
   after training; a scheduler whose ``step()`` does the work of a ``get_lr()`` that computes nothing.
+* Work hidden inside one call: a Python loop over elements handed over by ``Tensor.apply_``,
+  ``map_``, ``map2_`` (counted now like ``tolist()``); the whole score matrix as ``torch.einsum``'s
+  view of its internal product, worked on in place (the memory check skipped views).
 * Exceptions whose message is a ``str`` subclass with hostile methods (the harness sliced it and
   died, every later case lost), and other payloads: chains, cycles, groups, notes.
 """
@@ -425,6 +428,75 @@ def test_a_schedule_kept_in_step_behind_an_empty_get_lr_breaks_the_rule(checked_
     assert not result.accepted
     failed = _failed_rules(result)
     assert "Breaks rule lr-scheduler-subclass" in failed.get("is_a_scheduler_with_last_lr", ""), failed
+
+
+# --- Work hidden inside one call -------------------------------------------------------------------
+
+INVERSE = """
+import torch
+
+
+def inverse_permutation(perm):
+    values = []
+
+    def take(*v):
+        values.append(v[0])
+        return v[0]
+
+    {take}
+    n = perm.shape[-1]
+    out = []
+    for start in range(0, len(values), max(n, 1)):
+        inv = [0] * n
+        for i, p in enumerate(values[start : start + n]):
+            inv[p] = i
+        out.extend(inv)
+    return torch.tensor(out, dtype=perm.dtype).reshape(perm.shape)
+"""
+PER_ELEMENT_CALLBACKS = {
+    "apply_": "perm.clone().apply_(take)",
+    "map_": "perm.clone().map_(perm, take)",
+    "map2_": "perm.clone().map2_(perm, perm, take)",
+}
+
+
+@pytest.mark.parametrize("method", sorted(PER_ELEMENT_CALLBACKS))
+def test_a_python_loop_inside_a_per_element_callback_breaks_the_rule(
+    checked_runner: Runner, method: str
+) -> None:
+    """One call hands every element to a Python function: counted like `tolist()`."""
+    result = _judge(checked_runner, "inverse-permutation", INVERSE.format(take=PER_ELEMENT_CALLBACKS[method]))
+    _assert_breaks(result, "no_python_loop", "vectorised")
+
+
+EINSUM_SCORES = """
+import math
+
+import torch
+
+
+def chunked_attention(q, k, v, chunk_size, causal=False, key_padding_mask=None):
+    s = torch.einsum("bhqd,bhkd->bhqk", q, k)  # a view of einsum's internal product
+    s.mul_(1.0 / math.sqrt(q.shape[-1]))
+    if key_padding_mask is not None:
+        s.masked_fill_(key_padding_mask[:, None, None, :], 0.0)
+    if causal:
+        s.tril_()
+    s.sub_(s.amax(dim=-1, keepdim=True))
+    s.exp_()
+    if causal:
+        s.tril_()
+    if key_padding_mask is not None:
+        s.masked_fill_(key_padding_mask[:, None, None, :], 0.0)
+    den = s.sum(dim=-1, keepdim=True)
+    s.div_(torch.where(den > 0, den, torch.ones_like(den)))
+    return torch.einsum("bhqk,bhkd->bhqd", s, v)
+"""
+
+
+def test_the_whole_score_matrix_as_a_view_worked_in_place_breaks_the_rule(checked_runner: Runner) -> None:
+    result = _judge(checked_runner, "chunked-attention", EINSUM_SCORES)
+    _assert_breaks(result, "never_builds_the_score_matrix", "memory-bound")
 
 
 # --- Exceptions and their payloads -----------------------------------------------------------------
