@@ -20,8 +20,9 @@ beside it still passes.
 * Work hidden inside one call: a Python loop over elements handed over by ``Tensor.apply_``,
   ``map_``, ``map2_`` (counted now like ``tolist()``); the whole score matrix as ``torch.einsum``'s
   view of its internal product, worked on in place (the memory check skipped views).
-* Exceptions whose message is a ``str`` subclass with hostile methods (the harness sliced it and
-  died, every later case lost), and other payloads: chains, cycles, groups, notes.
+* Exceptions whose message, or whose class's name, is a ``str`` subclass with hostile methods (the
+  harness sliced or formatted it and died, every later case lost), and other payloads: chains,
+  cycles, groups, notes.
 """
 
 from __future__ import annotations
@@ -537,6 +538,17 @@ RAISED = {
     "notes whose iteration raises": (
         "class N(list):\n        def __iter__(self):\n            raise RuntimeError('notes')\n"
         "    e = ValueError('boom')\n    e.__notes__ = N(['a'])\n    raise e"
+    ),
+    "a class whose name is a str subclass with hostile methods": (
+        "class S(str):\n"
+        "        def __format__(self, spec):\n"
+        "            raise RuntimeError('format')\n"
+        "        def __getitem__(self, i):\n"
+        "            raise RuntimeError('getitem')\n"
+        "    class E(Exception):\n"
+        "        pass\n"
+        "    E.__name__ = S('E')\n"
+        "    raise E('boom')"
     ),
     "a BaseException of the learner's": "class B(BaseException):\n        pass\n    raise B('boom')",
     "a class that names the judge": (
