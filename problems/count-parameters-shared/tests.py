@@ -6,7 +6,7 @@ frozen parts, buffers (BatchNorm), no parameters at all. Counts do not depend on
 
 import torch.nn as nn
 
-from runner.testing import case, writes_during
+from runner.testing import case, requires_grad_writes, writes_during
 
 
 class TinyLM(nn.Module):
@@ -73,7 +73,15 @@ def nested_sharing_and_model_unchanged(solution):
     model["c"].bias.requires_grad_(False)
     versions = {name: p._version for name, p in model.named_parameters()}  # writes move them
     # `.data` has a version counter of its own: the watch sees a write through any alias.
-    result, written = writes_during(lambda: solution.count_parameters(model), *model.parameters())
+    # A flag cleared and set back reads as unchanged afterwards: every write of one is counted.
+    with requires_grad_writes(model.parameters()) as flag_writes:
+        result, written = writes_during(lambda: solution.count_parameters(model), *model.parameters())
     flags = {name: p.requires_grad for name, p in model.named_parameters()}
     writes = {name: p._version - versions[name] for name, p in model.named_parameters()}
-    return {"result": result, "requires_grad_after": flags, "weight_writes": writes, "written_by_any_alias": written}
+    return {
+        "result": result,
+        "requires_grad_after": flags,
+        "requires_grad_writes": flag_writes,
+        "weight_writes": writes,
+        "written_by_any_alias": written,
+    }

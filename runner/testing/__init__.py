@@ -254,6 +254,7 @@ from runner.testing.checks.family import Sample as Sample  # noqa: E402
 from runner.testing.checks.family import check_family as check_family  # noqa: E402
 from runner.testing.checks.family import samples as samples  # noqa: E402
 from runner.testing.checks.family import tensor_samples as tensor_samples  # noqa: E402
+from runner.testing.checks.flags import requires_grad_writes as requires_grad_writes  # noqa: E402
 from runner.testing.checks.gradients import check_gradients as check_gradients  # noqa: E402
 from runner.testing.checks.integrity import check_call as check_call  # noqa: E402
 from runner.testing.checks.integrity import writes_during as writes_during  # noqa: E402

@@ -7,6 +7,9 @@ beside it still passes.
   rule's case read only ``x._version`` outside ``check_call``: a sampler iterated later, tensors in
   a list or a dict, a model's parameters, ``p.grad`` inside an optimizer's step. The cases now wrap
   the call in ``runner.testing.writes_during``, the sealed write watch of ``check_call``.
+* ``requires_grad`` flags changed and put back (the setter, ``requires_grad_``,
+  ``nn.Module.requires_grad_``) where the rule says "not even temporarily": no counter moves for a
+  flag; ``runner.testing.requires_grad_writes`` counts each write in a ``TorchFunctionMode``.
 * Gradient tracking kept out of sight of a call log: a no-grad call of the model shown to the hook
   while the pass that counts runs its layers (or ``torch.nn.functional`` on its weights) with
   tracking on; a backward derived by autograd inside a ``Function``'s own ``backward``
@@ -218,6 +221,54 @@ def test_draws_from_the_global_generator_put_back_break_the_rule(checked_runner:
         checked_runner, "class-balanced-sampler", GLOBAL_DRAWS.format(draw=SAVED_AND_RESTORED[route])
     )
     _assert_breaks(result, "reproducible_and_independent_of_global_rng", "own-seeded-generator")
+
+
+# --- requires_grad flags changed and put back ---------------------------------------------------
+
+COUNT = """
+import torch.nn as nn
+
+
+def count_parameters(model):
+{toggle}
+    seen, shared, total, trainable = [], [], 0, 0
+    for name, param in model.named_parameters(remove_duplicate=False):
+        if any(p is param for p in seen):
+            shared.append(name)
+            continue
+        seen.append(param)
+        total += param.numel()
+        trainable += param.numel() if param.requires_grad else 0
+    return {{"total": total, "trainable": trainable, "frozen": total - trainable, "tensors": len(seen),
+            "shared": sorted(shared)}}
+"""
+FLAG_TOGGLES = {
+    "the property's setter": (
+        "    flags = [(p, p.requires_grad) for p in model.parameters()]\n"
+        "    for p, _ in flags:\n        p.requires_grad = False\n"
+        "    for p, flag in flags:\n        p.requires_grad = flag"
+    ),
+    "requires_grad_": (
+        "    flags = [(p, p.requires_grad) for p in model.parameters()]\n"
+        "    for p, flag in flags:\n        p.requires_grad_(not flag)\n        p.requires_grad_(flag)"
+    ),
+    "nn.Module.requires_grad_": (
+        "    flags = [(p, p.requires_grad) for p in model.parameters()]\n"
+        "    model.requires_grad_(False)\n"
+        "    for p, flag in flags:\n        p.requires_grad_(flag)"
+    ),
+}
+
+
+@pytest.mark.parametrize("route", sorted(FLAG_TOGGLES))
+def test_a_flag_changed_and_put_back_breaks_the_rule(checked_runner: Runner, route: str) -> None:
+    result = _judge(checked_runner, "count-parameters-shared", COUNT.format(toggle=FLAG_TOGGLES[route]))
+    _assert_breaks(result, "nested_sharing_and_model_unchanged", "model-not-modified")
+
+
+def test_reading_the_flags_passes(checked_runner: Runner) -> None:
+    result = _judge(checked_runner, "count-parameters-shared", COUNT.format(toggle="    pass"))
+    assert result.accepted, (result.verdict, _failed_rules(result))
 
 
 # --- Gradient tracking out of sight of a call log --------------------------------------------------
