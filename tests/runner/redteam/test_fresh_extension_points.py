@@ -19,7 +19,8 @@ beside it still passes.
   the global state as it was; ``runner.testing.global_rng_draws`` sees which generator each random
   operator was given.
 * State shown for the final read only: a backbone trained under ``no_grad()`` whose flags are cleared
-  after training; a scheduler whose ``step()`` does the work of a ``get_lr()`` that computes nothing.
+  after training; a scheduler whose ``step()`` does the work of a ``get_lr()`` that computes
+  nothing; objects restored with ``load_state_dict`` for show while the run is replayed on others.
 * Work hidden inside one call: a Python loop over elements handed over by ``Tensor.apply_``,
   ``map_``, ``map2_`` (counted now like ``tolist()``); the whole score matrix as ``torch.einsum``'s
   view of its internal product, worked on in place (the memory check skipped views).
@@ -480,6 +481,15 @@ def test_a_schedule_kept_in_step_behind_an_empty_get_lr_breaks_the_rule(checked_
     assert not result.accepted
     failed = _failed_rules(result)
     assert "Breaks rule lr-scheduler-subclass" in failed.get("is_a_scheduler_with_last_lr", ""), failed
+
+
+def test_objects_restored_for_show_while_the_run_is_replayed_break_the_rule(checked_runner: Runner) -> None:
+    """Every load_state_dict the case counts is called, on objects thrown away at once."""
+    code = (
+        BANK / "resume-optimizer-state" / "mutants" / "cheat_restores_for_show_and_replays.py"
+    ).read_text()
+    result = _judge(checked_runner, "resume-optimizer-state", code)
+    _assert_breaks(result, "restores_all_three", "restore-from-checkpoint")
 
 
 # --- Work hidden inside one call -------------------------------------------------------------------
