@@ -37,18 +37,30 @@ def optimizer_gets_only_trainable_params(solution):
         original_init(self, *args, **kwargs)
         optimizers.append(self)
 
+    # Built for show and never stepped, an optimizer would be described all the same: its steps count.
+    steps = {}
+    sgd_step = torch.optim.SGD.step
+
+    def counting_step(self, *args, **kwargs):
+        steps[id(self)] = steps.get(id(self), 0) + 1
+        return sgd_step(self, *args, **kwargs)
+
+    counting_step.hooked = True  # Optimizer.__init__ wraps a class's step once, unless it says so
     set_class_attribute(torch.optim.Optimizer, "__init__", spying_init)
+    set_class_attribute(torch.optim.SGD, "step", counting_step)
     try:
         with shifted_seed(2):
             solution.freeze_backbone_test()
     finally:
         set_class_attribute(torch.optim.Optimizer, "__init__", original_init)
+        set_class_attribute(torch.optim.SGD, "step", sgd_step)
     described = []
     for optimizer in optimizers:
         params = [p for group in optimizer.param_groups for p in group["params"]]
         described.append(
             {
                 "type": type(optimizer).__name__,
+                "steps": steps.get(id(optimizer), 0),
                 "shapes": sorted(list(p.shape) for p in params),
                 "all_require_grad": all(p.requires_grad for p in params),
                 "lr": sorted({float(g["lr"]) for g in optimizer.param_groups}),

@@ -20,7 +20,8 @@ beside it still passes.
   operator was given.
 * State shown for the final read only: a backbone trained under ``no_grad()`` whose flags are cleared
   after training; a scheduler whose ``step()`` does the work of a ``get_lr()`` that computes
-  nothing; objects restored with ``load_state_dict`` for show while the run is replayed on others.
+  nothing; objects restored with ``load_state_dict`` for show while the run is replayed on others;
+  an optimizer with the groups the rule asks for, never stepped (the update done by hand).
 * Work hidden inside one call: a Python loop over elements handed over by ``Tensor.apply_``,
   ``map_``, ``map2_`` (counted now like ``tolist()``); the whole score matrix as ``torch.einsum``'s
   view of its internal product, worked on in place (the memory check skipped views).
@@ -490,6 +491,24 @@ def test_objects_restored_for_show_while_the_run_is_replayed_break_the_rule(chec
     ).read_text()
     result = _judge(checked_runner, "resume-optimizer-state", code)
     _assert_breaks(result, "restores_all_three", "restore-from-checkpoint")
+
+
+OPTIMIZER_RULES = {
+    "freeze-backbone": "only-trainable-to-optimizer",
+    "layer-weight-decay": "one-sgd-decay-groups",
+    "per-layer-lr": "one-sgd-two-groups",
+}
+
+
+@pytest.mark.parametrize("slug", sorted(OPTIMIZER_RULES))
+def test_an_optimizer_built_for_show_and_never_stepped_breaks_the_rule(
+    checked_runner: Runner, slug: str
+) -> None:
+    """The groups the rule asks for, the update by hand with their hyperparameters."""
+    code = (BANK / slug / "mutants" / "cheat_optimizer_for_show.py").read_text()
+    result = _judge(checked_runner, slug, code)
+    assert result.verdict == Verdict.WRONG_ANSWER, (result.verdict, result.message)
+    assert f"Breaks rule {OPTIMIZER_RULES[slug]}" in result.message, result.message
 
 
 # --- Work hidden inside one call -------------------------------------------------------------------
