@@ -77,16 +77,15 @@ def backbone_frozen_by_requires_grad(solution):
     original_init = torch.nn.Module.__init__
     modules = []
     # Flags set for show once training is over would pass the count below: every forward call of a
-    # module with parameters also records the grad mode and its parameters' flags at that moment
-    # (a backbone kept out of training by `no_grad()` or `detach()` runs with its flags on).
+    # module with parameters also records its parameters' flags at that moment (a backbone kept out
+    # of training by `no_grad()` or `detach()` runs with its flags on; `no_grad()` on top of frozen
+    # flags is not recorded against anyone).
     forward_calls = []
 
     def record(module, inputs):
         own = list(module.parameters(recurse=False))
         if own:
-            forward_calls.append(
-                {"grad_enabled": torch.is_grad_enabled(), "requires_grad": [p.requires_grad for p in own]}
-            )
+            forward_calls.append([p.requires_grad for p in own])
 
     def spying_init(self, *args, **kwargs):
         original_init(self, *args, **kwargs)
