@@ -14,7 +14,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from runner.testing import case, check_optimizer, forbid_ops, set_class_attribute
+from runner.testing import case, check_optimizer, forbid_ops, set_class_attribute, writes_during
 
 ONLY_PARAMS_AND_STATE = (
     "`step()` changes only the parameters and `self.state`: it never modifies `p.grad` or the param groups "
@@ -251,10 +251,13 @@ def step_never_writes_gradients(solution):
     optimizer = solution.build_adamw(model.parameters(), lr=1e-2, weight_decay=0.1)
     g = torch.Generator().manual_seed(18)
     writes = []
+    aliased = []
     for _ in range(3):
         for p in model.parameters():
             p.grad = torch.randn(p.shape, generator=g)
         before = [p.grad._version for p in model.parameters()]
-        optimizer.step()
+        # `.data` has a version counter of its own: the watch sees a write through any alias.
+        _, written = writes_during(optimizer.step, *[p.grad for p in model.parameters()])
         writes.append([p.grad._version - b for p, b in zip(model.parameters(), before, strict=True)])
-    return {"writes_to_grads": writes}
+        aliased.append(written)
+    return {"writes_to_grads": writes, "grads_written_by_any_alias": aliased}

@@ -56,11 +56,13 @@ def checked(solution, q, k, v, chunk, **kw):
 
 
 class LargestAllocation(TorchFunctionMode):
-    """Records the element count of the largest non-view tensor any torch call returns.
+    """Records the element count of the largest storage a tensor any torch call returns lives in.
 
     Every torch function, tensor method and operator called by the solution (factories such as
-    torch.ones included) passes through here; views (slices, transposes) have a ``_base`` and
-    allocate nothing, so they are not counted.
+    torch.ones included) passes through here. A view (a slice, a transpose) is measured by the
+    storage it shares: a slice of ``k`` by ``k``'s, and a view of a buffer no torch call returned by
+    that buffer (``torch.einsum`` hands back a view of its internal product: the whole score matrix,
+    worked on in place, was once measured as nothing).
     """
 
     def __init__(self):
@@ -71,8 +73,10 @@ class LargestAllocation(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
         for t in out if isinstance(out, (tuple, list)) else (out,):
-            if isinstance(t, torch.Tensor) and t._base is None and t.numel() > self.largest:
-                self.largest, self.op = t.numel(), getattr(func, "__name__", str(func))
+            if isinstance(t, torch.Tensor):
+                size = t.untyped_storage().nbytes() // t.element_size()
+                if size > self.largest:
+                    self.largest, self.op = size, getattr(func, "__name__", str(func))
         return out
 
 

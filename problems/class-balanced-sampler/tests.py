@@ -7,7 +7,7 @@ sampler's normalised weights, its settings, the class balance of a large draw, a
 import torch
 from torch.utils.data import DataLoader, TensorDataset, WeightedRandomSampler
 
-from runner.testing import case
+from runner.testing import case, global_rng_draws, writes_during
 
 
 def imbalanced_labels(seed, n, probabilities):
@@ -66,14 +66,22 @@ def large_draw_is_balanced(solution):
 @case(rule="own-seeded-generator")
 def reproducible_and_independent_of_global_rng(solution):
     labels = imbalanced_labels(6, 30, [0.7, 0.3])
-    sampler = solution.make_balanced_sampler(labels, 15, 6)
-    torch.manual_seed(11)
-    first_epoch = list(sampler)
-    torch.manual_seed(11)
-    second_epoch = list(sampler)
-    torch.manual_seed(99)
-    fresh = list(solution.make_balanced_sampler(labels, 15, 6))
-    return {"first": first_epoch, "second": second_epoch, "fresh_repeats_first": fresh == first_epoch}
+    # Which generator every draw used: the global one, seeded, drawn from and put back (its state
+    # kept between epochs) gives the same draws and leaves the global state as it was.
+    with global_rng_draws() as global_draws:
+        sampler = solution.make_balanced_sampler(labels, 15, 6)
+        torch.manual_seed(11)
+        first_epoch = list(sampler)
+        torch.manual_seed(11)
+        second_epoch = list(sampler)
+        torch.manual_seed(99)
+        fresh = list(solution.make_balanced_sampler(labels, 15, 6))
+    return {
+        "first": first_epoch,
+        "second": second_epoch,
+        "fresh_repeats_first": fresh == first_epoch,
+        "draws_from_the_global_generator": global_draws,
+    }
 
 
 @case
@@ -89,8 +97,11 @@ def labels_not_modified(solution):
     labels = imbalanced_labels(8, 12, [0.6, 0.4])
     before = labels.clone()
     version = labels._version  # modify-and-restore moves it
-    list(solution.make_balanced_sampler(labels, 5, 8))
+    # The sampler's draws run after the call: the watch covers both, and sees writes through any
+    # alias (`.data` has a version counter of its own).
+    _, written = writes_during(lambda: list(solution.make_balanced_sampler(labels, 5, 8)), labels)
     return {
+        "written_by_any_alias": written,
         "unchanged": torch.equal(labels, before),
         "dtype": str(labels.dtype),
         "writes": labels._version - version,

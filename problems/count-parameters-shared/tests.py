@@ -6,7 +6,7 @@ frozen parts, buffers (BatchNorm), no parameters at all. Counts do not depend on
 
 import torch.nn as nn
 
-from runner.testing import case
+from runner.testing import case, requires_grad_writes, writes_during
 
 
 class TinyLM(nn.Module):
@@ -72,7 +72,16 @@ def nested_sharing_and_model_unchanged(solution):
     model = nn.ModuleDict({"a": block, "b": nn.Sequential(block, nn.Linear(3, 7)), "c": nn.LayerNorm(7)})
     model["c"].bias.requires_grad_(False)
     versions = {name: p._version for name, p in model.named_parameters()}  # writes move them
-    result = solution.count_parameters(model)
+    # `.data` has a version counter of its own: the watch sees a write through any alias.
+    # A flag cleared and set back reads as unchanged afterwards: every write of one is counted.
+    with requires_grad_writes(model.parameters()) as flag_writes:
+        result, written = writes_during(lambda: solution.count_parameters(model), *model.parameters())
     flags = {name: p.requires_grad for name, p in model.named_parameters()}
     writes = {name: p._version - versions[name] for name, p in model.named_parameters()}
-    return {"result": result, "requires_grad_after": flags, "weight_writes": writes}
+    return {
+        "result": result,
+        "requires_grad_after": flags,
+        "requires_grad_writes": flag_writes,
+        "weight_writes": writes,
+        "written_by_any_alias": written,
+    }

@@ -11,7 +11,7 @@ import torch
 import torch.utils.data._utils.worker as worker_module
 from torch.utils.data import DataLoader, Dataset
 
-from runner.testing import case
+from runner.testing import case, global_rng_draws
 
 
 class NoisyDataset(Dataset):
@@ -68,15 +68,18 @@ def same_seed_same_order(solution):
 
 @case(rule="own-generator-not-global")
 def global_rng_does_not_matter(solution):
-    loader = solution.make_loader(NoisyDataset(12), batch_size=4, seed=5)
-    orders = []
-    for global_seed in (100, 200):
-        torch.manual_seed(global_seed)  # e.g. model init or dropout between epochs
-        orders.append([idx.tolist() for idx, _ in loader])
-    fresh = solution.make_loader(NoisyDataset(12), batch_size=4, seed=5)
-    torch.manual_seed(300)
-    orders.append([idx.tolist() for idx, _ in fresh])
-    return orders
+    # Which generator every draw used: the global one, seeded, drawn from and put back (its state
+    # kept between epochs) gives the same orders and leaves the global state as it was.
+    with global_rng_draws() as global_draws:
+        loader = solution.make_loader(NoisyDataset(12), batch_size=4, seed=5)
+        orders = []
+        for global_seed in (100, 200):
+            torch.manual_seed(global_seed)  # e.g. model init or dropout between epochs
+            orders.append([idx.tolist() for idx, _ in loader])
+        fresh = solution.make_loader(NoisyDataset(12), batch_size=4, seed=5)
+        torch.manual_seed(300)
+        orders.append([idx.tolist() for idx, _ in fresh])
+    return {"orders": orders, "draws_from_the_global_generator": global_draws}
 
 
 @case

@@ -9,7 +9,7 @@ import torch
 import torch.nn as nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from runner.testing import case
+from runner.testing import case, writes_during
 
 
 def make_model(seed):
@@ -75,11 +75,21 @@ def forward_runs_in_eval_without_grad(solution):
     model = make_model(8)
     model.train()
     seen, handle = watch_forward(model)
+    # The hook sees calls of the model; autograd's pack hook sees every tensor a forward pass with
+    # gradient tracking keeps for backward, whatever the route (submodules called one by one, the
+    # functional API on the model's weights): a pass without tracking keeps none.
+    saved = []
+
+    def pack(tensor):
+        saved.append(tuple(tensor.shape))
+        return tensor
+
     try:
-        solution.evaluate(model, make_loader(9, 9, 4), nn.CrossEntropyLoss())
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+            solution.evaluate(model, make_loader(9, 9, 4), nn.CrossEntropyLoss())
     finally:
         handle.remove()
-    return seen
+    return {"forward_calls": seen, "tensors_saved_for_backward": len(saved)}
 
 
 @case(rule="modes-restored")
@@ -113,11 +123,16 @@ def model_state_untouched(solution):
     model.train()
     before = {k: v.clone() for k, v in model.state_dict().items()}
     versions = {k: v._version for k, v in model.state_dict().items()}  # modify-and-restore moves them
-    result = solution.evaluate(model, make_loader(17, 12, 5), nn.CrossEntropyLoss())
+    # `.data` has a version counter of its own: the watch sees a write through any alias.
+    loader = make_loader(17, 12, 5)
+    result, written = writes_during(
+        lambda: solution.evaluate(model, loader, nn.CrossEntropyLoss()), *model.state_dict().values()
+    )
     after = model.state_dict()
     return {
         "result": result,
         "writes": {k: after[k]._version - versions[k] for k in before},
         "unchanged": {k: torch.equal(before[k], after[k]) for k in before},
         "grads": [p.grad is None for p in model.parameters()],
+        "written_by_any_alias": written,
     }

@@ -8,7 +8,7 @@ one-sample batches, and the inputs left untouched.
 import torch
 import torch.nn as nn
 
-from runner.testing import case
+from runner.testing import case, requires_grad_writes, writes_during
 
 RTOL = 1e-4
 ATOL = 1e-5
@@ -99,8 +99,14 @@ def inputs_untouched(solution):
     real, fake, alpha = _data(9, (4, 3))
     before = [real.clone(), fake.clone(), alpha.clone()]
     versions = [t._version for t in (real, fake, alpha)]  # modify-and-restore moves these
-    solution.gradient_penalty(_mlp(9, 3, 8, nn.Tanh()), real, fake, alpha, 10.0)
+    # `.data` has a version counter of its own: the watch sees a write through any alias.
+    model = _mlp(9, 3, 8, nn.Tanh())
+    # A flag set and cleared again reads as unchanged afterwards: every write of one is counted.
+    with requires_grad_writes([real, fake, alpha]) as flag_writes:
+        _, written = writes_during(lambda: solution.gradient_penalty(model, real, fake, alpha, 10.0), real, fake, alpha)
     return {
+        "requires_grad_writes": flag_writes,
+        "written_by_any_alias": written,
         "unchanged": all(torch.equal(a, b) for a, b in zip(before, [real, fake, alpha], strict=True)),
         "writes": [t._version - v for t, v in zip((real, fake, alpha), versions, strict=True)],
         "requires_grad": [t.requires_grad for t in (real, fake, alpha)],

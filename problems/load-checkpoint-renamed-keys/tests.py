@@ -8,7 +8,7 @@ report and the model's state after loading, and that the checkpoint itself is le
 import torch
 import torch.nn as nn
 
-from runner.testing import case
+from runner.testing import case, writes_during
 
 
 class Encoder(nn.Module):
@@ -140,9 +140,14 @@ def checkpoint_left_untouched(solution):
     model = _seeded(Classifier, 105)
     checkpoint = _old_checkpoint(7, num_classes=5)
     before = {k: v.clone() for k, v in checkpoint.items()}
+    before_tensors = list(checkpoint.values())
     versions = {k: v._version for k, v in checkpoint.items()}  # modify-and-restore moves them
-    solution.load_renamed_checkpoint(model, checkpoint, RENAMES)
+    # `.data` has a version counter of its own: the watch sees a write through any alias.
+    _, written = writes_during(
+        lambda: solution.load_renamed_checkpoint(model, checkpoint, RENAMES), *before_tensors
+    )
     return {
+        "written_by_any_alias": written,
         "writes": {k: checkpoint[k]._version - v for k, v in versions.items() if k in checkpoint},
         "keys": list(checkpoint.keys()),
         "values_unchanged": all(torch.equal(checkpoint[k], v) for k, v in before.items() if k in checkpoint),

@@ -161,9 +161,21 @@ def backward_is_your_function(solution):
     takes_x = any(
         node is not None and getattr(node, "variable", None) is x for node, _ in out.grad_fn.next_functions
     )
+    # A backward that re-runs the forward under autograd (`torch.autograd.grad`, `torch.func.vjp`)
+    # lets autograd derive it after all: every tensor autograd keeps for that derivation passes
+    # through the pack hook, and a backward written by hand keeps none.
+    saved = []
+
+    def pack(tensor):
+        saved.append(tuple(tensor.shape))
+        return tensor
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        out.sum().backward()
     return {
         "custom_function": isinstance(out.grad_fn, torch.autograd.function.BackwardCFunction),
         "applied_to_x": takes_x,
+        "tensors_saved_during_backward": len(saved),
     }
 
 

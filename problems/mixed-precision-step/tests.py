@@ -9,7 +9,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from runner.testing import case, set_class_attribute
+from runner.testing import case, set_class_attribute, writes_during
 
 RTOL = 1e-3
 ATOL = 1e-5
@@ -109,8 +109,10 @@ def inputs_not_modified(solution):
     model, opt, scaler, x, y = setup(6)
     x_before, y_before = x.clone(), y.clone()
     versions = (x._version, y._version)  # modify-and-restore moves them
-    result = solution.amp_train_step(model, opt, scaler, F.mse_loss, x, y, 1.0)
+    # `.data` has a version counter of its own: the watch sees a write through any alias.
+    result, written = writes_during(lambda: solution.amp_train_step(model, opt, scaler, F.mse_loss, x, y, 1.0), x, y)
     return {
+        "written_by_any_alias": written,
         "result": result,
         "unchanged": torch.equal(x, x_before) and torch.equal(y, y_before),
         "writes": [x._version - versions[0], y._version - versions[1]],

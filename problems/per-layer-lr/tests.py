@@ -37,15 +37,26 @@ def learning_rate_per_parameter(solution):
         original_init(self, *args, **kwargs)
         optimizers.append(self)
 
+    # Built for show and never stepped, an optimizer would be described all the same: its steps count.
+    steps = {}
+    sgd_step = torch.optim.SGD.step
+
+    def counting_step(self, *args, **kwargs):
+        steps[id(self)] = steps.get(id(self), 0) + 1
+        return sgd_step(self, *args, **kwargs)
+
+    counting_step.hooked = True  # Optimizer.__init__ wraps a class's step once, unless it says so
     set_class_attribute(torch.optim.Optimizer, "__init__", spying_init)
+    set_class_attribute(torch.optim.SGD, "step", counting_step)
     try:
         solution.per_layer_lr_test()
     finally:
         set_class_attribute(torch.optim.Optimizer, "__init__", original_init)
+        set_class_attribute(torch.optim.SGD, "step", sgd_step)
     described = []
     for optimizer in optimizers:
         entries = sorted(
             [list(p.shape), float(group["lr"])] for group in optimizer.param_groups for p in group["params"]
         )
-        described.append({"type": type(optimizer).__name__, "params": entries})
+        described.append({"type": type(optimizer).__name__, "params": entries, "steps": steps.get(id(optimizer), 0)})
     return described

@@ -91,21 +91,41 @@ def restores_all_three(solution):
     loaded = []
     owners = [(torch.nn.Module, "module"), (torch.optim.Optimizer, "optimizer"), (LRScheduler, "scheduler")]
     originals = [(owner, owner.load_state_dict) for owner, _ in owners]
+    # Objects restored for show while the run is replayed on others: the steps each optimizer takes
+    # tell the one that goes on from the checkpoint.
+    restored_optimizers = []
+    steps = {}
+    sgd_step = torch.optim.SGD.step
 
     def counting(original, label):
         def load_state_dict(self, *args, **kwargs):
             loaded.append(label)
+            if label == "optimizer":
+                restored_optimizers.append(self)
             return original(self, *args, **kwargs)
 
         return load_state_dict
 
+    def counting_step(self, *args, **kwargs):
+        steps[id(self)] = steps.get(id(self), 0) + 1
+        return sgd_step(self, *args, **kwargs)
+
+    counting_step.hooked = True  # Optimizer.__init__ wraps a class's step once, unless it says so
+
     for owner, label in owners:
         set_class_attribute(owner, "load_state_dict", counting(owner.load_state_dict, label))
+    set_class_attribute(torch.optim.SGD, "step", counting_step)
     try:
         x, y = data(5)
         result = solution.train_with_resume(x, y, 9, 4)
     finally:
         for owner, original in originals:
             set_class_attribute(owner, "load_state_dict", original)
+        set_class_attribute(torch.optim.SGD, "step", sgd_step)
     losses, lr, params = uninterrupted(x, y, 9)
-    return {"restored": sorted(set(loaded)), "same_params": torch.equal(result["params"], params)}
+    return {
+        "restored": sorted(set(loaded)),
+        "same_params": torch.equal(result["params"], params),
+        "steps_of_restored_optimizers": [steps.get(id(o), 0) for o in restored_optimizers],
+        "optimizer_steps": sum(steps.values()),
+    }

@@ -7,7 +7,7 @@ history in the buffer.
 
 import torch
 
-from runner.testing import case
+from runner.testing import case, writes_during
 
 RTOL = 1e-5
 ATOL = 1e-6
@@ -104,5 +104,11 @@ def input_untouched(solution):
     x = _batches(6, 1, 3, 3)[0]
     before = x.clone()
     version = x._version  # modify-and-restore moves it
-    tracker(x)
-    return {"x": x, "unchanged": bool(torch.equal(x, before)), "writes": x._version - version}
+    # `.data` has a version counter of its own: the watch sees a write through any alias.
+    _, written = writes_during(lambda: tracker(x), x)
+    return {
+        "x": x,
+        "unchanged": bool(torch.equal(x, before)),
+        "writes": x._version - version,
+        "written_by_any_alias": written,
+    }

@@ -7,7 +7,7 @@ batches, and the caller's tensors left as they were.
 
 import torch
 
-from runner.testing import case
+from runner.testing import case, requires_grad_writes, writes_during
 
 RTOL = 1e-5
 ATOL = 1e-6
@@ -92,8 +92,14 @@ def inputs_left_as_they_were(solution):
     batch = _batch(7, 5, 3, 3)
     before = {k: v.detach().clone() for k, v in batch.items() if isinstance(v, torch.Tensor)}
     versions = {k: v._version for k, v in batch.items() if isinstance(v, torch.Tensor)}
-    solution.td_loss_and_grads(**batch)
+    # `.data` has a version counter of its own: the watch sees a write through any alias.
+    tensors = [v for v in batch.values() if isinstance(v, torch.Tensor)]
+    # A flag cleared and set back reads as unchanged afterwards: every write of one is counted.
+    with requires_grad_writes(tensors) as flag_writes:
+        _, written = writes_during(lambda: solution.td_loss_and_grads(**batch), *tensors)
     return {
+        "requires_grad_writes": flag_writes,
+        "written_by_any_alias": written,
         "writes": {k: batch[k]._version - v for k, v in versions.items()},
         "values_unchanged": all(torch.equal(batch[k].detach(), v) for k, v in before.items()),
         "weight_requires_grad": batch["weight"].requires_grad,

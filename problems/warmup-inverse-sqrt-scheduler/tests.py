@@ -51,7 +51,13 @@ def is_a_scheduler_with_last_lr(solution):
         optimizer.step()
         scheduler.step()
         seen.append({"last_lr": list(scheduler.get_last_lr()), "groups": lrs(optimizer)})
-    return {"is_lr_scheduler": isinstance(scheduler, LRScheduler), "steps": seen}
+    # get_lr() itself, with the groups' rates overwritten: it computes from base_lrs and last_epoch.
+    # A schedule kept in an overridden step() behind a get_lr() that computes nothing shows the
+    # right rates everywhere else.
+    for group in optimizer.param_groups:
+        group["lr"] = -1.0
+    computed = list(scheduler.get_lr())
+    return {"is_lr_scheduler": isinstance(scheduler, LRScheduler), "steps": seen, "get_lr": computed}
 
 
 @case(rtol=RTOL, atol=ATOL, rule="lr-scheduler-subclass")

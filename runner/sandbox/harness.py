@@ -109,15 +109,25 @@ def learner_line(tb: types.TracebackType | None, filename: str) -> int | None:
     return line
 
 
+def _type_name(obj: object) -> str:
+    """``type(obj).__name__`` as an exact ``str``: a class's name can be set to a ``str`` subclass,
+    whose ``__format__`` and slicing are the learner's code (the harness formatted one and died)."""
+    name = type.__dict__["__name__"].__get__(type(obj))
+    return str.__str__(name) if isinstance(name, str) else "Exception"
+
+
 def _exception_text(exc: BaseException) -> str:
-    """``str(exc)``, bounded, even when the learner's ``__str__`` is huge or raises."""
+    """``str(exc)`` as an exact ``str``, even when the learner's ``__str__`` is huge, raises or returns a
+    ``str`` subclass whose methods raise."""
     try:
         if isinstance(exc, SystemExit):
             return f"exit({reprlib.repr(exc.code)}) was called"
         text = str(exc)
-        return text if isinstance(text, str) else "<__str__ did not return a string>"
+        # A str subclass is a str to `str()`, but its slicing and methods are the learner's code:
+        # `str.__str__` copies it into an exact str without running any of them.
+        return str.__str__(text) if isinstance(text, str) else "<__str__ did not return a string>"
     except BaseException as inner:
-        return f"<the exception's message could not be shown: {type(inner).__name__} in __str__>"
+        return f"<the exception's message could not be shown: {_type_name(inner)} in __str__>"
 
 
 def learner_traceback(exc: BaseException, filename: str, source: str) -> str:
@@ -132,7 +142,7 @@ def learner_traceback(exc: BaseException, filename: str, source: str) -> str:
     if not parts:
         return ""
     head = "Traceback (your code, most recent call last):\n"
-    tail = f"\n{type(exc).__name__}: {_exception_text(exc)[:500]}"
+    tail = f"\n{_type_name(exc)}: {_exception_text(exc)[:500]}"
     return (head + "\n".join(parts[-20:]) + tail)[:TRACEBACK_CHARS]
 
 
@@ -158,14 +168,15 @@ def describe_exception(
     exception that refusal raises says why (EPERM has other causes: the message says "if")."""
     line = learner_line(exc.__traceback__, filename)
     text = _exception_text(exc)[:MESSAGE_CHARS]
-    message = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    name = _type_name(exc)
+    message = f"{name}: {text}" if text else name
     if line is not None:
         message += f" (solution.py, line {line})"
     if single_task and new_task_refused(exc):
         certain = isinstance(exc, RuntimeError)
         maybe = "" if certain else "If this came from starting a thread or a process: "
         message = f"{message[: MESSAGE_CHARS - 300]}. {maybe}{NEW_TASK_REFUSED}"
-    described = {"exception": type(exc).__name__, "message": message[:2000], "line": line}
+    described = {"exception": name, "message": message[:2000], "line": line}
     if source:
         described["traceback"] = learner_traceback(exc, filename, source)
     return described

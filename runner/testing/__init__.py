@@ -257,9 +257,12 @@ from runner.testing.checks.family import Sample as Sample  # noqa: E402
 from runner.testing.checks.family import check_family as check_family  # noqa: E402
 from runner.testing.checks.family import samples as samples  # noqa: E402
 from runner.testing.checks.family import tensor_samples as tensor_samples  # noqa: E402
+from runner.testing.checks.flags import requires_grad_writes as requires_grad_writes  # noqa: E402
 from runner.testing.checks.gradients import check_gradients as check_gradients  # noqa: E402
 from runner.testing.checks.integrity import check_call as check_call  # noqa: E402
+from runner.testing.checks.integrity import writes_during as writes_during  # noqa: E402
 from runner.testing.checks.optim import check_optimizer as check_optimizer  # noqa: E402
+from runner.testing.checks.random_draws import global_rng_draws as global_rng_draws  # noqa: E402
 
 # How much memory code holds at once (runner/testing/peak_memory.py): a value the host compares.
 from runner.testing.peak_memory import observe_peak_memory as observe_peak_memory  # noqa: E402

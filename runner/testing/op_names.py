@@ -19,6 +19,10 @@ from typing import Any
 CONVERSIONS: Mapping[str, bool] = types.MappingProxyType(
     {
         "torch.Tensor.tolist": True,
+        # One call, a Python function per element: the loop runs inside them.
+        "torch.Tensor.apply_": True,
+        "torch.Tensor.map_": True,
+        "torch.Tensor.map2_": True,
         "torch.Tensor.numpy": True,
         "torch.Tensor.__array__": True,
         "torch.Tensor.__dlpack__": True,

@@ -240,7 +240,35 @@ def _check_call_template(
     return CHECK_VALUE("integrity", constraint, compared, {"changes": changes})
 
 
+def _writes_during_template(fn: Any, *tensors: Any) -> tuple[Any, Any]:
+    """Call ``fn()`` and report, for each of ``tensors``, whether an aten operator wrote its memory
+    during the call, by any alias: ``(result, [bool, ...])``, or ``(result, "unwatched")`` when the
+    watch was taken off torch's stack (which never matches a reference's report)."""
+    watched = []
+    for t in tensors:
+        if not isinstance(t, TENSOR):
+            raise TypeError("writes_during: expected tensors")
+        watched.append(t)
+    WATCH_BEGIN(watched)
+    try:
+        result = fn()
+    finally:
+        written = WATCH_END()
+    if written is None:
+        return result, "unwatched"
+    report: list[bool] = []
+    for t in watched:
+        ptr = 0
+        try:  # noqa: SIM105 (sealed: no module globals such as contextlib)
+            ptr = STORAGE_DATA_PTR(UNTYPED_STORAGE(t))
+        except (RuntimeError, NotImplementedError):
+            pass
+        report.append(bool(ptr) and ptr in written)
+    return result, report
+
+
 sealed.prepare(
+    _writes_during_template,
     _first_change_template,
     _shares_storage_template,
     _output_tensors_template,
@@ -316,3 +344,25 @@ def _sealed_check_call() -> Any:
 
 
 check_call: Any = _sealed_check_call()
+
+
+def _sealed_writes_during() -> Any:
+    """``writes_during`` with the write watch and the storage primitives as sealed constants."""
+    import torch
+
+    base: Any = torch._C.TensorBase.__dict__
+    return sealed.seal(
+        _writes_during_template,
+        TENSOR=torch.Tensor,
+        UNTYPED_STORAGE=base["untyped_storage"],
+        STORAGE_DATA_PTR=torch._C.StorageBase.__dict__["data_ptr"],
+        WATCH_BEGIN=writes.BEGIN,
+        WATCH_END=writes.END,
+    )
+
+
+# ``x._version`` sees writes through ``x``, its views and ``detach()``; ``.data`` and
+# ``nn.Parameter(x)`` are aliases with counters of their own, so a case that checks "not modified,
+# not even temporarily" outside ``check_call`` (a sampler iterated later, tensors inside a list, a
+# model's parameters, ``p.grad``) wraps the call in this.
+writes_during: Any = _sealed_writes_during()
