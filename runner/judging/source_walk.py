@@ -237,7 +237,8 @@ class SourceWalk(DefinitionWalk):
             node,
             "module-value",
             f"`{path}` may only be read through its names (`{BACKENDS}.mps.is_available()`, "
-            f"`{BACKENDS}.mkldnn.enabled`), not passed around or stored: its flags are process-wide, "
+            f"`{BACKENDS}.mkldnn.enabled`), not passed around or stored: its flags are process-wide "
+            "(one assignment changes what every later torch call does, the judge's tests included), "
             "and an assignment through another name could not be read.",
         )
 
