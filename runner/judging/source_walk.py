@@ -41,6 +41,8 @@ from runner.judging.source_tree import is_dunder
 def _backends(path: str) -> str | None:
     """The part of ``path`` from ``torch.backends`` on, however it was reached
     (``torch.nn.functional.torch.backends.cudnn`` is ``torch.backends.cudnn``); None if it is not there."""
+    if "torch.backends" not in path:  # most paths: one substring test
+        return None
     parts = path.split(".")
     for i in range(len(parts) - 1):
         if parts[i] == "torch" and parts[i + 1] == "backends":
@@ -183,13 +185,13 @@ class SourceWalk(DefinitionWalk):
         ``torch.backends.cudnn.flags``) used other than as a ``with`` item or a decorator: called on
         its own, kept as a value or entered by hand, what it sets stays in force for the tests."""
         name = path if path is not None else node.attr if isinstance(node, ast.Attribute) else None
-        if name is None or self._allowed(name):
+        if name is None:
             return
-        leaf = name.split(".")[-1]
+        leaf = name.rpartition(".")[2]
         scoped = SCOPED_SETTINGS.get(leaf)
-        if scoped is None and path is not None and _backends(path) is not None:
-            scoped = BACKEND_SCOPED.get(leaf)
-        if scoped is not None and not self.tree.scoped_call(node):
+        if scoped is None and leaf in BACKEND_SCOPED and path is not None and _backends(path) is not None:
+            scoped = BACKEND_SCOPED[leaf]
+        if scoped is not None and not self._allowed(name) and not self.tree.scoped_call(node):
             what, instead = scoped
             yield self._refuse(
                 node,
