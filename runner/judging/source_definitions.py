@@ -31,6 +31,9 @@ _TENSOR_CLASS_NAMES = frozenset(
     {"Parameter", "UninitializedParameter", "UninitializedBuffer", "UninitializedTensorMixin", "Buffer"}
 )
 
+# A context manager's own methods: called by hand, what it sets is never put back (`with` calls them).
+_CONTEXT_METHODS = frozenset({"__enter__", "__exit__", "__aenter__", "__aexit__"})
+
 
 def _tensor_class(path: str) -> bool:
     leaf = path.rpartition(".")[2]
@@ -103,6 +106,15 @@ class DefinitionWalk:
             )
 
     def _dunder(self, node: ast.AST, name: str) -> Refusal:
+        if name in _CONTEXT_METHODS:
+            return self._refuse(
+                node,
+                "context",
+                f"calling `{name}` by hand is not allowed: enter a context manager with `with ...:` "
+                "(or `contextlib.ExitStack` inside one), so what it sets — a device, autograd's mode, "
+                "a backend's flags — is put back when the block ends instead of staying in force for "
+                "the judge's tests.",
+            )
         instead = " (`type(x)` gives an object's class)" if name == "__class__" else ""
         return self._refuse(
             node,

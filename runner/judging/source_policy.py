@@ -33,7 +33,7 @@ from collections.abc import Collection
 from runner.jobs import CASE_NOT_RUN, CaseExpectation, CaseResult, JudgeResult
 from runner.judging.failures import TITLES
 from runner.judging.source_rules import KILLED_BY_POLICY as KILLED_BY_POLICY  # validation's word for it
-from runner.judging.source_rules import NEVER_ALLOWED, NEVER_ALLOWED_NAMES
+from runner.judging.source_rules import NEVER_ALLOWED, NEVER_ALLOWED_NAMES, SETTERS_THAT_CANNOT_RUN
 from runner.judging.source_walk import Refusal as Refusal
 from runner.judging.source_walk import SourceWalk
 from runner.verdict import Verdict
@@ -69,6 +69,11 @@ def parse_allow(table: object) -> tuple[str, ...]:
         if parts[0] in NEVER_ALLOWED_NAMES:
             raise PolicyError(
                 f"source_policy.allow: {name!r} cannot be allowed: {NEVER_ALLOWED_NAMES[parts[0]]}"
+            )
+        setter = next((p for p in parts if p in SETTERS_THAT_CANNOT_RUN), None)
+        if setter is not None:
+            raise PolicyError(
+                f"source_policy.allow: {name!r} cannot be allowed: {SETTERS_THAT_CANNOT_RUN[setter]}"
             )
     return tuple(sorted(set(allow)))
 

@@ -139,14 +139,76 @@ PROCESS_WIDE_SETTINGS = {
         "it changes the dtype every later operation in the process computes in, the tests' included: "
         "use `with torch.autocast(...):` around your own code instead",
     ),
+    # torch.backends' setters: which kernels (oneDNN, NNPACK, the attention backends, the linear
+    # algebra library) every later torch call in the process uses.
+    **dict.fromkeys(
+        (
+            "set_flags",
+            "preferred_linalg_library",
+            "preferred_blas_library",
+            "preferred_rocm_fa_library",
+            "enable_operations",
+            "disable_operations",
+            "enable_dispatch_keys",
+            "disable_dispatch_keys",
+        ),
+        "it changes which kernels every later torch call in the process uses, the tests' included: "
+        "remove it (the judge runs torch's defaults)",
+    ),
+    **dict.fromkeys(
+        (
+            "set_fastpath_enabled",
+            "enable_flash_sdp",
+            "enable_mem_efficient_sdp",
+            "enable_math_sdp",
+            "enable_cudnn_sdp",
+            "allow_fp16_bf16_reduction_math_sdp",
+        ),
+        "it changes which attention kernels every later call in the process uses, the tests' "
+        "included: use `with torch.nn.attention.sdpa_kernel(...):` around your own code instead",
+    ),
 }
-# Setters that are also context managers and take effect when called: inside `with` (or as a
-# decorator) they are put back when the block ends; called on their own they stay in force.
+# Setters that are also context managers and take effect when called or entered: inside `with` (or
+# as a decorator) what they set is put back when the block ends; called on their own, kept as a
+# value or entered by hand they stay in force. Each: (what it changes, what to write instead).
+_GRAD = "autograd's mode"
 SCOPED_SETTINGS = {
-    "set_grad_enabled": "`with torch.set_grad_enabled(...):` (or `with torch.no_grad():`)",
-    "set_multithreading_enabled": "`with torch.autograd.set_multithreading_enabled(...):`",
-    "set_view_replay_enabled": "`with torch.autograd.grad_mode.set_view_replay_enabled(...):`",
+    "set_grad_enabled": (_GRAD, "`with torch.set_grad_enabled(...):` (or `with torch.no_grad():`)"),
+    "set_multithreading_enabled": (_GRAD, "`with torch.autograd.set_multithreading_enabled(...):`"),
+    "set_view_replay_enabled": (_GRAD, "`with torch.autograd.grad_mode.set_view_replay_enabled(...):`"),
+    **dict.fromkeys(
+        ("sdpa_kernel", "sdp_kernel"),
+        (
+            "which attention kernels `scaled_dot_product_attention` may use",
+            "`with torch.nn.attention.sdpa_kernel(...):`",
+        ),
+    ),
+    "check_sparse_tensor_invariants": (
+        "whether every sparse tensor constructor checks its arguments",
+        "`with torch.sparse.check_sparse_tensor_invariants():` (or pass `check_invariants=True`)",
+    ),
 }
+# torch.backends holds process-wide switches, as modules and flag groups whose attributes are
+# properties: reading them is allowed (`torch.backends.mps.is_available()`,
+# `torch.backends.mkldnn.enabled`); assigning one, or holding one of these objects as a value (where
+# an assignment through it could not be read), is not. BACKEND_SCOPED are its context managers,
+# allowed as `with` items only, like SCOPED_SETTINGS (`flags` is too common a name to refuse on
+# every object). The names are torch's (tests/runner/judging/test_backend_settings.py compares them
+# with the installed torch).
+BACKENDS = "torch.backends"
+BACKEND_NAMESPACES = frozenset(
+    {"cpu", "cuda", "cudnn", "cusparselt", "kleidiai", "mha", "miopen", "mkl", "mkldnn", "mps"}
+    | {"nnpack", "openmp", "opt_einsum", "python_native", "quantized", "xnnpack", "xeon", "m"}
+    | {"matmul", "conv", "rnn", "cufft_plan_cache"}
+)
+BACKEND_SCOPED = {
+    "flags": ("the kernels torch's backends use", "`with torch.backends.<backend>.flags(...):`"),
+    "verbose": ("what torch's backends print", "`with torch.backends.<backend>.verbose(...):`"),
+}
+BACKEND_WRITE = (
+    "torch.backends' flags are process-wide: one assignment changes which kernels every later torch "
+    "call in the process uses, the tests' included. Remove it (the judge runs torch's defaults)"
+)
 # Builtins that run code from strings, reach frames and namespaces, or open files.
 DENIED_BUILTINS = {
     "exec": "it runs code given as a string",
@@ -183,8 +245,6 @@ ALLOWED_DUNDER_ATTRIBUTES = frozenset(
         "__delitem__",
         "__contains__",
         "__call__",
-        "__enter__",
-        "__exit__",
         "__repr__",
         "__str__",
     }
@@ -393,6 +453,21 @@ NEVER_ALLOWED_NAMES = {
     **dict.fromkeys(
         ("__code__", "__closure__", "__class__", "__subclasses__", "__bases__", "__mro__"),
         "it reaches code and classes the judge seals",
+    ),
+}
+# Setters that cannot run in the sandbox, whatever a problem allows: every call ends in a runtime
+# error, so an allowance of one would only turn the policy's message into that error. Validation
+# refuses such an allowance with what the author can do instead.
+SETTERS_THAT_CANNOT_RUN = {
+    **dict.fromkeys(
+        ("set_default_dtype", "set_default_tensor_type"),
+        "it rebinds `torch.Storage`, and torch's modules are read-only while judged code runs, so every "
+        "call ends in a runtime error (and a default left changed would reach the next case's tests). "
+        "Convert the inputs in tests.py, or ask for `dtype=` where the solution creates tensors",
+    ),
+    "set_num_interop_threads": (
+        "torch refuses it once parallel work has started, which the judge's warm-up has done, so every "
+        "call ends in a runtime error (the judge sets torch's threads)"
     ),
 }
 KILLED_BY_POLICY = "source policy"  # what validation's kill matrix says killed a refused mutant

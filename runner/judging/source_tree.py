@@ -104,7 +104,7 @@ class SourceTree:
             )
         return False
 
-    def used_as_base(self, node: ast.Name) -> bool:
+    def used_as_base(self, node: ast.expr) -> bool:
         parent = self.parents.get(node)
         return isinstance(parent, ast.Attribute) and parent.value is node
 

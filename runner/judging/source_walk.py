@@ -14,10 +14,15 @@ from runner.judging.source_definitions import DefinitionWalk
 from runner.judging.source_paths import Refusal as Refusal
 from runner.judging.source_paths import denied_torch as _denied_torch
 from runner.judging.source_paths import norm as _norm
+from runner.judging.source_paths import under as _under
 from runner.judging.source_rules import (
     ALLOWED_DUNDER_ATTRIBUTES,
     ALLOWED_DUNDER_NAMES,
     ALLOWED_MODULES,
+    BACKEND_NAMESPACES,
+    BACKEND_SCOPED,
+    BACKEND_WRITE,
+    BACKENDS,
     DENIED_ATTRIBUTES,
     DENIED_BUILTINS,
     DENIED_SPECIAL_METHODS,
@@ -31,6 +36,19 @@ from runner.judging.source_rules import (
     TORCH_INTERNAL_NAMES,
 )
 from runner.judging.source_tree import is_dunder
+
+
+def _backends(path: str) -> str | None:
+    """The part of ``path`` from ``torch.backends`` on, however it was reached
+    (``torch.nn.functional.torch.backends.cudnn`` is ``torch.backends.cudnn``); None if it is not there."""
+    if "torch.backends" not in path:  # most paths: one substring test
+        return None
+    parts = path.split(".")
+    for i in range(len(parts) - 1):
+        if parts[i] == "torch" and parts[i + 1] == "backends":
+            return ".".join(parts[i:])
+    return None
+
 
 # Every kind of node :meth:`SourceWalk._node` has a rule for.
 _WALKED = (
@@ -163,19 +181,68 @@ class SourceWalk(DefinitionWalk):
         return self._refuse(node, "process-wide", f"`{name}` is not allowed: {why}.")
 
     def _scoped_setting(self, node: ast.Name | ast.Attribute, path: str | None) -> Iterator[Refusal]:
-        """A setter that is also a context manager (``torch.set_grad_enabled``) used other than as a
-        ``with`` item or a decorator: called on its own, what it sets stays in force for the tests."""
+        """A setter that is also a context manager (``torch.set_grad_enabled``,
+        ``torch.backends.cudnn.flags``) used other than as a ``with`` item or a decorator: called on
+        its own, kept as a value or entered by hand, what it sets stays in force for the tests."""
         name = path if path is not None else node.attr if isinstance(node, ast.Attribute) else None
-        if name is None or name.split(".")[-1] not in SCOPED_SETTINGS or self._allowed(name):
+        if name is None:
             return
-        if not self.tree.scoped_call(node):
+        leaf = name.rpartition(".")[2]
+        scoped = SCOPED_SETTINGS.get(leaf)
+        if scoped is None and leaf in BACKEND_SCOPED and path is not None and _backends(path) is not None:
+            scoped = BACKEND_SCOPED[leaf]
+        if scoped is not None and not self._allowed(name) and not self.tree.scoped_call(node):
+            what, instead = scoped
             yield self._refuse(
                 node,
                 "process-wide",
                 f"`{name}` is only allowed as a `with` block or a decorator: called on its own it "
-                "changes autograd's mode for everything that runs after it, the judge's tests included."
-                f" Write {SCOPED_SETTINGS[name.split('.')[-1]]}.",
+                f"changes {what} for everything that runs after it, the judge's tests included."
+                f" Write {instead}.",
             )
+
+    def _backend(self, node: ast.Name | ast.Attribute, path: str) -> Iterator[Refusal]:
+        """torch.backends' process-wide switches: one assigned (by a path or an import's alias), or
+        one of its modules or flag groups held as a value, where an assignment through it could
+        not be read."""
+        path = _backends(path) or ""
+        if not path or self._allowed(path):
+            return
+        if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+            yield self._refuse(node, "process-wide", f"changing `{path}` is not allowed: {BACKEND_WRITE}.")
+        elif (
+            self._backend_namespace(path) and isinstance(node.ctx, ast.Load) and not self._read_through(node)
+        ):
+            yield self._backend_value(node, path)
+
+    def _read_through(self, node: ast.expr) -> bool:
+        """``node`` is the object an attribute is named on: ``node.name``, ``getattr(node, "name")``."""
+        if self.tree.used_as_base(node):
+            return True
+        call = self.tree.parents.get(node)
+        return (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name)
+            and call.func.id in NAMED_ATTRIBUTE_BUILTINS
+            and call.func.id not in self.modules
+            and bool(call.args)
+            and call.args[0] is node
+        )
+
+    @staticmethod
+    def _backend_namespace(path: str) -> bool:
+        path = _backends(path) or ""
+        return path == BACKENDS or (_under(path, BACKENDS) and path.split(".")[-1] in BACKEND_NAMESPACES)
+
+    def _backend_value(self, node: ast.AST, path: str) -> Refusal:
+        return self._refuse(
+            node,
+            "module-value",
+            f"`{path}` may only be read through its names (`{BACKENDS}.mps.is_available()`, "
+            f"`{BACKENDS}.mkldnn.enabled`), not passed around or stored: its flags are process-wide "
+            "(one assignment changes what every later torch call does, the judge's tests included), "
+            "and an assignment through another name could not be read.",
+        )
 
     def _node(self, node: ast.AST) -> Iterator[Refusal]:
         if isinstance(node, ast.Attribute):
@@ -236,7 +303,9 @@ class SourceWalk(DefinitionWalk):
         yield from self._scoped_setting(node, path)
         if path is not None:
             yield from self._path(node, path)
-            if not isinstance(node.ctx, ast.Load):  # no allowance opens patching what it names
+            if _backends(path) is not None:
+                yield from self._backend(node, path)
+            elif not isinstance(node.ctx, ast.Load):  # no allowance opens patching what it names
                 yield self._refuse(
                     node,
                     "patch",
@@ -306,6 +375,7 @@ class SourceWalk(DefinitionWalk):
             yield from self._plain_call_value(node)
             if name in self.modules:
                 yield from self._scoped_setting(node, self.modules[name])
+                yield from self._backend(node, self.modules[name])
         if (
             name in self.imported_modules
             and isinstance(node.ctx, ast.Load)
@@ -354,7 +424,14 @@ class SourceWalk(DefinitionWalk):
             path = self._dotted(target)
             if path is not None:
                 yield from self._path(node, f"{path}.{attr}")
-                if func.id in ("setattr", "delattr"):  # the same patch as `path.attr = …`
+                read = f"{path}.{attr}"
+                if func.id == "getattr" and self._backend_namespace(read) and not self._allowed(read):
+                    yield self._backend_value(node, read)
+                if func.id in ("setattr", "delattr") and _backends(path) is not None:
+                    yield self._refuse(
+                        node, "process-wide", f"changing `{path}.{attr}` is not allowed: {BACKEND_WRITE}."
+                    )
+                elif func.id in ("setattr", "delattr"):  # the same patch as `path.attr = …`
                     yield self._refuse(
                         node,
                         "patch",

@@ -18,10 +18,10 @@ import pytest
 
 from runner import jobs
 from runner.engine import Runner
-from runner.format.problem import ProblemFiles
+from runner.format.problem import ProblemFiles, ProblemFormatError, parse_metadata
 from runner.jobs import Expectations
 from runner.judging import source_policy
-from runner.judging.source_rules import PROCESS_WIDE_SETTINGS, SCOPED_SETTINGS
+from runner.judging.source_rules import PROCESS_WIDE_SETTINGS, SCOPED_SETTINGS, SETTERS_THAT_CANNOT_RUN
 from runner.verdict import Verdict
 
 # Where each setter lives in torch's public API (every name of PROCESS_WIDE_SETTINGS once at least).
@@ -48,6 +48,20 @@ SETTERS = {
     "set_autocast_ipu_dtype": "torch",
     "set_autocast_xla_enabled": "torch",
     "set_autocast_xla_dtype": "torch",
+    "set_flags": "torch.backends.mkldnn",
+    "preferred_linalg_library": "torch.backends.cuda",
+    "preferred_blas_library": "torch.backends.cuda",
+    "preferred_rocm_fa_library": "torch.backends.cuda",
+    "enable_operations": "torch.backends.python_native",
+    "disable_operations": "torch.backends.python_native",
+    "enable_dispatch_keys": "torch.backends.python_native",
+    "disable_dispatch_keys": "torch.backends.python_native",
+    "set_fastpath_enabled": "torch.backends.mha",
+    "enable_flash_sdp": "torch.backends.cuda",
+    "enable_mem_efficient_sdp": "torch.backends.cuda",
+    "enable_math_sdp": "torch.backends.cuda",
+    "enable_cudnn_sdp": "torch.backends.cuda",
+    "allow_fp16_bf16_reduction_math_sdp": "torch.backends.cuda",
 }
 
 
@@ -129,7 +143,7 @@ def test_a_scoped_setter_called_on_its_own_is_refused(route: str) -> None:
     refusal = source_policy.check(source)
     assert refusal is not None and refusal.rule == "process-wide", (route, refusal)
     assert "only allowed as a `with` block" in refusal.message, refusal.message
-    assert any(instead in refusal.message for instead in SCOPED_SETTINGS.values()), refusal.message
+    assert any(instead in refusal.message for _, instead in SCOPED_SETTINGS.values()), refusal.message
 
 
 SCOPED_ALLOWED = {
@@ -225,6 +239,8 @@ def test_the_learner_reads_the_setters_line_and_reason_not_the_judges_error(
         assert result.verdict == Verdict.COMPILE_ERROR, (name, result.verdict, result.message)
         assert result.message.startswith("Line 2: ") and words in result.message, result.message
         assert all(c.status == jobs.CASE_NOT_RUN and c.line == 2 for c in result.cases)
+    if name in SETTERS_THAT_CANNOT_RUN:
+        return  # no problem can allow it (below)
     # With the problem allowing it, the call reaches the sandbox: whatever it does there is the
     # learner's verdict, never the platform's.
     allowing = dataclasses.replace(problem, source_allow=(source.splitlines()[1].split("(")[0],))
@@ -232,3 +248,38 @@ def test_the_learner_reads_the_setters_line_and_reason_not_the_judges_error(
     assert result.verdict != Verdict.COMPILE_ERROR and result.verdict != Verdict.INTERNAL_ERROR, (
         result.message
     )
+
+
+CANNOT_RUN = {
+    "set_default_dtype": "torch.set_default_dtype(torch.float64)",
+    "set_default_tensor_type": "torch.set_default_tensor_type(torch.DoubleTensor)",
+    "set_num_interop_threads": "torch.set_num_interop_threads(1)",
+}
+TOML = 'title = "P"\ndifficulty = "easy"\ncategory = "Testing"\nentry_point = "probe"\n'
+
+
+def test_every_setter_that_cannot_run_is_tried() -> None:
+    assert set(CANNOT_RUN) == set(SETTERS_THAT_CANNOT_RUN)
+    assert set(SETTERS_THAT_CANNOT_RUN) <= set(PROCESS_WIDE_SETTINGS)
+
+
+@pytest.mark.parametrize("name", sorted(CANNOT_RUN))
+def test_an_allowance_of_a_setter_that_cannot_run_is_refused_for_its_author(
+    runner: Runner, probe: tuple[ProblemFiles, Expectations], name: str
+) -> None:
+    """What the sandbox does with the call (the runner here has no source policy: as if allowed):
+    a runtime error, in every case, at import and inside the entry point alike. So validation
+    refuses the allowance, by any path that names the setter, with what the author can do instead."""
+    problem, expectations = probe
+    call = CANNOT_RUN[name]
+    for source in (
+        f"import torch\n{call}\ndef probe():\n    return 0\n",
+        f"import torch\ndef probe():\n    {call}\n    return 0\n",
+    ):
+        result = runner.judge(problem.job(expectations, source, "submit"))
+        assert result.verdict == Verdict.RUNTIME_ERROR, (name, result.verdict, result.message)
+    for allowance in (f"torch.{name}", name):
+        toml = TOML + f'[source_policy]\nallow = ["{allowance}"]\nreason = "the statement asks for it"\n'
+        with pytest.raises(ProblemFormatError, match="cannot be allowed") as refused:
+            parse_metadata(toml, "probe-x")
+        assert SETTERS_THAT_CANNOT_RUN[name] in str(refused.value)
