@@ -174,22 +174,3 @@ def extended_user_ids(session: Session, assignment_id: int) -> list[int]:
     """The students with an extension on the assignment (their window is not its own)."""
     e = Extension.__table__.c
     return sorted(session.scalars(select(e.user_id).where(e.assignment_id == assignment_id)))
-
-
-def window_inputs(session: Session, course_id: int, assignment_id: int) -> list[Any]:
-    """What every student's window on the assignment is made of, in a few small reads: its
-    extensions (few rows) and a summary of the course's enrolment periods (a period is only ever
-    added, or closed once: its count, closed count, last id and latest times change with each)."""
-    e = Extension.__table__.c
-    extensions = session.execute(
-        select(e.user_id, e.release_at, e.due_at, e.late)
-        .where(e.assignment_id == assignment_id)
-        .order_by(e.user_id)
-    ).all()
-    p = EnrolmentPeriod.__table__.c
-    periods = session.execute(
-        select(
-            func.count(), func.count(p.left_at), func.max(p.id), func.max(p.joined_at), func.max(p.left_at)
-        ).where(p.course_id == course_id)
-    ).one()
-    return [tuple(r) for r in extensions] + [tuple(periods)]

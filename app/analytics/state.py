@@ -144,11 +144,6 @@ def _applied(
 LISTENER = Listener()
 
 
-def inputs_key(session: Session, course: Course, assignment: Assignment) -> str:
-    own = [assignment.release_at, assignment.due_at, assignment.late, assignment.after_last]
-    return _digest(repr(own + sources.window_inputs(session, course.id, assignment.id)))
-
-
 def work_changed(
     session: Session, course_id: int, assignment_ids: Sequence[int] | None, user_ids: Sequence[int] | None
 ) -> None:
@@ -172,8 +167,7 @@ def refresh(session: Session, course: Course, assignment: Assignment, user_ids: 
     the others keep their rows and take the new window's key, in a few statements for the class.
     """
     problems = problems_key(assignment)
-    stored = windows.assignment_keys(session, assignment.id)
-    regrouped = stored is None or stored[0] != problems
+    regrouped = windows.assignment_problems_key(session, assignment.id) != problems
     users = (
         sources.enrolled_user_ids(session, course.id)
         if user_ids is None or regrouped
@@ -198,7 +192,7 @@ def refresh(session: Session, course: Course, assignment: Assignment, user_ids: 
         windows.set_window_keys(session, assignment.id, {u: current[u] for u in moved})
     if regrouped:
         maintained_rows.retotal(session, assignment.id)
-    windows.set_assignment_keys(session, assignment.id, problems, inputs_key(session, course, assignment))
+    windows.set_assignment_problems_key(session, assignment.id, problems)
     return recomputed
 
 
@@ -280,10 +274,6 @@ def rebuild(session: Session) -> Comparison:
     maintained_rows.clear(session)
     for assignment, work, users in _assignments(session):
         recompute(session, work, assignment, users)
-        course = session.get(Course, assignment.course_id)
-        assert course is not None
-        windows.set_assignment_keys(
-            session, assignment.id, problems_key(assignment), inputs_key(session, course, assignment)
-        )
+        windows.set_assignment_problems_key(session, assignment.id, problems_key(assignment))
     session.flush()
     return before

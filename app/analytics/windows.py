@@ -3,7 +3,7 @@
 Writes replace a student's rows for some problems of one assignment in the caller's transaction,
 after :func:`lock_windows` has locked the students' window rows (in user order: every writer
 locks in that order, so two never wait for each other in a circle). An assignment's own row keeps
-what its rows were last checked against (:func:`assignment_keys`).
+the problems its rows were last grouped by (:func:`assignment_problems_key`).
 """
 
 from __future__ import annotations
@@ -71,17 +71,15 @@ def window_keys(session: Session, assignment_id: int, user_ids: Sequence[int]) -
     return out
 
 
-def assignment_keys(session: Session, assignment_id: int) -> tuple[str, str] | None:
-    """(problems key, inputs key) the assignment's rows were last checked against, if ever."""
+def assignment_problems_key(session: Session, assignment_id: int) -> str | None:
+    """The problems key the assignment's rows were last grouped by, if ever."""
     a = ASSIGNMENTS.c
-    row = session.execute(
-        select(a.problems_key, a.inputs_key).where(a.assignment_id == assignment_id)
-    ).first()
-    return None if row is None else (row[0], row[1])
+    return session.scalar(select(a.problems_key).where(a.assignment_id == assignment_id))
 
 
-def set_assignment_keys(session: Session, assignment_id: int, problems_key: str, inputs_key: str) -> None:
+def set_assignment_problems_key(session: Session, assignment_id: int, problems_key: str) -> None:
     backend = session.get_bind().dialect.name
-    values = {"problems_key": problems_key, "inputs_key": inputs_key}
-    stmt = backend_insert(backend)(ASSIGNMENTS).values(assignment_id=assignment_id, **values)
-    session.execute(stmt.on_conflict_do_update(index_elements=["assignment_id"], set_=values))
+    stmt = backend_insert(backend)(ASSIGNMENTS).values(assignment_id=assignment_id, problems_key=problems_key)
+    session.execute(
+        stmt.on_conflict_do_update(index_elements=["assignment_id"], set_={"problems_key": problems_key})
+    )
