@@ -8,13 +8,13 @@ from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.authoring import archive
-from app.authoring.validation import editorial_refusal, validate_folder_files
+from app.authoring.validation import validate_folder_files
 from app.authoring.working_copy import workspace
 from app.kit.db import release_connection
 from app.kit.errors import InvalidInput
 from app.kit.markdown import render_markdown
 from app.kit.runner import JudgeRunner
-from app.kit.user_text import render_user_markdown
+from app.kit.user_text import editorial_refusal, render_user_markdown
 from app.problems import repository as problems_repository
 from runner.format.problem import (
     EDITORIAL_FILE,
@@ -37,7 +37,7 @@ class InvalidProblem(InvalidInput):
 
 def check_files(slug: str, files: dict[str, str]) -> ProblemFiles:
     """The problem the files describe, or :class:`InvalidProblem` naming the file and line (or an
-    editorial that no post could hold: :func:`~app.authoring.validation.editorial_refusal`)."""
+    editorial that no post could hold: :func:`~app.kit.user_text.editorial_refusal`)."""
     if not SLUG_RE.match(slug):
         raise InvalidProblem(
             f"slug {slug!r} is not valid: 2-80 lowercase letters, digits and dashes, starting with a letter "

@@ -4,7 +4,7 @@
 expectations, starter refused, mutants rejected, statement examples). The runner never imports
 the app, so the two checks that need the app's Markdown renderer are added here: every formula
 renders, and no raw HTML the sanitizer would silently drop; and the editorial, shown as user text,
-obeys the rules of user text (:func:`editorial_refusal`). The web editor, the API, the
+obeys the rules of user text (:func:`app.kit.user_text.editorial_refusal`). The web editor, the API, the
 ``torchdrill problems validate`` command and CI all go through :func:`validate_files`.
 """
 
@@ -14,13 +14,11 @@ import html
 import re
 from collections.abc import Sequence
 
-from app.kit.errors import InvalidInput
 from app.kit.markdown import render_markdown
 from app.kit.runner import JudgeRunner
-from app.kit.user_text import check_user_text
+from app.kit.user_text import editorial_refusal
 from runner.format.problem import (
     EDITORIAL_FILE,
-    MAX_FILE_BYTES,
     ProblemFiles,
     ProblemFormatError,
     build_problem,
@@ -38,20 +36,9 @@ def _line_of(source: str, needle: str) -> int | None:
     return source[:index].count("\n") + 1 if index >= 0 else None
 
 
-def editorial_refusal(source: str) -> str | None:
-    """Why a post with the editorial's text would be refused (a NUL, which PostgreSQL cannot store
-    in a post), or None: the editorial page shows it as user text, so it obeys the same rule,
-    :func:`app.kit.user_text.check_user_text` (optional; the file limit bounds its length)."""
-    try:
-        check_user_text(source, "The editorial", max_chars=MAX_FILE_BYTES, required=False)
-    except InvalidInput as exc:
-        return exc.detail
-    return None
-
-
 def markdown_findings(problem: ProblemFiles) -> tuple[list[Finding], list[Finding]]:
     """(errors, warnings) about how statement.md and learn.md render on the site, and the
-    editorial's text (:func:`editorial_refusal`)."""
+    editorial's text (:func:`app.kit.user_text.editorial_refusal`)."""
     errors: list[Finding] = []
     warnings: list[Finding] = []
     refused = editorial_refusal(problem.editorial)

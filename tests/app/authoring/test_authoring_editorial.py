@@ -7,8 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from app.authoring.validation import markdown_findings
-from runner.format.problem import build_problem
+from app.kit.db import Database
+from app.kit.runner import JudgeRunner
+from app.problems import repository as problems_repository
+from app.problems.importer import import_problem
+from runner.format.problem import ProblemFormatError, build_problem
 from tests.app.authoring.helpers import WALKTHROUGH, call
 from tests.app.authoring.people import zipped
 from tests.app.authoring.test_authoring_versions import API, _form_data
@@ -109,3 +115,16 @@ def test_validation_reports_an_editorial_a_post_would_refuse(walkthrough_files: 
     )
     assert [(e.file, e.line) for e in errors] == [("editorial.md", 7)]
     assert "NUL" in errors[0].message
+
+
+def test_the_importer_refuses_an_editorial_a_post_would_refuse(
+    db: Database, runner: JudgeRunner, walkthrough_files: dict[str, str]
+) -> None:
+    """``torchdrill problems import`` and publishing make versions through the importer: it refuses
+    it too (a folder imported without --validate never reaches the save checks)."""
+    nul = {**walkthrough_files, "editorial.md": EDITORIAL.replace("A zero row.", "A zero\x00 row.")}
+    refused = pytest.raises(ProblemFormatError, match=r"^editorial\.md: The editorial holds a NUL")
+    with refused, db.transaction() as session:
+        import_problem(session, build_problem(WALKTHROUGH, nul), runner)
+    with db.transaction() as session:
+        assert problems_repository.get_by_slug(session, WALKTHROUGH) is None
