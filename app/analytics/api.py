@@ -8,9 +8,7 @@ from fastapi import APIRouter, Path, Query
 
 from app.analytics import service
 from app.analytics.views import AssignmentAnalytics, ProblemAnalytics
-from app.courses import assignments, enrolment
-from app.courses.deps import AssignmentId, CourseId, CourseTeacher
-from app.kit.db import utcnow
+from app.courses.deps import InstructorAssignment
 from app.kit.web import SessionDep
 
 router = APIRouter(prefix="/api/v1/courses", tags=["courses"])
@@ -41,15 +39,9 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     summary="An assignment's analytics: progress, failures, who has not started, who is stuck (instructors)",
 )
 def get_analytics(
-    course_id: CourseId,
-    assignment_id: AssignmentId,
-    session: SessionDep,
-    user: CourseTeacher,
-    lists: Lists = None,
+    taught: InstructorAssignment, session: SessionDep, lists: Lists = None
 ) -> AssignmentAnalytics:
-    course = enrolment.course_for_instructor(session, course_id, user)
-    assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
-    return service.assignment_analytics(session, course, assignment, _shown(lists))
+    return service.assignment_analytics(session, taught.course, taught.assignment, _shown(lists))
 
 
 @router.get(
@@ -59,13 +51,6 @@ def get_analytics(
     summary="One assignment problem's analytics: failing cases and rules, kinds over time (instructors)",
 )
 def get_problem_analytics(
-    course_id: CourseId,
-    assignment_id: AssignmentId,
-    slug: Slug,
-    session: SessionDep,
-    user: CourseTeacher,
-    lists: Lists = None,
+    taught: InstructorAssignment, slug: Slug, session: SessionDep, lists: Lists = None
 ) -> ProblemAnalytics:
-    course = enrolment.course_for_instructor(session, course_id, user)
-    assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
-    return service.problem_analytics(session, course, assignment, slug, _shown(lists))
+    return service.problem_analytics(session, taught.course, taught.assignment, slug, _shown(lists))

@@ -5,7 +5,7 @@ case: work is judged in the order it is made), the row is read, stepped and writ
 failure keys and kinds of a failed attempt are added to the student's rows and the class's totals
 by upserts — at most seven statements, built once, whatever the student's history. Otherwise (an older
 submission judged late, a re-judge) the caller recomputes the student's rows on the problem.
-The caller holds the student's window row lock (``repository.lock_windows``), so two verdicts of
+The caller holds the student's window row lock (``windows.lock_windows``), so two verdicts of
 one student are applied one after the other.
 """
 

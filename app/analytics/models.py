@@ -19,9 +19,8 @@ KEY_LENGTH = 64
 
 
 class AnalyticsAssignment(Base):
-    """An assignment whose state was computed for its current problems (``problems_key``) and for
-    the inputs of every student's window as they were then (``inputs_key``: its dates, extensions and
-    the course's enrolment periods), so a read finds out in a few small queries that nothing moved."""
+    """An assignment whose state was computed for its current problems (``problems_key``): when
+    they change, every student's rows are regrouped (``app.analytics.state.refresh``)."""
 
     __tablename__ = "analytics_assignments"
 
@@ -29,7 +28,6 @@ class AnalyticsAssignment(Base):
         ForeignKey("assignments.id", ondelete="CASCADE"), primary_key=True
     )
     problems_key: Mapped[str] = mapped_column(String(KEY_LENGTH))
-    inputs_key: Mapped[str] = mapped_column(String(KEY_LENGTH), default="")
 
 
 class AnalyticsWindow(Base):

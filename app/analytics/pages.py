@@ -1,7 +1,7 @@
 """``/courses/{id}/assignments/{aid}/analytics`` (HTML): an assignment's analytics, and one problem's.
 
-Instructors of the course only: the course's rule (``enrolment.course_for_instructor``) makes
-them 404 to its students and to everybody else, like every instructor page.
+Instructors of the course only: the courses' rule (``app.courses.deps.InstructorAssignmentPage``)
+makes them 404 to its students and to everybody else, like every instructor page.
 """
 
 from __future__ import annotations
@@ -10,11 +10,8 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request
 
-from app.accounts.deps import CurrentUser
 from app.analytics import charts, rules, service
-from app.courses import assignments, enrolment
-from app.courses.deps import AssignmentId, CourseId
-from app.kit.db import utcnow
+from app.courses.deps import InstructorAssignmentPage, TaughtAssignment
 from app.kit.web import SessionDep, render
 
 router = APIRouter(prefix="/courses", tags=["course pages"])
@@ -27,23 +24,16 @@ def _shown(lists: str | None) -> int | None:
     return None if lists == "all" else service.LIST_SHOWN
 
 
-def _context(session: SessionDep, course_id: int, assignment_id: int, user: Any) -> dict[str, Any]:
-    course = enrolment.course_for_instructor(session, course_id, user)
-    assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
-    return {"course": course, "assignment": assignment, "kind_names": rules.KINDS,
+def _context(taught: TaughtAssignment) -> dict[str, Any]:
+    return {"course": taught.course, "assignment": taught.assignment, "kind_names": rules.KINDS,
             "colours": charts.KIND_COLOURS, "rules": rules}  # fmt: skip
 
 
 @router.get("/{course_id}/assignments/{assignment_id}/analytics")
 def analytics_page(
-    request: Request,
-    course_id: CourseId,
-    assignment_id: AssignmentId,
-    session: SessionDep,
-    user: CurrentUser,
-    lists: Lists = None,
+    request: Request, taught: InstructorAssignmentPage, session: SessionDep, lists: Lists = None
 ) -> Any:
-    context = _context(session, course_id, assignment_id, user)
+    context = _context(taught)
     view = service.assignment_analytics(session, context["course"], context["assignment"], _shown(lists))
     context |= {
         "view": view,
@@ -55,15 +45,9 @@ def analytics_page(
 
 @router.get("/{course_id}/assignments/{assignment_id}/analytics/{slug}")
 def problem_analytics_page(
-    request: Request,
-    course_id: CourseId,
-    assignment_id: AssignmentId,
-    slug: Slug,
-    session: SessionDep,
-    user: CurrentUser,
-    lists: Lists = None,
+    request: Request, taught: InstructorAssignmentPage, slug: Slug, session: SessionDep, lists: Lists = None
 ) -> Any:
-    context = _context(session, course_id, assignment_id, user)
+    context = _context(taught)
     view = service.problem_analytics(session, context["course"], context["assignment"], slug, _shown(lists))
     context |= {
         "view": view,

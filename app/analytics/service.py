@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy.orm import Session
 
-from app.analytics import repository, rules
+from app.analytics import report_queries, rules
 from app.analytics.views import (
     AssignmentAnalytics,
     DayKinds,
@@ -92,11 +92,11 @@ class _Read:
     ) -> None:
         self.now = datetime.now(tz=_zone(course))
         ids = (course.id, assignment.id)
-        self.students = repository.count_active(session, course.id)
+        self.students = report_queries.count_active(session, course.id)
         self.counts: dict[int, tuple[int, int]] = {}
         self.stuck_counts: Counter[int] = Counter()
         solvers: dict[int, list[tuple[float, int]]] = defaultdict(list)
-        for pid, solved, minutes, attempts, stuck in repository.progress_figures(
+        for pid, solved, minutes, attempts, stuck in report_queries.progress_figures(
             session, *ids, self.now, problem_id
         ):
             attempted, solved_n = self.counts.get(pid, (0, 0))
@@ -109,10 +109,10 @@ class _Read:
             for pid, found in solvers.items()
         }
         self.times = solvers.get(problem_id, []) if problem_id is not None else []
-        self.stuck_rows = repository.stuck(session, *ids, self.now, problem_id, shown)
-        self.failures = repository.failure_totals(session, assignment.id, problem_id)
-        self.kinds = repository.kind_totals(session, assignment.id, problem_id)
-        self.gave_up = repository.give_ups(session, course.id, problem_id)
+        self.stuck_rows = report_queries.stuck(session, *ids, self.now, problem_id, shown)
+        self.failures = report_queries.failure_totals(session, assignment.id, problem_id)
+        self.kinds = report_queries.kind_totals(session, assignment.id, problem_id)
+        self.gave_up = report_queries.give_ups(session, course.id, problem_id)
 
     def numbers(
         self, problem: Problem
@@ -151,11 +151,11 @@ def _not_started(
     session: Session, course: Course, assignment: Assignment, problem_ids: list[int], shown: int | None
 ) -> tuple[list[StudentRef], int]:
     """The first ``shown`` (None: all) students who have not started, and how many in all."""
-    rows = repository.not_started(session, course.id, assignment.id, problem_ids, shown)
+    rows = report_queries.not_started(session, course.id, assignment.id, problem_ids, shown)
     total = (
         len(rows)
         if shown is None or len(rows) < shown
-        else repository.count_not_started(session, course.id, assignment.id, problem_ids)
+        else report_queries.count_not_started(session, course.id, assignment.id, problem_ids)
     )
     return [StudentRef(user_id=u, email=e, section=s) for u, e, s in rows], total
 

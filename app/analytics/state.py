@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from app.analytics import increments, repository, rules
+from app.analytics import increments, maintained_rows, rules, sources, tables, windows
 from app.courses import dates
 from app.courses.models import Assignment, Course
 from app.courses.visibility import CourseWork, course_work
@@ -49,9 +49,9 @@ def window_key(work: CourseWork, assignment: Assignment, user_id: int) -> str:
 
 def summaries(
     session: Session, work: CourseWork, assignment: Assignment, users: Sequence[int], problems: Sequence[int]
-) -> dict[repository.Slice, rules.Summary]:
+) -> dict[tables.Slice, rules.Summary]:
     """The students' summaries on the problems, from the submissions the course sees."""
-    found = repository.seen(session, users, problems)
+    found = sources.seen(session, users, problems)
     return {
         (u, p): rules.summarise(
             s for s in found.get((u, p), []) if work.counts_for(u, assignment.id, s.created_at)
@@ -76,7 +76,7 @@ def recompute(
     also every problem for a student whose stored window is not the current one)."""
     if not user_ids:
         return
-    stored = repository.lock_windows(session, assignment.id, user_ids)
+    stored = windows.lock_windows(session, assignment.id, user_ids)
     current = {u: window_key(work, assignment, u) for u in user_ids}
     if problem_ids is None:
         whole, some = list(user_ids), []
@@ -85,11 +85,11 @@ def recompute(
         some = [u for u in user_ids if stored.get(u) == current[u]]
     if whole:
         found = summaries(session, work, assignment, whole, _problems(assignment))
-        repository.replace_rows(session, assignment.id, whole, None, found)
+        maintained_rows.replace_rows(session, assignment.id, whole, None, found)
     if some and problem_ids:
         found = summaries(session, work, assignment, some, sorted(problem_ids))
-        repository.replace_rows(session, assignment.id, some, sorted(problem_ids), found)
-    repository.set_window_keys(
+        maintained_rows.replace_rows(session, assignment.id, some, sorted(problem_ids), found)
+    windows.set_window_keys(
         session, assignment.id, {u: current[u] for u in whole if stored.get(u) != current[u]}
     )
 
@@ -107,7 +107,7 @@ class Listener:
     def _student_changed(session: Session, submission: Submission, *, incremental: bool) -> None:
         user_id, problem_id = submission.user_id, submission.problem_id
         # One query for a learner in no course holding the problem: the whole cost off courses.
-        assignments = repository.assignments_for(session, user_id, problem_id)
+        assignments = sources.assignments_for(session, user_id, problem_id)
         by_course: dict[int, list[Assignment]] = {}
         for assignment in assignments:
             by_course.setdefault(assignment.course_id, []).append(assignment)
@@ -133,7 +133,7 @@ def _applied(
 ) -> bool:
     """The verdict applied as an increment (``app.analytics.increments``), or nothing to do; False
     when the student's rows must be recomputed (their window moved, or the work came out of order)."""
-    stored = repository.lock_windows(session, assignment.id, [user_id])
+    stored = windows.lock_windows(session, assignment.id, [user_id])
     if stored.get(user_id) != window_key(work, assignment, user_id):
         return False
     if not rules.counts(seen) or not work.counts_for(user_id, assignment.id, seen.created_at):
@@ -142,11 +142,6 @@ def _applied(
 
 
 LISTENER = Listener()
-
-
-def inputs_key(session: Session, course: Course, assignment: Assignment) -> str:
-    own = [assignment.release_at, assignment.due_at, assignment.late, assignment.after_last]
-    return _digest(repr(own + repository.window_inputs(session, course.id, assignment.id)))
 
 
 def work_changed(
@@ -158,7 +153,7 @@ def work_changed(
     course = session.get(Course, course_id)
     if course is None:
         return
-    for assignment in repository.course_assignments(session, course_id):
+    for assignment in sources.course_assignments(session, course_id):
         if assignment_ids is None or assignment.id in assignment_ids:
             refresh(session, course, assignment, user_ids)
 
@@ -172,33 +167,32 @@ def refresh(session: Session, course: Course, assignment: Assignment, user_ids: 
     the others keep their rows and take the new window's key, in a few statements for the class.
     """
     problems = problems_key(assignment)
-    stored = repository.assignment_keys(session, assignment.id)
-    regrouped = stored is None or stored[0] != problems
+    regrouped = windows.assignment_problems_key(session, assignment.id) != problems
     users = (
-        repository.enrolled_user_ids(session, course.id)
+        sources.enrolled_user_ids(session, course.id)
         if user_ids is None or regrouped
         else sorted(set(user_ids))
     )
     work = course_work(session, [assignment], users)
     if regrouped:
-        repository.delete_other_problems(session, assignment.id, _problems(assignment))
-    keys = repository.window_keys(session, assignment.id, users)
+        maintained_rows.delete_other_problems(session, assignment.id, _problems(assignment))
+    keys = windows.window_keys(session, assignment.id, users)
     current = {u: window_key(work, assignment, u) for u in users}
     moved = [u for u in users if keys.get(u, "") != current[u]]
     recomputed = 0
     if moved:
-        repository.lock_windows(session, assignment.id, moved)
+        windows.lock_windows(session, assignment.id, moved)
         by_problems: dict[tuple[int, ...], list[int]] = {}
         for user_id, changed in changed_slices(session, work, assignment, moved).items():
             by_problems.setdefault(tuple(sorted(changed)), []).append(user_id)
         for some, group in sorted(by_problems.items()):
             found = summaries(session, work, assignment, group, some)
-            repository.replace_rows(session, assignment.id, group, some, found)
+            maintained_rows.replace_rows(session, assignment.id, group, some, found)
             recomputed += len(found)
-        repository.set_window_keys(session, assignment.id, {u: current[u] for u in moved})
+        windows.set_window_keys(session, assignment.id, {u: current[u] for u in moved})
     if regrouped:
-        repository.retotal(session, assignment.id)
-    repository.set_assignment_keys(session, assignment.id, problems, inputs_key(session, course, assignment))
+        maintained_rows.retotal(session, assignment.id)
+    windows.set_assignment_problems_key(session, assignment.id, problems)
     return recomputed
 
 
@@ -220,19 +214,17 @@ def changed_slices(
     and the rows (a function of it, ``app.analytics.models``) need nothing but the new key.
     """
     problem_ids = _problems(assignment)
-    extended = set(repository.extended_user_ids(session, assignment.id)) & set(user_ids)
+    extended = set(sources.extended_user_ids(session, assignment.id)) & set(user_ids)
     standard = dates.effective(assignment, None)
-    found = repository.counted_marks(
+    found = sources.counted_marks(
         session, assignment.course_id, [u for u in user_ids if u not in extended], problem_ids,
         standard.release_at, standard.closes_at,
     )  # fmt: skip
-    for (user_id, problem_id), times in repository.counted_times(
-        session, sorted(extended), problem_ids
-    ).items():
+    for (user_id, problem_id), times in sources.counted_times(session, sorted(extended), problem_ids).items():
         seen = [t for t in times if work.counts_for(user_id, assignment.id, t)]
         if seen:
             found[(user_id, problem_id)] = (len(seen), min(seen), max(seen))
-    marks = repository.progress_marks(session, assignment.id, user_ids)
+    marks = maintained_rows.progress_marks(session, assignment.id, user_ids)
     out: dict[int, set[int]] = {}
     for user_id in user_ids:
         for problem_id in problem_ids:
@@ -255,21 +247,21 @@ class Comparison:
 
 def _assignments(session: Session) -> list[tuple[Assignment, CourseWork, list[int]]]:
     out = []
-    for assignment in repository.all_assignments(session):
-        users = repository.enrolled_user_ids(session, assignment.course_id)
+    for assignment in sources.all_assignments(session):
+        users = sources.enrolled_user_ids(session, assignment.course_id)
         out.append((assignment, course_work(session, [assignment], users), users))
     return out
 
 
 def compare(session: Session) -> Comparison:
     """The maintained rows against the rows the submissions table implies (computed, not written)."""
-    maintained = repository.all_rows(session)
+    maintained = maintained_rows.all_rows(session)
     rebuilt: tuple[set[tuple[object, ...]], ...] = (set(), set(), set(), set(), set())
     for assignment, work, users in _assignments(session):
-        rows = repository.rows_of(
+        rows = maintained_rows.rows_of(
             assignment.id, summaries(session, work, assignment, users, _problems(assignment))
         )
-        for into, part in zip(rebuilt, repository.as_tuples(rows), strict=True):
+        for into, part in zip(rebuilt, maintained_rows.as_tuples(rows), strict=True):
             into |= part
     return Comparison(
         sum(len(r) for r in rebuilt), sum(len(a ^ b) for a, b in zip(maintained, rebuilt, strict=True))
@@ -279,13 +271,9 @@ def compare(session: Session) -> Comparison:
 def rebuild(session: Session) -> Comparison:
     """Replace the state with one computed from the submissions table; how far off it was before."""
     before = compare(session)
-    repository.clear(session)
+    maintained_rows.clear(session)
     for assignment, work, users in _assignments(session):
         recompute(session, work, assignment, users)
-        course = session.get(Course, assignment.course_id)
-        assert course is not None
-        repository.set_assignment_keys(
-            session, assignment.id, problems_key(assignment), inputs_key(session, course, assignment)
-        )
+        windows.set_assignment_problems_key(session, assignment.id, problems_key(assignment))
     session.flush()
     return before

@@ -14,9 +14,16 @@ from app.kit.db import release_connection
 from app.kit.errors import InvalidInput
 from app.kit.markdown import render_markdown
 from app.kit.runner import JudgeRunner
-from app.kit.user_text import render_user_markdown
+from app.kit.user_text import editorial_refusal, render_user_markdown
 from app.problems import repository as problems_repository
-from runner.format.problem import MAX_FILE_BYTES, SLUG_RE, ProblemFiles, ProblemFormatError, build_problem
+from runner.format.problem import (
+    EDITORIAL_FILE,
+    MAX_FILE_BYTES,
+    SLUG_RE,
+    ProblemFiles,
+    ProblemFormatError,
+    build_problem,
+)
 from runner.format.validation_report import ValidationReport
 
 MAX_PREVIEW_BYTES = MAX_FILE_BYTES
@@ -29,7 +36,8 @@ class InvalidProblem(InvalidInput):
 
 
 def check_files(slug: str, files: dict[str, str]) -> ProblemFiles:
-    """The problem the files describe, or :class:`InvalidProblem` naming the file and line."""
+    """The problem the files describe, or :class:`InvalidProblem` naming the file and line (or an
+    editorial that no post could hold: :func:`~app.kit.user_text.editorial_refusal`)."""
     if not SLUG_RE.match(slug):
         raise InvalidProblem(
             f"slug {slug!r} is not valid: 2-80 lowercase letters, digits and dashes, starting with a letter "
@@ -40,6 +48,9 @@ def check_files(slug: str, files: dict[str, str]) -> ProblemFiles:
             raise InvalidProblem(f"{rel}: not a problem file; allowed are {archive.ALLOWED_FILES}")
         if len(text.encode("utf-8")) > MAX_FILE_BYTES:
             raise InvalidProblem(f"{rel}: larger than {MAX_FILE_BYTES // 1024} KiB")
+    refused = editorial_refusal(files.get(EDITORIAL_FILE, ""))
+    if refused is not None:
+        raise InvalidProblem(f"{EDITORIAL_FILE}: {refused}")
     try:
         return build_problem(slug, files)
     except ProblemFormatError as exc:

@@ -3,7 +3,8 @@
 ``runner.format.validate.validate_problem`` does everything that needs the sandbox (reference passes,
 expectations, starter refused, mutants rejected, statement examples). The runner never imports
 the app, so the two checks that need the app's Markdown renderer are added here: every formula
-renders, and no raw HTML the sanitizer would silently drop. The web editor, the API, the
+renders, and no raw HTML the sanitizer would silently drop; and the editorial, shown as user text,
+obeys the rules of user text (:func:`app.kit.user_text.editorial_refusal`). The web editor, the API, the
 ``torchdrill problems validate`` command and CI all go through :func:`validate_files`.
 """
 
@@ -15,7 +16,13 @@ from collections.abc import Sequence
 
 from app.kit.markdown import render_markdown
 from app.kit.runner import JudgeRunner
-from runner.format.problem import ProblemFiles, ProblemFormatError, build_problem
+from app.kit.user_text import editorial_refusal
+from runner.format.problem import (
+    EDITORIAL_FILE,
+    ProblemFiles,
+    ProblemFormatError,
+    build_problem,
+)
 from runner.format.validate import validate_problem
 from runner.format.validation_report import Finding, ValidationReport
 
@@ -30,9 +37,13 @@ def _line_of(source: str, needle: str) -> int | None:
 
 
 def markdown_findings(problem: ProblemFiles) -> tuple[list[Finding], list[Finding]]:
-    """(errors, warnings) about how statement.md and learn.md render on the site."""
+    """(errors, warnings) about how statement.md and learn.md render on the site, and the
+    editorial's text (:func:`app.kit.user_text.editorial_refusal`)."""
     errors: list[Finding] = []
     warnings: list[Finding] = []
+    refused = editorial_refusal(problem.editorial)
+    if refused is not None:
+        errors.append(Finding(EDITORIAL_FILE, refused, _line_of(problem.editorial, "\x00")))
     for file, attr in MARKDOWN_FILES:
         source: str = getattr(problem, attr)
         if not source.strip():

@@ -13,7 +13,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.courses import assignments, enrolment
 from app.courses.api_common import ERRORS
-from app.courses.deps import AssignmentId, CourseId, CourseReader, CourseWriter, UserId
+from app.courses.deps import (
+    AssignmentId,
+    CourseId,
+    CourseReader,
+    CourseWriter,
+    InstructorAssignmentWriter,
+    UserId,
+)
 from app.courses.views import assignment_view
 from app.kit.db import utcnow
 from app.kit.web import SessionDep
@@ -96,18 +103,11 @@ def get_assignment(
     summary="Give one student their own dates",
 )
 def set_extension(
-    course_id: CourseId,
-    assignment_id: AssignmentId,
-    user_id: UserId,
-    body: ExtensionIn,
-    session: SessionDep,
-    user: CourseWriter,
+    taught: InstructorAssignmentWriter, user_id: UserId, body: ExtensionIn, session: SessionDep
 ) -> dict[str, Any]:
-    course = enrolment.course_for_instructor(session, course_id, user)
-    assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
     ext = assignments.set_extension(
         session,
-        assignment,
+        taught.assignment,
         user_id,
         release_at=body.release_at,
         due_at=body.due_at,

@@ -14,8 +14,8 @@ from fastapi import APIRouter, Form, Query, Request
 from app.accounts.deps import CurrentUser
 from app.accounts.models import User
 from app.courses import assignments, enrolment, forms, page_views, picker
-from app.courses.deps import AssignmentId, CourseId
-from app.courses.models import Course
+from app.courses.deps import AssignmentId, CourseId, InstructorAssignmentPage
+from app.courses.models import Assignment, Course
 from app.kit.db import utcnow
 from app.kit.errors import AppError
 from app.kit.web import CsrfProtected, SessionDep
@@ -101,10 +101,9 @@ def create_assignment(
 
 
 def _edit_page(
-    request: Request, session: SessionDep, user: User, course: Course, assignment_id: int,
+    request: Request, session: SessionDep, course: Course, assignment: Assignment,
     state: forms.FormState | None = None,
 ) -> Any:  # fmt: skip
-    assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
     if state is None:
         state = page_views.assignment_form(course, assignment)
         state.values["problems"] = " ".join(
@@ -122,19 +121,15 @@ def _edit_page(
 
 
 @router.get("/{course_id}/assignments/{assignment_id}/edit")
-def edit_assignment_page(
-    request: Request, course_id: CourseId, assignment_id: AssignmentId, session: SessionDep, user: CurrentUser
-) -> Any:
-    return _edit_page(request, session, user, _instructs(session, course_id, user), assignment_id)
+def edit_assignment_page(request: Request, taught: InstructorAssignmentPage, session: SessionDep) -> Any:
+    return _edit_page(request, session, taught.course, taught.assignment)
 
 
 @router.post("/{course_id}/assignments/{assignment_id}/edit", dependencies=[CsrfProtected])
 def edit_assignment(
     request: Request,
-    course_id: CourseId,
-    assignment_id: AssignmentId,
+    taught: InstructorAssignmentPage,
     session: SessionDep,
-    user: CurrentUser,
     title: Field = "",
     problems: Problems = None,
     release_at: Field = "",
@@ -142,12 +137,11 @@ def edit_assignment(
     late: Field = "",
     after_last: Field = "zero",
 ) -> Any:
-    course = _instructs(session, course_id, user)
-    assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
+    course, assignment = taught.course, taught.assignment
     state = _form(title, problems, release_at, due_at, late, after_last)
     checked = _checked(session, course, state)
     if checked is None:
-        return _edit_page(request, session, user, course, assignment.id, state)
+        return _edit_page(request, session, course, assignment, state)
     assignments.update_assignment(session, assignment, checked)
     return page_views.notice(
         request, f"/courses/{course.id}/assignments/{assignment.id}", "Assignment saved."
@@ -193,17 +187,14 @@ def assignment_page(
 @router.post("/{course_id}/assignments/{assignment_id}/extensions", dependencies=[CsrfProtected])
 def set_extension(
     request: Request,
-    course_id: CourseId,
-    assignment_id: AssignmentId,
+    taught: InstructorAssignmentPage,
     session: SessionDep,
-    user: CurrentUser,
     student: Annotated[str, Form(max_length=20)] = "",
     release_at: Field = "",
     due_at: Field = "",
     late: Field = "",
 ) -> Any:
-    course = _instructs(session, course_id, user)
-    assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
+    course, assignment, user = taught.course, taught.assignment, taught.user
     state = forms.FormState({"student": student, "release_at": release_at, "due_at": due_at, "late": late})
     tz = course.timezone
     release = forms.checked(state, "release_at", lambda: forms.local_time(release_at, tz, "release_at"))

@@ -10,10 +10,16 @@ from fastapi import APIRouter, Query
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
-from app.courses import assignments, enrolment, gradebook, regrades, similarity
+from app.courses import enrolment, gradebook, regrades, similarity
 from app.courses.api_common import ERRORS, ROOT, page_size
-from app.courses.deps import AssignmentId, CourseId, CourseTeacher, CourseWriter, RegradeId, UserId
-from app.kit.db import utcnow
+from app.courses.deps import (
+    CourseId,
+    CourseTeacher,
+    InstructorAssignment,
+    InstructorAssignmentWriter,
+    RegradeId,
+    UserId,
+)
 from app.kit.paging import next_url
 from app.kit.web import PageAfter, PageLimit, SessionDep, SettingsDep
 from app.submissions.deps import DispatcherDep
@@ -105,12 +111,8 @@ def gradebook_xlsx(course_id: CourseId, session: SessionDep, user: CourseTeacher
     responses=ERRORS,
     summary="Pairs of students' solutions ranked by similarity (instructors)",
 )
-def get_similarity(
-    course_id: CourseId, assignment_id: AssignmentId, session: SessionDep, user: CourseTeacher
-) -> dict[str, Any]:
-    course = enrolment.course_for_instructor(session, course_id, user)
-    assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
-    return similarity.as_json(similarity.report(session, course, assignment))
+def get_similarity(taught: InstructorAssignment, session: SessionDep) -> dict[str, Any]:
+    return similarity.as_json(similarity.report(session, taught.course, taught.assignment))
 
 
 class RegradeIn(BaseModel):
@@ -136,17 +138,14 @@ REGRADE_NOTE = (
     description=REGRADE_NOTE,
 )
 def start_regrade(
-    course_id: CourseId,
-    assignment_id: AssignmentId,
+    taught: InstructorAssignmentWriter,
     body: RegradeIn,
     response: Response,
     session: SessionDep,
-    user: CourseWriter,
     dispatcher: DispatcherDep,
 ) -> dict[str, Any]:
-    course = enrolment.course_for_instructor(session, course_id, user)
-    assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
-    regrade, created = regrades.start(session, dispatcher, course, assignment, body.problem, user)
+    course, assignment = taught.course, taught.assignment
+    regrade, created = regrades.start(session, dispatcher, course, assignment, body.problem, taught.user)
     if not created:
         response.status_code = 200
     return regrades.view(session, course, assignment, regrade)
@@ -157,15 +156,8 @@ def start_regrade(
     responses=ERRORS,
     summary="A regrade: progress and the dry run (or what was applied)",
 )
-def get_regrade(
-    course_id: CourseId,
-    assignment_id: AssignmentId,
-    regrade_id: RegradeId,
-    session: SessionDep,
-    user: CourseTeacher,
-) -> dict[str, Any]:
-    course = enrolment.course_for_instructor(session, course_id, user)
-    assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
+def get_regrade(taught: InstructorAssignment, regrade_id: RegradeId, session: SessionDep) -> dict[str, Any]:
+    course, assignment = taught.course, taught.assignment
     return regrades.view(session, course, assignment, regrades.regrade_in(session, assignment, regrade_id))
 
 
@@ -175,15 +167,9 @@ def get_regrade(
     summary="Apply a regrade (idempotent)",
 )
 def apply_regrade(
-    course_id: CourseId,
-    assignment_id: AssignmentId,
-    regrade_id: RegradeId,
-    body: ApplyIn,
-    session: SessionDep,
-    user: CourseWriter,
+    taught: InstructorAssignmentWriter, regrade_id: RegradeId, body: ApplyIn, session: SessionDep
 ) -> dict[str, Any]:
-    course = enrolment.course_for_instructor(session, course_id, user)
-    assignment = assignments.assignment_for(session, course, assignment_id, user, utcnow())
+    course, assignment = taught.course, taught.assignment
     regrade = regrades.regrade_in(session, assignment, regrade_id)
-    regrades.apply(session, course, assignment, regrade, user, never_lower=body.never_lower)
+    regrades.apply(session, course, assignment, regrade, taught.user, never_lower=body.never_lower)
     return regrades.view(session, course, assignment, regrade)

@@ -24,7 +24,6 @@ from app.accounts.deps import CurrentUser
 from app.accounts.models import User
 from app.courses import (
     assignment_pages,
-    assignments,
     enrolment,
     forms,
     gradebook,
@@ -33,7 +32,7 @@ from app.courses import (
     regrade_pages,
     similarity,
 )
-from app.courses.deps import AssignmentId, CourseId, UserId
+from app.courses.deps import CourseId, InstructorAssignmentPage, UserId
 from app.courses.models import Course
 from app.kit import spreadsheets
 from app.kit.db import utcnow
@@ -318,13 +317,6 @@ def drill_down(
     return _page(request, "student.html", context)
 
 
-def _regrade_target(
-    session: SessionDep, course_id: int, assignment_id: int, user: User
-) -> tuple[Course, Any]:
-    course = _instructs(session, course_id, user)
-    return course, assignments.assignment_for(session, course, assignment_id, user, utcnow())
-
-
 # --- similarity across the class ------------------------------------------------------------------
 
 SIMILAR_SHOWN = 100  # pairs on the page (the CSV holds every ranked pair)
@@ -332,10 +324,8 @@ Slug = Annotated[str, Path(max_length=80, pattern=r"^[a-z0-9-]+$")]
 
 
 @router.get("/{course_id}/assignments/{assignment_id}/similarity")
-def similarity_page(
-    request: Request, course_id: CourseId, assignment_id: AssignmentId, session: SessionDep, user: CurrentUser
-) -> Any:
-    course, assignment = _regrade_target(session, course_id, assignment_id, user)
+def similarity_page(request: Request, taught: InstructorAssignmentPage, session: SessionDep) -> Any:
+    course, assignment = taught.course, taught.assignment
     report = similarity.report(session, course, assignment)
     context = {
         "course": course,
@@ -347,10 +337,8 @@ def similarity_page(
 
 
 @router.get("/{course_id}/assignments/{assignment_id}/similarity.csv")
-def similarity_csv(
-    course_id: CourseId, assignment_id: AssignmentId, session: SessionDep, user: CurrentUser
-) -> Response:
-    course, assignment = _regrade_target(session, course_id, assignment_id, user)
+def similarity_csv(taught: InstructorAssignmentPage, session: SessionDep) -> Response:
+    course, assignment = taught.course, taught.assignment
     body = similarity.to_csv(similarity.report(session, course, assignment))
     name = f"similarity-course{course.id}-assignment{assignment.id}.csv"
     headers = {"Content-Disposition": f'attachment; filename="{name}"'}
@@ -360,15 +348,13 @@ def similarity_csv(
 @router.get("/{course_id}/assignments/{assignment_id}/similarity/{slug}/{left_id}/{right_id}")
 def similarity_pair(
     request: Request,
-    course_id: CourseId,
-    assignment_id: AssignmentId,
+    taught: InstructorAssignmentPage,
     slug: Slug,
     left_id: UserId,
     right_id: UserId,
     session: SessionDep,
-    user: CurrentUser,
 ) -> Any:
-    course, assignment = _regrade_target(session, course_id, assignment_id, user)
+    course, assignment = taught.course, taught.assignment
     view = similarity.pair(session, course, assignment, slug, left_id, right_id)
     return _page(request, "similarity_pair.html", {"course": course, "assignment": assignment, "view": view})
 

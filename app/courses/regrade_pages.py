@@ -11,22 +11,14 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Request
 
-from app.accounts.deps import CurrentUser
-from app.accounts.models import User
-from app.courses import assignments, enrolment, forms, page_views, regrade_reasons, regrades
-from app.courses.deps import AssignmentId, CourseId, RegradeId
+from app.courses import forms, page_views, regrade_reasons, regrades
+from app.courses.deps import InstructorAssignmentPage, RegradeId
 from app.courses.models import Assignment, Course, Regrade
-from app.kit.db import utcnow
 from app.kit.errors import AppError
 from app.kit.web import CsrfProtected, SessionDep
 from app.submissions.deps import DispatcherDep
 
 router = APIRouter()
-
-
-def _target(session: SessionDep, course_id: int, assignment_id: int, user: User) -> tuple[Course, Assignment]:
-    course = enrolment.course_for_instructor(session, course_id, user)
-    return course, assignments.assignment_for(session, course, assignment_id, user, utcnow())
 
 
 def _list(
@@ -43,24 +35,19 @@ def _list(
 
 
 @router.get("/{course_id}/assignments/{assignment_id}/regrades")
-def regrade_list(
-    request: Request, course_id: CourseId, assignment_id: AssignmentId, session: SessionDep, user: CurrentUser
-) -> Any:
-    course, assignment = _target(session, course_id, assignment_id, user)
-    return _list(request, session, course, assignment)
+def regrade_list(request: Request, taught: InstructorAssignmentPage, session: SessionDep) -> Any:
+    return _list(request, session, taught.course, taught.assignment)
 
 
 @router.post("/{course_id}/assignments/{assignment_id}/regrades", dependencies=[CsrfProtected])
 def regrade_start(
     request: Request,
-    course_id: CourseId,
-    assignment_id: AssignmentId,
+    taught: InstructorAssignmentPage,
     session: SessionDep,
-    user: CurrentUser,
     dispatcher: DispatcherDep,
     problem: Annotated[str, Form(max_length=200)] = "",
 ) -> Any:
-    course, assignment = _target(session, course_id, assignment_id, user)
+    course, assignment, user = taught.course, taught.assignment, taught.user
     try:
         run, created = regrades.start(session, dispatcher, course, assignment, problem, user)
     except AppError as exc:
@@ -93,14 +80,9 @@ def _run_page(
 
 @router.get("/{course_id}/assignments/{assignment_id}/regrades/{regrade_id}")
 def regrade_page(
-    request: Request,
-    course_id: CourseId,
-    assignment_id: AssignmentId,
-    regrade_id: RegradeId,
-    session: SessionDep,
-    user: CurrentUser,
+    request: Request, taught: InstructorAssignmentPage, regrade_id: RegradeId, session: SessionDep
 ) -> Any:
-    course, assignment = _target(session, course_id, assignment_id, user)
+    course, assignment = taught.course, taught.assignment
     run = regrades.regrade_in(session, assignment, regrade_id)
     return _run_page(request, session, course, assignment, run)
 
@@ -110,14 +92,12 @@ def regrade_page(
 )
 def regrade_apply(
     request: Request,
-    course_id: CourseId,
-    assignment_id: AssignmentId,
+    taught: InstructorAssignmentPage,
     regrade_id: RegradeId,
     session: SessionDep,
-    user: CurrentUser,
     never_lower: Annotated[bool, Form()] = False,
 ) -> Any:
-    course, assignment = _target(session, course_id, assignment_id, user)
+    course, assignment, user = taught.course, taught.assignment, taught.user
     run = regrades.regrade_in(session, assignment, regrade_id)
     try:
         regrades.apply(session, course, assignment, run, user, never_lower=never_lower)

@@ -16,7 +16,7 @@ from app.discussion.deps import PostLimiter
 from app.discussion.models import REPLY, THREAD
 from app.kit.db import utcnow
 from app.kit.errors import AppError, Forbidden
-from app.kit.web import CsrfProtected, SessionDep, pop_notice, render
+from app.kit.web import CsrfProtected, SessionDep, pop_notice, render, shown_on_form
 
 router = APIRouter(tags=["discussion pages"])
 
@@ -24,11 +24,6 @@ Id = Annotated[int, Path(ge=1, le=2**31 - 1)]
 Slug = Annotated[str, Path(max_length=80)]
 Body = Annotated[str, Form(max_length=posting.MAX_BODY * 2)]
 NOTICE_KEY = "discussion_notice"
-
-
-def _refused(exc: AppError) -> bool:
-    """A form's mistake, shown on the form (422, 409, 429); 401/403/404 keep their own pages."""
-    return exc.status_code not in (401, 403, 404)
 
 
 def _back(request: Request, url: str, text: str | None = None) -> RedirectResponse:
@@ -49,7 +44,7 @@ def _list_page(
     sort: str,
     after: str | None,
     form: dict[str, str] | None = None,
-    error: str | None = None,
+    refusal: AppError | None = None,
 ) -> Any:
     now = utcnow()
     threads = service.list_threads(
@@ -64,12 +59,12 @@ def _list_page(
             "threads": threads,
             "sort": sort,
             "form": form or {"title": "", "body": ""},
-            "error": error,
+            "error": refusal.detail if refusal else None,
             "notice": _notice(request),
             "max_title": posting.MAX_TITLE,
             "max_body": posting.MAX_BODY,
         },
-        status_code=422 if error else 200,
+        refusal=refusal,
     )
 
 
@@ -98,11 +93,9 @@ def new_thread(
     try:
         thread = posting.create_thread(session, user, slug, title, body, utcnow(), limiter)
     except AppError as exc:
-        if not _refused(exc):
+        if not shown_on_form(exc):
             raise
-        return _list_page(
-            request, session, user, slug, "newest", None, {"title": title, "body": body}, exc.detail
-        )
+        return _list_page(request, session, user, slug, "newest", None, {"title": title, "body": body}, exc)
     return _back(request, service.thread_page_url(thread.id))
 
 
@@ -112,7 +105,7 @@ def _thread_page(
     user: OptionalUser,
     thread_id: int,
     reply: str = "",
-    error: str | None = None,
+    refusal: AppError | None = None,
     after: str | None = None,
 ) -> Any:
     loaded = service.load_thread(session, thread_id, user, utcnow())
@@ -128,11 +121,11 @@ def _thread_page(
             "entries": page.entries,
             "paged": after is not None,
             "reply": reply,
-            "error": error,
+            "error": refusal.detail if refusal else None,
             "notice": _notice(request),
             "max_body": posting.MAX_REPLY,
         },
-        status_code=422 if error else 200,
+        refusal=refusal,
     )
 
 
@@ -159,9 +152,9 @@ def new_reply(
     try:
         reply = posting.create_reply(session, user, thread_id, body, utcnow(), limiter)
     except AppError as exc:
-        if not _refused(exc):
+        if not shown_on_form(exc):
             raise
-        return _thread_page(request, session, user, thread_id, body, exc.detail)
+        return _thread_page(request, session, user, thread_id, body, exc)
     return _back(request, reading.reply_url(session, thread_id, reply.id))
 
 
@@ -172,7 +165,7 @@ def _edit_page(
     thread_id: int,
     title: str | None,
     body: str,
-    error: str | None = None,
+    refusal: AppError | None = None,
 ) -> Any:
     return render(
         request,
@@ -183,11 +176,11 @@ def _edit_page(
             "thread_id": thread_id,
             "title": title,
             "body": body,
-            "error": error,
+            "error": refusal.detail if refusal else None,
             "max_title": posting.MAX_TITLE,
             "max_body": posting.MAX_BODY,
         },
-        status_code=422 if error else 200,
+        refusal=refusal,
     )
 
 
@@ -212,9 +205,9 @@ def edit_thread(
     try:
         posting.edit_thread(session, user, thread_id, title, body, utcnow(), limiter)
     except AppError as exc:
-        if not _refused(exc):
+        if not shown_on_form(exc):
             raise
-        return _edit_page(request, THREAD, thread_id, thread_id, title, body, exc.detail)
+        return _edit_page(request, THREAD, thread_id, thread_id, title, body, exc)
     return _back(request, service.thread_page_url(thread_id), "Saved; the previous text is in the history.")
 
 
@@ -239,9 +232,9 @@ def edit_reply(
     try:
         posting.edit_reply(session, user, reply_id, body, utcnow(), limiter)
     except AppError as exc:
-        if not _refused(exc):
+        if not shown_on_form(exc):
             raise
-        return _edit_page(request, REPLY, reply_id, reply.thread_id, None, body, exc.detail)
+        return _edit_page(request, REPLY, reply_id, reply.thread_id, None, body, exc)
     return _back(request, reading.reply_url(session, reply.thread_id, reply_id), "Reply saved.")
 
 

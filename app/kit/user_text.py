@@ -28,6 +28,7 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from app.kit.errors import InvalidInput
 from app.kit.markdown import ID_PREFIX, MATHML_ATTRIBUTES, MATHML_TAGS, highlight_fence, math_to_mathml
+from runner.format.problem import MAX_FILE_BYTES
 
 LINK_SCHEMES = frozenset({"http", "https", "mailto"})
 USER_LINK_REL = "nofollow noopener noreferrer ugc"
@@ -104,3 +105,15 @@ def check_user_text(value: str, field: str, *, max_chars: int, required: bool = 
     if "\x00" in text:
         raise InvalidInput(f"{field} holds a NUL character (\\0); remove it.")
     return text
+
+
+def editorial_refusal(source: str) -> str | None:
+    """Why a post holding a problem's editorial (``editorial.md``) would be refused by
+    :func:`check_user_text` — a NUL —, or None. The editorial page shows it as user text, so it
+    obeys the same rules: saving, validating and importing a problem ask this (optional, and the
+    problem format bounds its size)."""
+    try:
+        check_user_text(source, "The editorial", max_chars=MAX_FILE_BYTES, required=False)
+    except InvalidInput as exc:
+        return exc.detail
+    return None

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from app.kit import words
 from app.kit.db import Database, run_commit_hooks
 from app.kit.db_slots import DatabaseSlots
-from app.kit.errors import CsrfFailed
+from app.kit.errors import AppError, CsrfFailed
 from app.kit.runner import JudgeRunner
 from app.kit.security import CSRF_FORM_FIELD, CSRF_HEADER, csrf_matches, csrf_token
 from app.kit.settings import Settings
@@ -127,13 +127,32 @@ def pop_notice(request: Request, key: str) -> str | None:
 
 
 def render(
-    request: Request, template: str, context: dict[str, Any] | None = None, status_code: int = 200
+    request: Request,
+    template: str,
+    context: dict[str, Any] | None = None,
+    status_code: int = 200,
+    *,
+    refusal: AppError | None = None,
 ) -> Any:
-    """Render a page with the context every page needs (user, CSRF token, runtime)."""
+    """Render a page with the context every page needs (user, CSRF token, runtime).
+
+    ``refusal``: the page is a form shown again because of it (:func:`shown_on_form`), so the page
+    answers the refusal's status (422, 409, 429) and headers (``Retry-After``) instead of 200."""
     ctx: dict[str, Any] = {"csrf_token": csrf_token(request.session), "current_user": None}
     ctx.update(getattr(request.state, "page_context", {}))
     ctx.update(context or {})
-    return templates.TemplateResponse(request, template, ctx, status_code=status_code)
+    if refusal is None:
+        return templates.TemplateResponse(request, template, ctx, status_code=status_code)
+    return templates.TemplateResponse(
+        request, template, ctx, status_code=refusal.status_code, headers=refusal.headers
+    )
+
+
+def shown_on_form(exc: AppError) -> bool:
+    """Whether a form shows ``exc`` beside the text the writer typed, so nothing typed is lost: a
+    mistake (422), a conflict (409), the rate limit (429). Not logged in, not allowed or not found
+    (401, 403, 404) keep their own pages: typing again would not mend them."""
+    return exc.status_code not in (401, 403, 404)
 
 
 def parse_int(value: str, field: str, errors: dict[str, str]) -> int:

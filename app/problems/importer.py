@@ -23,10 +23,17 @@ from pathlib import Path
 from sqlalchemy.orm import Session
 
 from app.kit.runner import JudgeRunner, default_runner, expectation_error_types
+from app.kit.user_text import editorial_refusal
 from app.problems import repository
 from app.problems.models import Problem, ProblemTag, ProblemVersion, Track
 from runner.jobs import JUDGE_FORMAT
-from runner.format.problem import ProblemFiles, ProblemFormatError, discover_problems, load_problem_dir
+from runner.format.problem import (
+    EDITORIAL_FILE,
+    ProblemFiles,
+    ProblemFormatError,
+    discover_problems,
+    load_problem_dir,
+)
 from runner.format.tracks import TrackSpec, load_tracks, unknown_category
 
 
@@ -92,8 +99,12 @@ def import_problem(session: Session, files: ProblemFiles, runner: JudgeRunner) -
     """Import one validated problem; returns "created", "updated" or "unchanged".
 
     Raises the runner's ExpectationError when the reference solution does not run, and
-    ProblemFormatError when its category names no track.
+    ProblemFormatError when its category names no track or its editorial is one no post could
+    hold (``app.kit.user_text.editorial_refusal``).
     """
+    refused = editorial_refusal(files.editorial)
+    if refused is not None:  # shown as user text: the rules of posts (saving refuses it first)
+        raise ProblemFormatError(refused, EDITORIAL_FILE)
     track = track_for(session, files)
     snapshot = files.files()
     digest = content_hash(snapshot)

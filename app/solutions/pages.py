@@ -13,10 +13,10 @@ from fastapi.responses import RedirectResponse
 from app.accounts.deps import CurrentUser
 from app.kit import web
 from app.kit.db import utcnow
-from app.kit.errors import Conflict, InvalidInput
+from app.kit.errors import AppError
 from app.kit.markdown import highlight_code
 from app.kit.paging import next_url
-from app.kit.web import CsrfProtected, SessionDep, render
+from app.kit.web import CsrfProtected, SessionDep, render, shown_on_form
 from app.solutions import editorial, holds, repository, service
 from app.solutions.deps import PostLimiter
 from app.submissions.code_diff import line_diff
@@ -48,14 +48,14 @@ def _listing_page(
     tag: str | None,
     after: str | None,
     form: dict[str, Any] | None = None,
-    error: str | None = None,
+    refusal: AppError | None = None,
 ) -> Any:
     now = utcnow()
     found = service.state(session, slug, user, now)
     problem, opening = found.problem, found.opening
     context: dict[str, Any] = {"problem": problem, "opening": opening, "notice": pop_notice(request),
                                "sort": sort, "tag": tag or "", "form": form or {},
-                               "error": error}  # fmt: skip
+                               "error": refusal.detail if refusal else None}  # fmt: skip
     context["has_editorial"] = bool(editorial.source(session, problem).strip())
     if opening.open:
         _found, items, cursor = service.listing(session, user, slug, now, sort=sort, tag=tag, after=after)
@@ -63,7 +63,7 @@ def _listing_page(
         published = repository.published_submission_ids(session, [s.id for s in mine])
         context |= {"solutions": items, "cursor": cursor, "tags": service.tags(session, problem),
                     "publishable": [s for s in mine if s.id not in published]}  # fmt: skip
-    return render(request, "solutions/list.html", context, 422 if error else 200)
+    return render(request, "solutions/list.html", context, refusal=refusal)
 
 
 @router.get("/problems/{slug}/solutions")
@@ -99,15 +99,18 @@ def publish(
     write_up: Annotated[str, Form(max_length=service.MAX_WRITE_UP * 2)] = "",
     tags: Annotated[str, Form(max_length=1000)] = "",
 ) -> Any:
-    """Publish; a mistake shows the form again with what was typed and the reason (422)."""
+    """Publish; a refusal (a mistake, already published, the rate limit) shows the form again
+    with what was typed and the reason, under the refusal's status (:func:`shown_on_form`)."""
     values = {"submission_id": submission_id, "title": title, "write_up": write_up, "tags": tags}
     try:
         with session.begin_nested():
             solution = service.publish(session, user, slug, submission_id, title, write_up, tags.split(","),
                                        utcnow(), limiter=limiter)  # fmt: skip
-    except (InvalidInput, Conflict) as exc:
+    except AppError as exc:
+        if not shown_on_form(exc):
+            raise
         return _listing_page(request, session, user, slug, sort="votes", tag=None, after=None, form=values,
-                             error=exc.detail)  # fmt: skip
+                             refusal=exc)  # fmt: skip
     return notice(request, f"/solutions/{solution.id}", "Your solution is published.")
 
 
@@ -118,7 +121,7 @@ def _detail(
     solution_id: int,
     after: str | None,
     extra: dict[str, Any],
-    status_code: int = 200,
+    refusal: AppError | None = None,
 ) -> Any:
     """A solution's page with one keyset page of its comments (``service.COMMENT_PAGE``)."""
     now = utcnow()
@@ -129,7 +132,7 @@ def _detail(
     newer = next_url(f"/solutions/{solution_id}", {}, cursor)
     return render(request, "solutions/detail.html", {"problem": problem, "s": view, "comments": comments,
                   "newer_comments": f"{newer}#comments" if newer else None, "paged": after is not None,
-                  "code_html": highlight_code(view.code), **extra}, status_code)  # fmt: skip
+                  "code_html": highlight_code(view.code), **extra}, refusal=refusal)  # fmt: skip
 
 
 @router.get("/solutions/{solution_id}")
@@ -164,13 +167,16 @@ def comment(
     limiter: PostLimiter,
     body: Annotated[str, Form(max_length=service.MAX_COMMENT * 2)] = "",
 ) -> Any:
+    """Comment; a refusal (a mistake, the rate limit) shows the page again with the typed text."""
     now = utcnow()
     try:
         with session.begin_nested():
             row = service.comment(session, user, solution_id, body, now, limiter=limiter)
-    except InvalidInput as exc:
+    except AppError as exc:
+        if not shown_on_form(exc):
+            raise
         return _detail(request, session, user, solution_id, None,
-                       {"comment_error": exc.detail, "comment_body": body}, 422)  # fmt: skip
+                       {"comment_error": exc.detail, "comment_body": body}, exc)  # fmt: skip
     return RedirectResponse(service.comment_url(session, solution_id, row.id), status_code=303)
 
 

@@ -1,7 +1,7 @@
 """Stored XSS against solutions in Chromium: every attempt of :mod:`tests.browser.xss` as a
 write-up, a title, a tag and a comment — half through the pages' forms, half through the API — and
 all of them in an editorial (the bank folder's ``editorial.md``, and the authoring form's Editorial
-field), then every page that shows them
+field; one with a NUL is refused there as a post is), then every page that shows them
 viewed by another learner (and the author) with the trap installed, every element hovered and every
 link clicked. Nothing may run, and no image may load from another host."""
 
@@ -16,6 +16,9 @@ from playwright.sync_api import Page
 from tests.browser.conftest import Server, Visit, Visits
 from tests.browser.solutions_world import Api, scratch_problem
 from tests.browser.xss import PAYLOADS, assert_no_script_ran, install_trap
+
+# What an editorial may hold: the attempts a post may hold (a NUL is refused, as in every post).
+EDITORIAL_PAYLOADS = [(family, text) for family, text in PAYLOADS if "\x00" not in text]
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(1200)]
 
@@ -104,7 +107,7 @@ def click_user_links(v: Visit, url: str, scope: str) -> None:
 def test_no_stored_xss_attempt_runs_anywhere_solutions_show(
     visits: Visits, server: Server, tmp_path: Path
 ) -> None:
-    editorial = "\n\n---\n\n".join(text for _family, text in PAYLOADS)
+    editorial = "\n\n---\n\n".join(text for _family, text in EDITORIAL_PAYLOADS)
     slug = scratch_problem(server, tmp_path, editorial, "xss")
     page_author, api_author, commenter = (server.new_account() for _ in range(3))
     author_visit = visits.new("page-author")
@@ -198,10 +201,9 @@ def publish_editorial(v: Visit, slug: str, text: str) -> bool:
 def test_no_stored_xss_attempt_runs_from_the_authoring_forms_editorial(
     visits: Visits, server: Server, tmp_path: Path
 ) -> None:
-    """Every attempt through the authoring form's Editorial field (a NUL too: an editorial is a
-    problem file, stored as typed, and the page renders it as U+FFFD), published, and its editorial
+    """Every attempt through the authoring form's Editorial field, published, and its editorial
     page viewed by a learner and the author with the trap, every element hovered and every link
-    clicked."""
+    clicked; the attempts with a NUL are refused first, saying why, as a post would be."""
     slug = scratch_problem(server, tmp_path, "A first editorial.", "xss-form", publishable=True)
     author = visits.new("editorial-author")
     install_trap(author.context)
@@ -211,7 +213,12 @@ def test_no_stored_xss_attempt_runs_from_the_authoring_forms_editorial(
     learner = server.new_account()
     Api(server, learner).solve(slug)
     reader.login(learner, f"/problems/{slug}/solutions")
-    stored = publish_editorial(author, slug, "\n\n---\n\n".join(text for _family, text in PAYLOADS))
+    with_nul = [text for _family, text in PAYLOADS if "\x00" in text]
+    assert with_nul, "the attempts hold a NUL, so the refusal below can be seen"
+    assert not publish_editorial(author, slug, "\n\n---\n\n".join(with_nul))
+    said = author.page.locator(".alert-error, [role=alert]").all_inner_texts()
+    assert any("editorial.md" in s and "NUL" in s for s in said), said
+    stored = publish_editorial(author, slug, "\n\n---\n\n".join(text for _family, text in EDITORIAL_PAYLOADS))
     said = author.page.locator(".alert-error, [role=alert]").all_inner_texts()
     assert stored, f"the editorial is published: {said}"
     view_everything(reader, [f"/problems/{slug}/editorial"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from app.analytics import rules, service, state
+from app.analytics.models import AnalyticsProgress
 from app.courses import assignments, enrolment
 from app.kit.db import Database, utcnow
 from app.submissions import verdict_listeners
@@ -143,7 +144,7 @@ def test_rebuild_repairs_a_damaged_state(db: Database) -> None:
     room.solve(a, "add-tensors", 5, wrong(("broadcast", "rule"), rule="no-loops"))
     room.solve(b, "scale-rows", 6, ACCEPTED)
     with db.transaction() as session:
-        session.execute(state.repository.AnalyticsProgress.__table__.update().values(failed=99))  # type: ignore[attr-defined]
+        session.execute(AnalyticsProgress.__table__.update().values(failed=99))  # type: ignore[attr-defined]
     with db.transaction() as session:
         before = state.rebuild(session)
     assert before.differences > 0
