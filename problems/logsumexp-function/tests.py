@@ -41,6 +41,10 @@ BACKWARD = (
     "written by you; return `(grad_x, None)`."
 )
 NO_CHANGE = "Do not modify `x`."
+OWN_BACKWARD = (
+    "Do not let autograd derive the backward (reverse or forward mode, `torch.autograd`, "
+    "`torch.autograd.forward_ad` or `torch.func`): write the gradient yourself."
+)
 
 RTOL = 1e-5
 ATOL = 1e-5
@@ -170,12 +174,28 @@ def backward_is_your_function(solution):
         saved.append(tuple(tensor.shape))
         return tensor
 
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
-        out.sum().backward()
+    # A backward that derives the gradient by forward-mode AD (`torch.autograd.forward_ad`,
+    # `torch.func.jvp`, `jacfwd`, `linearize`) keeps nothing for backward. Forward AD needs a dual
+    # level, and PyTorch allows only one: the judge holds it during backward, so entering another
+    # raises, leaving the judge's clears the judge's tangent, and a dual tensor made at the judge's
+    # own level checks its tangent's layout (`aten._has_same_storage_numel`), which is watched.
+    level = torch._C._enter_dual_level()
+    witness = torch._make_dual(torch.zeros(1), torch.ones(1), level=level)
+    try:
+        with (
+            torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor),
+            forbid_ops({"aten._has_same_storage_numel": OWN_BACKWARD}),
+        ):
+            out.sum().backward()
+    finally:
+        judge_level_kept = torch._unpack_dual(witness, level=level).tangent is not None
+        if judge_level_kept:
+            torch._C._exit_dual_level(level=level)
     return {
         "custom_function": isinstance(out.grad_fn, torch.autograd.function.BackwardCFunction),
         "applied_to_x": takes_x,
         "tensors_saved_during_backward": len(saved),
+        "forward_ad_level_kept": judge_level_kept,
     }
 
 

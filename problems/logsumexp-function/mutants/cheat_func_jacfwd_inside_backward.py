@@ -1,0 +1,37 @@
+# rule: own-backward
+# kind: cheat
+# A backward derived by torch.func.jacfwd (vmap over jvp), whole: nothing is saved.
+import torch
+
+
+def _lse(x, dim):
+    m = x.amax(dim=dim, keepdim=True).detach()
+    return (m + (x - m).exp().sum(dim=dim, keepdim=True).log()).squeeze(dim)
+
+
+def _basis(x, i):
+    t = torch.zeros(x.numel(), dtype=x.dtype)
+    t[i] = 1
+    return t.reshape(x.shape)
+
+
+def _derive(x, g, dim):
+    jacobian = torch.func.jacfwd(lambda t: _lse(t, dim))(x)  # out.shape + x.shape
+    return torch.tensordot(g, jacobian, dims=g.dim())
+
+
+class LogSumExp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.dim = dim
+        ctx.save_for_backward(x)
+        return _lse(x, dim)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return _derive(x, grad_output, ctx.dim), None
+
+
+def logsumexp(x, dim):
+    return LogSumExp.apply(x, dim)
