@@ -15,6 +15,9 @@ whatever its call log says, and the honest neighbours still pass.
 * Beside autograd: activations or block inputs kept as a Function's attributes, where saved-tensor
   hooks never see them; and, without the source policy, activations hidden from the judge's
   saved-tensor hooks by the learner's own hooks or selective checkpointing.
+* Honest only where watched: per-segment checkpointing at the shapes a solution guesses are
+  measured (by shape, depth, segment size, width, batch), the whole stack below the log elsewhere.
+  Memory is measured in every stack a case runs, so each guess leaves a measured stack cheated.
 """
 
 from __future__ import annotations
@@ -153,7 +156,37 @@ def test_a_whole_stack_recompute_below_the_log_breaks_checkpoint_every_segment(
     code = (CHECKPOINTING / "mutants" / BELOW_THE_LOG[route]).read_text()
     result = _judge(checked_runner, checkpointing, code)
     failed = _failed(result)
-    assert not result.accepted and set(failed) == {SEGMENTS_CASE}, (route, result.verdict, failed)
+    # Cloned parameters are memory the forward pass leaves alive too: activations-freed may see them.
+    assert not result.accepted and SEGMENTS_CASE in failed, (route, result.verdict, failed)
+    assert set(failed) <= {SEGMENTS_CASE, RETAINED_CASE}, (route, failed)
+    assert "checkpoint-every-segment" in failed[SEGMENTS_CASE], failed
+
+
+WATCHED = "cheat_honest_only_on_watched_shapes.py"
+GUESS = "if tuple(x.shape) == (256, 8):  # watched"
+GUESSES = {
+    "the stacks once measured (width 8, batch 256)": "tuple(x.shape) == (256, 8)",
+    "deep stacks": "len(blocks) >= 8",
+    "the usual segment sizes": "segment_size in (2, 3)",
+    "wide blocks": "x.shape[1] >= 16",
+    "large batches": "x.shape[0] >= 128",
+    "many segments": "-(-len(blocks) // segment_size) >= 4",
+    "an input that requires grad": "x.requires_grad",
+}
+
+
+@pytest.mark.parametrize("guess", sorted(GUESSES))
+def test_checkpointing_honestly_only_where_memory_seems_watched_breaks_checkpoint_every_segment(
+    checked_runner: Runner, checkpointing: tuple[ProblemFiles, Expectations], guess: str
+) -> None:
+    """Each guess of where memory is measured, honest there and a whole-stack recompute below the
+    call log elsewhere, leaves some measured stack recomputed whole."""
+    code = (CHECKPOINTING / "mutants" / WATCHED).read_text()
+    assert GUESS in code
+    code = code.replace(GUESS, f"if {GUESSES[guess]}:")
+    result = _judge(checked_runner, checkpointing, code)
+    failed = _failed(result)
+    assert not result.accepted and set(failed) == {SEGMENTS_CASE}, (guess, result.verdict, failed)
     assert "checkpoint-every-segment" in failed[SEGMENTS_CASE], failed
 
 
@@ -172,7 +205,9 @@ def test_block_inputs_kept_as_attributes_break_activations_freed(
     code = (CHECKPOINTING / "mutants" / "cheat_keeps_block_inputs_outside_autograd.py").read_text()
     result = _judge(checked_runner, checkpointing, code)
     failed = _failed(result)
-    assert not result.accepted and set(failed) == {RETAINED_CASE}, (result.verdict, failed)
+    # Every block's input alive through backward may also exceed backward's budget (one block a segment).
+    assert not result.accepted and RETAINED_CASE in failed, (result.verdict, failed)
+    assert set(failed) <= {SEGMENTS_CASE, RETAINED_CASE}, failed
     assert "activations-freed" in failed[RETAINED_CASE], failed
 
 
