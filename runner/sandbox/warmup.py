@@ -19,6 +19,7 @@ from runner.sandbox.seeding import numpy_seeder, skip_absent_accelerators, torch
 def warm_up() -> dict[str, str]:
     """Import and exercise torch once, so every forked child starts warm."""
     import torch
+    import torch._decomp.decompositions_for_jvp  # forward-mode AD's lazy import (forward_ad, func.jvp)
     import torch._subclasses.schema_check_mode  # gradcheck's lazy import on failure (runner/testing/checks)
     import torch.nn
     import torch.nn.functional

@@ -7,8 +7,8 @@ time: the rule's case holds it for the whole backward. Entering another raises; 
 judge's clears the tangent of the judge's witness; making dual tensors at the judge's own level
 checks the tangent's layout, an operator the case forbids. Each class is tried below with the
 private bindings and without the source policy (the observation stops them, not the policy), then
-through the public names with it (which today also meet the sandbox's refusal to load
-`torch._decomp.decompositions_for_jvp`, `make_dual`'s lazy import: the rule does not rely on it).
+through the public names with it (which work in the sandbox: the zygote loads
+`torch._decomp.decompositions_for_jvp`, `make_dual`'s lazy import, which a job cannot read).
 A public route cannot leave the judge's level: `forward_ad.exit_dual_level` only leaves the level
 its own module entered, and its bookkeeping is private. The honest backward still passes. In the
 real sandbox.
@@ -25,7 +25,7 @@ from runner.engine import Runner
 from runner.format.problem import ProblemFiles, load_problem_dir
 from runner.jobs import Expectations, JudgeResult
 from runner.verdict import Verdict
-from tests.runner.conftest import BANK
+from tests.runner.conftest import BANK, JudgeFn
 
 SLUG = "logsumexp-function"
 CASE = "backward_is_your_function"
@@ -195,4 +195,33 @@ def test_forward_ad_through_private_bindings_breaks_the_rule(runner: Runner, rou
 
 @pytest.mark.parametrize("route", sorted(PUBLIC))
 def test_forward_ad_through_public_names_breaks_the_rule(checked_runner: Runner, route: str) -> None:
-    _assert_breaks_own_backward(_judge(checked_runner, _code(PUBLIC[route])))
+    # linearize traces with make_fx, which writes nn.Module (read-only to judged code): it fails everywhere
+    _assert_breaks_own_backward(
+        _judge(checked_runner, _code(PUBLIC[route])), only=route != "torch.func.linearize"
+    )
+
+
+def test_forward_mode_ad_works_in_judged_code(judge_probe: JudgeFn) -> None:
+    """Public forward-mode AD outside a rule is the learner's to use: its lazy import is loaded."""
+    code = textwrap.dedent(
+        """
+        import torch
+        import torch.autograd.forward_ad as fwad
+        from torch.func import jacfwd, jvp
+
+        def probe():
+            x = torch.tensor([0.5, 2.0])
+            _, d = jvp(torch.sin, (x,), (torch.ones(2),))
+            with fwad.dual_level():
+                tangent = fwad.unpack_dual(torch.exp(fwad.make_dual(x, torch.ones(2)))).tangent
+            jacobian = jacfwd(torch.tanh)(x)
+            ok = (
+                torch.allclose(d, torch.cos(x))
+                and torch.allclose(tangent, torch.exp(x))
+                and torch.allclose(jacobian, torch.diag(1 - torch.tanh(x) ** 2))
+            )
+            return 0 if ok else 1
+        """
+    )
+    result = judge_probe(code)
+    assert result.verdict == Verdict.ACCEPTED, result.message
