@@ -46,6 +46,10 @@ class OpsObserver:
     declare_vectorised: Callable[[str, str], None]
     begin_case: Callable[[], None]
     end_case: Callable[[], None]
+    modes: tuple[Any, Any]  # the judge's function and dispatch modes (runner.testing.torch_state)
+    # [what runs as a check ends, before its modes leave their stacks]: filled by the guard
+    # (torch_state's check_end) before any check runs
+    check_end: list[Any]
 
 
 # Names the templates use; seal() binds each to a constant. Never read at run time.
@@ -199,6 +203,7 @@ def _leave_template() -> None:
     if not STATE:
         EMIT("tampered", "a check of operations ended twice")
         return
+    CHECK_END[0]()  # a mode the learner's code left above the judge's is reported and taken off
     block = STATE.pop()
     if block[4]:
         FLAGS[5] = FLAGS[5] - 1
@@ -245,6 +250,7 @@ def _end_case_template() -> None:
 
 STATE_COUNT: Any = None
 FLAGS: Any = None
+CHECK_END: Any = None
 CONVERSIONS: Any = None
 CONVERTED: Any = None
 CONVERTED_BY: Any = None
@@ -348,6 +354,7 @@ def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]
         "pop_function": torch._C._pop_torch_function_stack,
         "pop_dispatch": torch._C._pop_torch_dispatch_stack,
     }
+    check_end: list[Any] = [None]
     wrappers: dict[str, Any] = {}  # one per bypass, in every module that holds it
     patches: list[sealed.Patch] = []
     for module, name, original in op_bypasses.bypass_targets():
@@ -362,10 +369,12 @@ def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]
         patches.append(sealed.Patch(module, name, original, wrappers[name]))
     observer = OpsObserver(
         enter=sealed.seal(_enter_template, **stack, **common),
-        leave=sealed.seal(_leave_template, **stack, **common),
+        leave=sealed.seal(_leave_template, CHECK_END=check_end, **stack, **common),
         count=sealed.seal(op_count.count_template, **stack, **common),
         declare_vectorised=sealed.seal(op_count.declare_vectorised_template, **common),
         begin_case=sealed.seal(_begin_case_template, **stack, **common),
         end_case=sealed.seal(_end_case_template, **stack, **common),
+        modes=(function_mode, dispatch_mode),
+        check_end=check_end,
     )
     return observer, patches

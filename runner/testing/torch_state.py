@@ -1,0 +1,189 @@
+"""torch's process-wide state put back at every case's boundaries, and a change reported (issue #39).
+
+The cases of a job run one after another in one process, so a context the learner's code enters and
+never leaves (``contextlib.ExitStack().enter_context(torch.no_grad())``, a generator suspended inside a
+``with``: routes the source policy cannot read) would be what every later case's tests run under. At
+each case's start (what solution.py's import left) and end (what the case's code left), the guard
+reads the thread-local state a context can leave behind and compares it with what it was when the
+job's guard came into force:
+
+* grad mode and inference mode (``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``);
+* CPU autocast (``torch.autocast("cpu")``);
+* the default dtype;
+* torch's function-mode stack (a ``torch.device(...)`` context or any other mode; the judge's own
+  modes keep their place) and dispatch-mode stack, with ``torch.utils._device.CURRENT_DEVICE``.
+
+Each difference is put back and sent as a ``left_state`` event naming what was left entered; the host
+reports it as the learner's mistake (``runner.judging.observations``). The functions are sealed
+(``runner.testing.sealed``): torch's readers and setters are constants captured before the learner's
+code, so replacing ``torch.is_grad_enabled`` or the module's globals changes nothing they do.
+Reading the state is a handful of C calls per case boundary (microseconds).
+
+Inference mode has no setter: the guard leaves it by entering ``torch._C._InferenceMode(False)``,
+whose guard it keeps for the rest of the job (its destructor would put the learner's state back).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from runner.testing import sealed
+
+LEAVE = "enter contexts with `with` so they end with their block"
+
+
+@dataclass(frozen=True)
+class StateKeeper:
+    baseline: Callable[[], None]  # what the state is now is what every case starts from
+    restore: Callable[[str, str], None]  # (where, case name): put back, report each difference
+    check_end: Callable[[], None]  # a check of operations ends: the learner's modes above its own
+
+
+# Names the templates use; seal() binds each to a constant. Never read at run time.
+EMIT: Any = None
+BASE: Any = None
+KEPT: Any = None
+LEAVE_ADVICE: Any = None
+is_grad_enabled: Any = None
+set_grad_enabled: Any = None
+is_inference: Any = None
+inference_guard: Any = None
+is_autocast: Any = None
+set_autocast: Any = None
+get_dtype: Any = None
+set_dtype: Any = None
+len_function_stack: Any = None
+pop_function: Any = None
+push_function: Any = None
+len_dispatch_stack: Any = None
+pop_dispatch: Any = None
+push_dispatch: Any = None
+JUDGE_MODES: Any = None
+DEVICE_MODULE: Any = None
+module_dict: Any = None
+module_setattr: Any = None
+type_name: Any = None
+STRIP: Any = None
+
+
+def _baseline_template() -> None:
+    BASE[0] = is_grad_enabled()
+    BASE[1] = is_inference()
+    BASE[2] = is_autocast("cpu")
+    BASE[3] = get_dtype()
+    BASE[4] = len_function_stack()
+    BASE[5] = len_dispatch_stack()
+    BASE[6] = module_dict(DEVICE_MODULE).get("CURRENT_DEVICE")
+
+
+def _strip_modes_template() -> Any:
+    """Take every mode but the judge's off torch's stacks, down to where they were; their names."""
+    found = []
+    kept = []  # the judge's own modes keep their place (its checks and cases end them: runner.testing.ops)
+    while len_function_stack() > BASE[4]:
+        mode = pop_function()
+        if mode is JUDGE_MODES[0]:
+            kept.append(mode)
+        else:
+            found.append(type_name(mode) + " (a torch function mode)")
+    while kept:
+        push_function(kept.pop())
+    while len_dispatch_stack() > BASE[5]:
+        mode = pop_dispatch(None)
+        if mode is JUDGE_MODES[1]:
+            kept.append(mode)
+        else:
+            found.append(type_name(mode) + " (a torch dispatch mode)")
+    while kept:
+        push_dispatch(kept.pop())
+    return found
+
+
+def _restore_template(where: str, name: str) -> None:
+    found = STRIP()
+    if is_inference() != BASE[1]:
+        if not BASE[1]:
+            KEPT.append(inference_guard(False))
+        found.append("torch.inference_mode()")
+    if is_grad_enabled() != BASE[0]:
+        set_grad_enabled(BASE[0])
+        found.append("torch.no_grad()" if BASE[0] else "torch.enable_grad()")
+    if is_autocast("cpu") != BASE[2]:
+        set_autocast("cpu", BASE[2])
+        found.append("torch.autocast('cpu')")
+    if get_dtype() is not BASE[3]:
+        set_dtype(BASE[3])
+        found.append("a default dtype")
+    if module_dict(DEVICE_MODULE).get("CURRENT_DEVICE") is not BASE[6]:
+        module_setattr(DEVICE_MODULE, "CURRENT_DEVICE", BASE[6])
+    if found:
+        what = ", ".join(found)
+        if where == "import":
+            EMIT(
+                "left_state", what + " was left entered when solution.py was imported: " + LEAVE_ADVICE + "."
+            )
+        else:
+            EMIT(
+                "left_state",
+                what + " was left entered at the end of case " + name + ": " + LEAVE_ADVICE + ".",
+            )
+
+
+def _check_end_template() -> None:
+    """Before a check of operations takes its modes off torch's stacks: a mode the learner's code left
+    above them is the learner's (the rest of the state is the case's, put back at its end)."""
+    found = STRIP()
+    if found:
+        EMIT(
+            "left_state",
+            ", ".join(found) + " was left entered inside a check of the tests: " + LEAVE_ADVICE + ".",
+        )
+
+
+sealed.prepare(_baseline_template, _strip_modes_template, _restore_template, _check_end_template)
+
+
+def prepare(
+    emit: Callable[..., None], type_name_function: Callable[[object], str], judge_modes: tuple[Any, Any]
+) -> StateKeeper:
+    """This job's sealed baseline and restore, around its emitter; ``judge_modes``, the judge's function
+    and dispatch modes (``runner.testing.ops``), keep their place on torch's stacks. Call before the
+    guard's patches go in place (``pop_dispatch`` is torch's own, not the bypass wrapper)."""
+    import types
+
+    import torch
+    import torch.utils._device as device_module
+
+    common = {
+        "EMIT": emit,
+        "BASE": [True, False, False, torch.get_default_dtype(), 0, 0, None],
+        "KEPT": [],
+        "LEAVE_ADVICE": LEAVE,
+        "is_grad_enabled": torch._C.is_grad_enabled,
+        "set_grad_enabled": torch._C._set_grad_enabled,
+        "is_inference": torch._C.is_inference_mode_enabled,
+        "inference_guard": torch._C._InferenceMode,
+        "is_autocast": torch._C.is_autocast_enabled,
+        "set_autocast": torch._C.set_autocast_enabled,
+        "get_dtype": torch.get_default_dtype,
+        "set_dtype": torch._C._set_default_dtype,
+        "len_function_stack": torch._C._len_torch_function_stack,
+        "pop_function": torch._C._pop_torch_function_stack,
+        "len_dispatch_stack": torch._C._len_torch_dispatch_stack,
+        "pop_dispatch": torch._C._pop_torch_dispatch_stack,
+        "push_function": torch._C._push_on_torch_function_stack,
+        "push_dispatch": torch._C._push_on_torch_dispatch_stack,
+        "JUDGE_MODES": judge_modes,
+        "DEVICE_MODULE": device_module,
+        "module_dict": vars(types.ModuleType)["__dict__"].__get__,  # a module's own dict, as it is
+        "module_setattr": types.ModuleType.__setattr__,
+        "type_name": type_name_function,
+    }
+    strip = sealed.seal(_strip_modes_template, **common)
+    return StateKeeper(
+        baseline=sealed.seal(_baseline_template, **common),
+        restore=sealed.seal(_restore_template, STRIP=strip, **common),
+        check_end=sealed.seal(_check_end_template, STRIP=strip, **common),
+    )
