@@ -10,6 +10,7 @@ job's guard came into force:
 * grad mode and inference mode (``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``);
 * CPU autocast (``torch.autocast("cpu")``);
 * the default dtype;
+* the forward-AD level (``torch.autograd.forward_ad.dual_level()``);
 * torch's function-mode stack (a ``torch.device(...)`` context or any other mode; the judge's own
   modes keep their place) and dispatch-mode stack, with ``torch.utils._device.CURRENT_DEVICE``.
 
@@ -62,6 +63,8 @@ pop_dispatch: Any = None
 push_dispatch: Any = None
 JUDGE_MODES: Any = None
 DEVICE_MODULE: Any = None
+FORWARD_AD: Any = None
+exit_dual_level: Any = None
 module_dict: Any = None
 module_setattr: Any = None
 type_name: Any = None
@@ -76,6 +79,7 @@ def _baseline_template() -> None:
     BASE[4] = len_function_stack()
     BASE[5] = len_dispatch_stack()
     BASE[6] = module_dict(DEVICE_MODULE).get("CURRENT_DEVICE")
+    BASE[7] = module_dict(FORWARD_AD).get("_current_level")
 
 
 def _strip_modes_template() -> Any:
@@ -118,6 +122,16 @@ def _restore_template(where: str, name: str) -> None:
         found.append("a default dtype")
     if module_dict(DEVICE_MODULE).get("CURRENT_DEVICE") is not BASE[6]:
         module_setattr(DEVICE_MODULE, "CURRENT_DEVICE", BASE[6])
+    level = module_dict(FORWARD_AD).get("_current_level")
+    if level != BASE[7]:
+        found.append("torch.autograd.forward_ad.dual_level()")
+        while type(level) is int and level > BASE[7]:
+            try:  # noqa: SIM105 (sealed: no module globals such as contextlib)
+                exit_dual_level(level=level)
+            except RuntimeError:
+                pass
+            level = level - 1
+        module_setattr(FORWARD_AD, "_current_level", BASE[7])
     if found:
         what = ", ".join(found)
         if where == "import":
@@ -154,11 +168,12 @@ def prepare(
     import types
 
     import torch
+    import torch.autograd.forward_ad as forward_ad
     import torch.utils._device as device_module
 
     common = {
         "EMIT": emit,
-        "BASE": [True, False, False, torch.get_default_dtype(), 0, 0, None],
+        "BASE": [True, False, False, torch.get_default_dtype(), 0, 0, None, -1],
         "KEPT": [],
         "LEAVE_ADVICE": LEAVE,
         "is_grad_enabled": torch._C.is_grad_enabled,
@@ -177,6 +192,8 @@ def prepare(
         "push_dispatch": torch._C._push_on_torch_dispatch_stack,
         "JUDGE_MODES": judge_modes,
         "DEVICE_MODULE": device_module,
+        "FORWARD_AD": forward_ad,
+        "exit_dual_level": torch._C._exit_dual_level,
         "module_dict": vars(types.ModuleType)["__dict__"].__get__,  # a module's own dict, as it is
         "module_setattr": types.ModuleType.__setattr__,
         "type_name": type_name_function,
