@@ -128,12 +128,12 @@ def _seal(key: bytes | bytearray, fd: int) -> Sealed:
     type_name = sealed.type_name_function()
     emit = event_emitter.seal_emitter(key, fd, type_name)
     hooks, hook_patches, turn_on = hook_events.prepare(emit)
-    operations, ops_patches = ops.prepare(emit)
+    state = torch_state.prepare(emit, type_name)
+    operations, ops_patches = ops.prepare(emit, (state.check_begin, state.check_end))
+    state.judge_modes[:] = operations.modes
     permit: list[Any] = [None, None]  # held by the sealed materialize and the audit hook only
     lazy_patches = lazy_tensors.prepare(permit)
     audit = audit_hook.seal_audit_hook(emit, type_name, permit)
-    state = torch_state.prepare(emit, type_name, operations.modes)
-    operations.check_end[0] = state.check_end
     guard = Guard(
         begin_case=sealed.seal(
             _begin_case_template, EMIT=emit, CASE_BEGIN_STEPS=(operations.begin_case, state.restore)

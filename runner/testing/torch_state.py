@@ -37,9 +37,13 @@ LEAVE = "enter contexts with `with` so they end with their block"
 
 @dataclass(frozen=True)
 class StateKeeper:
+    # [function mode, dispatch mode]: the judge's (runner.testing.ops), which keep their place; filled
+    # by the guard once they exist, held by nothing else but these sealed functions
+    judge_modes: list[Any]
     baseline: Callable[[], None]  # what the state is now is what every case starts from
     restore: Callable[[str, str], None]  # (where, case name): put back, report each difference
-    check_end: Callable[[], None]  # a check of operations ends: the learner's modes above its own
+    check_begin: Callable[[], None]  # a check of operations has begun: the stacks' heights marked
+    check_end: Callable[[], None]  # it ends: the modes pushed since, but the judge's, taken off and reported
 
 
 # Names the templates use; seal() binds each to a constant. Never read at run time.
@@ -69,6 +73,7 @@ module_dict: Any = None
 module_setattr: Any = None
 type_name: Any = None
 STRIP: Any = None
+MARKS: Any = None
 
 
 def _baseline_template() -> None:
@@ -82,11 +87,11 @@ def _baseline_template() -> None:
     BASE[7] = module_dict(FORWARD_AD).get("_current_level")
 
 
-def _strip_modes_template() -> Any:
-    """Take every mode but the judge's off torch's stacks, down to where they were; their names."""
+def _strip_modes_template(function_floor: int, dispatch_floor: int) -> Any:
+    """Take every mode but the judge's off torch's stacks, down to the floors given; their names."""
     found = []
     kept = []  # the judge's own modes keep their place (its checks and cases end them: runner.testing.ops)
-    while len_function_stack() > BASE[4]:
+    while len_function_stack() > function_floor:
         mode = pop_function()
         if mode is JUDGE_MODES[0]:
             kept.append(mode)
@@ -94,7 +99,7 @@ def _strip_modes_template() -> Any:
             found.append(type_name(mode) + " (a torch function mode)")
     while kept:
         push_function(kept.pop())
-    while len_dispatch_stack() > BASE[5]:
+    while len_dispatch_stack() > dispatch_floor:
         mode = pop_dispatch(None)
         if mode is JUDGE_MODES[1]:
             kept.append(mode)
@@ -106,7 +111,7 @@ def _strip_modes_template() -> Any:
 
 
 def _restore_template(where: str, name: str) -> None:
-    found = STRIP()
+    found = STRIP(BASE[4], BASE[5])
     if is_inference() != BASE[1]:
         if not BASE[1]:
             KEPT.append(inference_guard(False))
@@ -145,10 +150,19 @@ def _restore_template(where: str, name: str) -> None:
             )
 
 
+def _check_begin_template() -> None:
+    """A check of operations has put its modes on torch's stacks: the heights they end at are marked."""
+    MARKS.append((len_function_stack(), len_dispatch_stack()))
+
+
 def _check_end_template() -> None:
-    """Before a check of operations takes its modes off torch's stacks: a mode the learner's code left
-    above them is the learner's (the rest of the state is the case's, put back at its end)."""
-    found = STRIP()
+    """Before a check of operations takes its modes off torch's stacks: a mode pushed since it began and
+    still there is the learner's code's (the tests' own modes around the check are below the mark; the
+    rest of the state is the case's, put back at its end)."""
+    if not MARKS:
+        return
+    mark = MARKS.pop()
+    found = STRIP(mark[0], mark[1])
     if found:
         EMIT(
             "left_state",
@@ -156,15 +170,16 @@ def _check_end_template() -> None:
         )
 
 
-sealed.prepare(_baseline_template, _strip_modes_template, _restore_template, _check_end_template)
+sealed.prepare(
+    _baseline_template, _strip_modes_template, _restore_template, _check_begin_template, _check_end_template
+)
 
 
-def prepare(
-    emit: Callable[..., None], type_name_function: Callable[[object], str], judge_modes: tuple[Any, Any]
-) -> StateKeeper:
-    """This job's sealed baseline and restore, around its emitter; ``judge_modes``, the judge's function
-    and dispatch modes (``runner.testing.ops``), keep their place on torch's stacks. Call before the
-    guard's patches go in place (``pop_dispatch`` is torch's own, not the bypass wrapper)."""
+def prepare(emit: Callable[..., None], type_name_function: Callable[[object], str]) -> StateKeeper:
+    """This job's sealed baseline and restore, around its emitter; the judge's function and dispatch
+    modes (``runner.testing.ops``) go into ``judge_modes`` once they exist. Call before the guard's
+    patches go in place (``pop_dispatch`` is torch's own, not the bypass wrapper)."""
+    judge_modes: list[Any] = [None, None]
     import types
 
     import torch
@@ -175,6 +190,7 @@ def prepare(
         "EMIT": emit,
         "BASE": [True, False, False, torch.get_default_dtype(), 0, 0, None, -1],
         "KEPT": [],
+        "MARKS": [],
         "LEAVE_ADVICE": LEAVE,
         "is_grad_enabled": torch._C.is_grad_enabled,
         "set_grad_enabled": torch._C._set_grad_enabled,
@@ -200,7 +216,9 @@ def prepare(
     }
     strip = sealed.seal(_strip_modes_template, **common)
     return StateKeeper(
+        judge_modes=judge_modes,
         baseline=sealed.seal(_baseline_template, **common),
         restore=sealed.seal(_restore_template, STRIP=strip, **common),
+        check_begin=sealed.seal(_check_begin_template, **common),
         check_end=sealed.seal(_check_end_template, STRIP=strip, **common),
     )
