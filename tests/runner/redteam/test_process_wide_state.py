@@ -307,3 +307,46 @@ def test_the_reset_cannot_be_turned_off(
     assert result.verdict != Verdict.ACCEPTED, (attempt, result.message)
     after = next(c for c in result.cases if c.name == "after")
     assert after.status == jobs.CASE_PASSED, (attempt, after.message)
+
+
+NESTED_TESTS = '''
+import torch
+
+from runner.testing import case, forbid_ops, observe_peak_memory
+
+
+@case(public=True)
+def measured(solution):
+    """The tests' own dispatch mode around a check: below the check's mark, never the learner's."""
+    with observe_peak_memory() as peak, forbid_ops({"torch.cdist": "Do not call torch.cdist."}):
+        value = solution.probe()
+    return [value, peak.peak_bytes >= 0]
+
+
+@case
+def after(solution):
+    return [torch.is_grad_enabled(), torch._C._len_torch_function_stack(), str(torch.zeros(1).device)]
+'''
+
+
+@pytest.mark.parametrize(
+    ("source", "accepted"),
+    [(REFERENCE, True), (HONEST["a device in with"], True), (_left_in_case("torch.device('cpu')"), False)],
+)
+def test_the_tests_own_modes_around_a_check_are_never_the_learners(
+    runner: Runner, probe: tuple[ProblemFiles, Expectations], source: str, accepted: bool
+) -> None:
+    problem = dataclasses.replace(
+        probe[0], slug="process-wide-nested", tests=NESTED_TESTS, solution=REFERENCE
+    )
+    expectations = runner.compute_expectations(problem)
+    result = runner.judge(problem.job(expectations, source, "submit"))
+    if accepted:
+        assert result.verdict == Verdict.ACCEPTED, (result.message, [c.message for c in result.cases])
+    else:
+        measured = next(c for c in result.cases if c.name == "measured")
+        assert measured.status == jobs.CASE_FAILED and "DeviceContext" in (measured.message or ""), (
+            measured.message
+        )
+        after = next(c for c in result.cases if c.name == "after")
+        assert after.status == jobs.CASE_PASSED, after.message
