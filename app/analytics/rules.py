@@ -51,7 +51,7 @@ _KIND_OF: dict[str, str] = {
     **{k: "values" for k in ("values", "non_finite", "type", "no_value", "device", "requires_grad",
                              "layout", "refused")},
     **{k: "rule" for k in ("rule", "gradients", "in_place", "storage", "optimizer", "hooks",
-                           "operations", "judge_modified")},
+                           "operations", "judge_modified", "left_state")},
     "exception": "exception",
     "time_limit": "time",
     "memory_limit": "limits",

@@ -75,7 +75,7 @@ class FailureView(BaseModel):
 
     kind: str = Field(
         description="shape, dtype, device, non_finite, values, type, requires_grad, layout, gradients, "
-        "in_place, storage, optimizer, hooks, operations, rule, exception, refused, no_value, "
+        "in_place, storage, optimizer, hooks, operations, rule, left_state, exception, refused, no_value, "
         "time_limit, memory_limit, output_limit, not_run or judge_modified"
     )
     title: str = Field(

@@ -32,6 +32,7 @@ TITLES: dict[str, str] = {
     "hooks": "Hooks",
     "operations": "Operations",
     "rule": "Breaks rule",
+    "left_state": "Torch state left changed",
     # how the run ended
     "exception": "Exception",
     "refused": "Value the judge cannot compare",

@@ -320,6 +320,8 @@ def judge_case(reference: dict[str, Any] | None, case: CaseEvents | None) -> Fin
     for kind, *data in events:
         if kind in ("refused", "tampered"):
             return Finding("error", f"{MODIFIED} ({data[0] if data else kind}).")
+        if kind == "left_state":  # torch's state a context left entered (runner.testing.torch_state)
+            return Finding("failed", data[0] if data else "torch's state was left changed.", "left_state")
     reference = reference or {}
     observed = summary(case) if case is not None else {}
     if not reference and not observed:

@@ -34,6 +34,7 @@ from runner.testing import (
     op_names,
     ops,
     sealed,
+    torch_state,
 )
 
 Emit = Callable[..., None]
@@ -68,11 +69,13 @@ CASE_BEGIN_STEPS: Any = None
 
 def _begin_case_template(name: str) -> None:
     EMIT("case_start", name)
+    CASE_BEGIN_STEPS[1]("import", name)  # what solution.py's import left (only the judge ran since)
     CASE_BEGIN_STEPS[0]()
 
 
 def _end_case_template(name: str) -> None:
     try:
+        CASE_END_CHECKS[3]("case", name)  # what the case's code left (the judge's modes keep their place)
         CASE_END_CHECKS[1]()
         CASE_END_CHECKS[2]()
     finally:
@@ -106,6 +109,7 @@ class Sealed:
     lazy_patches: tuple[sealed.Patch, ...]
     ops_patches: tuple[sealed.Patch, ...]
     turn_on: Callable[[], None]
+    state_baseline: Callable[[], None]  # torch's process-wide state as every case starts it (torch_state)
 
 
 def seal(key: bytes, fd: int) -> Sealed:
@@ -124,21 +128,32 @@ def _seal(key: bytes | bytearray, fd: int) -> Sealed:
     type_name = sealed.type_name_function()
     emit = event_emitter.seal_emitter(key, fd, type_name)
     hooks, hook_patches, turn_on = hook_events.prepare(emit)
-    operations, ops_patches = ops.prepare(emit)
+    state = torch_state.prepare(emit, type_name)
+    operations, ops_patches = ops.prepare(emit, (state.check_begin, state.check_end))
+    state.judge_modes[:] = operations.modes
     permit: list[Any] = [None, None]  # held by the sealed materialize and the audit hook only
     lazy_patches = lazy_tensors.prepare(permit)
     audit = audit_hook.seal_audit_hook(emit, type_name, permit)
     guard = Guard(
-        begin_case=sealed.seal(_begin_case_template, EMIT=emit, CASE_BEGIN_STEPS=(operations.begin_case,)),
+        begin_case=sealed.seal(
+            _begin_case_template, EMIT=emit, CASE_BEGIN_STEPS=(operations.begin_case, state.restore)
+        ),
         end_case=sealed.seal(
             _end_case_template,
             EMIT=emit,
-            CASE_END_CHECKS=(hooks.end_case_check, operations.end_case, class_versions.seal_report(emit)),
+            CASE_END_CHECKS=(
+                hooks.end_case_check,
+                operations.end_case,
+                class_versions.seal_report(emit),
+                state.restore,
+            ),
         ),
         hooks=hooks,
         ops=operations,
     )
-    return Sealed(guard, audit, tuple(hook_patches), tuple(lazy_patches), tuple(ops_patches), turn_on)
+    return Sealed(
+        guard, audit, tuple(hook_patches), tuple(lazy_patches), tuple(ops_patches), turn_on, state.baseline
+    )
 
 
 def protected_classes() -> tuple[type, ...]:
@@ -175,6 +190,7 @@ def activate(ready: Sealed) -> Guard | None:
         sealed.make_immutable(cls)
     frozen_classes.activate()  # nn.Module, Optimizer, Function and torch's subclasses of them
     class_versions.baseline()  # torch's other classes: a change from now on is reported
+    ready.state_baseline()  # before the learner's import: what it leaves is reported at the first case
     sys.addaudithook(ready.audit)
     _active = ready.guard
     return ready.guard

@@ -46,6 +46,7 @@ class OpsObserver:
     declare_vectorised: Callable[[str, str], None]
     begin_case: Callable[[], None]
     end_case: Callable[[], None]
+    modes: tuple[Any, Any]  # the judge's function and dispatch modes (runner.testing.torch_state)
 
 
 # Names the templates use; seal() binds each to a constant. Never read at run time.
@@ -193,12 +194,14 @@ def _enter_template(forbidden: Any, required: Any, allow: str, allow_extra: Any,
     if not FLAGS[3]:  # outside a case: the function mode is not on yet
         push_function(FUNCTION_MODE)
     push_dispatch(DISPATCH_MODE)
+    CHECK_STEPS[0]()
 
 
 def _leave_template() -> None:
     if not STATE:
         EMIT("tampered", "a check of operations ended twice")
         return
+    CHECK_STEPS[1]()  # a mode the learner's code pushed in the check and left is reported and taken off
     block = STATE.pop()
     if block[4]:
         FLAGS[5] = FLAGS[5] - 1
@@ -245,6 +248,7 @@ def _end_case_template() -> None:
 
 STATE_COUNT: Any = None
 FLAGS: Any = None
+CHECK_STEPS: Any = None
 CONVERSIONS: Any = None
 CONVERTED: Any = None
 CONVERTED_BY: Any = None
@@ -269,9 +273,13 @@ sealed.prepare(
 )
 
 
-def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]:
+def prepare(
+    emit: Callable[..., None], check_steps: tuple[Callable[[], None], Callable[[], None]]
+) -> tuple[OpsObserver, list[sealed.Patch]]:
     """Build this job's sealed modes (their classes immutable) and the sealed wrappers of the
-    bypasses, which replace them when the guard comes into force (``sealed.apply_patches``)."""
+    bypasses, which replace them when the guard comes into force (``sealed.apply_patches``).
+    ``check_steps``: what runs once a check's modes are on their stacks, and as it ends before they
+    leave (``runner.testing.torch_state``'s ``check_begin`` and ``check_end``)."""
     import torch
     from torch.overrides import TorchFunctionMode
     from torch.utils._python_dispatch import TorchDispatchMode
@@ -361,11 +369,12 @@ def prepare(emit: Callable[..., None]) -> tuple[OpsObserver, list[sealed.Patch]]
             )
         patches.append(sealed.Patch(module, name, original, wrappers[name]))
     observer = OpsObserver(
-        enter=sealed.seal(_enter_template, **stack, **common),
-        leave=sealed.seal(_leave_template, **stack, **common),
+        enter=sealed.seal(_enter_template, CHECK_STEPS=check_steps, **stack, **common),
+        leave=sealed.seal(_leave_template, CHECK_STEPS=check_steps, **stack, **common),
         count=sealed.seal(op_count.count_template, **stack, **common),
         declare_vectorised=sealed.seal(op_count.declare_vectorised_template, **common),
         begin_case=sealed.seal(_begin_case_template, **stack, **common),
         end_case=sealed.seal(_end_case_template, **stack, **common),
+        modes=(function_mode, dispatch_mode),
     )
     return observer, patches

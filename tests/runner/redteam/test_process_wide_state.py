@@ -3,11 +3,13 @@
 
 The cases of a job run one after another in one process, so a backend flag, a setter or a context
 left entered by one case's code is what the next case's tests run under. The problem here has a
-last case that reports that state: without the source policy, each attempt changes what it
+last case that reports that state: without the source policy, each setter changes what it
 observes (the threat is real); through the policy, each is refused on the host, with its line,
 before anything runs; the scoped forms (`with`, a decorator) work and leave torch's defaults for
 the next case. A device context (a torch function mode of torch's own) hides no operation from
-the judge's watch, and one left open by a route the policy cannot read never passes.
+the judge's watch. A context left entered by a route the policy cannot read is put back by the judge
+at the case's end (``runner.testing.torch_state``), so it never reaches the next case's tests, and the
+case that left it fails with a message that names the learner's mistake, not the judge.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from runner import jobs
 from runner.engine import Runner
 from runner.format.problem import ProblemFiles
 from runner.jobs import Expectations
+from runner.records.events import MODIFIED
 from runner.verdict import Verdict
 
 NO_LAYER_NORM = "Do not call F.layer_norm: compute the mean and the variance yourself."
@@ -88,16 +91,38 @@ ATTEMPTS = {
 }
 
 
+# Contexts entered by hand: the judge puts their state back at each case's boundary (below).
+RESET_BY_THE_JUDGE = {"grad mode entered by hand", "a device entered at import"}
+
+
 @pytest.mark.parametrize("attempt", sorted(ATTEMPTS))
 def test_without_the_policy_the_setting_reaches_the_next_cases_tests(
     runner: Runner, observer: tuple[ProblemFiles, Expectations], attempt: str
 ) -> None:
-    """Why the policy refuses them: what the last case's tests run under changes."""
+    """Why the policy refuses them: what the last case's tests run under changes (a setter's), or
+    the case that left a context entered fails with what it left (the judge puts it back)."""
     problem, expectations = observer
     result = runner.judge(problem.job(expectations, ATTEMPTS[attempt], "submit"))
     assert result.verdict != Verdict.ACCEPTED, (attempt, result.message)
     after = next(c for c in result.cases if c.name == "after")
-    assert after.status != jobs.CASE_PASSED, (attempt, after.message)
+    if attempt in RESET_BY_THE_JUDGE:
+        _assert_left_state_reported(result, attempt)
+    else:
+        assert after.status != jobs.CASE_PASSED, (attempt, after.message)
+
+
+def _assert_left_state_reported(result: jobs.JudgeResult, attempt: str) -> None:
+    """The case that left a context entered (the first, for one left at import) fails with the
+    learner's finding, the judge is blamed nowhere, and the last case's tests see torch's defaults."""
+    assert result.verdict not in (Verdict.ACCEPTED, Verdict.INTERNAL_ERROR), (attempt, result.message)
+    messages = [c.message or "" for c in result.cases]
+    assert not any(MODIFIED in m for m in messages), (attempt, messages)
+    first = result.cases[0]
+    assert first.status == jobs.CASE_FAILED, (attempt, first.message)
+    assert "was left entered" in (first.message or ""), (attempt, first.message)
+    assert "with `with`" in (first.message or ""), (attempt, first.message)
+    after = next(c for c in result.cases if c.name == "after")
+    assert after.status == jobs.CASE_PASSED, (attempt, after.message)
 
 
 @pytest.mark.parametrize("attempt", sorted(ATTEMPTS))
@@ -185,28 +210,143 @@ def test_a_device_context_hides_no_operation_from_the_judge(
     assert all(c.status == jobs.CASE_PASSED for c in others), [(c.name, c.message) for c in others]
 
 
-# Routes the policy cannot read: an exit stack never closed (what `with` would close), entered at
-# import or inside a case. The judge reads its modes' stack at each case's end.
+# Routes the policy cannot read: an exit stack never closed (what `with` would close) or a generator
+# suspended inside a `with` and kept, at import or inside a case. The judge reads torch's state at each
+# case's start and end (and a check's end), puts it back, and reports what was left.
+def _left_in_case(context: str) -> str:
+    return (
+        "import contextlib\nimport torch\n\nSTACK = contextlib.ExitStack()\n\n\ndef probe():\n"
+        f"    STACK.enter_context({context})\n    return 0\n"
+    )
+
+
+def _left_at_import(context: str) -> str:
+    return (
+        f"import contextlib\nimport torch\n\nSTACK = contextlib.ExitStack()\nSTACK.enter_context({context})\n\n\n"
+        "def probe():\n    return 0\n"
+    )
+
+
 LEFT_OPEN = {
-    "at import, on the meta device": (
-        "import contextlib\nimport torch\n\nSTACK = contextlib.ExitStack()\n"
-        "STACK.enter_context(torch.device('meta'))\n\n\ndef probe():\n    return 0\n"
+    "at import, on the meta device": (_left_at_import("torch.device('meta')"), "DeviceContext"),
+    "inside a case": (_left_in_case("torch.device('cpu')"), "DeviceContext"),
+    "grad mode inside a case": (_left_in_case("torch.no_grad()"), "torch.no_grad()"),
+    "grad mode at import": (_left_at_import("torch.no_grad()"), "torch.no_grad()"),
+    "inference mode inside a case": (_left_in_case("torch.inference_mode()"), "torch.inference_mode()"),
+    "autocast at import": (_left_at_import("torch.autocast('cpu')"), "torch.autocast('cpu')"),
+    "autocast inside a case": (_left_in_case("torch.autocast('cpu')"), "torch.autocast('cpu')"),
+    "a forward-AD level inside a case": (
+        _left_in_case("torch.autograd.forward_ad.dual_level()"),
+        "forward_ad.dual_level()",
     ),
-    "inside a case": (
-        "import contextlib\nimport torch\n\nSTACK = contextlib.ExitStack()\n\n\ndef probe():\n"
-        "    STACK.enter_context(torch.device('cpu'))\n    return 0\n"
-    ),
-    "grad mode inside a case": (
-        "import contextlib\nimport torch\n\nSTACK = contextlib.ExitStack()\n\n\ndef probe():\n"
-        "    STACK.enter_context(torch.no_grad())\n    return 0\n"
+    "a generator suspended inside with": (
+        "import torch\n\nKEEP = []\n\n\ndef _held():\n    with torch.no_grad():\n        yield\n\n\n"
+        "def probe():\n    held = _held()\n    next(held)\n    KEEP.append(held)\n    return 0\n",
+        "torch.no_grad()",
     ),
 }
 
 
 @pytest.mark.parametrize("route", sorted(LEFT_OPEN))
-def test_a_context_left_open_by_a_route_the_policy_cannot_read_never_passes(
+def test_a_context_left_open_by_a_route_the_policy_cannot_read_is_put_back_and_reported(
     checked_runner: Runner, observer: tuple[ProblemFiles, Expectations], route: str
 ) -> None:
     problem, expectations = observer
-    result = checked_runner.judge(problem.job(expectations, LEFT_OPEN[route], "submit"))
-    assert result.verdict not in (Verdict.ACCEPTED, Verdict.INTERNAL_ERROR), (route, result.message)
+    source, named = LEFT_OPEN[route]
+    result = checked_runner.judge(problem.job(expectations, source, "submit"))
+    _assert_left_state_reported(result, route)
+    assert named in (result.cases[0].message or ""), (route, result.cases[0].message)
+    where = "when solution.py was imported" if "at import" in route else "at the end of case first"
+    assert where in (result.cases[0].message or ""), (route, result.cases[0].message)
+
+
+def test_a_device_context_left_inside_a_check_is_the_learners_finding(
+    checked_runner: Runner, observer: tuple[ProblemFiles, Expectations]
+) -> None:
+    """Left entered inside a check of operations (the `watched` case), a device context sits above the
+    judge's mode when the check ends: reported as the learner's, never as a modified judge."""
+    problem, expectations = observer
+    result = checked_runner.judge(problem.job(expectations, _left_in_case("torch.device('cpu')"), "submit"))
+    watched = next(c for c in result.cases if c.name == "watched")
+    assert watched.status == jobs.CASE_FAILED, watched.message
+    assert "DeviceContext" in (watched.message or "") and "inside a check" in (watched.message or "")
+
+
+# Without the policy (the layer below it alone): replacing what torch's state is read and written
+# with, in every place the learner's code can reach, before leaving the context entered.
+DISABLE = {
+    "torch's readers and setters replaced": (
+        "import contextlib\nimport torch\n\nSTACK = contextlib.ExitStack()\n\n\ndef probe():\n"
+        "    for owner in (torch, torch._C, torch.autograd.grad_mode):\n"
+        "        for name in ('is_grad_enabled', '_set_grad_enabled', 'set_grad_enabled'):\n"
+        "            try:\n                setattr(owner, name, lambda *a: True)\n"
+        "            except Exception:\n                pass\n"
+        "    STACK.enter_context(torch.no_grad())\n    return 0\n"
+    ),
+    "the device module's state rewritten": (
+        "import contextlib\nimport torch\nimport torch.utils._device as d\n\nSTACK = contextlib.ExitStack()\n\n\n"
+        "def probe():\n    STACK.enter_context(torch.device('meta'))\n"
+        "    try:\n        d.CURRENT_DEVICE = None\n    except Exception:\n        pass\n    return 0\n"
+    ),
+    "the judge's modules reached": (
+        "import contextlib\nimport sys\nimport torch\n\nSTACK = contextlib.ExitStack()\n\n\ndef probe():\n"
+        "    for name in ('runner.testing.torch_state', 'runner.testing.guard'):\n"
+        "        try:\n            m = sys.modules[name]\n            m.STRIP = m.BASE = None\n"
+        "            m._active = None\n        except Exception:\n            pass\n"
+        "    STACK.enter_context(torch.no_grad())\n    return 0\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("attempt", sorted(DISABLE))
+def test_the_reset_cannot_be_turned_off(
+    runner: Runner, observer: tuple[ProblemFiles, Expectations], attempt: str
+) -> None:
+    problem, expectations = observer
+    result = runner.judge(problem.job(expectations, DISABLE[attempt], "submit"))
+    assert result.verdict != Verdict.ACCEPTED, (attempt, result.message)
+    after = next(c for c in result.cases if c.name == "after")
+    assert after.status == jobs.CASE_PASSED, (attempt, after.message)
+
+
+NESTED_TESTS = '''
+import torch
+
+from runner.testing import case, forbid_ops, observe_peak_memory
+
+
+@case(public=True)
+def measured(solution):
+    """The tests' own dispatch mode around a check: below the check's mark, never the learner's."""
+    with observe_peak_memory() as peak, forbid_ops({"torch.cdist": "Do not call torch.cdist."}):
+        value = solution.probe()
+    return [value, peak.peak_bytes >= 0]
+
+
+@case
+def after(solution):
+    return [torch.is_grad_enabled(), torch._C._len_torch_function_stack(), str(torch.zeros(1).device)]
+'''
+
+
+@pytest.mark.parametrize(
+    ("source", "accepted"),
+    [(REFERENCE, True), (HONEST["a device in with"], True), (_left_in_case("torch.device('cpu')"), False)],
+)
+def test_the_tests_own_modes_around_a_check_are_never_the_learners(
+    runner: Runner, probe: tuple[ProblemFiles, Expectations], source: str, accepted: bool
+) -> None:
+    problem = dataclasses.replace(
+        probe[0], slug="process-wide-nested", tests=NESTED_TESTS, solution=REFERENCE
+    )
+    expectations = runner.compute_expectations(problem)
+    result = runner.judge(problem.job(expectations, source, "submit"))
+    if accepted:
+        assert result.verdict == Verdict.ACCEPTED, (result.message, [c.message for c in result.cases])
+    else:
+        measured = next(c for c in result.cases if c.name == "measured")
+        assert measured.status == jobs.CASE_FAILED and "DeviceContext" in (measured.message or ""), (
+            measured.message
+        )
+        after = next(c for c in result.cases if c.name == "after")
+        assert after.status == jobs.CASE_PASSED, after.message
