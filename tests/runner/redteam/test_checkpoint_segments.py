@@ -28,15 +28,16 @@ from runner.engine import Runner
 from runner.format.problem import ProblemFiles, load_problem_dir
 from runner.jobs import Expectations, JudgeResult
 from tests.runner.conftest import BANK
+from tests.runner.redteam.bank_files import bank_source, bank_variant
 
-CHECKPOINTING = BANK / "manual-activation-checkpointing"
+SLUG = "manual-activation-checkpointing"
 SEGMENTS_CASE = "one_segment_recomputed_at_a_time"
 RETAINED_CASE = "forward_keeps_one_input_per_segment"
 
 
 @pytest.fixture(scope="module")
 def checkpointing(runner: Runner) -> tuple[ProblemFiles, Expectations]:
-    problem = load_problem_dir(CHECKPOINTING)
+    problem = load_problem_dir(BANK / SLUG)
     return problem, runner.compute_expectations(problem)
 
 
@@ -47,6 +48,16 @@ def _judge(runner: Runner, problem: tuple[ProblemFiles, Expectations], code: str
 
 def _failed(result: JudgeResult) -> dict[str, str]:
     return {c.name: c.message for c in result.cases if c.status != "passed"}
+
+
+def _assert_breaks_checkpoint_every_segment(
+    result: JudgeResult, *, also: frozenset[str] = frozenset()
+) -> None:
+    """The segments case fails with the rule's message; no case fails but it and those in ``also``."""
+    failed = _failed(result)
+    assert not result.accepted and SEGMENTS_CASE in failed, (result.verdict, failed)
+    assert set(failed) <= {SEGMENTS_CASE, *also}, failed
+    assert "checkpoint-every-segment" in failed[SEGMENTS_CASE], failed
 
 
 # A whole-stack recompute in one Function, through `children()`, shows calls from its own backward.
@@ -153,16 +164,12 @@ BELOW_THE_LOG = {
 def test_a_whole_stack_recompute_below_the_log_breaks_checkpoint_every_segment(
     checked_runner: Runner, checkpointing: tuple[ProblemFiles, Expectations], route: str
 ) -> None:
-    code = (CHECKPOINTING / "mutants" / BELOW_THE_LOG[route]).read_text()
-    result = _judge(checked_runner, checkpointing, code)
-    failed = _failed(result)
+    result = _judge(checked_runner, checkpointing, bank_source(SLUG, f"mutants/{BELOW_THE_LOG[route]}"))
     # Cloned parameters are memory the forward pass leaves alive too: activations-freed may see them.
-    assert not result.accepted and SEGMENTS_CASE in failed, (route, result.verdict, failed)
-    assert set(failed) <= {SEGMENTS_CASE, RETAINED_CASE}, (route, failed)
-    assert "checkpoint-every-segment" in failed[SEGMENTS_CASE], failed
+    _assert_breaks_checkpoint_every_segment(result, also=frozenset({RETAINED_CASE}))
 
 
-WATCHED = "cheat_honest_only_on_watched_shapes.py"
+WATCHED = "mutants/cheat_honest_only_on_watched_shapes.py"
 GUESS = "if tuple(x.shape) == (256, 8):  # watched"
 GUESSES = {
     "the stacks once measured (width 8, batch 256)": "tuple(x.shape) == (256, 8)",
@@ -181,28 +188,20 @@ def test_checkpointing_honestly_only_where_memory_seems_watched_breaks_checkpoin
 ) -> None:
     """Each guess of where memory is measured, honest there and a whole-stack recompute below the
     call log elsewhere, leaves some measured stack recomputed whole."""
-    code = (CHECKPOINTING / "mutants" / WATCHED).read_text()
-    assert GUESS in code
-    code = code.replace(GUESS, f"if {GUESSES[guess]}:")
-    result = _judge(checked_runner, checkpointing, code)
-    failed = _failed(result)
-    assert not result.accepted and set(failed) == {SEGMENTS_CASE}, (guess, result.verdict, failed)
-    assert "checkpoint-every-segment" in failed[SEGMENTS_CASE], failed
+    code = bank_variant(SLUG, WATCHED, GUESS, f"if {GUESSES[guess]}:")
+    _assert_breaks_checkpoint_every_segment(_judge(checked_runner, checkpointing, code))
 
 
 def test_a_whole_stack_function_through_children_breaks_checkpoint_every_segment(
     checked_runner: Runner, checkpointing: tuple[ProblemFiles, Expectations]
 ) -> None:
-    result = _judge(checked_runner, checkpointing, CHILDREN_IN_A_FUNCTION)
-    failed = _failed(result)
-    assert not result.accepted and set(failed) == {SEGMENTS_CASE}, (result.verdict, failed)
-    assert "checkpoint-every-segment" in failed[SEGMENTS_CASE], failed
+    _assert_breaks_checkpoint_every_segment(_judge(checked_runner, checkpointing, CHILDREN_IN_A_FUNCTION))
 
 
 def test_block_inputs_kept_as_attributes_break_activations_freed(
     checked_runner: Runner, checkpointing: tuple[ProblemFiles, Expectations]
 ) -> None:
-    code = (CHECKPOINTING / "mutants" / "cheat_keeps_block_inputs_outside_autograd.py").read_text()
+    code = bank_source(SLUG, "mutants/cheat_keeps_block_inputs_outside_autograd.py")
     result = _judge(checked_runner, checkpointing, code)
     failed = _failed(result)
     # Every block's input alive through backward may also exceed backward's budget (one block a segment).
@@ -228,7 +227,7 @@ def test_honest_checkpointing_is_accepted(
 ) -> None:
     """So the failures above can fail: the reference and the accepted alternatives pass."""
     files, _ = checkpointing
-    for code in (files.solution, (CHECKPOINTING / "alternatives" / name).read_text()):
+    for code in (files.solution, bank_source(SLUG, f"alternatives/{name}")):
         result = _judge(checked_runner, checkpointing, code)
         assert result.accepted, [(c.name, c.status, c.message) for c in result.cases]
 
@@ -241,7 +240,7 @@ def test_activations_hidden_from_saved_tensor_hooks_are_still_measured_without_t
 ) -> None:
     """The source policy refuses these (test_fresh_source_policy.py); without it, the measurement of
     what the forward pass leaves alive still sees every kept activation."""
-    code = (CHECKPOINTING / "mutants" / name).read_text()
+    code = bank_source(SLUG, f"mutants/{name}")
     result = _judge(runner, checkpointing, code)
     failed = _failed(result)
     assert not result.accepted and RETAINED_CASE in failed, (name, result.verdict, failed)

@@ -42,6 +42,7 @@ from runner.format.problem import ProblemFiles, load_problem_dir
 from runner.jobs import Expectations, JudgeResult
 from runner.verdict import Verdict
 from tests.runner.conftest import BANK, JudgeFn
+from tests.runner.redteam.bank_files import bank_source, bank_variant
 
 
 @functools.cache
@@ -63,6 +64,10 @@ def _assert_breaks(result: JudgeResult, case: str, rule: str) -> None:
     assert result.verdict == Verdict.WRONG_ANSWER, (result.verdict, result.message)
     failed = _failed_rules(result)
     assert case in failed and f"Breaks rule {rule}" in failed[case], failed
+
+
+def _assert_accepted(result: JudgeResult) -> None:
+    assert result.accepted, (result.verdict, _failed_rules(result))
 
 
 # --- Writes by an alias with a counter of its own -------------------------------------------------
@@ -118,7 +123,7 @@ def test_a_write_through_an_alias_and_back_breaks_the_rule(checked_runner: Runne
 
 def test_the_honest_sampler_passes(checked_runner: Runner) -> None:
     result = _judge(checked_runner, "class-balanced-sampler", SAMPLER.format(body=SAMPLER_RETURN))
-    assert result.accepted, (result.verdict, _failed_rules(result))
+    _assert_accepted(result)
 
 
 GRADS_IN_STEP = """
@@ -171,57 +176,43 @@ def test_a_gradient_scratched_through_data_inside_step_breaks_the_rule(
 
 # --- The global generator, seeded, drawn from and put back ----------------------------------------
 
-GLOBAL_DRAWS = """
-import torch
-from torch.utils.data import WeightedRandomSampler
-
-
-class Draws(WeightedRandomSampler):
-    def __init__(self, weights, num_samples, seed):
-        super().__init__(weights, num_samples=num_samples, replacement=True)
-        saved = torch.get_rng_state()
-        torch.manual_seed(seed)
-        self.mine = torch.get_rng_state()
-        torch.set_rng_state(saved)
-
-    def __iter__(self):
-{draw}
-        return iter(drawn.tolist())
-
-
-def make_balanced_sampler(labels, num_samples, seed):
-    return Draws(1.0 / torch.bincount(labels)[labels].double(), num_samples, seed)
-"""
+SAMPLER_SLUG = "class-balanced-sampler"
+GLOBAL_DRAWS = "mutants/cheat_global_rng_saved_and_restored.py"
+SAVED_AROUND_A_DRAW = (
+    "        saved = torch.get_rng_state()\n"
+    "        torch.set_rng_state(self.mine)\n"
+    "        drawn = torch.multinomial(self.weights, self.num_samples, self.replacement)\n"
+    "        self.mine = torch.get_rng_state()\n"
+    "        torch.set_rng_state(saved)\n"
+)
 SAVED_AND_RESTORED = {
-    "get_rng_state and set_rng_state": (
-        "        saved = torch.get_rng_state()\n"
-        "        torch.set_rng_state(self.mine)\n"
-        "        drawn = torch.multinomial(self.weights, self.num_samples, True)\n"
-        "        self.mine = torch.get_rng_state()\n"
-        "        torch.set_rng_state(saved)"
-    ),
-    "torch.random.fork_rng": (
+    "get_rng_state and set_rng_state": bank_source(SAMPLER_SLUG, GLOBAL_DRAWS),
+    "torch.random.fork_rng": bank_variant(
+        SAMPLER_SLUG,
+        GLOBAL_DRAWS,
+        SAVED_AROUND_A_DRAW,
         "        with torch.random.fork_rng():\n"
         "            torch.set_rng_state(self.mine)\n"
         "            drawn = torch.multinomial(self.weights, self.num_samples, True)\n"
-        "            self.mine = torch.get_rng_state()"
+        "            self.mine = torch.get_rng_state()\n",
     ),
-    "torch.default_generator passed as the generator": (
+    "torch.default_generator passed as the generator": bank_variant(
+        SAMPLER_SLUG,
+        GLOBAL_DRAWS,
+        SAVED_AROUND_A_DRAW,
         "        saved = torch.default_generator.get_state()\n"
         "        torch.default_generator.set_state(self.mine)\n"
         "        g = torch.default_generator\n"
         "        drawn = torch.multinomial(self.weights, self.num_samples, True, generator=g)\n"
         "        self.mine = torch.default_generator.get_state()\n"
-        "        torch.default_generator.set_state(saved)"
+        "        torch.default_generator.set_state(saved)\n",
     ),
 }
 
 
 @pytest.mark.parametrize("route", sorted(SAVED_AND_RESTORED))
 def test_draws_from_the_global_generator_put_back_break_the_rule(checked_runner: Runner, route: str) -> None:
-    result = _judge(
-        checked_runner, "class-balanced-sampler", GLOBAL_DRAWS.format(draw=SAVED_AND_RESTORED[route])
-    )
+    result = _judge(checked_runner, SAMPLER_SLUG, SAVED_AND_RESTORED[route])
     _assert_breaks(result, "reproducible_and_independent_of_global_rng", "own-seeded-generator")
 
 
@@ -270,7 +261,7 @@ def test_a_flag_changed_and_put_back_breaks_the_rule(checked_runner: Runner, rou
 
 def test_reading_the_flags_passes(checked_runner: Runner) -> None:
     result = _judge(checked_runner, "count-parameters-shared", COUNT.format(toggle="    pass"))
-    assert result.accepted, (result.verdict, _failed_rules(result))
+    _assert_accepted(result)
 
 
 # --- Gradient tracking out of sight of a call log --------------------------------------------------
@@ -324,47 +315,29 @@ def test_a_pass_with_gradient_tracking_beside_a_shown_one_breaks_the_rule(
 def test_the_honest_evaluation_passes(checked_runner: Runner) -> None:
     honest = "            with torch.no_grad():\n                outputs = model(inputs)"
     result = _judge(checked_runner, "evaluation-loop", EVALUATE.format(forward=honest))
-    assert result.accepted, (result.verdict, _failed_rules(result))
+    _assert_accepted(result)
 
 
-LOGSUMEXP = """
-import torch
+LSE_SLUG = "logsumexp-function"
+VJP_CHEAT = "mutants/cheat_func_vjp_inside_backward.py"
+VJP_BACKWARD = (
+    "        _, pullback = torch.func.vjp(lambda t: _lse(t, ctx.dim), x)\n"
+    "        (g,) = pullback(grad_output)\n"
+)
 
 
-def _lse(x, dim):
-    m = x.amax(dim=dim, keepdim=True).detach()
-    return (m + (x - m).exp().sum(dim=dim, keepdim=True).log()).squeeze(dim)
+def _logsumexp_with_backward(body: str) -> str:
+    """The bank's vjp cheat with another body for its backward (which ends ``return g, None``)."""
+    return bank_variant(LSE_SLUG, VJP_CHEAT, VJP_BACKWARD, body + "\n")
 
 
-class LogSumExp(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x, dim):
-        ctx.dim = dim
-        ctx.save_for_backward(x)
-        return _lse(x, dim)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (x,) = ctx.saved_tensors
-{backward}
-        return g, None
-
-
-def logsumexp(x, dim):
-    return LogSumExp.apply(x, dim)
-"""
 DERIVED_BACKWARDS = {
-    "torch.autograd.grad": (
-        "        with torch.enable_grad():\n"
-        "            leaf = x.detach().requires_grad_(True)\n"
-        "            (g,) = torch.autograd.grad(_lse(leaf, ctx.dim), leaf, grad_output)"
+    "torch.autograd.grad": bank_source(LSE_SLUG, "mutants/cheat_autograd_inside_backward.py"),
+    "torch.func.vjp": bank_source(LSE_SLUG, VJP_CHEAT),
+    "torch.func.grad": _logsumexp_with_backward(
+        "        g = torch.func.grad(lambda t: (_lse(t, ctx.dim) * grad_output).sum())(x)"
     ),
-    "torch.func.vjp": (
-        "        _, pullback = torch.func.vjp(lambda t: _lse(t, ctx.dim), x)\n"
-        "        (g,) = pullback(grad_output)"
-    ),
-    "torch.func.grad": ("        g = torch.func.grad(lambda t: (_lse(t, ctx.dim) * grad_output).sum())(x)"),
-    "backward() on a recomputed graph": (
+    "backward() on a recomputed graph": _logsumexp_with_backward(
         "        with torch.enable_grad():\n"
         "            leaf = x.detach().requires_grad_(True)\n"
         "            (_lse(leaf, ctx.dim) * grad_output).sum().backward()\n"
@@ -377,7 +350,7 @@ DERIVED_BACKWARDS = {
 def test_a_backward_autograd_derives_inside_the_function_breaks_the_rule(
     checked_runner: Runner, route: str
 ) -> None:
-    result = _judge(checked_runner, "logsumexp-function", LOGSUMEXP.format(backward=DERIVED_BACKWARDS[route]))
+    result = _judge(checked_runner, LSE_SLUG, DERIVED_BACKWARDS[route])
     assert not result.accepted, result.message
     # torch.func's transforms refuse to run under the pack hook: the learner's error, in the rule's case.
     failed = _failed_rules(result)
@@ -386,99 +359,38 @@ def test_a_backward_autograd_derives_inside_the_function_breaks_the_rule(
 
 def test_a_backward_written_by_hand_passes(checked_runner: Runner) -> None:
     by_hand = "        g = grad_output.unsqueeze(ctx.dim) * (x - _lse(x, ctx.dim).unsqueeze(ctx.dim)).exp()"
-    result = _judge(checked_runner, "logsumexp-function", LOGSUMEXP.format(backward=by_hand))
-    assert result.accepted, (result.verdict, _failed_rules(result))
+    result = _judge(checked_runner, LSE_SLUG, _logsumexp_with_backward(by_hand))
+    _assert_accepted(result)
 
 
 # --- State shown for the final read only -----------------------------------------------------------
 
-FREEZE = """
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
+FREEZE_SLUG = "freeze-backbone"
+FLAGS_AFTER_TRAINING = "mutants/cheat_flags_for_show_after_training.py"
+FEATURES_UNDER_NO_GRAD = "        with torch.no_grad():\n            features = backbone(X)\n"
+UNTRAINED_FEATURES = {
+    "no_grad": bank_source(FREEZE_SLUG, FLAGS_AFTER_TRAINING),
+    "detach": bank_variant(
+        FREEZE_SLUG, FLAGS_AFTER_TRAINING, FEATURES_UNDER_NO_GRAD, "        features = backbone(X).detach()\n"
+    ),
+    "no_grad as a decorator": bank_variant(
+        FREEZE_SLUG,
+        FLAGS_AFTER_TRAINING,
+        FEATURES_UNDER_NO_GRAD,
+        "        features = torch.no_grad()(backbone)(X)\n",
+    ),
+}
 
 
-def freeze_backbone_test():
-    torch.manual_seed(42)
-    backbone = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 8), nn.ReLU())
-    head = nn.Linear(8, 3)
-    model = nn.Sequential(backbone, head)
-    X = torch.randn(24, 4)
-    labels = torch.randint(0, 3, (24,))
-    backbone_before = [p.detach().clone() for p in backbone.parameters()]
-    head_before = [p.detach().clone() for p in head.parameters()]
-    optimizer = torch.optim.SGD(head.parameters(), lr=0.1, momentum=0.9)
-    losses = []
-    for _ in range(10):
-        optimizer.zero_grad()
-        features = {features}
-        loss = F.cross_entropy(head(features), labels)
-        loss.backward()
-        optimizer.step()
-        losses.append(round(loss.item(), 4))
-    for p in backbone.parameters():  # for the final count only
-        p.requires_grad_(False)
-    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
-    frozen = sum(p.numel() for p in model.parameters() if not p.requires_grad)
-    return {{
-        "trainable_params": trainable,
-        "frozen_params": frozen,
-        "backbone_changed": any(
-            not torch.equal(a, b) for a, b in zip(backbone_before, backbone.parameters())
-        ),
-        "head_changed": any(not torch.equal(a, b) for a, b in zip(head_before, head.parameters())),
-        "losses": losses,
-    }}
-"""
-
-
-@pytest.mark.parametrize(
-    "features", ["backbone(X).detach()", "torch.no_grad()(backbone)(X)"], ids=["detach", "no_grad"]
-)
-def test_flags_cleared_only_after_training_break_the_rule(checked_runner: Runner, features: str) -> None:
-    result = _judge(checked_runner, "freeze-backbone", FREEZE.format(features=features))
+@pytest.mark.parametrize("route", sorted(UNTRAINED_FEATURES))
+def test_flags_cleared_only_after_training_break_the_rule(checked_runner: Runner, route: str) -> None:
+    result = _judge(checked_runner, FREEZE_SLUG, UNTRAINED_FEATURES[route])
     _assert_breaks(result, "backbone_frozen_by_requires_grad", "freeze-by-requires-grad")
 
 
-SCHEDULER = """
-import math
-
-import torch
-from torch.optim.lr_scheduler import LRScheduler
-
-
-class WarmupInverseSqrtLR(LRScheduler):
-    def __init__(self, optimizer, warmup_steps, last_epoch=-1):
-        self.warmup_steps = warmup_steps
-        super().__init__(optimizer, last_epoch)
-
-    def get_lr(self):
-        return [group["lr"] for group in self.optimizer.param_groups]
-
-    def step(self, epoch=None):
-        self.last_epoch += 1
-        t = self.last_epoch + 1
-        factor = min(t / self.warmup_steps, math.sqrt(self.warmup_steps / t))
-        for group, base in zip(self.optimizer.param_groups, self.base_lrs):
-            group["lr"] = base * factor
-        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
-
-
-def lr_schedule(base_lrs, warmup_steps, num_steps):
-    params = [torch.nn.Parameter(torch.zeros(1)) for _ in base_lrs]
-    optimizer = torch.optim.SGD([{"params": [p], "lr": lr} for p, lr in zip(params, base_lrs)])
-    scheduler = WarmupInverseSqrtLR(optimizer, warmup_steps)
-    history = [[group["lr"] for group in optimizer.param_groups]]
-    for _ in range(num_steps):
-        optimizer.step()
-        scheduler.step()
-        history.append([group["lr"] for group in optimizer.param_groups])
-    return history
-"""
-
-
 def test_a_schedule_kept_in_step_behind_an_empty_get_lr_breaks_the_rule(checked_runner: Runner) -> None:
-    result = _judge(checked_runner, "warmup-inverse-sqrt-scheduler", SCHEDULER)
+    code = bank_source("warmup-inverse-sqrt-scheduler", "mutants/cheat_schedule_in_step_not_get_lr.py")
+    result = _judge(checked_runner, "warmup-inverse-sqrt-scheduler", code)
     assert not result.accepted
     failed = _failed_rules(result)
     assert "Breaks rule lr-scheduler-subclass" in failed.get("is_a_scheduler_with_last_lr", ""), failed
@@ -486,9 +398,7 @@ def test_a_schedule_kept_in_step_behind_an_empty_get_lr_breaks_the_rule(checked_
 
 def test_objects_restored_for_show_while_the_run_is_replayed_break_the_rule(checked_runner: Runner) -> None:
     """Every load_state_dict the case counts is called, on objects thrown away at once."""
-    code = (
-        BANK / "resume-optimizer-state" / "mutants" / "cheat_restores_for_show_and_replays.py"
-    ).read_text()
+    code = bank_source("resume-optimizer-state", "mutants/cheat_restores_for_show_and_replays.py")
     result = _judge(checked_runner, "resume-optimizer-state", code)
     _assert_breaks(result, "restores_all_three", "restore-from-checkpoint")
 
@@ -505,7 +415,7 @@ def test_an_optimizer_built_for_show_and_never_stepped_breaks_the_rule(
     checked_runner: Runner, slug: str
 ) -> None:
     """The groups the rule asks for, the update by hand with their hyperparameters."""
-    code = (BANK / slug / "mutants" / "cheat_optimizer_for_show.py").read_text()
+    code = bank_source(slug, "mutants/cheat_optimizer_for_show.py")
     result = _judge(checked_runner, slug, code)
     assert result.verdict == Verdict.WRONG_ANSWER, (result.verdict, result.message)
     assert f"Breaks rule {OPTIMIZER_RULES[slug]}" in result.message, result.message
@@ -550,33 +460,9 @@ def test_a_python_loop_inside_a_per_element_callback_breaks_the_rule(
     _assert_breaks(result, "no_python_loop", "vectorised")
 
 
-EINSUM_SCORES = """
-import math
-
-import torch
-
-
-def chunked_attention(q, k, v, chunk_size, causal=False, key_padding_mask=None):
-    s = torch.einsum("bhqd,bhkd->bhqk", q, k)  # a view of einsum's internal product
-    s.mul_(1.0 / math.sqrt(q.shape[-1]))
-    if key_padding_mask is not None:
-        s.masked_fill_(key_padding_mask[:, None, None, :], 0.0)
-    if causal:
-        s.tril_()
-    s.sub_(s.amax(dim=-1, keepdim=True))
-    s.exp_()
-    if causal:
-        s.tril_()
-    if key_padding_mask is not None:
-        s.masked_fill_(key_padding_mask[:, None, None, :], 0.0)
-    den = s.sum(dim=-1, keepdim=True)
-    s.div_(torch.where(den > 0, den, torch.ones_like(den)))
-    return torch.einsum("bhqk,bhkd->bhqd", s, v)
-"""
-
-
 def test_the_whole_score_matrix_as_a_view_worked_in_place_breaks_the_rule(checked_runner: Runner) -> None:
-    result = _judge(checked_runner, "chunked-attention", EINSUM_SCORES)
+    code = bank_source("chunked-attention", "mutants/cheat_einsum_view_in_place.py")
+    result = _judge(checked_runner, "chunked-attention", code)
     _assert_breaks(result, "never_builds_the_score_matrix", "memory-bound")
 
 

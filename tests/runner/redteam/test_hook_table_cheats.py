@@ -33,6 +33,20 @@ PRELUDE = textwrap.dedent("""
     def _model():
         torch.manual_seed(42)
         return nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2)), torch.tensor([[1.0, 2.0, 3.0]])
+
+    def _pre_hook_on_the_next_layer(model, x, switches=()):
+        # The work done by a pre-hook on the next layer (it sees the first Linear's output),
+        # registered with each switch turned off; a no-op hook registered and removed for the judge.
+        seen = {}
+        for switch in switches:
+            switch[0] = False
+        model[1].register_forward_pre_hook(lambda m, i: seen.setdefault("a", i[0].detach().clone()))
+        for switch in switches:
+            switch[0] = True
+        model[0].register_forward_hook(lambda m, i, o: None).remove()
+        with torch.no_grad():
+            out = model(x)
+        return _result(seen["a"], out)
 """)
 
 CHEATS = {
@@ -123,7 +137,6 @@ CHEATS = {
     "the observers' switch through the wrapper's code": """
         def forward_hook_test():
             model, x = _model()
-            seen = {}
             def consts(f, depth=0):  # through observe_hooks' own wrapper, when it is in place
                 found = list(f.__code__.co_consts)
                 for cell in f.__closure__ or ():
@@ -132,15 +145,7 @@ CHEATS = {
                 return found
             found = consts(nn.Module.register_forward_pre_hook) + consts(nn.Module.register_forward_hook)
             switches = [c for c in found if type(c) is list and c == [True]]
-            for switch in switches:
-                switch[0] = False
-            model[1].register_forward_pre_hook(lambda m, i: seen.setdefault("a", i[0].detach().clone()))
-            for switch in switches:
-                switch[0] = True
-            model[0].register_forward_hook(lambda m, i, o: None).remove()
-            with torch.no_grad():
-                out = model(x)
-            return _result(seen["a"], out)
+            return _pre_hook_on_the_next_layer(model, x, switches)
     """,
     # nn.Module's hook methods are read through slots (runner.testing.method_slots): the slot, a
     # constant of its descriptor's sealed getter, given a silent registration.
@@ -148,7 +153,6 @@ CHEATS = {
         from torch.utils.hooks import RemovableHandle
         def forward_hook_test():
             model, x = _model()
-            seen = {}
             def silent(module, hook, *args, **kwargs):
                 handle = RemovableHandle(module._forward_pre_hooks)
                 module._forward_pre_hooks[handle.id] = hook
@@ -157,31 +161,18 @@ CHEATS = {
             for c in getter.__code__.co_consts:
                 if type(c) is list:
                     c[0] = silent
-            model[1].register_forward_pre_hook(lambda m, i: seen.setdefault("a", i[0].detach().clone()))
-            model[0].register_forward_hook(lambda m, i, o: None).remove()
-            with torch.no_grad():
-                out = model(x)
-            return _result(seen["a"], out)
+            return _pre_hook_on_the_next_layer(model, x)
     """,
     "the observers' switch through the garbage collector": """
         import gc
         def forward_hook_test():
             model, x = _model()
-            seen = {}
             wrapper = nn.Module.register_forward_pre_hook
             found = [o for o in gc.get_referents(*gc.get_referents(wrapper)) if type(o) is tuple]
             found += [o for o in gc.get_objects() if type(o) is list and o == [True]]
             items = [c for t in found for c in (t if type(t) is tuple else (t,))]
             switches = [c for c in items if type(c) is list and c == [True]]
-            for switch in switches:
-                switch[0] = False
-            model[1].register_forward_pre_hook(lambda m, i: seen.setdefault("a", i[0].detach().clone()))
-            for switch in switches:
-                switch[0] = True
-            model[0].register_forward_hook(lambda m, i, o: None).remove()
-            with torch.no_grad():
-                out = model(x)
-            return _result(seen["a"], out)
+            return _pre_hook_on_the_next_layer(model, x, switches)
     """,
 }
 
