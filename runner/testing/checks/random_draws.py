@@ -29,19 +29,25 @@ def global_rng_draws() -> Iterator[list[str]]:
     # The dispatcher hands a new wrapper of the same generator: compare what it wraps.
     default = torch.default_generator._cdata  # type: ignore[attr-defined]
 
+    # Per overload, once: its name and where its generator argument is (None: it takes none).
+    positions: dict[Any, tuple[str, int | None]] = {}
+
+    def position(func: Any) -> tuple[str, int | None]:
+        names = [argument.name for argument in func._schema.arguments]
+        found = (func.overloadpacket.__name__, names.index("generator") if "generator" in names else None)
+        positions[func] = found
+        return found
+
     class GlobalDraws(TorchDispatchMode):
         def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
             kwargs = kwargs or {}
-            name = func.overloadpacket.__name__
+            name, i = positions.get(func) or position(func)
             if name in ALWAYS_GLOBAL:
                 drawn.append(name)
-            else:
-                names = [argument.name for argument in func._schema.arguments]
-                if "generator" in names:
-                    i = names.index("generator")
-                    generator = kwargs.get("generator", args[i] if i < len(args) else None)
-                    if generator is None or generator._cdata == default:
-                        drawn.append(name)
+            elif i is not None:
+                generator = kwargs.get("generator", args[i] if i < len(args) else None)
+                if generator is None or generator._cdata == default:
+                    drawn.append(name)
             return func(*args, **kwargs)
 
     with GlobalDraws():
