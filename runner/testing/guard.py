@@ -177,18 +177,21 @@ def _targets() -> list[tuple[Any, str, Any]]:
     return hook_events.targets() + op_bypasses.bypass_targets() + lazy_tensors.targets()
 
 
-def activate(ready: Sealed) -> Guard | None:
+def activate(ready: Sealed, classes_ahead: bool = False) -> Guard | None:
     """Put a sealed guard in force: the observers' wrappers replace what they wrap (where they are
     not in place already) and are turned on, and the audit hook is installed. None (and nothing
-    changed) when what the wrappers wrap has changed since they were sealed: seal again then."""
+    changed) when what the wrappers wrap has changed since they were sealed: seal again then.
+    ``classes_ahead``: torch's classes but ``nn.Module`` were made read-only in the zygote
+    (:meth:`KeySlotGuard._classes_read_only_ahead`)."""
     global _active
 
     if not sealed.apply_patches((*ready.hook_patches, *ready.ops_patches, *ready.lazy_patches), _targets()):
         return None
     ready.turn_on()
-    for cls in protected_classes():
-        sealed.make_immutable(cls)
-    frozen_classes.activate()  # nn.Module, Optimizer, Function and torch's subclasses of them
+    if not classes_ahead:
+        for cls in protected_classes():
+            sealed.make_immutable(cls)
+    frozen_classes.activate(classes_ahead)  # nn.Module, Optimizer, Function and torch's subclasses of them
     class_versions.baseline()  # torch's other classes: a change from now on is reported
     ready.state_baseline()  # before the learner's import: what it leaves is reported at the first case
     sys.addaudithook(ready.audit)
@@ -227,6 +230,7 @@ class KeySlotGuard:
         self._slot: bytearray | None = bytearray(key_bytes)
         self._sealed: Sealed | None = _seal(self._slot, fd)
         self._place_hook_wrappers(self._sealed)
+        self._classes_read_only_ahead()
 
     @staticmethod
     def _place_hook_wrappers(ready: Sealed) -> None:
@@ -247,6 +251,19 @@ class KeySlotGuard:
         method_slots.place(nn.Module, [p.name for p in ready.hook_patches if p.owner is nn.Module])
         class_versions.baseline()
 
+    @staticmethod
+    def _classes_read_only_ahead() -> None:
+        """torch's tensor classes (``protected_classes``) and its optimizer and autograd-function
+        classes (``frozen_classes.activate_ahead``) immutable now, once, rather than in each job's
+        :func:`activate`: setting the flag writes each type object, a copy-on-write fault of a page
+        the job shares with the zygote (~240 a job, ~0.8 ms of its CPU). Nothing the spare runs
+        before the guard writes them (its warm-up, the problem's ``tests.py``, which changes torch's
+        classes through ``set_class_attribute``); ``nn.Module`` is left to the guard, since
+        ``tests.py`` may still replace one of its hook methods as it loads."""
+        for cls in protected_classes():
+            sealed.make_immutable(cls)
+        frozen_classes.activate_ahead()
+
     def put_in_force(self, key: bytes) -> Guard | None:
         """This guard in force with ``key``; once only. None, with the slot wiped, when its
         targets changed since it was sealed (``tests.py`` replaced one): seal afresh then."""
@@ -255,7 +272,7 @@ class KeySlotGuard:
         if slot is None or ready is None or len(key) != len(slot):
             return None
         slot[:] = key
-        guard = activate(ready)
+        guard = activate(ready, classes_ahead=True)
         if guard is None:
             slot[:] = bytes(len(slot))
         return guard

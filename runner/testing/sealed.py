@@ -218,7 +218,8 @@ def make_immutable(cls: type) -> None:
     word = ctypes.c_ulong.from_address(id(cls) + _FLAGS_OFFSET)
     if word.value != cls.__flags__:
         raise SealError("could not find tp_flags")
-    word.value = word.value | _IMMUTABLE_TYPE
+    if not word.value & _IMMUTABLE_TYPE:  # a class made immutable ahead (in the zygote) is not written again
+        word.value = word.value | _IMMUTABLE_TYPE
 
 
 _FLAGS_OFFSET: int | None = None

@@ -12,8 +12,13 @@ classes' methods (freeze-backbone, per-layer-lr, …) validate in ``tests/runner
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from runner.engine import Runner
+from runner.format.problem import ProblemFiles
+from runner.jobs import ExpectationError, Expectations
 from runner.verdict import Verdict
 from tests.runner.conftest import JudgeFn
 
@@ -64,3 +69,49 @@ def test_a_learners_own_subclass_stays_theirs(judge_probe: JudgeFn) -> None:
         "Mine.forward = lambda self: 0\n\n\ndef probe():\n    return Mine()()\n"
     )
     assert judge_probe(code, mode="submit").verdict == Verdict.ACCEPTED
+
+
+# What a problem's tests.py may write as it loads, before the guard is in force: torch's optimizer,
+# autograd-function and tensor classes are read-only from the zygote on (so no job writes their type
+# objects), and tests.py writes them through set_class_attribute; nn.Module stays writable until the
+# guard comes in, since tests.py may still replace one of its hook methods (the guard wraps theirs).
+TOP_LEVEL_TESTS = """
+import torch
+from runner.testing import case, set_class_attribute
+
+{write}
+
+
+@case(public=True)
+def first(solution):
+    return solution.probe()
+"""
+TOP_LEVEL_WRITES = {
+    "torch.optim.SGD.step": ("torch.optim.SGD.step = torch.optim.SGD.step", "immutable type 'SGD'"),
+    "torch.autograd.Function.apply": (
+        "torch.autograd.Function.apply = torch.autograd.Function.apply",
+        "immutable type 'Function'",
+    ),
+    "torch.Tensor.clone": ("torch.Tensor.clone = torch.Tensor.clone", "immutable type"),
+    "through the tests' writer": ('set_class_attribute(torch.optim.SGD, "step", torch.optim.SGD.step)', None),
+    "nn.Module's hook method": (
+        "original = torch.nn.Module.register_forward_hook\n"
+        "torch.nn.Module.register_forward_hook = lambda m, *a, **k: original(m, *a, **k)",
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("write", sorted(TOP_LEVEL_WRITES))
+def test_what_tests_py_may_write_as_it_loads(
+    runner: Runner, probe: tuple[ProblemFiles, Expectations], write: str
+) -> None:
+    line, refusal = TOP_LEVEL_WRITES[write]
+    problem = dataclasses.replace(probe[0], slug="top-level-writes", tests=TOP_LEVEL_TESTS.format(write=line))
+    if refusal is None:
+        expectations = runner.compute_expectations(problem)
+        result = runner.judge(runner.job_for(problem, expectations, problem.solution, "submit"))
+        assert result.verdict == Verdict.ACCEPTED, (write, result.message)
+    else:
+        with pytest.raises(ExpectationError, match=refusal):
+            runner.compute_expectations(problem)
