@@ -173,7 +173,7 @@ def _enter_template(self: Any) -> Any:
 
 
 def _exit_template(self: Any, kind: Any, value: Any, traceback: Any) -> None:
-    CLOSE(WINDOW_RECORDS[self])
+    CLOSE(WINDOW_RECORDS.pop(self))  # the record stays readable; the window is done
 
 
 def _close_template(record: Any) -> None:

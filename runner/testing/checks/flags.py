@@ -90,6 +90,7 @@ def _exit_template(self: Any, kind: Any, value: Any, traceback: Any) -> None:
         if top is not None:  # someone else's mode where ours should be: put it back
             push_function(top)
     RESTORE(WATCH_STATE[self][1], WATCH_STATE[self][2], CHANGED)
+    del WATCH_STATE[self]  # what it kept (the watched tensors too) goes with the block
 
 
 def _watching_template() -> bool:

@@ -135,6 +135,7 @@ def _exit_template(self: Any, kind: Any, value: Any, traceback: Any) -> None:
             if top is not None:  # someone else's mode where ours should be: put it back
                 push_dispatch(top)
     RESTORE(WATCH_LISTS[self][0], WATCH_LISTS[self][1], CHANGED)
+    del WATCH_LISTS[self]  # what it kept (the watched tensors too) goes with the block
 
 
 def _watching_template() -> bool:
