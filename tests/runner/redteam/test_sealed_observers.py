@@ -350,3 +350,42 @@ def test_the_flag_attacks_alone_keep_an_honest_solution_accepted(
     )
     result = _judge(runner, problems[PENALTY], code + FRAMES + ZERO_THE_COUNTS + POP_AND_PUSH_BACK)
     assert result.accepted, [(c.name, c.status, c.message) for c in result.cases]
+
+
+# --- the dispatch watches taken off torch's stack and put back ------------------------------------
+
+# Through private names (the source policy refuses them): the top dispatch mode popped around the
+# draw and pushed back, so the watch is on top again when its block ends. The popping entry point is
+# a sealed wrapper that reports tampering while any of the judge's sealed modes watches. On main it
+# reported only inside op rules and check_call's watch: the draws' case passed, and the job failed
+# only because another case (labels_not_modified) iterates the sampler under check_call's watch.
+POPPED_AROUND_THE_DRAW = """
+import torch
+
+
+def _unseen(draw):
+    try:
+        mode = torch._C._pop_torch_dispatch_stack(None)
+    except Exception:
+        return draw()
+    try:
+        return draw()
+    finally:
+        torch._C._push_on_torch_dispatch_stack(mode)
+"""
+
+
+def test_a_watch_popped_around_the_draw_and_pushed_back_is_reported(
+    runner: Runner, problems: dict[str, Problem]
+) -> None:
+    code = bank_variant(
+        SAMPLER,
+        GLOBAL_DRAWS,
+        "        drawn = torch.multinomial(self.weights, self.num_samples, self.replacement)\n",
+        "        drawn = _unseen(lambda: torch.multinomial(self.weights, self.num_samples, True))\n",
+    )
+    result = _judge(runner, problems[SAMPLER], code + POPPED_AROUND_THE_DRAW)
+    failed = {c.name: c.message for c in result.cases if c.status != "passed"}
+    assert result.verdict != "internal_error", result
+    assert not result.accepted and SAMPLER_CASE in failed, (result.verdict, failed)
+    assert "Modifying or inspecting the judge is not allowed" in failed[SAMPLER_CASE], failed
