@@ -58,8 +58,8 @@ INF: Any = None
 
 # A record's state, a list reached only through ``RECORDS[record]`` in the sealed functions below
 # (never bound to a local, so no frame a finalizer or a hook might walk to holds it): live bytes,
-# peak bytes, operations, {storage id: bytes counted}, ignored storage ids, the weak references
-# that release what was counted, tampered (0/1), the window was entered (0/1).
+# peak bytes, operations, {storage id: bytes counted}, {ignored storage id: bytes not counted},
+# the weak references that release what was counted, tampered (0/1), the window was entered (0/1).
 
 
 def _storage_of_template(tensor: Any) -> Any:
@@ -76,21 +76,26 @@ def _storage_of_template(tensor: Any) -> Any:
 
 
 def _touch_template(storage: Any) -> None:
-    """Count ``storage`` in every open window that does not ignore it, at its size now."""
+    """Count ``storage`` in every open window, at its size now: an ignored one only by what it grew
+    since the window was made (``x.data.resize_(...)`` would otherwise hide anything in its tail)."""
     key = id(storage)
     size = NBYTES(storage)
     for record in WINDOWS:
-        if key in RECORDS[record][4]:
-            continue
+        counted = size - RECORDS[record][4].get(key, 0)
+        if counted < 0:
+            counted = 0
         known = RECORDS[record][3].get(key)
         if known is None:
+            if counted == 0 and key in RECORDS[record][4]:
+                continue  # an ignored storage, no larger than it was
             ref = REF(storage, RELEASED)
             REFS[id(ref)] = (ref, key, record)
             RECORDS[record][5].append(ref)
+            RECORDS[record][3][key] = 0
             known = 0
-        if size != known:  # first seen, or resized by an ``out=`` operation since
-            RECORDS[record][3][key] = size
-            RECORDS[record][0] = RECORDS[record][0] + size - known
+        if counted != known:  # first seen, or resized by an ``out=`` operation since
+            RECORDS[record][3][key] = counted
+            RECORDS[record][0] = RECORDS[record][0] + counted - known
 
 
 def _released_template(ref: Any) -> None:
@@ -147,13 +152,13 @@ def _observe_template(ignore: Any = ()) -> Any:
     counted. Compare with the same measurement of a reference run in the same process, as a
     ratio: what counts is the shape of the memory over time (one segment at once, or the whole
     stack), not the bytes of one allocator."""
-    ignored = set()
+    ignored = {}  # storage id: its bytes now, which are never counted
     for tensor in ignore:
         storage = STORAGE_OF(tensor)
         if storage is not None:
-            ignored.add(id(storage))
+            ignored[id(storage)] = NBYTES(storage)
     record = RECORD_CLASS()
-    RECORDS[record] = [0, 0, 0, {}, frozenset(ignored), [], 0, 0]
+    RECORDS[record] = [0, 0, 0, {}, ignored, [], 0, 0]
     window = WINDOW_CLASS()
     WINDOW_RECORDS[window] = record
     return window
@@ -323,7 +328,12 @@ def _build() -> tuple[Any, Any]:
         sealed.make_immutable(cls)
         sealed.SEALED_TYPES.add(cls)
     observe = sealed.seal(
-        _observe_template, STORAGE_OF=storage_of, RECORD_CLASS=PeakMemory, WINDOW_CLASS=_Window, **common
+        _observe_template,
+        STORAGE_OF=storage_of,
+        NBYTES=torch._C.StorageBase.__dict__["nbytes"],
+        RECORD_CLASS=PeakMemory,
+        WINDOW_CLASS=_Window,
+        **common,
     )
     return observe, sealed.seal(_watching_template, **common)
 
