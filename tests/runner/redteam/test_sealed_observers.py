@@ -395,8 +395,9 @@ def test_a_watch_popped_around_the_draw_and_pushed_back_is_reported(
 
 # The forward pass's measurement ignores x's and the parameters' storages (the caller holds them
 # anyway). Grown through `x.data.resize_`, x's storage held every block's input in its tail, unseen:
-# `accepted` by activations-freed on main, under the source policy. Only what an ignored storage
-# held when the window was made is ignored now.
+# on main, under the source policy, activations-freed's case passed (the job failed only
+# checkpoint-every-segment, on one stack). Only what an ignored storage held when the window was
+# made is ignored now.
 STASHED_IN_X = """
 import torch
 
