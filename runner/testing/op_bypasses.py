@@ -42,7 +42,18 @@ def bypass_template(*args: Any, **kwargs: Any) -> Any:
     return ORIGINAL(*args, **kwargs)
 
 
-sealed.prepare(bypass_template)
+WATCHES: Any = None
+
+
+def watching_template() -> bool:
+    """Is any of the judge's other watches on (``WATCHES``: their sealed ``watching`` functions)?"""
+    for watching in WATCHES:  # noqa: SIM110 (sealed: no generator expressions)
+        if watching():
+            return True
+    return False
+
+
+sealed.prepare(bypass_template, watching_template)
 
 
 def bypass_targets() -> list[tuple[Any, str, Any]]:

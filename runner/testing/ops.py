@@ -24,13 +24,13 @@ ends. The API names the function mode reads are resolved in ``runner.testing.op_
 
 from __future__ import annotations
 
-import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from runner.testing import op_bypasses, op_count, op_names, sealed
-from runner.testing.checks import writes
+from runner.testing import op_bypasses, op_count, op_names, peak_memory, sealed
+from runner.testing.checks import flags as flag_writes
+from runner.testing.checks import random_draws, writes
 
 SOLUTION_PATH = "/tmp/solution.py"  # where the harness writes the learner's module (runner.sandbox.zygote)
 DEFAULT_SIZES = (8, 64)
@@ -53,12 +53,10 @@ class OpsObserver:
 EMIT: Any = None
 NAMES: Any = None
 STATE: Any = None
-HANDLER: Any = None
 FUNCTION_MODE: Any = None
 DISPATCH_MODE: Any = None
 ORIGINAL: Any = None
 WHAT: Any = None
-MethodType: Any = None
 WHERE: Any = None
 SOLUTION: Any = None
 SEALED_GLOBALS: Any = None
@@ -112,6 +110,7 @@ def _note_aten_template(name: str) -> None:
 
 
 def _function_template(self: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+    del self  # the mode: no frame of the judge's holds it while other code runs
     if not STATE:  # no check active (a case that checks nothing): only pass the call on
         if kwargs is None:
             return func(*args)
@@ -142,6 +141,7 @@ def _function_mode_present_template() -> bool:
 
 
 def _dispatch_template(self: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+    del self  # the mode: no frame of the judge's holds it while other code runs
     STATE_COUNT[0] = STATE_COUNT[0] + 1
     # FLAGS: [inside the function handler, function checks active, tampering already reported,
     # inside a case (the modes are on for the whole case)]
@@ -155,13 +155,6 @@ def _dispatch_template(self: Any, func: Any, types: Any, args: Any = (), kwargs:
     if kwargs is None:
         return func(*args)
     return func(*args, **kwargs)
-
-
-def _getattribute_template(self: Any, name: str) -> Any:
-    # torch looks the handler up on the instance: an instance attribute must not shadow it.
-    if name == "__torch_function__" or name == "__torch_dispatch__":
-        return MethodType(HANDLER, self)
-    return object_getattribute(self, name)
 
 
 def _enter_template(forbidden: Any, required: Any, allow: str, allow_extra: Any, rule: str) -> None:
@@ -265,7 +258,6 @@ sealed.prepare(
     _function_template,
     _function_mode_present_template,
     _dispatch_template,
-    _getattribute_template,
     _enter_template,
     _leave_template,
     _begin_case_template,
@@ -331,22 +323,8 @@ def prepare(
         object_getattribute=object.__getattribute__,
         **common,
     )
-    function_class = type(
-        "JudgeFunctionWatch", (TorchFunctionMode,), {"__torch_function__": function_handler}
-    )
-    dispatch_class = type(
-        "JudgeDispatchWatch", (TorchDispatchMode,), {"__torch_dispatch__": dispatch_handler}
-    )
-    for cls, handler in ((function_class, function_handler), (dispatch_class, dispatch_handler)):
-        cls.__getattribute__ = sealed.seal(  # type: ignore[method-assign]
-            _getattribute_template,
-            HANDLER=handler,
-            MethodType=types.MethodType,
-            object_getattribute=object.__getattribute__,
-        )
-        sealed.make_immutable(cls)
-        sealed.SEALED_TYPES.add(cls)
-    function_mode, dispatch_mode = function_class(), dispatch_class()
+    function_mode = sealed.mode_class("JudgeFunctionWatch", TorchFunctionMode, function_handler)()
+    dispatch_mode = sealed.mode_class("JudgeDispatchWatch", TorchDispatchMode, dispatch_handler)()
     function_mode_box[0] = function_mode
     stack = {
         "FUNCTION_MODE": function_mode,
@@ -356,6 +334,11 @@ def prepare(
         "pop_function": torch._C._pop_torch_function_stack,
         "pop_dispatch": torch._C._pop_torch_dispatch_stack,
     }
+    # the other sealed modes' watches: a bypass called while one is on is reported too
+    watching = sealed.seal(
+        op_bypasses.watching_template,
+        WATCHES=(writes.WATCHING, peak_memory.WATCHING, random_draws.WATCHING, flag_writes.WATCHING),
+    )
     wrappers: dict[str, Any] = {}  # one per bypass, in every module that holds it
     patches: list[sealed.Patch] = []
     for module, name, original in op_bypasses.bypass_targets():
@@ -364,7 +347,7 @@ def prepare(
                 op_bypasses.bypass_template,
                 ORIGINAL=original,
                 WHAT=name,
-                WATCHING=writes.WATCHING,
+                WATCHING=watching,
                 **common,
             )
         patches.append(sealed.Patch(module, name, original, wrappers[name]))

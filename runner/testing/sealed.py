@@ -257,9 +257,43 @@ def _tp_flags_offset() -> int:
 # guard is sealed, which refuses ``__class__`` assignments to them.
 SEALED_TYPES: set[type] = set()
 
-# The names the template below uses; seal() binds each to a constant. Never read at run time.
+# The names the templates below use; seal() binds each to a constant. Never read at run time.
 TYPE_NAME: Any = None
 STR_COPY: Any = None
+HANDLER: Any = None
+HANDLER_NAME: Any = None
+MethodType: Any = None
+object_getattribute: Any = None
+
+
+def _mode_getattribute_template(self: Any, name: str) -> Any:
+    # torch looks the handler up on the instance: an instance attribute must not shadow it.
+    if name == HANDLER_NAME:
+        return MethodType(HANDLER, self)
+    return object_getattribute(self, name)
+
+
+def mode_class(name: str, base: type, handler: Callable[..., Any]) -> type:
+    """A sealed interception mode's class: a subclass of torch's ``base`` (``TorchFunctionMode`` or
+    ``TorchDispatchMode``) whose handler is the sealed ``handler`` and stays it, the one home of
+    what every observer's mode needs. Its ``__getattribute__`` is sealed (an instance attribute
+    cannot shadow the handler, and the handler is bound to an inert token, not to the mode), the
+    class is immutable and its instances keep their class (:data:`SEALED_TYPES`). torch binds the
+    handler to the mode (it refuses anything else), so a handler template's first statement is
+    ``del self``: its frame, which judged code running inside it can walk to, then holds nothing
+    that leads to the mode. The caller pushes and pops the mode with torch's C functions."""
+    attribute = "__torch_dispatch__" if "__torch_dispatch__" in vars(base) else "__torch_function__"
+    cls = type(name, (base,), {attribute: handler})
+    cls.__getattribute__ = seal(  # type: ignore[method-assign]
+        _mode_getattribute_template,
+        HANDLER_NAME=attribute,
+        HANDLER=handler,
+        MethodType=types.MethodType,
+        object_getattribute=object.__getattribute__,
+    )
+    make_immutable(cls)
+    SEALED_TYPES.add(cls)
+    return cls
 
 
 def _type_name_template(obj: object) -> str:
@@ -271,4 +305,26 @@ def type_name_function() -> Callable[[object], str]:
     return seal(_type_name_template, TYPE_NAME=type.__dict__["__name__"].__get__, STR_COPY=str.__str__)
 
 
-prepare(_type_name_template)
+def _restore_shown_template(kept: Any, shown: Any, marker: str) -> None:
+    # ``shown`` is a list the judge made and appended to exactly what it appended to ``kept``:
+    # compared by identity, so no object put in it runs code here.
+    same = len(shown) == len(kept)
+    i = 0
+    while same and i < len(kept):
+        same = shown[i] is kept[i]
+        i = i + 1
+    if not same:
+        shown.clear()
+        shown.extend(kept)
+        shown.append(marker)
+
+
+def shown_list_restorer() -> Callable[[list[Any], list[Any], str], None]:
+    """A sealed ``restore(kept, shown, marker)`` for an observer that hands ``tests.py`` a live list
+    (``shown``) while it keeps its own copy (``kept``, in sealed constants): when the block ends,
+    a ``shown`` that was changed meanwhile (judged code that reached ``tests.py``'s frame) is put
+    back to ``kept`` with ``marker`` appended, so it never equals a reference's list."""
+    return seal(_restore_shown_template)
+
+
+prepare(_type_name_template, _mode_getattribute_template, _restore_shown_template)

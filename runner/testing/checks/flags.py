@@ -4,33 +4,139 @@ A flag cleared and set back before a call returns reads as unchanged afterwards,
 counter moves for it. Both ways to write it — the property's setter and ``requires_grad_`` (which
 ``nn.Module.requires_grad_`` calls) — pass through ``__torch_function__``, so a
 ``TorchFunctionMode`` around the call sees each one.
+
+The watch is sealed like the operation observers (``runner.testing.sealed``), since the learner's
+code runs inside it: the handler and the block's entry and exit are sealed functions built once when
+the zygote imports this module, the mode's class and the block's are immutable, and the counts are
+kept in sealed constants. ``tests.py`` gets a plain list kept equal to them; when the block ends, a
+list changed meanwhile, or a watch taken off torch's stack, reads as the counts plus a marker, which
+never equals a reference's list.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterable, Iterator
 from typing import Any
 
+from runner.testing import sealed
 
-@contextlib.contextmanager
-def requires_grad_writes(tensors: Iterable[Any]) -> Iterator[list[int]]:
+CHANGED = "(the judge's count of flag writes was changed)"
+UNWATCHED = "(the judge's watch of flag writes was taken off torch's stack)"
+
+# Names the templates use; seal() binds each to a constant. Never read at run time.
+WATCHES: Any = None
+WATCH_STATE: Any = None
+SETTER: Any = None
+REQUIRES_GRAD_: Any = None
+METHOD_WRAPPER: Any = None
+MODE: Any = None
+WATCH_CLASS: Any = None
+RESTORE: Any = None
+push_function: Any = None
+pop_function: Any = None
+
+
+def _handler_template(self: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+    del self  # the mode: no frame of the judge's holds it while other code runs
+    if WATCHES and args and (func is REQUIRES_GRAD_ or (type(func) is METHOD_WRAPPER and func == SETTER)):
+        key = id(args[0])
+        k = 0
+        while k < len(WATCHES):
+            i = WATCHES[k][0].get(key)
+            if i is not None:
+                WATCHES[k][1][i] = WATCHES[k][1][i] + 1
+                WATCHES[k][2][i] = WATCHES[k][1][i]
+            k = k + 1
+    if kwargs is None:
+        return func(*args)
+    return func(*args, **kwargs)
+
+
+def _watch_template(tensors: Any) -> Any:
     """Count, while the block runs, the writes of the ``requires_grad`` flag of each of ``tensors``
     (by identity); the list, one count per tensor, is what the case reports."""
+    watched = list(tensors)  # kept with the watch, so no id is reused while it lives
+    index: dict[int, int] = {}
+    kept: list[Any] = []
+    for tensor in watched:
+        index[id(tensor)] = len(kept)
+        kept.append(0)
+    watch = WATCH_CLASS()
+    WATCH_STATE[watch] = (index, kept, list(kept), [0], watched)
+    return watch
+
+
+def _enter_template(self: Any) -> Any:
+    if WATCH_STATE[self][3][0]:  # entered twice: nothing can be said of it
+        WATCH_STATE[self][1].append(UNWATCHED)
+        return WATCH_STATE[self][2]
+    WATCH_STATE[self][3][0] = 1
+    push_function(MODE)
+    WATCHES.append(WATCH_STATE[self])
+    return WATCH_STATE[self][2]
+
+
+def _exit_template(self: Any, kind: Any, value: Any, traceback: Any) -> None:
+    if not WATCHES or WATCHES[-1] is not WATCH_STATE[self]:
+        WATCH_STATE[self][1].append(UNWATCHED)  # ended out of order
+    else:
+        WATCHES.pop()
+    top = None
+    try:  # noqa: SIM105 (sealed: no module globals such as contextlib)
+        top = pop_function()
+    except RuntimeError:
+        pass
+    if top is not MODE:
+        WATCH_STATE[self][1].append(UNWATCHED)
+        if top is not None:  # someone else's mode where ours should be: put it back
+            push_function(top)
+    RESTORE(WATCH_STATE[self][1], WATCH_STATE[self][2], CHANGED)
+    del WATCH_STATE[self]  # what it kept (the watched tensors too) goes with the block
+
+
+def _watching_template() -> bool:
+    return bool(WATCHES)
+
+
+sealed.prepare(_handler_template, _watch_template, _enter_template, _exit_template, _watching_template)
+
+
+class _Watch:
+    """The context manager :func:`requires_grad_writes` returns (sealed ``__enter__``/``__exit__``)."""
+
+    __slots__ = ()
+
+
+def _build() -> tuple[Any, Any]:
+    """The sealed ``requires_grad_writes``, built once, at import in the zygote: its state lives only
+    in its constants."""
     import torch
     from torch.overrides import TorchFunctionMode
 
-    watched = list(tensors)
-    index = {id(t): i for i, t in enumerate(watched)}
-    counts = [0] * len(watched)
     base: Any = torch._C.TensorBase.__dict__
-    setters = (base["requires_grad"].__set__, base["requires_grad_"])
+    common: dict[str, Any] = {"WATCHES": [], "WATCH_STATE": {}}
+    setter = base["requires_grad"].__set__
+    handler = sealed.seal(
+        _handler_template,
+        SETTER=setter,
+        REQUIRES_GRAD_=base["requires_grad_"],
+        METHOD_WRAPPER=type(setter),
+        **common,
+    )
+    stack = {
+        "MODE": sealed.mode_class("JudgeFlagWritesWatch", TorchFunctionMode, handler)(),
+        "push_function": torch._C._push_on_torch_function_stack,
+        "pop_function": torch._C._pop_torch_function_stack,
+    }
+    _Watch.__enter__ = sealed.seal(_enter_template, **stack, **common)  # type: ignore[attr-defined]
+    _Watch.__exit__ = sealed.seal(  # type: ignore[attr-defined]
+        _exit_template, RESTORE=sealed.shown_list_restorer(), **stack, **common
+    )
+    sealed.make_immutable(_Watch)
+    sealed.SEALED_TYPES.add(_Watch)
+    watch = sealed.seal(_watch_template, WATCH_CLASS=_Watch, **common)
+    return watch, sealed.seal(_watching_template, **common)
 
-    class FlagWrites(TorchFunctionMode):
-        def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-            if func in setters and args and id(args[0]) in index:
-                counts[index[id(args[0])]] += 1
-            return func(*args, **(kwargs or {}))
 
-    with FlagWrites():
-        yield counts
+# Built once, when the zygote imports this module (the module is read-only from then on):
+# ``requires_grad_writes(tensors)`` is a sealed function, as ``check_call`` is.
+requires_grad_writes, WATCHING = _build()

@@ -19,7 +19,6 @@ policy refuses) is seen at the end: the mode is not on top, and every input is r
 
 from __future__ import annotations
 
-import types
 from collections.abc import Callable
 from typing import Any
 
@@ -34,8 +33,6 @@ UNTYPED_STORAGE: Any = None
 STORAGE_DATA_PTR: Any = None
 object_getattribute: Any = None
 MODE: Any = None
-HANDLER: Any = None
-MethodType: Any = None
 push_dispatch: Any = None
 pop_dispatch: Any = None
 
@@ -62,6 +59,7 @@ def _writes_of_template(func: Any) -> tuple[tuple[int, str], ...]:
 
 
 def _handler_template(self: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+    del self  # the mode: no frame of the judge's holds it while other code runs
     if WATCHED:
         watched = WATCHED[-1]
         for position, name in WRITES_OF_FN(func):
@@ -83,13 +81,6 @@ def _handler_template(self: Any, func: Any, types: Any, args: Any = (), kwargs: 
     if kwargs is None:
         return func(*args)
     return func(*args, **kwargs)
-
-
-def _getattribute_template(self: Any, name: str) -> Any:
-    # torch looks the handler up on the instance: an instance attribute must not shadow it.
-    if name == "__torch_dispatch__":
-        return MethodType(HANDLER, self)
-    return object_getattribute(self, name)
 
 
 def _begin_template(tensors: Any) -> None:
@@ -135,7 +126,6 @@ def _watching_template() -> bool:
 sealed.prepare(
     _writes_of_template,
     _handler_template,
-    _getattribute_template,
     _begin_template,
     _end_template,
     _watching_template,
@@ -160,16 +150,7 @@ def build() -> tuple[Callable[[Any], None], Callable[[], Any], Callable[[], bool
     }
     writes_of = sealed.seal(_writes_of_template, **common)
     handler = sealed.seal(_handler_template, WRITES_OF_FN=writes_of, **common)
-    cls = type("JudgeWriteWatch", (TorchDispatchMode,), {"__torch_dispatch__": handler})
-    cls.__getattribute__ = sealed.seal(  # type: ignore[method-assign]
-        _getattribute_template,
-        HANDLER=handler,
-        MethodType=types.MethodType,
-        object_getattribute=object.__getattribute__,
-    )
-    sealed.make_immutable(cls)
-    sealed.SEALED_TYPES.add(cls)
-    mode = cls()
+    mode = sealed.mode_class("JudgeWriteWatch", TorchDispatchMode, handler)()
     stack = {
         "MODE": mode,
         "push_dispatch": torch._C._push_on_torch_dispatch_stack,
