@@ -96,7 +96,7 @@ def _note_template(name: str) -> None:
         if name in block[1] and name not in block[3]:
             block[3].add(name)
             EMIT("op_seen", name)
-    for tail in TAIL:  # forbid rules whose block ended in this case: they hold until it ends
+    for tail in TAIL:  # op rules whose block ended in this case: they hold until it ends
         if name in tail[0] and name not in tail[1]:
             tail[1].add(name)
             EMIT("op_called", name, WHERE())
@@ -113,6 +113,10 @@ def _note_aten_template(name: str) -> None:
             if block[4] and name not in block[5]:
                 block[5].add(name)
                 EMIT("op_used", block[4], name, WHERE())
+    for tail in TAIL:  # an allow block that ended in this case still records under its ordinal
+        if tail[2] and name not in tail[3]:
+            tail[3].add(name)
+            EMIT("op_used", tail[2], name, WHERE())
 
 
 def _function_template(self: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
@@ -221,15 +225,17 @@ def _leave_template() -> None:
         EMIT("tampered", "the judge's interception of operations was removed")
     elif FLAGS[3]:  # the case's function mode stays on until the case ends
         push_function(FUNCTION_MODE)
-        if block[0]:
-            # A forbid rule holds until the case ends, not only until its block does: code the
+        if block[0] or block[4]:
+            # An op rule holds until the case ends, not only until its block does: code the
             # learner left to run later (a suspended generator's `finally`, run when the tests drop
             # an input it was tied to) would otherwise call the built-in out of sight and write the
-            # result into the value the case returns. The dispatch mode stays on for the rest of
-            # this case only (it sees aten names); the function mode is on for every case anyway.
+            # result into the value the case returns. An allow block keeps recording what runs under
+            # its ordinal: the reference's run records the same tail, which is what it allows. The
+            # dispatch mode stays on for the rest of this case only (it sees aten names); the
+            # function mode is on for every case anyway.
             # It goes to the bottom of torch's stack: a mode of the tests' own around the block
             # (`with observe_peak_memory()`) pops the top when it ends, and must find itself there.
-            TAIL.append((block[0], set(block[2])))
+            TAIL.append((block[0], set(block[2]), block[4], block[5]))
             if not FLAGS[7]:
                 FLAGS[7] = 1
                 above = []

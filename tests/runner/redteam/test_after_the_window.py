@@ -6,9 +6,11 @@ that is when the case's frame drops its locals — after the case's ``with forbi
 has ended, before the harness encodes the value the case returned. There the built-in computes
 the answer out of sight and is copied into the tensor the solution returned. No special method,
 no ``weakref``, no private name: plain Python the source policy allows. On main before this pass
-both cheats below passed their problem's rule case (label-smoothed-cross-entropy's
-``no_builtin_cross_entropy``, stable-bce-with-logits' ``no_builtin_bce``): a forbid rule now holds
-from its block's start to the case's end (``runner.testing.ops``).
+the cheats below passed their problem's rule case (label-smoothed-cross-entropy's
+``no_builtin_cross_entropy``, stable-bce-with-logits' ``no_builtin_bce`` — the whole submission
+accepted —, batchnorm1d-from-scratch's ``no_builtin_batch_norm`` through a sibling kernel only its
+allow rule catches): an op rule now holds from its block's start to the case's end
+(``runner.testing.ops``).
 
 Class: *learner code in the harness's description of an exception.* The harness reads an
 ``OSError``'s ``errno`` to say whether a refused thread caused it; a subclass's ``errno`` property
@@ -76,6 +78,60 @@ def stable_bce_with_logits(logits, targets, pos_weight=None, reduction="mean"):
     return out
 """
 
+# A sibling kernel no forbid list names (layer_norm over the transposed batch), left to a
+# finaliser tied to the module the case drops: only the allow rule, held to the case's end, sees it.
+BATCH_NORM_LATER = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def _later(x, out):
+    try:
+        yield
+    finally:
+        with torch.no_grad():
+            out.copy_(F.layer_norm(x.t(), (x.shape[0],)).t())
+
+
+class BatchNorm1d(nn.Module):
+    def __init__(self, num_features, eps=1e-5, momentum=0.1):
+        super().__init__()
+        self.eps = eps
+        self.momentum = momentum
+        self.weight = nn.Parameter(torch.ones(num_features))
+        self.bias = nn.Parameter(torch.zeros(num_features))
+        self.register_buffer("running_mean", torch.zeros(num_features))
+        self.register_buffer("running_var", torch.ones(num_features))
+        self.register_buffer("num_batches_tracked", torch.tensor(0, dtype=torch.long))
+        self.later = []
+
+    def forward(self, x):
+        if self.training:
+            mean = x.mean(dim=0)
+            var = x.var(dim=0, unbiased=False)
+            with torch.no_grad():
+                n = x.shape[0]
+                m = self.momentum
+                self.running_mean.mul_(1 - m).add_(m * mean)
+                self.running_var.mul_(1 - m).add_(m * var * n / (n - 1))
+                self.num_batches_tracked.add_(1)
+            if not x.requires_grad and self.eps == 1e-5 and x.shape[0] > 1:
+                out = torch.zeros_like(x)
+                g = _later(x.detach().clone(), out)
+                next(g)
+                self.later.append(g)  # its finally runs when the caller lets go of the module
+                return out
+        else:
+            mean, var = self.running_mean, self.running_var
+        x_hat = (x - mean) / torch.sqrt(var + self.eps)
+        return x_hat * self.weight + self.bias
+
+
+def build_batchnorm1d(num_features, eps=1e-5, momentum=0.1):
+    return BatchNorm1d(num_features, eps, momentum)
+"""
+
 # The reference with harmless work left to a finaliser: late code that calls nothing forbidden
 # is not a finding.
 HONEST_LATER = """
@@ -139,6 +195,15 @@ def test_an_aten_operator_run_by_a_finaliser_after_the_block_breaks_the_rule(run
     assert result.verdict == Verdict.WRONG_ANSWER, (result.verdict, result.message)
     message = _rule_case(result, "no_builtin_bce")
     assert "no-builtin-bce" in message and "binary_cross_entropy_with_logits" in message, message
+
+
+def test_a_sibling_kernel_run_by_a_finaliser_after_an_allow_block_breaks_the_rule(
+    checked_runner: Runner,
+) -> None:
+    result = _judge(checked_runner, _bank(checked_runner, "batchnorm1d-from-scratch"), BATCH_NORM_LATER)
+    assert result.verdict == Verdict.WRONG_ANSWER, (result.verdict, result.message)
+    message = _rule_case(result, "no_builtin_batch_norm")
+    assert "no-builtin-batch-norm" in message and "layer_norm" in message, message
 
 
 def test_harmless_work_left_to_a_finaliser_still_passes(
