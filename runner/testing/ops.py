@@ -264,6 +264,14 @@ def _end_case_template() -> None:
         EMIT("tampered", "a case of the judge ended twice")
         return
     FLAGS[3] = 0
+    if FLAGS[8]:  # a count ran in this case: what ran after it, ops and values taken out (op_count)
+        FLAGS[8] = 0
+        FLAGS[4] = 0
+        ops_after = AFTER[0] + STATE_COUNT[0]
+        converted_after = AFTER[1] + CONVERTED[0]
+        AFTER[0] = 0
+        AFTER[1] = 0
+        EMIT("op_count_after", int_repr(ops_after), int_repr(converted_after))
     if FLAGS[7]:  # the dispatch mode kept on, at the bottom, for forbid rules whose block ended
         FLAGS[7] = 0
         # Modes the case's code left above it stay for the torch state's check, which reports them.
@@ -291,6 +299,7 @@ def _end_case_template() -> None:
 
 STATE_COUNT: Any = None
 TAIL: Any = None
+AFTER: Any = None
 FLAGS: Any = None
 CHECK_STEPS: Any = None
 CONVERSIONS: Any = None
@@ -334,12 +343,13 @@ def prepare(
     count = [0]
     # FLAGS: [in the function handler, function checks active, tampering reported, in a case,
     # counting conversions, allow blocks active, allow blocks entered in this case, the dispatch
-    # mode kept on until the case ends for forbid rules whose block ended]
-    flags = [0, 0, 0, 0, 0, 0, 0, 0]
+    # mode kept on until the case ends for op rules whose block ended, a count ran in this case]
+    flags = [0, 0, 0, 0, 0, 0, 0, 0, 0]
     common = {
         "EMIT": emit,
         "STATE": state,
         "TAIL": [],
+        "AFTER": [0, 0],
         "STATE_COUNT": count,
         "FLAGS": flags,
         "CONVERTED": [0],

@@ -9,8 +9,9 @@ no ``weakref``, no private name: plain Python the source policy allows. On main 
 the cheats below passed their problem's rule case (label-smoothed-cross-entropy's
 ``no_builtin_cross_entropy``, stable-bce-with-logits' ``no_builtin_bce`` — the whole submission
 accepted —, batchnorm1d-from-scratch's ``no_builtin_batch_norm`` through a sibling kernel only its
-allow rule catches): an op rule now holds from its block's start to the case's end
-(``runner.testing.ops``).
+allow rule catches, inverse-permutation's ``no_python_loop`` through a loop over every element):
+an op rule now holds from its block's start to the case's end, and ``assert_vectorised`` counts
+what runs after its calls until the case ends (``runner.testing.ops``, ``op_count``).
 
 Class: *learner code in the harness's description of an exception.* The harness reads an
 ``OSError``'s ``errno`` to say whether a refused thread caused it; a subclass's ``errno`` property
@@ -132,6 +133,38 @@ def build_batchnorm1d(num_features, eps=1e-5, momentum=0.1):
     return BatchNorm1d(num_features, eps, momentum)
 """
 
+# A Python loop over every element, left to a finaliser tied to the input assert_vectorised
+# builds and drops after each counted call: the count stays level, the loop fills the outputs.
+LOOP_LATER = """
+import torch
+
+
+def _loop(perm, out):
+    rows = perm.reshape(-1, perm.shape[-1]).tolist()
+    flat = out.view(-1, perm.shape[-1])
+    for r, row in enumerate(rows):
+        for i, p in enumerate(row):
+            flat[r, p] = i
+
+
+def _later(perm, out):
+    try:
+        yield
+    finally:
+        _loop(perm, out)
+
+
+def inverse_permutation(perm):
+    out = torch.empty_like(perm)
+    if perm.dim() == 2 and perm.shape[0] >= 2 and perm.shape[-1] >= 8:
+        later = _later(perm.clone(), out)
+        next(later)
+        perm.keep = later  # runs when the judge lets go of the input, after its count
+        return out
+    _loop(perm, out)
+    return out
+"""
+
 # The reference with harmless work left to a finaliser: late code that calls nothing forbidden
 # is not a finding.
 HONEST_LATER = """
@@ -204,6 +237,12 @@ def test_a_sibling_kernel_run_by_a_finaliser_after_an_allow_block_breaks_the_rul
     assert result.verdict == Verdict.WRONG_ANSWER, (result.verdict, result.message)
     message = _rule_case(result, "no_builtin_batch_norm")
     assert "no-builtin-batch-norm" in message and "layer_norm" in message, message
+
+
+def test_a_loop_run_by_a_finaliser_after_the_count_breaks_the_rule(checked_runner: Runner) -> None:
+    result = _judge(checked_runner, _bank(checked_runner, "inverse-permutation"), LOOP_LATER)
+    message = _rule_case(result, "no_python_loop")
+    assert "vectorised" in message and "after the counted calls returned" in message, message
 
 
 def test_harmless_work_left_to_a_finaliser_still_passes(
