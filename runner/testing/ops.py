@@ -19,7 +19,9 @@ as a modified judge.
 Events: ``check_begin``, then ``check <kind> <op or sentence> ...`` when a block starts,
 ``op_called <op> <line>`` (first call of a forbidden op), ``op_seen <op>`` (first call of a
 required one), ``op_count <size> <count>`` (``assert_vectorised``), ``check_end`` when a block
-ends. The API names the function mode reads are resolved in ``runner.testing.op_names``.
+ends; at a case's end, ``op_count_after <ops> <values>`` when a count ran in it (what ran after).
+A forbid or allow rule whose block ended inside a case holds until the case ends (``TAIL``).
+The API names the function mode reads are resolved in ``runner.testing.op_names``.
 """
 
 from __future__ import annotations
