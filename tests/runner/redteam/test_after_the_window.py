@@ -270,3 +270,35 @@ def test_an_errno_property_is_not_run_by_the_harness(judge_probe: JudgeFn) -> No
     # Every case ran and reports the learner's own exception: the harness did not die describing it.
     assert result.cases and all(c.status == "error" for c in result.cases), result.cases
     assert all("Refused: no" in c.message for c in result.cases), [c.message for c in result.cases]
+
+
+BETWEEN_CASES = """
+import contextlib
+import torch
+
+STACK = contextlib.ExitStack()
+CALLS = []
+
+
+class Loud(Exception):
+    def __str__(self):
+        STACK.enter_context(torch.no_grad())  # runs as the harness describes the failed case
+        return "loud"
+
+
+def probe():
+    CALLS.append(1)
+    if len(CALLS) == 1:
+        raise Loud()
+    return 0 if torch.is_grad_enabled() else 1
+"""
+
+
+def test_a_context_entered_between_cases_does_not_reach_the_next(judge_probe: JudgeFn) -> None:
+    """Class: learner code the harness runs between cases (an exception's ``__str__``, after the
+    case's end): what it leaves entered is put back before the next case starts, and named."""
+    result = judge_probe(BETWEEN_CASES, mode="submit")
+    first, second = result.cases
+    assert first.status == "error" and "Loud: loud" in first.message, first.message
+    print(second.status, second.message)
+    assert second.status == "failed" and "torch.no_grad()" in (second.message or ""), second.message
