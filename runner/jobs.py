@@ -48,9 +48,10 @@ class Limits:
 # What computed expectations record; raise it when the reference's run records something new
 # (2: behaviour observations, runner.judging.observations; 3: check_call's inputs written and
 # restored, and its outputs found inside containers; 4: the operators allow_ops blocks used, a
-# family sample's input as custom-input text and a case's rule_by_value), so stored problems get
-# recomputed on import.
-JUDGE_FORMAT = 4
+# family sample's input as custom-input text and a case's rule_by_value; 5: what allow_ops blocks
+# and assert_vectorised's counts saw after they ended, until their case did), so stored problems
+# get recomputed on import.
+JUDGE_FORMAT = 5
 
 
 @dataclass(frozen=True)

@@ -103,10 +103,13 @@ def summary(case: CaseEvents) -> dict[str, Any]:
     window_ids: list[list[str]] = []
     checks: list[list[str]] = []
     op_counts: list[int] = []
+    after: list[int] | None = None
     used: dict[str, set[str]] = {}
     for kind, *data in case.events:
         if kind == "op_count" and len(data) == 2 and data[1].isdigit():
             op_counts.append(int(data[1]))
+        elif kind == "op_count_after" and len(data) == 2 and data[0].isdigit() and data[1].isdigit():
+            after = [int(data[0]), int(data[1])]
         elif kind == "op_used" and len(data) >= 2 and data[0] in used:
             used[data[0]].add(canonical(data[1]))
         elif kind == "observe_hooks_begin":
@@ -141,6 +144,8 @@ def summary(case: CaseEvents) -> dict[str, Any]:
         out["checks"] = checks
     if op_counts:
         out["op_counts"] = op_counts
+    if after is not None:
+        out["op_count_after"] = after
     if used:
         out["ops_used"] = [sorted(used[block]) for block in used]
     return out
@@ -314,6 +319,33 @@ def _operation_findings(events: list[list[str]], reference_counts: list[int]) ->
     return None
 
 
+def _after_count_findings(
+    events: list[list[str]], observed: dict[str, Any], reference: dict[str, Any]
+) -> Finding | None:
+    """What ran after a case's counts of operations (``assert_vectorised``) until it ended: a loop
+    left to a finaliser runs there. Held to the same bar as a count against the reference's."""
+    theirs = reference.get("op_count_after")
+    if not (isinstance(theirs, list) and len(theirs) == 2 and all(type(n) is int for n in theirs)):
+        return None  # expectations computed before this was recorded
+    rule = next(
+        (data[1] for kind, *data in events if kind == "check" and len(data) >= 3 and data[0] == "vectorised"),
+        "",
+    )
+    mine = observed.get("op_count_after")
+    if mine is None:
+        return Finding("error", f"{MODIFIED}: the count of your code's operations did not finish.")
+    for index, what in ((0, "tensor operations"), (1, "values taken out of tensors into Python")):
+        if mine[index] > PADDING_FACTOR * theirs[index] + PADDING_SLACK:
+            return Finding(
+                "failed",
+                f"{rule} The judge counted {mine[index]} {what} after the counted calls returned, "
+                f"where a vectorised solution leaves about {theirs[index]}: work left to run later "
+                "(a generator's `finally`, when the input it was tied to is dropped) is counted too.",
+                "operations",
+            )
+    return None
+
+
 def judge_case(reference: dict[str, Any] | None, case: CaseEvents | None) -> Finding | None:
     """Compare what the learner's run observed in a case with what the reference's did."""
     events = case.events if case is not None else []
@@ -332,8 +364,10 @@ def judge_case(reference: dict[str, Any] | None, case: CaseEvents | None) -> Fin
         return Finding("error", f"{MODIFIED}: a check of this case did not run as declared.")
     counts = reference.get("op_counts")
     reference_counts = [c for c in counts if type(c) is int] if isinstance(counts, list) else []
-    finding = _operation_findings(events, reference_counts) or _allowed_findings(
-        events, reference if reference else None
+    finding = (
+        _operation_findings(events, reference_counts)
+        or _after_count_findings(events, observed, reference)
+        or _allowed_findings(events, reference if reference else None)
     )
     if finding is not None:
         return finding

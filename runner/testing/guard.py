@@ -69,7 +69,9 @@ CASE_BEGIN_STEPS: Any = None
 
 def _begin_case_template(name: str) -> None:
     EMIT("case_start", name)
-    CASE_BEGIN_STEPS[1]("import", name)  # what solution.py's import left (only the judge ran since)
+    # What solution.py's import left, or the learner's code the harness ran after the previous case
+    # ended (an exception's `__str__` as it is described).
+    CASE_BEGIN_STEPS[1]("import", name)
     CASE_BEGIN_STEPS[0]()
 
 

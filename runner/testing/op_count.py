@@ -26,6 +26,9 @@ push_function: Any = None
 push_dispatch: Any = None
 pop_function: Any = None
 pop_dispatch: Any = None
+len_dispatch_stack: Any = None
+TAIL: Any = None
+AFTER: Any = None
 
 
 def converted_by_template(name: str, args: Any) -> int:
@@ -47,6 +50,9 @@ def declare_vectorised_template(rule: str, sizes: str) -> None:
 
 def count_template(fn: Any, arg: Any, size: str) -> Any:
     case_wide = FLAGS[3]
+    if FLAGS[8]:  # what ran since the last count of this case (ops._end_case_template reports it)
+        AFTER[0] = AFTER[0] + STATE_COUNT[0]
+        AFTER[1] = AFTER[1] + CONVERTED[0]
     STATE.append(({}, {}, set(), set(), "", set()))
     if not case_wide:
         push_function(FUNCTION_MODE)
@@ -76,6 +82,24 @@ def count_template(fn: Any, arg: Any, size: str) -> Any:
             EMIT("tampered", "the judge's count of operations was removed")
         elif case_wide:
             push_function(FUNCTION_MODE)
+            # The count goes on until the case ends: a loop left to a finaliser (a generator's
+            # `finally`, run when the judge drops the input it was tied to) runs after this call.
+            # An empty tail entry keeps the function handler counting conversions; the dispatch
+            # mode stays on at the bottom of torch's stack, as for an op rule's tail.
+            STATE_COUNT[0] = 0
+            CONVERTED[0] = 0
+            FLAGS[4] = 1
+            if not FLAGS[8]:
+                FLAGS[8] = 1
+                TAIL.append(({}, set(), "", set()))
+            if not FLAGS[7]:
+                FLAGS[7] = 1
+                above = []
+                while len_dispatch_stack() > 0:
+                    above.append(pop_dispatch(None))
+                push_dispatch(DISPATCH_MODE)
+                while above:
+                    push_dispatch(above.pop())
     EMIT("op_count", size, int_repr(counted))
     EMIT("py_count", size, int_repr(converted))
     return result

@@ -19,7 +19,9 @@ as a modified judge.
 Events: ``check_begin``, then ``check <kind> <op or sentence> ...`` when a block starts,
 ``op_called <op> <line>`` (first call of a forbidden op), ``op_seen <op>`` (first call of a
 required one), ``op_count <size> <count>`` (``assert_vectorised``), ``check_end`` when a block
-ends. The API names the function mode reads are resolved in ``runner.testing.op_names``.
+ends; at a case's end, ``op_count_after <ops> <values>`` when a count ran in it (what ran after).
+A forbid or allow rule whose block ended inside a case holds until the case ends (``TAIL``).
+The API names the function mode reads are resolved in ``runner.testing.op_names``.
 """
 
 from __future__ import annotations
@@ -94,6 +96,10 @@ def _note_template(name: str) -> None:
         if name in block[1] and name not in block[3]:
             block[3].add(name)
             EMIT("op_seen", name)
+    for tail in TAIL:  # op rules whose block ended in this case: they hold until it ends
+        if name in tail[0] and name not in tail[1]:
+            tail[1].add(name)
+            EMIT("op_called", name, WHERE())
 
 
 def _note_aten_template(name: str) -> None:
@@ -107,11 +113,15 @@ def _note_aten_template(name: str) -> None:
             if block[4] and name not in block[5]:
                 block[5].add(name)
                 EMIT("op_used", block[4], name, WHERE())
+    for tail in TAIL:  # an allow block that ended in this case still records under its ordinal
+        if tail[2] and name not in tail[3]:
+            tail[3].add(name)
+            EMIT("op_used", tail[2], name, WHERE())
 
 
 def _function_template(self: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
     del self  # the mode: no frame of the judge's holds it while other code runs
-    if not STATE:  # no check active (a case that checks nothing): only pass the call on
+    if not STATE and not TAIL:  # no check active (a case that checks nothing): only pass the call on
         if kwargs is None:
             return func(*args)
         return func(*args, **kwargs)
@@ -148,7 +158,7 @@ def _dispatch_template(self: Any, func: Any, types: Any, args: Any = (), kwargs:
     if FLAGS[1] and not FLAGS[0] and not FLAGS[2] and not FUNCTION_MODE_PRESENT():
         FLAGS[2] = 1
         EMIT("tampered", "the judge's interception of operation names was taken off its stack")
-    if STATE:
+    if STATE or TAIL:
         full = object_getattribute(func, "_name")
         if type(full) is str:
             NOTE_ATEN("aten." + full.partition("::")[2].partition(".")[0])
@@ -210,6 +220,25 @@ def _leave_template() -> None:
         EMIT("tampered", "the judge's interception of operations was removed")
     elif FLAGS[3]:  # the case's function mode stays on until the case ends
         push_function(FUNCTION_MODE)
+        if block[0] or block[4]:
+            # An op rule holds until the case ends, not only until its block does: code the
+            # learner left to run later (a suspended generator's `finally`, run when the tests drop
+            # an input it was tied to) would otherwise call the built-in out of sight and write the
+            # result into the value the case returns. An allow block keeps recording what runs under
+            # its ordinal: the reference's run records the same tail, which is what it allows. The
+            # dispatch mode stays on for the rest of this case only (it sees aten names); the
+            # function mode is on for every case anyway.
+            # It goes to the bottom of torch's stack: a mode of the tests' own around the block
+            # (`with observe_peak_memory()`) pops the top when it ends, and must find itself there.
+            TAIL.append((block[0], set(block[2]), block[4], block[5]))
+            if not FLAGS[7]:
+                FLAGS[7] = 1
+                above = []
+                while len_dispatch_stack() > 0:
+                    above.append(pop_dispatch(None))
+                push_dispatch(DISPATCH_MODE)
+                while above:
+                    push_dispatch(above.pop())
     EMIT("check_end")
 
 
@@ -230,6 +259,30 @@ def _end_case_template() -> None:
         EMIT("tampered", "a case of the judge ended twice")
         return
     FLAGS[3] = 0
+    if FLAGS[8]:  # a count ran in this case: what ran after it, ops and values taken out (op_count)
+        FLAGS[8] = 0
+        FLAGS[4] = 0
+        ops_after = AFTER[0] + STATE_COUNT[0]
+        converted_after = AFTER[1] + CONVERTED[0]
+        AFTER[0] = 0
+        AFTER[1] = 0
+        EMIT("op_count_after", int_repr(ops_after), int_repr(converted_after))
+    if FLAGS[7]:  # the dispatch mode kept on, at the bottom, for forbid rules whose block ended
+        FLAGS[7] = 0
+        # Modes the case's code left above it stay for the torch state's check, which reports them.
+        above = []
+        found = False
+        while len_dispatch_stack() > 0:
+            mode = pop_dispatch(None)
+            if mode is DISPATCH_MODE:
+                found = True
+                break
+            above.append(mode)
+        while above:
+            push_dispatch(above.pop())
+        if not found:
+            EMIT("tampered", "the judge's interception of operations was removed during the case")
+    TAIL.clear()
     function_mode = None
     try:  # noqa: SIM105 (sealed: no module globals such as contextlib)
         function_mode = pop_function()
@@ -240,6 +293,8 @@ def _end_case_template() -> None:
 
 
 STATE_COUNT: Any = None
+TAIL: Any = None
+AFTER: Any = None
 FLAGS: Any = None
 CHECK_STEPS: Any = None
 CONVERSIONS: Any = None
@@ -250,6 +305,7 @@ FUNCTION_MODE_PRESENT: Any = None
 FUNCTION_MODE_BOX: Any = None
 len_function_stack: Any = None
 function_stack_at: Any = None
+len_dispatch_stack: Any = None
 
 sealed.prepare(
     _where_template,
@@ -280,11 +336,14 @@ def prepare(
     state: list[Any] = []
     count = [0]
     # FLAGS: [in the function handler, function checks active, tampering reported, in a case,
-    # counting conversions, allow blocks active, allow blocks entered in this case]
-    flags = [0, 0, 0, 0, 0, 0, 0]
+    # counting conversions, allow blocks active, allow blocks entered in this case, the dispatch
+    # mode kept on until the case ends for op rules whose block ended, a count ran in this case]
+    flags = [0, 0, 0, 0, 0, 0, 0, 0, 0]
     common = {
         "EMIT": emit,
         "STATE": state,
+        "TAIL": [],
+        "AFTER": [0, 0],
         "STATE_COUNT": count,
         "FLAGS": flags,
         "CONVERTED": [0],
@@ -333,6 +392,7 @@ def prepare(
         "push_dispatch": torch._C._push_on_torch_dispatch_stack,
         "pop_function": torch._C._pop_torch_function_stack,
         "pop_dispatch": torch._C._pop_torch_dispatch_stack,
+        "len_dispatch_stack": torch._C._len_torch_dispatch_stack,
     }
     # the other sealed modes' watches: a bypass called while one is on is reported too
     watching = sealed.seal(

@@ -141,7 +141,12 @@ def _restore_template(where: str, name: str) -> None:
         what = ", ".join(found)
         if where == "import":
             EMIT(
-                "left_state", what + " was left entered when solution.py was imported: " + LEAVE_ADVICE + "."
+                "left_state",
+                what
+                + " was left entered when solution.py was imported, or by your code that ran after the "
+                + "previous case ended (an exception's `__str__`): "
+                + LEAVE_ADVICE
+                + ".",
             )
         else:
             EMIT(
