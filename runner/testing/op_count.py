@@ -26,7 +26,7 @@ push_function: Any = None
 push_dispatch: Any = None
 pop_function: Any = None
 pop_dispatch: Any = None
-len_dispatch_stack: Any = None
+DISPATCH_TO_CASE_END: Any = None
 TAIL: Any = None
 AFTER: Any = None
 
@@ -92,14 +92,7 @@ def count_template(fn: Any, arg: Any, size: str) -> Any:
             if not FLAGS[8]:
                 FLAGS[8] = 1
                 TAIL.append(({}, set(), "", set()))
-            if not FLAGS[7]:
-                FLAGS[7] = 1
-                above = []
-                while len_dispatch_stack() > 0:
-                    above.append(pop_dispatch(None))
-                push_dispatch(DISPATCH_MODE)
-                while above:
-                    push_dispatch(above.pop())
+            DISPATCH_TO_CASE_END()
     EMIT("op_count", size, int_repr(counted))
     EMIT("py_count", size, int_repr(converted))
     return result

@@ -228,18 +228,23 @@ def _leave_template() -> None:
             # its ordinal: the reference's run records the same tail, which is what it allows. The
             # dispatch mode stays on for the rest of this case only (it sees aten names); the
             # function mode is on for every case anyway.
-            # It goes to the bottom of torch's stack: a mode of the tests' own around the block
-            # (`with observe_peak_memory()`) pops the top when it ends, and must find itself there.
             TAIL.append((block[0], set(block[2]), block[4], block[5]))
-            if not FLAGS[7]:
-                FLAGS[7] = 1
-                above = []
-                while len_dispatch_stack() > 0:
-                    above.append(pop_dispatch(None))
-                push_dispatch(DISPATCH_MODE)
-                while above:
-                    push_dispatch(above.pop())
+            DISPATCH_TO_CASE_END()
     EMIT("check_end")
+
+
+def _dispatch_to_case_end_template() -> None:
+    """The dispatch mode on until the case ends (once a case; ``_end_case_template`` takes it off),
+    at the bottom of torch's stack: a mode of the tests' own around the block
+    (``with observe_peak_memory()``) pops the top when it ends, and must find itself there."""
+    if not FLAGS[7]:
+        FLAGS[7] = 1
+        above = []
+        while len_dispatch_stack() > 0:
+            above.append(pop_dispatch(None))
+        push_dispatch(DISPATCH_MODE)
+        while above:
+            push_dispatch(above.pop())
 
 
 def _begin_case_template() -> None:
@@ -306,6 +311,7 @@ FUNCTION_MODE_BOX: Any = None
 len_function_stack: Any = None
 function_stack_at: Any = None
 len_dispatch_stack: Any = None
+DISPATCH_TO_CASE_END: Any = None
 
 sealed.prepare(
     _where_template,
@@ -316,6 +322,7 @@ sealed.prepare(
     _dispatch_template,
     _enter_template,
     _leave_template,
+    _dispatch_to_case_end_template,
     _begin_case_template,
     _end_case_template,
 )
@@ -411,10 +418,13 @@ def prepare(
                 **common,
             )
         patches.append(sealed.Patch(module, name, original, wrappers[name]))
+    to_case_end = sealed.seal(_dispatch_to_case_end_template, **stack, **common)
     observer = OpsObserver(
         enter=sealed.seal(_enter_template, CHECK_STEPS=check_steps, **stack, **common),
-        leave=sealed.seal(_leave_template, CHECK_STEPS=check_steps, **stack, **common),
-        count=sealed.seal(op_count.count_template, **stack, **common),
+        leave=sealed.seal(
+            _leave_template, CHECK_STEPS=check_steps, DISPATCH_TO_CASE_END=to_case_end, **stack, **common
+        ),
+        count=sealed.seal(op_count.count_template, DISPATCH_TO_CASE_END=to_case_end, **stack, **common),
         declare_vectorised=sealed.seal(op_count.declare_vectorised_template, **common),
         begin_case=sealed.seal(_begin_case_template, **stack, **common),
         end_case=sealed.seal(_end_case_template, **stack, **common),

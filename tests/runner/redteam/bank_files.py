@@ -14,6 +14,14 @@ def bank_variant(slug: str, path: str, old: str, new: str) -> str:
     """``bank_source(slug, path)`` with its one ``old`` replaced by ``new``: another route of the
     same cheat. Fails if ``old`` is no longer there exactly once, so a variant cannot silently
     become the file itself."""
+    return bank_edited(slug, path, (old, new))
+
+
+def bank_edited(slug: str, path: str, *edits: tuple[str, str]) -> str:
+    """``bank_source(slug, path)`` with each ``(old, new)`` of ``edits`` made in turn, each ``old``
+    there exactly once (as for :func:`bank_variant`): a cheat written as changes to the bank's file."""
     source = bank_source(slug, path)
-    assert source.count(old) == 1, f"{slug}/{path} no longer holds this once: {old!r}"
-    return source.replace(old, new)
+    for old, new in edits:
+        assert source.count(old) == 1, f"{slug}/{path} no longer holds this once: {old!r}"
+        source = source.replace(old, new)
+    return source

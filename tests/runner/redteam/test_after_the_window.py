@@ -29,6 +29,7 @@ from runner.format.problem import ProblemFiles, load_problem_dir
 from runner.jobs import Expectations, JudgeResult
 from runner.verdict import Verdict
 from tests.runner.conftest import BANK, JudgeFn
+from tests.runner.redteam.bank_files import bank_edited
 
 CROSS_ENTROPY_LATER = """
 import torch
@@ -81,57 +82,37 @@ def stable_bce_with_logits(logits, targets, pos_weight=None, reduction="mean"):
 
 # A sibling kernel no forbid list names (layer_norm over the transposed batch), left to a
 # finaliser tied to the module the case drops: only the allow rule, held to the case's end, sees it.
-BATCH_NORM_LATER = """
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
-
+BATCH_NORM_LATER = bank_edited(
+    "batchnorm1d-from-scratch",
+    "solution.py",
+    (
+        "\n\nclass BatchNorm1d(nn.Module):\n",
+        """
 
 def _later(x, out):
     try:
         yield
     finally:
         with torch.no_grad():
-            out.copy_(F.layer_norm(x.t(), (x.shape[0],)).t())
+            out.copy_(torch.nn.functional.layer_norm(x.t(), (x.shape[0],)).t())
 
 
 class BatchNorm1d(nn.Module):
-    def __init__(self, num_features, eps=1e-5, momentum=0.1):
-        super().__init__()
-        self.eps = eps
-        self.momentum = momentum
-        self.weight = nn.Parameter(torch.ones(num_features))
-        self.bias = nn.Parameter(torch.zeros(num_features))
-        self.register_buffer("running_mean", torch.zeros(num_features))
-        self.register_buffer("running_var", torch.ones(num_features))
-        self.register_buffer("num_batches_tracked", torch.tensor(0, dtype=torch.long))
-        self.later = []
-
-    def forward(self, x):
-        if self.training:
-            mean = x.mean(dim=0)
-            var = x.var(dim=0, unbiased=False)
-            with torch.no_grad():
-                n = x.shape[0]
-                m = self.momentum
-                self.running_mean.mul_(1 - m).add_(m * mean)
-                self.running_var.mul_(1 - m).add_(m * var * n / (n - 1))
-                self.num_batches_tracked.add_(1)
+""",
+    ),
+    (
+        "                self.num_batches_tracked.add_(1)\n",
+        """                self.num_batches_tracked.add_(1)
             if not x.requires_grad and self.eps == 1e-5 and x.shape[0] > 1:
                 out = torch.zeros_like(x)
                 g = _later(x.detach().clone(), out)
                 next(g)
-                self.later.append(g)  # its finally runs when the caller lets go of the module
+                # its finally runs when the caller lets go of the module
+                self.later = getattr(self, "later", []) + [g]
                 return out
-        else:
-            mean, var = self.running_mean, self.running_var
-        x_hat = (x - mean) / torch.sqrt(var + self.eps)
-        return x_hat * self.weight + self.bias
-
-
-def build_batchnorm1d(num_features, eps=1e-5, momentum=0.1):
-    return BatchNorm1d(num_features, eps, momentum)
-"""
+""",
+    ),
+)
 
 # A Python loop over every element, left to a finaliser tied to the input assert_vectorised
 # builds and drops after each counted call: the count stays level, the loop fills the outputs.
