@@ -138,8 +138,7 @@ def freeze() -> int:
         return 0
     sealed.require_supported()
     cls, trust = _make_class()
-    sealed.make_immutable(cls)
-    sealed.SEALED_TYPES.add(cls)  # the guard, sealed after this, refuses `__class__` assignments to it
+    sealed.sealed_class(cls)  # the guard, sealed after this, refuses `__class__` assignments to it
     _state["class"], _state["trust"] = cls, trust
     frozen = 0
     for name, module in list(sys.modules.items()):

@@ -175,6 +175,11 @@ def protected_classes() -> tuple[type, ...]:
     return (torch.Tensor, torch.storage.UntypedStorage, torch.storage.TypedStorage)
 
 
+def _tensor_classes_read_only() -> None:
+    for cls in protected_classes():
+        sealed.make_immutable(cls)
+
+
 def _targets() -> list[tuple[Any, str, Any]]:
     return hook_events.targets() + op_bypasses.bypass_targets() + lazy_tensors.targets()
 
@@ -191,8 +196,7 @@ def activate(ready: Sealed, classes_ahead: bool = False) -> Guard | None:
         return None
     ready.turn_on()
     if not classes_ahead:
-        for cls in protected_classes():
-            sealed.make_immutable(cls)
+        _tensor_classes_read_only()
     frozen_classes.activate(classes_ahead)  # nn.Module, Optimizer, Function and torch's subclasses of them
     class_versions.baseline()  # torch's other classes: a change from now on is reported
     ready.state_baseline()  # before the learner's import: what it leaves is reported at the first case
@@ -262,8 +266,7 @@ class KeySlotGuard:
         before the guard writes them (its warm-up, the problem's ``tests.py``, which changes torch's
         classes through ``set_class_attribute``); ``nn.Module`` is left to the guard, since
         ``tests.py`` may still replace one of its hook methods as it loads."""
-        for cls in protected_classes():
-            sealed.make_immutable(cls)
+        _tensor_classes_read_only()
         frozen_classes.activate_ahead()
 
     def put_in_force(self, key: bytes) -> Guard | None:

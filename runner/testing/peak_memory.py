@@ -318,15 +318,17 @@ def _build() -> tuple[Any, Any]:
         "pop_dispatch": torch._C._pop_torch_dispatch_stack,
     }
     readers = {"live_bytes": _live_template, "peak_bytes": _peak_template, "operations": _operations_template}
-    for name, template in readers.items():
-        setattr(PeakMemory, name, property(sealed.seal(template, **common)))
-    PeakMemory.__repr__ = sealed.seal(_repr_template, int_repr=int.__repr__, **common)  # type: ignore[method-assign]
+    sealed.sealed_class(
+        PeakMemory,
+        __repr__=sealed.seal(_repr_template, int_repr=int.__repr__, **common),
+        **{name: property(sealed.seal(template, **common)) for name, template in readers.items()},
+    )
     close = sealed.seal(_close_template, **stack, **common)
-    _Window.__enter__ = sealed.seal(_enter_template, **stack, **common)  # type: ignore[attr-defined]
-    _Window.__exit__ = sealed.seal(_exit_template, CLOSE=close, **common)  # type: ignore[attr-defined]
-    for cls in (PeakMemory, _Window):
-        sealed.make_immutable(cls)
-        sealed.SEALED_TYPES.add(cls)
+    sealed.sealed_class(
+        _Window,
+        __enter__=sealed.seal(_enter_template, **stack, **common),
+        __exit__=sealed.seal(_exit_template, CLOSE=close, **common),
+    )
     observe = sealed.seal(
         _observe_template,
         STORAGE_OF=storage_of,

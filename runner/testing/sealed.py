@@ -291,6 +291,16 @@ def mode_class(name: str, base: type, handler: Callable[..., Any]) -> type:
         MethodType=types.MethodType,
         object_getattribute=object.__getattribute__,
     )
+    return sealed_class(cls)
+
+
+def sealed_class(cls: type, **methods: Any) -> type:
+    """``cls`` with ``methods`` (sealed functions, or properties over them) set on it, then
+    immutable and in :data:`SEALED_TYPES` (its instances keep their class): the one way a class of
+    the judge's is closed — a sealed mode's, an observer's context manager or record, the
+    read-only module class."""
+    for name, method in methods.items():
+        setattr(cls, name, method)
     make_immutable(cls)
     SEALED_TYPES.add(cls)
     return cls

@@ -180,12 +180,11 @@ def _build() -> tuple[Any, Any]:
         "push_dispatch": torch._C._push_on_torch_dispatch_stack,
         "pop_dispatch": torch._C._pop_torch_dispatch_stack,
     }
-    _Watch.__enter__ = sealed.seal(_enter_template, **stack, **common)  # type: ignore[attr-defined]
-    _Watch.__exit__ = sealed.seal(  # type: ignore[attr-defined]
-        _exit_template, RESTORE=sealed.shown_list_restorer(), **stack, **common
+    sealed.sealed_class(
+        _Watch,
+        __enter__=sealed.seal(_enter_template, **stack, **common),
+        __exit__=sealed.seal(_exit_template, RESTORE=sealed.shown_list_restorer(), **stack, **common),
     )
-    sealed.make_immutable(_Watch)
-    sealed.SEALED_TYPES.add(_Watch)
     watch = sealed.seal(_watch_template, WATCH_CLASS=_Watch, **common)
     return watch, sealed.seal(_watching_template, **common)
 

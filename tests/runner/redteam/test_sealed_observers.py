@@ -398,54 +398,25 @@ def test_a_watch_popped_around_the_draw_and_pushed_back_is_reported(
 # on main, under the source policy, activations-freed's case passed (the job failed only
 # checkpoint-every-segment, on one stack). Only what an ignored storage held when the window was
 # made is ignored now.
-STASHED_IN_X = """
-import torch
-
-
-class Stack(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, blocks, segments, x, *params):
-        ctx.blocks = blocks
-        ctx.segments = segments
-        ctx.shape = x.shape
-        ctx.n = n = x.numel()
+STASHED_IN_X = bank_variant(
+    CHECKPOINTING,
+    "mutants/cheat_keeps_block_inputs_outside_autograd.py",
+    """        ctx.inputs = []
+        h = x
+        for block in blocks:
+            ctx.inputs.append(h)
+""",
+    """        ctx.shape = x.shape
+        n = x.numel()
         store = x.data
         store.resize_(n * (len(blocks) + 1))  # x's own storage, grown: x keeps its shape and values
-        ctx.store = store
+        ctx.inputs = []
         h = x
         for i, block in enumerate(blocks):
             store[n * (i + 1) : n * (i + 2)].copy_(h.reshape(-1))
-            h = getattr(block, "inner", block)(h)
-        return h
-
-    @staticmethod
-    def backward(ctx, grad):
-        n = ctx.n
-        with torch.no_grad():
-            for segment in reversed(ctx.segments):
-                for block in segment:
-                    block(ctx.store[n : 2 * n].view(ctx.shape))
-        grads = []
-        for i in reversed(range(len(ctx.blocks))):
-            inner = getattr(ctx.blocks[i], "inner", ctx.blocks[i])
-            with torch.enable_grad():
-                leaf = ctx.store[n * (i + 1) : n * (i + 2)].view(ctx.shape).detach().requires_grad_(True)
-                out = inner(leaf)
-            found = torch.autograd.grad(out, [leaf, *inner.parameters()], grad)
-            grad = found[0]
-            grads = list(found[1:]) + grads
-        return (None, None, grad, *grads)
-
-
-def checkpointed_forward(blocks, x, segment_size):
-    with torch.no_grad():
-        shown = x
-        for block in blocks:
-            shown = block(shown)
-    params = [p for block in blocks for p in getattr(block, "inner", block).parameters()]
-    segments = [list(blocks[s : s + segment_size]) for s in range(0, len(blocks), segment_size)]
-    return Stack.apply(list(blocks), segments, x, *params)
-"""
+            ctx.inputs.append(store[n * (i + 1) : n * (i + 2)].view(ctx.shape))
+""",
+)
 
 
 def test_activations_kept_in_an_ignored_storage_grown_for_them_are_counted(
