@@ -71,9 +71,9 @@ def settle(deadline_s=30.0):
         time.sleep(0.01)
 
 for line in sys.stdin:
-    jobs, traced = json.loads(line)
+    jobs, traced, spaced = json.loads(line)
     settle()
-    walls, stages = [], {}
+    walls, stages, host_in_judge = [], {}, 0.0
     host0, pool0 = time.process_time(), pool_cpu_s()
     watches = Watches() if traced and Watches is not None else None
     if watches is not None:
@@ -81,7 +81,9 @@ for line in sys.stdin:
     elif traced:
         runner._sandbox.trace = True
     for _ in range(jobs):
-        t0 = time.perf_counter()
+        if spaced:
+            settle()  # the job alone: every spare made and warm, nothing else running
+        t0, c0 = time.perf_counter(), time.process_time()
         if Watches is None:
             profile = JobProfile()
             result = runner.judge(job(), profile)
@@ -90,6 +92,7 @@ for line in sys.stdin:
             result = runner.judge(job())
             timeline = []
         walls.append((time.perf_counter() - t0) * 1000)
+        host_in_judge += time.process_time() - c0
         assert result.verdict == "accepted", result
         if watches is not None:
             timeline = [*watches.last().since(t0), ("verdict built", result.time_ms)]
@@ -103,7 +106,8 @@ for line in sys.stdin:
     elif traced:
         runner._sandbox.trace = False
     settle()  # the spares made for this batch are counted in its CPU
-    host_ms = (time.process_time() - host0) * 1000 / jobs
+    # Spaced, the host's CPU is its judging thread's within Runner.judge (not the waits between jobs).
+    host_ms = (host_in_judge if spaced else time.process_time() - host0) * 1000 / jobs
     pool_ms = (pool_cpu_s() - pool0) * 1000 / jobs
     medians = {k: statistics.median(v) for k, v in stages.items()}
     print(json.dumps({"wall": statistics.median(walls), "cpu": host_ms + pool_ms, "host": host_ms,
@@ -124,9 +128,9 @@ class Side:
             text=True,
         )
 
-    def batch(self, jobs: int, traced: bool = False) -> dict[str, Any]:
+    def batch(self, jobs: int, traced: bool = False, spaced: bool = False) -> dict[str, Any]:
         assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(json.dumps([jobs, traced]) + "\n")
+        self.proc.stdin.write(json.dumps([jobs, traced, spaced]) + "\n")
         self.proc.stdin.flush()
         line = self.proc.stdout.readline()
         if not line:
@@ -148,6 +152,11 @@ def main() -> None:
     parser.add_argument("--problem-a", type=Path, default=HERE / SEED, help="A's problem folder")
     parser.add_argument("--problem-b", type=Path, help="B's problem folder (default: its seed problem)")
     parser.add_argument("--stages", action="store_true", help="a traced batch a side at the end")
+    parser.add_argument(
+        "--spaced",
+        action="store_true",
+        help="each job alone: after the pool has all its spares again (the latency a learner sees)",
+    )
     args = parser.parse_args()
     other = args.other.resolve()
     a = Side(HERE, args.problem_a.resolve())
@@ -160,7 +169,7 @@ def main() -> None:
         }
         for pair in range(args.pairs):
             order = (a, b) if pair % 2 == 0 else (b, a)
-            got = {id(side): side.batch(args.jobs) for side in order}
+            got = {id(side): side.batch(args.jobs, spaced=args.spaced) for side in order}
             for key, f in figures.items():
                 fa, fb = got[id(a)][key], got[id(b)][key]
                 f["A"].append(fa)
@@ -178,7 +187,7 @@ def main() -> None:
             print(f"{key}: medians A {med_a:.2f} ms, B {med_b:.2f} ms")
             print(summary(key, f["d"]))
         if args.stages:
-            traced_a, traced_b = a.batch(40, traced=True), b.batch(40, traced=True)
+            traced_a, traced_b = (side.batch(40, traced=True, spaced=args.spaced) for side in (a, b))
             print(f"\n{'stage (ms since the previous mark, median of 40)':<50}{'A':>8}{'B':>8}")
             for name in dict.fromkeys([*traced_a["stages"], *traced_b["stages"]]):
                 sa, sb = traced_a["stages"].get(name), traced_b["stages"].get(name)

@@ -13,6 +13,7 @@ import os
 import threading
 import time
 import types
+from collections.abc import Callable
 from typing import Any
 
 from runner import jobs
@@ -147,15 +148,18 @@ class Runner:
     def ready(self) -> bool:
         return self._sandbox is not None and self._sandbox.alive()
 
-    def run_payload(self, payload: dict[str, Any], limits: Limits) -> RawRun:
-        """Run one :func:`job_payload` in the sandbox, in a job slot: what came out, not judged."""
+    def run_payload(
+        self, payload: dict[str, Any], limits: Limits, cleared: Callable[[], bool] | None = None
+    ) -> RawRun:
+        """Run one :func:`job_payload` in the sandbox, in a job slot: what came out, not judged.
+        ``cleared``: a check of the code that must pass before any of it runs (``Sandbox.run``)."""
         with self._slots:
             self.start()
             sandbox = self._sandbox
             assert sandbox is not None
             self._busy += 1
             try:
-                return sandbox.run(payload, limits)
+                return sandbox.run(payload, limits, cleared)
             finally:
                 self._busy -= 1
 
@@ -164,19 +168,14 @@ class Runner:
         started = time.perf_counter()
         selected = [c.name for c in job.expectations.select(job.mode)]
         try:
+            if job.custom is None:
+                result = self._judge_job(job, selected)
             # Checked before anything runs, on every route (runner.judging.source_policy).
-            refusal = source_policy.check(job.code, job.source_allow) if self.source_policy else None
-            if refusal is not None:
+            elif self.source_policy and (refusal := source_policy.check(job.code, job.source_allow)):
                 result = source_policy.refused_result(refusal, _judged_cases(job))
-            elif job.custom is not None:
+            else:
                 selected = [custom.CASE_NAME]
                 result = self._judge_custom(job, job.custom)
-            else:
-                payload = job_payload(
-                    job.code, job.tests_source, job.entry_point, selected, _compiled(job.tests_source)
-                )
-                raw = self.run_payload(payload, job.limits)
-                result = build_result(raw, job.expectations, job.mode, job.limits, raw.integrity_key)
         except Exception as exc:  # the platform's fault, reported as such
             log.exception("judging job %s failed", job.job_id)
             result = JudgeResult.internal_error(
@@ -188,6 +187,33 @@ class Runner:
         if self._sandbox is not None:
             result.runtime = dict(self._sandbox.info)
         return result
+
+    def _judge_job(self, job: Job, selected: list[str]) -> JudgeResult:
+        """One sandbox job over the problem's cases. The source policy is checked on this thread
+        while the job's spare gets ready (its lock-down, the problem's tests, the guard), and the
+        spare imports the code only once it has passed (``Sandbox.run``'s ``cleared``): nothing of a
+        refused solution runs, and the check adds no latency. Where the run fails before the check
+        (no sandbox), it is checked then: a refusal is still the verdict."""
+        refusals: list[source_policy.Refusal] = []
+        checked: list[bool] = []
+
+        def cleared() -> bool:
+            checked.append(True)
+            refusal = source_policy.check(job.code, job.source_allow)
+            if refusal is not None:
+                refusals.append(refusal)
+            return refusal is None
+
+        tests_code = _compiled(job.tests_source)
+        payload = job_payload(job.code, job.tests_source, job.entry_point, selected, tests_code)
+        try:
+            raw = self.run_payload(payload, job.limits, cleared if self.source_policy else None)
+        except Exception:
+            if not self.source_policy or checked or cleared():
+                raise
+        if refusals:
+            return source_policy.refused_result(refusals[0], _judged_cases(job))
+        return build_result(raw, job.expectations, job.mode, job.limits, raw.integrity_key)
 
     def _judge_custom(self, job: Job, given: custom.CustomInput) -> JudgeResult:
         """Two sandbox jobs: the reference on the learner's arguments, then the learner's code, both

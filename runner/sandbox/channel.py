@@ -42,6 +42,9 @@ class RawRun:
     # The key the job's events are authenticated with (runner.testing.guard): the spare's, made by the
     # host with it. Never in the payload, never in a record; runner.judging.observations verifies with it.
     integrity_key: bytes = field(default=b"", repr=False)
+    # The host's check of the learner's code refused it (Sandbox.run's ``cleared``): none of it ran,
+    # nothing was read.
+    withheld: bool = False
 
     def first(self, kind: str) -> dict[str, Any] | None:
         """The first record of type ``kind``, if any."""

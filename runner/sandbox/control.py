@@ -10,7 +10,12 @@ host → spare: first the job's integrity key (32 raw bytes, sent before the spa
 the spare writes it into its copy of the guard the zygote sealed around a key slot:
 ``runner.testing.guard.KeySlotGuard``)
 and one byte, :data:`WARM` or :data:`COLD` (whether to run the rest of the warm-up), then
-``{"op": "job", "id", "cpu_s", "file_mb", "threads"}`` + 4 fds.
+``{"op": "job", "id", "cpu_s", "file_mb", "threads"}`` + 5 fds: the job's input (its payload, to
+end of file), stdout, stderr, the result channel, and the *clearance* pipe, on which the host writes
+:data:`CLEARED` once the learner's code may run (its source policy passed, checked while the spare
+gets ready: ``Sandbox.run``'s ``cleared``) or closes it unwritten when it may not. The spare reads it
+just before it imports ``solution.py`` (``runner.sandbox.harness.run``), so nothing of the learner's
+code runs before the host has cleared it.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ import os
 MAX_PAYLOAD = 64 * 1024 * 1024
 KEY_BYTES = 32  # the job's integrity key (runner.testing.guard), the first message on a spare's link
 RESULTS_FD = 3  # the job's result channel, where the harness's records and the guard's events go
+CLEARANCE_FD = 4  # the host's word that the learner's code may run, read once and closed
+CLEARED = b"\x01"  # on the clearance pipe: the code may run (end of file unwritten: it may not)
 ZYGOTE_NAME = "td-zygote"  # the processes' names, as top, ps -o comm and perf show them
 SPARE_NAME = "td-spare"  # a spare, then its job (what the job execs is named after the program)
 # After the key, one byte: whether the spare runs the speculative part of its warm-up (warm_spare).
@@ -45,6 +52,17 @@ def split_message(data: bytes) -> tuple[str, bytes] | None:
     if not newline or not 0 < len(head) <= 64 or not head.replace(b"-", b"").replace(b"_", b"").isalnum():
         return None  # bytes.isalnum: ASCII letters and digits only
     return head.decode("ascii"), body
+
+
+def await_clearance(fd: int) -> bool:
+    """Wait for the host's word on the clearance pipe ``fd`` (then closed): whether the learner's
+    code may run. Anything but :data:`CLEARED` (end of file, a read error) means it may not."""
+    try:
+        return os.read(fd, 1) == CLEARED
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def read_all(fd: int, limit: int) -> bytes:

@@ -217,6 +217,7 @@ def run(
     workdir: str,
     pending: guard.PendingGuard | None = None,
     single_task: Callable[[], None] | None = None,
+    cleared: Callable[[], bool] | None = None,
 ) -> None:
     """Run one job. ``payload`` holds ``code``, ``tests_source`` (and, optionally, ``tests_code``:
     the code object :func:`runner.sandbox.compiled.compiled_tests` made), ``entry_point`` and ``cases``,
@@ -227,7 +228,10 @@ def run(
     ``single_task``: called once the harness is ready (the problem's tests loaded), before the
     guard is in force and the learner's module is imported,
     to refuse new threads and processes for the rest of the job (the seccomp filter's job part;
-    ``None`` where the problem allows them, or in-process)."""
+    ``None`` where the problem allows them, or in-process).
+    ``cleared``: waits for the host's word that the learner's code may run (its source policy,
+    checked while this job got ready: ``runner.sandbox.control``'s clearance pipe), just before the
+    learner's module is imported; False: the job ends there, nothing of the code having run."""
     send, encode = _writers(channel, payload)
     send({"type": "start"})
     solution_path = os.path.join(workdir, SOLUTION_FILE)
@@ -289,6 +293,8 @@ def run(
         s.name for s in sorted(specs.values(), key=lambda s: s.order)
     ]
 
+    if cleared is not None and not cleared():
+        return  # the host refused the code: none of it runs (the host reads nothing more)
     captured = BoundedText(CASE_STDOUT_LIMIT)
     try:
         with contextlib.redirect_stdout(captured):

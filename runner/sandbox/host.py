@@ -19,6 +19,7 @@ import subprocess
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -35,7 +36,7 @@ from runner.sandbox.cgroups import (
     zygote_group_name,
 )
 from runner.sandbox.channel import RawRun, collect
-from runner.sandbox.control import COLD, WARM
+from runner.sandbox.control import CLEARED, COLD, WARM
 from runner.sandbox.job_pipes import F_SETPIPE_SZ, RESULT_PIPE_BYTES, prefeed
 from runner.sandbox.spares import PoolState, idle_message, is_made, normal_priority
 from runner.sandbox.watch import UNWATCHED, WatchFactory
@@ -45,6 +46,14 @@ log = logging.getLogger("runner.sandbox.host")
 STARTUP_TIMEOUT_S = float(os.environ.get("TORCHDRILL_SANDBOX_STARTUP_S", "120"))
 UID_BASE = 61000
 UID_SPAN = 4000
+
+
+def _clear(clearance: list[int]) -> None:
+    """The host's word that the job's code may run, on its clearance pipe, which it then closes
+    (``clearance``: the host's end, emptied once written)."""
+    with contextlib.suppress(OSError):  # a spare that died meanwhile: the run reports it
+        os.write(clearance[0], CLEARED)
+    os.close(clearance.pop())
 
 
 class Sandbox:
@@ -297,20 +306,31 @@ class Sandbox:
         if self._zygote_group is not None:
             self._zygote_group.set_idle(ready >= self._cpus)
 
-    def run(self, payload: dict[str, Any], limits: Limits) -> RawRun:
-        """Run one job in a fresh spare. ``payload`` goes to the harness (never expected values)."""
+    def run(
+        self, payload: dict[str, Any], limits: Limits, cleared: Callable[[], bool] | None = None
+    ) -> RawRun:
+        """Run one job in a fresh spare. ``payload`` goes to the harness (never expected values).
+
+        ``cleared``: the host's check of the learner's code (``Runner.judge``: its source policy),
+        run on this thread once the spare has the job, while the spare gets ready (its lock-down,
+        the problem's tests, the guard: a few ms, longer than the check), so the check adds no
+        latency; the spare imports the learner's module only once it has returned True
+        (``runner.sandbox.control``'s clearance pipe). False: nothing of the code runs, the spare
+        exits and the run comes back ``withheld``, its records unread."""
         # In flight from before it takes its spare: the replacement asked for once it has taken
         # one must see it counted (else, jobs starting together, the last to fill the CPUs had
         # its replacement asked for the whole warm-up).
         with self._in_flight_lock:
             self._in_flight += 1
         try:
-            return self._run_in_spare(payload, limits)
+            return self._run_in_spare(payload, limits, cleared)
         finally:
             with self._in_flight_lock:
                 self._in_flight -= 1
 
-    def _run_in_spare(self, payload: dict[str, Any], limits: Limits) -> RawRun:
+    def _run_in_spare(
+        self, payload: dict[str, Any], limits: Limits, cleared: Callable[[], bool] | None
+    ) -> RawRun:
         started = time.perf_counter()
         watch = UNWATCHED if self.watch is None else self.watch()
         raw = RawRun()
@@ -321,14 +341,17 @@ class Sandbox:
         job_id, group, waiter = spare["id"], spare["group"], spare["waiter"]
         group.set_limits(limits.memory_mb, limits.max_processes)
         watch.stage("cgroup limits")
-        pipes = [os.pipe() for _ in range(4)]  # job in, stdout, stderr, results
+        pipes = [os.pipe() for _ in range(5)]  # job in, stdout, stderr, results, clearance
         with contextlib.suppress(OSError):
             fcntl.fcntl(pipes[3][0], F_SETPIPE_SZ, RESULT_PIPE_BYTES)
+        clearance = [pipes[4][1]]  # the host's end, until its word is written
         finished_cleanly = False
         try:
             # The job's input goes into its pipe before the spare has the pipe, as far as it fits
             # (all of it, for any ordinary job): the spare reads it the moment it wakes.
             rest = prefeed(pipes[0][1], compiled.encode_payload(payload))
+            if cleared is None:  # nothing to check: the word is there when the spare looks for it
+                _clear(clearance)
             watch.stage("payload written")
             msg = {
                 "op": "job",
@@ -337,7 +360,7 @@ class Sandbox:
                 "file_mb": limits.max_file_mb,
                 "threads": limits.threads,
             }
-            child_ends = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1]]
+            child_ends = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1], pipes[4][0]]
             with contextlib.suppress(OSError):  # a spare that died meanwhile: the run reports it
                 socket.send_fds(spare["link"], [json.dumps(msg).encode()], child_ends)
             watch.stage("hand-over")
@@ -352,6 +375,13 @@ class Sandbox:
             self._feed(pipes[0][1], rest)
             watch.stage("spare woken")
             self._spare_maker.submit(self._replenish)  # after the job has all it needs
+            if cleared is not None:
+                if not cleared():
+                    raw.withheld = True  # the spare reads end of file on its clearance pipe and exits
+                    finished_cleanly = True  # nothing to read: what is left is cleaned up off the path
+                    return raw
+                _clear(clearance)
+                watch.stage("code cleared")
             on_record = watch.stage if watch.every_record else None
             finished_cleanly = collect(
                 raw, pipes[1][0], pipes[2][0], pipes[3][0], limits, started, waiter["event"], on_record
@@ -359,7 +389,7 @@ class Sandbox:
             watch.stage("output read")
             watch.finished(group)
         finally:
-            for fd in (pipes[1][0], pipes[2][0], pipes[3][0]):
+            for fd in (pipes[1][0], pipes[2][0], pipes[3][0], *clearance):
                 with contextlib.suppress(OSError):
                     os.close(fd)
             raw.wall_ms = (time.perf_counter() - started) * 1000

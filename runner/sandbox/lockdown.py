@@ -14,7 +14,17 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from runner.sandbox import compiled, syscalls
-from runner.sandbox.control import KEY_BYTES, MAX_PAYLOAD, RESULTS_FD, SAFE_ENV, SPARE_NAME, WARM, read_all
+from runner.sandbox.control import (
+    CLEARANCE_FD,
+    KEY_BYTES,
+    MAX_PAYLOAD,
+    RESULTS_FD,
+    SAFE_ENV,
+    SPARE_NAME,
+    WARM,
+    await_clearance,
+    read_all,
+)
 from runner.sandbox.seeding import reseed
 from runner.sandbox.warmup import GroupPriority, warm_spare
 
@@ -119,12 +129,12 @@ def run_harness(
         if group is not None:
             group.close()  # the job gets no handle on its group
         reseed()  # this process serves one job only, so seeding it now is as fresh as after the job came
-        data, fds, _, _ = socket.recv_fds(link, 65536, 4)
+        data, fds, _, _ = socket.recv_fds(link, 65536, 5)
         link.close()
-        if not data or len(fds) != 4:
+        if not data or len(fds) != 5:
             os._exit(72)  # the host dropped this spare: no job will come
         job = json.loads(data)
-        job_in, stdout_w, stderr_w, result_w = fds
+        job_in, stdout_w, stderr_w, result_w, clearance = fds
         payload = compiled.decode_payload(read_all(job_in, MAX_PAYLOAD))
         os.close(job_in)
         for name, text in (("solution.py", payload["code"]), ("tests.py", payload["tests_source"])):
@@ -134,7 +144,8 @@ def run_harness(
         os.dup2(stderr_w, 2)
         os.dup2(result_w, RESULTS_FD)
         result_w = RESULTS_FD
-        os.closerange(RESULTS_FD + 1, 65536)
+        os.dup2(clearance, CLEARANCE_FD)
+        os.closerange(CLEARANCE_FD + 1, 65536)
         cpu = int(job["cpu_s"])
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
         file_bytes = int(job["file_mb"]) * 2**20
@@ -158,7 +169,14 @@ def run_harness(
     # before the learner's import), unless the problem allows them ([limits] threads = true).
     single_task = None if job.get("threads") else filters.job.load
     try:
-        harness.run(payload, harness.ResultChannel(RESULTS_FD), "/tmp", pending, single_task)
+        harness.run(
+            payload,
+            harness.ResultChannel(RESULTS_FD),
+            "/tmp",
+            pending,
+            single_task,
+            cleared=lambda: await_clearance(CLEARANCE_FD),
+        )
         sys.stdout.flush()
         sys.stderr.flush()
         with contextlib.suppress(OSError):  # the learner's code may have closed it already

@@ -29,7 +29,8 @@ class JobWatch:
 
     def stage(self, name: str) -> None:
         """A stage of the job ended: ``take spare``, ``cgroup limits``, ``payload written``,
-        ``hand-over``, ``spare woken``, ``output read``, ``teardown handed off``; with
+        ``hand-over``, ``spare woken``, ``code cleared`` (where the job's code was checked: its
+        word written), ``output read``, ``teardown handed off``; with
         :attr:`every_record`, each record's type as it reached the host (``start``, ``cases``,
         ``event``, ``case``, ``done``, …)."""
 

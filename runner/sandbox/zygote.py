@@ -2,8 +2,8 @@
 
 It never runs learner code and never sees a job's data: it only forks *spares*, each
 prepared ahead of time and given its own link to the host (one end of a socket pair the host
-made). The job comes over that link straight from the host — its id, limits and four pipe
-ends (job input, stdout, stderr, results) — so a job never waits behind the zygote forking
+made). The job comes over that link straight from the host — its id, limits and five pipe
+ends (job input, stdout, stderr, results, clearance) — so a job never waits behind the zygote forking
 another spare. A spare reads the job itself, locks itself down and becomes the job's harness:
 
     zygote ──fork──▶ spare (root)      new session; unshare(mount, ipc, uts); join the
@@ -20,9 +20,11 @@ another spare. A spare reads the job itself, locks itself down and becomes the j
                                        the job's text streams over fds 1 and 2 are the
                                        zygote's own, made before it forks
                                        ── the job arrives from the host ──
-                                       read the job; its pipes onto fds 0-3; drop to the
+                                       read the job; its pipes onto fds 0-4; drop to the
                                        job's own uid, no capabilities, no new privileges;
-                                       run the cases
+                                       load tests.py, the guard in force; wait for the
+                                       host's word (its check of the code); import
+                                       solution.py; run the cases
 
 One fork per job: forking and tearing down a process that holds torch costs ~5 ms of
 CPU each way, so a keeper process per job (for a pid namespace per job) would cost a

@@ -51,7 +51,7 @@ def test_a_watched_job_tells_its_stages_in_order_and_an_unwatched_one_nothing() 
         assert len(watches.made) == 1  # the second job was not watched
         watched = watches.last()
         names = [name for name, _ in watched.since(started)]
-        host = ["take spare", "cgroup limits", "payload written", "hand-over", "spare woken"]
+        host = ["take spare", "cgroup limits", "payload written", "hand-over", "spare woken", "code cleared"]
         assert names[: len(host)] == host
         records = [n for n in names[len(host) : -2] if n != "event"]
         assert records == ["start", "cases", *["case"] * len(expectations.select("submit")), "done"]

@@ -437,10 +437,11 @@ def test_bypass_attempt_is_refused_before_it_runs(
     assert result.passed == 0 and result.total == len(expectations.cases)
 
 
-def test_refused_code_never_reaches_the_sandbox(
+def test_a_refused_job_reports_no_run(
     checked_runner: Runner, probe_problem: tuple[ProblemFiles, Expectations]
 ) -> None:
-    """A refused job has no sandbox run: its result carries no stage of one (no case time)."""
+    """A refused job's result is the policy's alone: no case time or output of a run (none of its
+    code ran: tests/runner/sandbox/test_clearance.py)."""
     problem, expectations = probe_problem
     result = checked_runner.judge(problem.job(expectations, "import os\ndef probe():\n    return 0\n", "run"))
     assert result.verdict == Verdict.COMPILE_ERROR
