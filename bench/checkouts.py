@@ -15,7 +15,10 @@ differences, their ranges and bootstrap 90 % intervals, and each side's medians.
 machine the CPU figure is the steadier one: waiting for a CPU adds to the wall time, not to the
 CPU.
 With ``--stages``, one traced batch a side at the end: where a warm job's time goes, stage by
-stage (the host's marks), for the two sides next to each other.
+stage (the host's marks), for the two sides next to each other. With ``--spaced``, each job alone,
+after the pool has all its spares again (the latency a learner's job meets, and its CPU without the
+overlap of the next spare's making and the last one's exit); the host's CPU is then its judging
+process's while ``Runner.judge`` runs (not the waits between jobs).
 """
 
 from __future__ import annotations
@@ -106,7 +109,7 @@ for line in sys.stdin:
     elif traced:
         runner._sandbox.trace = False
     settle()  # the spares made for this batch are counted in its CPU
-    # Spaced, the host's CPU is its judging thread's within Runner.judge (not the waits between jobs).
+    # Spaced, the host process's CPU while Runner.judge runs (not the waits between jobs).
     host_ms = (host_in_judge if spaced else time.process_time() - host0) * 1000 / jobs
     pool_ms = (pool_cpu_s() - pool0) * 1000 / jobs
     medians = {k: statistics.median(v) for k, v in stages.items()}
