@@ -36,15 +36,16 @@ TARGET_MEDIAN_MS = 10.0  # issue #16, part 3: the seed problem, job in -> verdic
 SPACED_GAP_S = 0.05
 
 # The watch's stages (runner.sandbox.watch; "verdict built" is the verdict's own time) -> what
-# happened since the previous one.
+# happened since the previous one (the records are read once the code is cleared: "start" is
+# what is left of the spare's wake-up by then).
 STAGES = {
     "take spare": "host: take a prepared spare",
     "cgroup limits": "host: set the job's cgroup limits",
     "payload written": "host: write the job (code, tests) into its pipe",
     "hand-over": "host: the job's pipes to the spare, over its own link",
     "spare woken": "host: while the spare wakes: its priority, the CPU counter",
-    "code cleared": "host: the source policy, while the spare gets ready (then its word)",
-    "start": "sandbox: spare wakes, reads the job, writes files, locks down (read once cleared)",
+    "code cleared": "host: the source policy, as the spare gets ready; its word",
+    "start": "sandbox: (the rest of) wake, read the job, write files, lock down",
     "cases": "sandbox: load and run tests.py, install the guard (the cases)",
     "case 1": "sandbox: import solution.py + case 1 (+ encode, write)",
     "case": "sandbox: case {n} (+ encode, write)",
