@@ -316,7 +316,8 @@ class Sandbox:
         the problem's tests, the guard: a few ms, longer than the check), so the check adds no
         latency; the spare imports the learner's module only once it has returned True
         (``runner.sandbox.control``'s clearance pipe). False: nothing of the code runs, the spare
-        exits and the run comes back ``withheld``, its records unread."""
+        exits and the run comes back ``withheld``, its records unread. The job's wall-time limit
+        does not count the time the check took."""
         # In flight from before it takes its spare: the replacement asked for once it has taken
         # one must see it counted (else, jobs starting together, the last to fill the CPUs had
         # its replacement asked for the whole warm-up).
@@ -375,16 +376,19 @@ class Sandbox:
             self._feed(pipes[0][1], rest)
             watch.stage("spare woken")
             self._spare_maker.submit(self._replenish)  # after the job has all it needs
+            limit_from = started  # the job's wall-time limit runs from here, less its wait for the word
             if cleared is not None:
+                checking = time.perf_counter()
                 if not cleared():
                     raw.withheld = True  # the spare reads end of file on its clearance pipe and exits
                     finished_cleanly = True  # nothing to read: what is left is cleaned up off the path
                     return raw
                 _clear(clearance)
+                limit_from += time.perf_counter() - checking
                 watch.stage("code cleared")
             on_record = watch.stage if watch.every_record else None
             finished_cleanly = collect(
-                raw, pipes[1][0], pipes[2][0], pipes[3][0], limits, started, waiter["event"], on_record
+                raw, pipes[1][0], pipes[2][0], pipes[3][0], limits, limit_from, waiter["event"], on_record
             )
             watch.stage("output read")
             watch.finished(group)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from runner.engine import Runner
+from runner.engine import Runner, job_payload
 from runner.format.problem import ProblemFiles
 from runner.jobs import Expectations, JudgeResult, Limits
 from runner.sandbox.cgroups import JobCgroup
@@ -134,3 +134,22 @@ def test_a_refusal_stands_where_the_sandbox_cannot_run(probe: tuple[ProblemFiles
     assert refused.verdict == Verdict.COMPILE_ERROR and refused.message.startswith("Line 1: ")
     failed = judge(runner, probe, "def probe():\n    return 0\n")
     assert failed.verdict == Verdict.INTERNAL_ERROR
+
+
+def test_the_check_takes_nothing_from_the_jobs_time_limit(
+    runner: Runner, probe: tuple[ProblemFiles, Expectations]
+) -> None:
+    """A check that takes most of the job's wall-time limit (a large file on a busy host) does not
+    shorten it: code that needs half the limit after the word still finishes."""
+    problem, _ = probe
+    limits = Limits(time_s=1.0)
+
+    def slow_check() -> bool:
+        time.sleep(0.8 * limits.time_s)
+        return True
+
+    code = SPINS.replace("import os\n", "").format(seconds=0.5 * limits.time_s)
+    payload = job_payload(code, problem.tests, problem.entry_point, None)
+    raw = runner.run_payload(payload, limits, slow_check)
+    assert not raw.timed_out and not raw.withheld
+    assert any(record.get("type") == "done" for record in raw.records), raw.records
