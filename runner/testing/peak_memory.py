@@ -52,7 +52,7 @@ MODE: Any = None
 RECORD_CLASS: Any = None
 WINDOW_CLASS: Any = None
 push_dispatch: Any = None
-pop_dispatch: Any = None
+TAKE_OFF: Any = None
 int_repr: Any = None
 INF: Any = None
 
@@ -191,17 +191,10 @@ def _close_template(record: Any) -> None:
     else:
         WINDOWS.pop()
     if not WINDOWS or RECORDS[record][6]:
-        top = None
-        try:  # noqa: SIM105 (sealed: no module globals such as contextlib)
-            top = pop_dispatch(None)
-        except RuntimeError:
-            pass
-        if top is not MODE:
+        if not TAKE_OFF():
             RECORDS[record][6] = 1
             for other in WINDOWS:
                 RECORDS[other][6] = 1
-            if top is not None:  # someone else's mode where ours should be: put it back
-                push_dispatch(top)
         elif WINDOWS:  # an inner window ended out of order: the outer ones keep the mode
             push_dispatch(MODE)
     for ref in RECORDS[record][5]:
@@ -315,7 +308,6 @@ def _build() -> tuple[Any, Any]:
     stack = {
         "MODE": sealed.mode_class("JudgePeakMemoryWatch", TorchDispatchMode, handler)(),
         "push_dispatch": torch._C._push_on_torch_dispatch_stack,
-        "pop_dispatch": torch._C._pop_torch_dispatch_stack,
     }
     readers = {"live_bytes": _live_template, "peak_bytes": _peak_template, "operations": _operations_template}
     sealed.sealed_class(
@@ -323,7 +315,10 @@ def _build() -> tuple[Any, Any]:
         __repr__=sealed.seal(_repr_template, int_repr=int.__repr__, **common),
         **{name: property(sealed.seal(template, **common)) for name, template in readers.items()},
     )
-    close = sealed.seal(_close_template, **stack, **common)
+    take_off = sealed.mode_taker(
+        stack["MODE"], torch._C._pop_torch_dispatch_stack, stack["push_dispatch"], None
+    )
+    close = sealed.seal(_close_template, TAKE_OFF=take_off, **stack, **common)
     sealed.sealed_class(
         _Window,
         __enter__=sealed.seal(_enter_template, **stack, **common),

@@ -329,6 +329,37 @@ def _restore_shown_template(kept: Any, shown: Any, marker: str) -> None:
         shown.append(marker)
 
 
+MODE: Any = None
+POP: Any = None
+POP_ARGS: Any = None
+PUSH: Any = None
+
+
+def _take_off_template() -> bool:
+    """``MODE`` taken off the top of its torch stack: True when it was there; a mode of someone
+    else's found in its place is put back (False), as is nothing on an empty stack."""
+    top = None
+    try:  # noqa: SIM105 (sealed: no module globals such as contextlib)
+        top = POP(*POP_ARGS)
+    except RuntimeError:
+        pass
+    if top is MODE:
+        return True
+    if top is not None:
+        PUSH(top)
+    return False
+
+
+def mode_taker(
+    mode: Any, pop: Callable[..., Any], push: Callable[[Any], None], *pop_args: Any
+) -> Callable[[], bool]:
+    """A sealed ``take_off()`` for an observer whose block pushed ``mode`` on a torch stack (``pop``
+    and ``push``: torch's C functions for that stack, ``pop_args`` what ``pop`` takes): at the
+    block's end it takes the mode off, and says whether it was on top (a block whose mode judged
+    code took off or covered is marked by its caller)."""
+    return seal(_take_off_template, MODE=mode, POP=pop, POP_ARGS=pop_args, PUSH=push)
+
+
 def shown_list_restorer() -> Callable[[list[Any], list[Any], str], None]:
     """A sealed ``restore(kept, shown, marker)`` for an observer that hands ``tests.py`` a live list
     (``shown``) while it keeps its own copy (``kept``, in sealed constants): when the block ends,
@@ -337,4 +368,4 @@ def shown_list_restorer() -> Callable[[list[Any], list[Any], str], None]:
     return seal(_restore_shown_template)
 
 
-prepare(_type_name_template, _mode_getattribute_template, _restore_shown_template)
+prepare(_type_name_template, _mode_getattribute_template, _restore_shown_template, _take_off_template)

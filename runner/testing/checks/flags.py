@@ -32,7 +32,7 @@ MODE: Any = None
 WATCH_CLASS: Any = None
 RESTORE: Any = None
 push_function: Any = None
-pop_function: Any = None
+TAKE_OFF: Any = None
 
 
 def _handler_template(self: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
@@ -80,15 +80,8 @@ def _exit_template(self: Any, kind: Any, value: Any, traceback: Any) -> None:
         WATCH_STATE[self][1].append(UNWATCHED)  # ended out of order
     else:
         WATCHES.pop()
-    top = None
-    try:  # noqa: SIM105 (sealed: no module globals such as contextlib)
-        top = pop_function()
-    except RuntimeError:
-        pass
-    if top is not MODE:
+    if not TAKE_OFF():
         WATCH_STATE[self][1].append(UNWATCHED)
-        if top is not None:  # someone else's mode where ours should be: put it back
-            push_function(top)
     RESTORE(WATCH_STATE[self][1], WATCH_STATE[self][2], CHANGED)
     del WATCH_STATE[self]  # what it kept (the watched tensors too) goes with the block
 
@@ -122,15 +115,15 @@ def _build() -> tuple[Any, Any]:
         METHOD_WRAPPER=type(setter),
         **common,
     )
-    stack = {
-        "MODE": sealed.mode_class("JudgeFlagWritesWatch", TorchFunctionMode, handler)(),
-        "push_function": torch._C._push_on_torch_function_stack,
-        "pop_function": torch._C._pop_torch_function_stack,
-    }
+    mode = sealed.mode_class("JudgeFlagWritesWatch", TorchFunctionMode, handler)()
+    push = torch._C._push_on_torch_function_stack
+    take_off = sealed.mode_taker(mode, torch._C._pop_torch_function_stack, push)
     sealed.sealed_class(
         _Watch,
-        __enter__=sealed.seal(_enter_template, **stack, **common),
-        __exit__=sealed.seal(_exit_template, RESTORE=sealed.shown_list_restorer(), **stack, **common),
+        __enter__=sealed.seal(_enter_template, MODE=mode, push_function=push, **common),
+        __exit__=sealed.seal(
+            _exit_template, RESTORE=sealed.shown_list_restorer(), TAKE_OFF=take_off, **common
+        ),
     )
     watch = sealed.seal(_watch_template, WATCH_CLASS=_Watch, **common)
     return watch, sealed.seal(_watching_template, **common)

@@ -40,7 +40,7 @@ WATCH_CLASS: Any = None
 RESTORE: Any = None
 object_getattribute: Any = None
 push_dispatch: Any = None
-pop_dispatch: Any = None
+TAKE_OFF: Any = None
 
 
 def _position_template(func: Any) -> tuple[str, Any]:
@@ -124,16 +124,8 @@ def _exit_template(self: Any, kind: Any, value: Any, traceback: Any) -> None:
             k = k + 1
     else:
         WATCHES.pop()
-    if not WATCHES:
-        top = None
-        try:  # noqa: SIM105 (sealed: no module globals such as contextlib)
-            top = pop_dispatch(None)
-        except RuntimeError:
-            pass
-        if top is not MODE:
-            WATCH_LISTS[self][0].append(UNWATCHED)
-            if top is not None:  # someone else's mode where ours should be: put it back
-                push_dispatch(top)
+    if not WATCHES and not TAKE_OFF():
+        WATCH_LISTS[self][0].append(UNWATCHED)
     RESTORE(WATCH_LISTS[self][0], WATCH_LISTS[self][1], CHANGED)
     del WATCH_LISTS[self]  # what it kept (the watched tensors too) goes with the block
 
@@ -175,15 +167,15 @@ def _build() -> tuple[Any, Any]:
         CDATA=torch._C.Generator.__dict__["_cdata"].__get__,
         **common,
     )
-    stack = {
-        "MODE": sealed.mode_class("JudgeGlobalDrawsWatch", TorchDispatchMode, handler)(),
-        "push_dispatch": torch._C._push_on_torch_dispatch_stack,
-        "pop_dispatch": torch._C._pop_torch_dispatch_stack,
-    }
+    mode = sealed.mode_class("JudgeGlobalDrawsWatch", TorchDispatchMode, handler)()
+    push = torch._C._push_on_torch_dispatch_stack
+    take_off = sealed.mode_taker(mode, torch._C._pop_torch_dispatch_stack, push, None)
     sealed.sealed_class(
         _Watch,
-        __enter__=sealed.seal(_enter_template, **stack, **common),
-        __exit__=sealed.seal(_exit_template, RESTORE=sealed.shown_list_restorer(), **stack, **common),
+        __enter__=sealed.seal(_enter_template, MODE=mode, push_dispatch=push, **common),
+        __exit__=sealed.seal(
+            _exit_template, RESTORE=sealed.shown_list_restorer(), TAKE_OFF=take_off, **common
+        ),
     )
     watch = sealed.seal(_watch_template, WATCH_CLASS=_Watch, **common)
     return watch, sealed.seal(_watching_template, **common)
