@@ -34,7 +34,7 @@ STORAGE_DATA_PTR: Any = None
 object_getattribute: Any = None
 MODE: Any = None
 push_dispatch: Any = None
-pop_dispatch: Any = None
+TAKE_OFF: Any = None
 
 
 def _writes_of_template(func: Any) -> tuple[tuple[int, str], ...]:
@@ -101,19 +101,11 @@ def _begin_template(tensors: Any) -> None:
 def _end_template() -> Any:
     """The storages written since the matching :func:`begin`, or None when the watch was taken
     off the stack (nothing can then be said about the call's writes)."""
-    top = None
-    try:  # noqa: SIM105 (sealed: no module globals such as contextlib)
-        top = pop_dispatch(None)
-    except RuntimeError:
-        pass
+    on_top = TAKE_OFF()
     written = WRITTEN.pop() if WRITTEN else None
     if WATCHED:
         WATCHED.pop()
-    if top is not MODE:
-        if top is not None:  # someone else's mode where ours should be: put it back
-            push_dispatch(top)
-        return None
-    return written
+    return written if on_top else None
 
 
 WRITES_OF_FN: Any = None
@@ -151,13 +143,10 @@ def build() -> tuple[Callable[[Any], None], Callable[[], Any], Callable[[], bool
     writes_of = sealed.seal(_writes_of_template, **common)
     handler = sealed.seal(_handler_template, WRITES_OF_FN=writes_of, **common)
     mode = sealed.mode_class("JudgeWriteWatch", TorchDispatchMode, handler)()
-    stack = {
-        "MODE": mode,
-        "push_dispatch": torch._C._push_on_torch_dispatch_stack,
-        "pop_dispatch": torch._C._pop_torch_dispatch_stack,
-    }
-    begin = sealed.seal(_begin_template, **stack, **common)
-    end = sealed.seal(_end_template, **stack, **common)
+    push = torch._C._push_on_torch_dispatch_stack
+    take_off = sealed.mode_taker(mode, torch._C._pop_torch_dispatch_stack, push, None)
+    begin = sealed.seal(_begin_template, MODE=mode, push_dispatch=push, **common)
+    end = sealed.seal(_end_template, TAKE_OFF=take_off, **common)
     return begin, end, sealed.seal(_watching_template, **common)
 
 
