@@ -74,6 +74,8 @@ IS_DATACLASS: Any = None
 FIELDS: Any = None
 GET_ATTRIBUTE: Any = None
 DICT_ITEMS: Any = None
+TUPLE_ITER: Any = None
+LIST_ITER: Any = None
 STR_OF: Any = None
 FIRST_CHANGE: Any = None
 SHARES_STORAGE: Any = None
@@ -122,13 +124,16 @@ def _shares_storage_template(a: Any, b: Any) -> bool:
 
 def _output_tensors_template(result: Any) -> dict[str, Any]:
     """The output's tensors by label: the output itself, or those inside tuples, lists, dicts
-    (string or int keys) and dataclasses, a few levels deep; exact types only, so a container
-    subclass of the learner's cannot hide or invent what it holds. Walked with an explicit stack
-    (a sealed template has no nested functions), in the order a recursive walk takes."""
+    (string or int keys) and dataclasses, a few levels deep. A subclass of a tuple, list or dict
+    (a named tuple, torch's ``return_types``, a learner's own class) is read through the built-in's
+    own methods, as the host's encoder reads it, so it can neither hide what it holds nor invent
+    more. Walked with an explicit stack (a sealed template has no nested functions), in the order
+    a recursive walk takes."""
     found: dict[str, Any] = {}
     stack: list[tuple[Any, str, int]] = []
-    if type(result) is tuple or type(result) is list:  # the labels the checks have always used
-        top = list(result)
+    kind = type(result)
+    if issubclass(kind, tuple) or issubclass(kind, list):  # the labels the checks have always used
+        top = list(TUPLE_ITER(result)) if issubclass(kind, tuple) else list(LIST_ITER(result))
         for i in range(len(top) - 1, -1, -1):
             stack.append((top[i], "the output" if len(top) == 1 else f"output[{i}]", 1))
     else:
@@ -141,11 +146,11 @@ def _output_tensors_template(result: Any) -> dict[str, Any]:
         children: list[tuple[Any, str, int]] = []
         if isinstance(value, TENSOR):
             found[label] = value
-        elif kind is tuple or kind is list:
-            items = list(value)
+        elif issubclass(kind, tuple) or issubclass(kind, list):
+            items = list(TUPLE_ITER(value)) if issubclass(kind, tuple) else list(LIST_ITER(value))
             for i in range(len(items)):
                 children.append((items[i], f"{label}[{i}]", depth + 1))
-        elif kind is dict:
+        elif issubclass(kind, dict):
             for key, item in list(DICT_ITEMS(value)):
                 if type(key) is str or type(key) is int:
                     children.append((item, f"{label}[{key!r}]", depth + 1))
@@ -316,6 +321,8 @@ def _sealed_check_call() -> Any:
         "FIELDS": dataclasses.fields,
         "GET_ATTRIBUTE": object.__getattribute__,
         "DICT_ITEMS": dict.items,
+        "TUPLE_ITER": tuple.__iter__,
+        "LIST_ITER": list.__iter__,
         "STR_OF": str,
         "INDEX_OF": sealed.seal(index_of),
         "MAX_TENSORS": OUTPUT_TENSORS,

@@ -64,6 +64,43 @@ def test_an_output_that_aliases_the_input_inside_a_container_fails(runner: Runne
     assert "the output shares storage with `x` (a view); it should be a new tensor" in message, message
 
 
+# Containers of the learner's own classes (and named tuples): the check reads them as the host's
+# encoder does, through the built-in's own methods, whatever the class overrides.
+SUBCLASS_OUTPUTS = {
+    "a dict subclass": (
+        "class Parts(dict):\n    pass\n",
+        "Parts(scaled=2 * x, parts=[x[0], x[1] + 1])",
+    ),
+    "a dict subclass that hides its items": (
+        "class Parts(dict):\n    def items(self):\n        return []\n"
+        "    def __iter__(self):\n        return iter(())\n",
+        "Parts(scaled=2 * x, parts=[x[0], x[1] + 1])",
+    ),
+    "a list subclass that hides its items": (
+        "class Hidden(list):\n    def __iter__(self):\n        return iter(())\n"
+        "    def __len__(self):\n        return 0\n",
+        '{"scaled": 2 * x, "parts": Hidden([x[0], x[1] + 1])}',
+    ),
+    "a named tuple": (
+        "import collections\nParts = collections.namedtuple('Parts', 'first second')\n",
+        '{"scaled": 2 * x, "parts": Parts(x[0] + 1, x.view(-1)[3:])}',
+    ),
+    "a tuple subclass that hides its items": (
+        "class Hidden(tuple):\n    def __iter__(self):\n        return iter(())\n"
+        "    def __getitem__(self, i):\n        raise IndexError(i)\n",
+        '{"scaled": 2 * x, "parts": Hidden((x[0] + 1, x[1]))}',
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SUBCLASS_OUTPUTS))
+def test_an_alias_inside_a_container_of_the_learners_class_fails(runner: Runner, kind: str) -> None:
+    prelude, output = SUBCLASS_OUTPUTS[kind]
+    code = f"{prelude}\n\ndef split_scale(x):\n    return {output}\n"
+    message = failed_message(_judge(runner, code), "new_tensors_inside_containers")
+    assert "the output shares storage with `x` (a view); it should be a new tensor" in message, message
+
+
 def test_a_sign_flip_of_zero_is_a_change(runner: Runner) -> None:
     # -0.0 == 0.0 as numbers: compared bit for bit, the flip is a write that was not undone.
     code = textwrap.dedent("""

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import collections
+
 import pytest
+import torch
 
 from runner.engine import Runner
 from runner.format.problem import load_problem_dir
 from runner.format.validate import validate_problem
+from runner.testing import check_call
 from tests.runner.checks_support import failed_message, folder, judge, mutant, solution
 
 # Quoted in docs/authoring.md (tests/runner/testing/test_checks_docs.py checks they are).
@@ -65,3 +69,35 @@ def test_a_wrong_value_with_the_right_properties_is_a_hidden_wrong_value(runner:
         "Values beyond tolerance: the output's values are wrong (12 of 12 elements differ;"
     )
     assert "(rtol=0.0001, atol=0.0001)" in message and "rule" not in message
+
+
+class _HiddenList(list):  # type: ignore[type-arg]
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+class _HiddenDict(dict):  # type: ignore[type-arg]
+    def items(self):  # type: ignore[no-untyped-def]
+        return []
+
+
+_Pair = collections.namedtuple("_Pair", "first second")
+
+# Each returns a view of `x` inside a container of a class other than the built-in's own.
+_WRAPPED_ALIASES = {
+    "named tuple": lambda x: _Pair(x + 1, x[0]),
+    "torch's return type": lambda x: torch.return_types.max((x + 1, x[0])),
+    "list subclass": lambda x: _HiddenList([x + 1, x[1]]),
+    "dict subclass": lambda x: {"parts": _HiddenDict(view=x.view(-1))},
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_WRAPPED_ALIASES))
+def test_an_alias_inside_any_tuple_list_or_dict_is_seen(kind: str) -> None:
+    # properties=(): only the storage comparison can tell the alias (no shape to differ).
+    x = torch.arange(6.0).reshape(2, 3)
+    value = check_call(_WRAPPED_ALIASES[kind], x, names=["x"], properties=())
+    assert value.compared["shares_storage"] == {"x": True}
