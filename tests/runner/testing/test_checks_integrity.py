@@ -101,3 +101,19 @@ def test_an_alias_inside_any_tuple_list_or_dict_is_seen(kind: str) -> None:
     x = torch.arange(6.0).reshape(2, 3)
     value = check_call(_WRAPPED_ALIASES[kind], x, names=["x"], properties=())
     assert value.compared["shares_storage"] == {"x": True}
+
+
+def test_a_write_watch_taken_off_torchs_stack_reports_every_input_unwatched() -> None:
+    # In the sandbox the source policy refuses the private name and the wrapped pop entry points
+    # report tampering first; in-process, torch's own pop reaches the watch's end-of-block test.
+    from torch.utils._python_dispatch import _get_current_dispatch_mode_stack, _pop_mode
+
+    def takes_the_watch_off(x: torch.Tensor) -> torch.Tensor:
+        _pop_mode()
+        x.add_(1)
+        x.sub_(1)
+        return x + 1
+
+    value = check_call(takes_the_watch_off, torch.zeros(3), names=["x"], properties=())
+    assert value.compared["inputs_changed"] == {"x": "unwatched"}
+    assert _get_current_dispatch_mode_stack() == []
