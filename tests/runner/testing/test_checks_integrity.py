@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import collections
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import torch
@@ -71,16 +73,16 @@ def test_a_wrong_value_with_the_right_properties_is_a_hidden_wrong_value(runner:
     assert "(rtol=0.0001, atol=0.0001)" in message and "rule" not in message
 
 
-class _HiddenList(list):  # type: ignore[type-arg]
-    def __iter__(self):  # type: ignore[no-untyped-def]
+class _HiddenList(list[torch.Tensor]):
+    def __iter__(self) -> Iterator[torch.Tensor]:
         return iter(())
 
     def __len__(self) -> int:
         return 0
 
 
-class _HiddenDict(dict):  # type: ignore[type-arg]
-    def items(self):  # type: ignore[no-untyped-def]
+class _HiddenDict(dict[str, torch.Tensor]):
+    def items(self) -> Any:
         return []
 
 
