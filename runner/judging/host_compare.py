@@ -49,13 +49,19 @@ def refusal(value: Any) -> str | None:
                     return why
                 continue
             if "__float__" in item:
-                if set(item) != {"__float__"} or item["__float__"] not in NON_FINITE:
+                if set(item) != {"__float__"} or not _non_finite(item["__float__"]):
                     return "it holds a malformed number"
                 continue
             stack.extend((x, depth + 1) for x in item.values())
             continue
         return f"it holds a {type(item).__name__}"
     return None
+
+
+def _non_finite(marker: Any) -> bool:
+    """Whether a ``__float__`` marker names a non-finite number (a forged one may be anything,
+    an unhashable list included)."""
+    return type(marker) is str and marker in NON_FINITE
 
 
 def _tensor_refusal(item: dict[str, Any]) -> str | None:
@@ -72,7 +78,7 @@ def _tensor_refusal(item: dict[str, Any]) -> str | None:
     for x in data:
         if isinstance(x, int) and not isinstance(x, bool) and x.bit_length() > MAX_INT_BITS:
             return "it holds a tensor element too large to compare"
-        if isinstance(x, dict) and not (set(x) == {"__float__"} and x["__float__"] in NON_FINITE):
+        if isinstance(x, dict) and not (set(x) == {"__float__"} and _non_finite(x["__float__"])):
             return "it holds a malformed tensor element"
         if not isinstance(x, int | float | dict):
             return "it holds a malformed tensor element"

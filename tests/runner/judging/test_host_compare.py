@@ -156,6 +156,12 @@ FORGED = [
         "malformed tensor",
     ),
     ("bad non-finite marker", {"__float__": "huge"}, "malformed number"),
+    ("unhashable non-finite marker", {"__float__": ["nan"]}, "malformed number"),
+    (
+        "unhashable non-finite marker in a tensor",
+        {"__tensor__": {"dtype": "float32", "shape": [1], "data": [{"__float__": {"a": 1}}]}},
+        "malformed tensor element",
+    ),
     ("tuple (not JSON)", (1, 2), "holds a tuple"),
 ]
 
