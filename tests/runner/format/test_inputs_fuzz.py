@@ -14,15 +14,9 @@ from hypothesis import strategies as st
 
 from runner.format import custom
 from runner.format.inputs import InputError, check_arguments, materialise, read_arguments
+from tests.runner import hostile_data
 
-scalars = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(),
-    st.integers(min_value=-(10**40), max_value=10**40),
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.text(max_size=12),
-)
+scalars = hostile_data.scalars(huge_digits=40, text_size=12)
 KEYS = ["__tensor__", "dtype", "data", "shape"]
 values = st.recursive(
     scalars,

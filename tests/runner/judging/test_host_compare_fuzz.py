@@ -31,18 +31,12 @@ from runner.judging.results import build_result
 from runner.records.check_value import TAG
 from runner.sandbox.channel import RawRun, parse_records
 from runner.verdict import Verdict
+from tests.runner import hostile_data
 from tests.runner.conftest import FIXTURES
 
 RESERVED = ("__tensor__", "__float__", TAG)
 DTYPES = ("float32", "float64", "int64", "bool", "float16", "complex64", "", "f")
-scalars = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(),
-    st.integers(min_value=-(10**400), max_value=10**400),
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.text(max_size=20),
-)
+scalars = hostile_data.scalars()
 tensors = st.fixed_dictionaries(
     {
         "dtype": st.sampled_from(DTYPES) | st.text(max_size=8),
