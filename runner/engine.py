@@ -192,8 +192,8 @@ class Runner:
         """One sandbox job over the problem's cases. The source policy is checked on this thread
         while the job's spare gets ready (its lock-down, the problem's tests, the guard), and the
         spare imports the code only once it has passed (``Sandbox.run``'s ``cleared``): nothing of a
-        refused solution runs, and the check adds no latency. Where the run fails before the check
-        (no sandbox), it is checked then: a refusal is still the verdict."""
+        refused solution runs, and the check overlaps the spare's set-up. Where the run fails before
+        the check (no sandbox), it is checked then: a refusal is still the verdict."""
         refusals: list[source_policy.Refusal] = []
         checked: list[bool] = []
 

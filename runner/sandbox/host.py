@@ -313,8 +313,9 @@ class Sandbox:
 
         ``cleared``: the host's check of the learner's code (``Runner.judge``: its source policy),
         run on this thread once the spare has the job, while the spare gets ready (its lock-down,
-        the problem's tests, the guard: a few ms, longer than the check), so the check adds no
-        latency; the spare imports the learner's module only once it has returned True
+        the problem's tests, the guard: a few ms, longer than the check), so the two overlap when
+        they run on two CPUs (queued on one, they take turns: docs/benchmarks.md, "Two CPUs, one
+        queue"); the spare imports the learner's module only once it has returned True
         (``runner.sandbox.control``'s clearance pipe). False: nothing of the code runs, the spare
         exits and the run comes back ``withheld``, its records unread. The job's wall-time limit
         does not count the time the check took."""

@@ -315,10 +315,7 @@ def _build() -> tuple[Any, Any]:
         __repr__=sealed.seal(_repr_template, int_repr=int.__repr__, **common),
         **{name: property(sealed.seal(template, **common)) for name, template in readers.items()},
     )
-    take_off = sealed.mode_taker(
-        stack["MODE"], torch._C._pop_torch_dispatch_stack, stack["push_dispatch"], None
-    )
-    close = sealed.seal(_close_template, TAKE_OFF=take_off, **stack, **common)
+    close = sealed.seal(_close_template, TAKE_OFF=sealed.mode_taker(stack["MODE"]), **stack, **common)
     sealed.sealed_class(
         _Window,
         __enter__=sealed.seal(_enter_template, **stack, **common),

@@ -350,13 +350,21 @@ def _take_off_template() -> bool:
     return False
 
 
-def mode_taker(
-    mode: Any, pop: Callable[..., Any], push: Callable[[Any], None], *pop_args: Any
-) -> Callable[[], bool]:
-    """A sealed ``take_off()`` for an observer whose block pushed ``mode`` on a torch stack (``pop``
-    and ``push``: torch's C functions for that stack, ``pop_args`` what ``pop`` takes): at the
-    block's end it takes the mode off, and says whether it was on top (a block whose mode judged
-    code took off or covered is marked by its caller)."""
+def mode_taker(mode: Any) -> Callable[[], bool]:
+    """A sealed ``take_off()`` for an observer whose block pushed ``mode`` (a :func:`mode_class`
+    instance) on its torch stack, the function or the dispatch one as its class says: at the
+    block's end it takes the mode off with torch's C functions, and says whether it was on top (a
+    block whose mode judged code took off or covered is marked by its caller)."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    pop: Callable[..., Any]
+    if isinstance(mode, TorchDispatchMode):  # its stack's pop takes a mode key: None, the top
+        pop, push = torch._C._pop_torch_dispatch_stack, torch._C._push_on_torch_dispatch_stack
+        pop_args: tuple[None, ...] = (None,)
+    else:
+        pop, push = torch._C._pop_torch_function_stack, torch._C._push_on_torch_function_stack
+        pop_args = ()
     return seal(_take_off_template, MODE=mode, POP=pop, POP_ARGS=pop_args, PUSH=push)
 
 

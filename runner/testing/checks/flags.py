@@ -117,7 +117,7 @@ def _build() -> tuple[Any, Any]:
     )
     mode = sealed.mode_class("JudgeFlagWritesWatch", TorchFunctionMode, handler)()
     push = torch._C._push_on_torch_function_stack
-    take_off = sealed.mode_taker(mode, torch._C._pop_torch_function_stack, push)
+    take_off = sealed.mode_taker(mode)
     sealed.sealed_class(
         _Watch,
         __enter__=sealed.seal(_enter_template, MODE=mode, push_function=push, **common),

@@ -169,7 +169,7 @@ def _build() -> tuple[Any, Any]:
     )
     mode = sealed.mode_class("JudgeGlobalDrawsWatch", TorchDispatchMode, handler)()
     push = torch._C._push_on_torch_dispatch_stack
-    take_off = sealed.mode_taker(mode, torch._C._pop_torch_dispatch_stack, push, None)
+    take_off = sealed.mode_taker(mode)
     sealed.sealed_class(
         _Watch,
         __enter__=sealed.seal(_enter_template, MODE=mode, push_dispatch=push, **common),

@@ -144,7 +144,7 @@ def build() -> tuple[Callable[[Any], None], Callable[[], Any], Callable[[], bool
     handler = sealed.seal(_handler_template, WRITES_OF_FN=writes_of, **common)
     mode = sealed.mode_class("JudgeWriteWatch", TorchDispatchMode, handler)()
     push = torch._C._push_on_torch_dispatch_stack
-    take_off = sealed.mode_taker(mode, torch._C._pop_torch_dispatch_stack, push, None)
+    take_off = sealed.mode_taker(mode)
     begin = sealed.seal(_begin_template, MODE=mode, push_dispatch=push, **common)
     end = sealed.seal(_end_template, TAKE_OFF=take_off, **common)
     return begin, end, sealed.seal(_watching_template, **common)
