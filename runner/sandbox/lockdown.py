@@ -181,11 +181,6 @@ def run_harness(
         sys.stderr.flush()
         with contextlib.suppress(OSError):  # the learner's code may have closed it already
             os.close(RESULTS_FD)  # the host reads the channel when it closes (runner.sandbox.channel.collect)
-        # The close woke the host, and the kernel often queues a task woken this way (a "sync"
-        # wake-up) on the waker's own CPU, the other one idle: the host would then wait for this
-        # process's exit (~3 ms of CPU unmapping torch) before reading the verdict. Giving the CPU
-        # up first lets the host run now; on a CPU of its own it costs one system call.
-        os.sched_yield()
     except BaseException:
         os._exit(1)
     os._exit(0)
