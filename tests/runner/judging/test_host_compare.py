@@ -8,6 +8,7 @@ on its own, for code the policy would refuse, and for a harness whose encoder wa
 
 from __future__ import annotations
 
+import json
 import math
 import textwrap
 
@@ -188,3 +189,27 @@ def test_plain_values_still_compare() -> None:
     assert host_compare.failure({"a": [1, 2.5]}, {"a": [1, 2.5]}, 0.0, 0.0, public=True) is None
     message = host_compare.failure(1.0, math.pi, 0.0, 0.0, public=True)
     assert message is not None and message.kind == "values" and "expected 1" in message.message()
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [{"__float__": ["nan"]}, {"__tensor__": {"dtype": "float32", "shape": [1], "data": [{"__float__": {}}]}}],
+    ids=["non-finite marker holding a list", "tensor element marker holding a dict"],
+)
+def test_a_case_record_forged_on_the_channel_is_the_learners_error(
+    judge_probe: JudgeFn, forged: object
+) -> None:
+    """Code that writes its own case record to the result channel (fd 3) and ends the process before
+    the harness writes one, holding a value no encoder makes: the host refuses it as the learner's
+    (it once raised on the unhashable marker: internal_error)."""
+    record = json.dumps({"type": "case", "name": "example", "status": "ok", "value": forged, "time_ms": 0})
+    src = code(f"""
+        import os
+        def probe():
+            os.write(3, {(record + chr(10)).encode()!r})
+            os._exit(0)
+    """)
+    result = judge_probe(src, mode="submit")
+    assert result.verdict != Verdict.INTERNAL_ERROR and not result.cause, result.message
+    example = next(c for c in result.cases if c.name == "example")
+    assert "malformed" in example.message, example.message
