@@ -9,7 +9,6 @@ attributes, names and calls).
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 
 from runner.judging.source_paths import Refusal as Refusal
 from runner.judging.source_paths import denied_torch as _denied_torch
@@ -46,10 +45,16 @@ class DefinitionWalk:
         self.allow = allow
         self.modules: dict[str, str] = {}  # local name -> the dotted path an import bound to it
         self.imported_modules: set[str] = set()  # names bound by `import x` (certainly modules)
+        # Every refusal, in the walk's order. The rules add to it as they find one (``_refuse``)
+        # rather than yield it: a generator per rule and node cost most of the walk's time.
+        self.found: list[Refusal] = []
 
     def _refuse(self, node: ast.AST, rule: str, message: str) -> Refusal:
+        """A refusal at ``node``, added to :attr:`found` (and returned)."""
         end = (getattr(node, "end_lineno", 0) or 0, getattr(node, "end_col_offset", 0) or 0)
-        return Refusal(getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1, rule, message, end)
+        refusal = Refusal(getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1, rule, message, end)
+        self.found.append(refusal)
+        return refusal
 
     def _allowed(self, path: str) -> bool:
         return any(_under(path, a) for a in self.allow)
@@ -58,7 +63,7 @@ class DefinitionWalk:
         """The problem's allowance ``path`` is under (the longest), or None."""
         return max((a for a in self.allow if _under(path, a)), key=len, default=None)
 
-    def _beyond(self, node: ast.AST, path: str, allowance: str) -> Iterator[Refusal]:
+    def _beyond(self, node: ast.AST, path: str, allowance: str) -> None:
         """An allowance opens exactly what it names: the parts of ``path`` after it meet every rule
         (no private part, no denied part of torch, no escape to another module, no denied
         attribute such as ``redispatch``), so allowing ``torch.ops`` does not open redispatch or
@@ -66,10 +71,10 @@ class DefinitionWalk:
         rest = path[len(allowance) + 1 :].split(".") if path != allowance else []
         for part in rest:
             if is_dunder(part):
-                yield self._dunder(node, part)
+                self._dunder(node, part)
                 return
             if part.startswith("_"):
-                yield self._refuse(
+                self._refuse(
                     node,
                     "private",
                     f"`{path}` is not allowed: the problem allows `{allowance}`, not `{part}`, a private "
@@ -77,23 +82,19 @@ class DefinitionWalk:
                 )
                 return
             if part in MODULE_ESCAPES:
-                yield self._refuse(
-                    node, "module", f"`{path}` is not allowed: it reaches the `{part}` module."
-                )
+                self._refuse(node, "module", f"`{path}` is not allowed: it reaches the `{part}` module.")
                 return
         for denied_path, why in DENIED_UNDER_ALLOWANCE.items():
             if _under(path, denied_path) and not _under(allowance, denied_path):
-                yield self._refuse(node, "module", f"`{denied_path}` is not allowed: {why}.")
+                self._refuse(node, "module", f"`{denied_path}` is not allowed: {why}.")
                 return
         denied = _denied_torch(path)
         if denied is not None and len(denied) > len(allowance):
-            yield self._refuse(
-                node, "torch-internals", f"`{denied}` is not allowed here: {DENIED_TORCH[denied]}."
-            )
+            self._refuse(node, "torch-internals", f"`{denied}` is not allowed here: {DENIED_TORCH[denied]}.")
             return
         setting = next((p for p in rest if p in PROCESS_WIDE_SETTINGS), None)
         if setting is not None:
-            yield self._refuse(
+            self._refuse(
                 node,
                 "process-wide",
                 f"`{path}` is not allowed (the problem allows `{allowance}`, not `{setting}`): "
@@ -101,9 +102,7 @@ class DefinitionWalk:
             )
             return
         if rest and rest[-1] in DENIED_ATTRIBUTES:
-            yield self._refuse(
-                node, "attribute", f"`{rest[-1]}` is not allowed: {DENIED_ATTRIBUTES[rest[-1]]}."
-            )
+            self._refuse(node, "attribute", f"`{rest[-1]}` is not allowed: {DENIED_ATTRIBUTES[rest[-1]]}.")
 
     def _dunder(self, node: ast.AST, name: str) -> Refusal:
         if name in _CONTEXT_METHODS:
@@ -129,38 +128,38 @@ class DefinitionWalk:
             return self.modules.get(node.id)
         return self._dotted(node)
 
-    def _plain_call(self, node: ast.Call) -> Iterator[Refusal]:
+    def _plain_call(self, node: ast.Call) -> None:
         """A function of ``PLAIN_CALL_ONLY`` called with more than one positional argument."""
         path = self._called_path(node.func)
         if path not in PLAIN_CALL_ONLY or self._allowed(path):
             return
         if len(node.args) != 1 or node.keywords or isinstance(node.args[0], ast.Starred):
-            yield self._refuse(
+            self._refuse(
                 node,
                 "dynamic-attribute",
                 f"`{path}` with more than one argument is not allowed: {PLAIN_CALL_ONLY[path]}.",
             )
 
-    def _plain_call_value(self, node: ast.expr) -> Iterator[Refusal]:
+    def _plain_call_value(self, node: ast.expr) -> None:
         """A function of ``PLAIN_CALL_ONLY`` kept or passed as a value could be called with anything."""
         path = self._called_path(node)
         if path in PLAIN_CALL_ONLY and not self._allowed(path):
             call = self.tree.parents.get(node)
             if not (isinstance(call, ast.Call) and call.func is node):
-                yield self._refuse(
+                self._refuse(
                     node,
                     "dynamic-attribute",
                     f"`{path}` as a value is not allowed: call it directly ({PLAIN_CALL_ONLY[path]}).",
                 )
 
-    def _annotation(self, annotation: ast.expr | None) -> Iterator[Refusal]:
+    def _annotation(self, annotation: ast.expr | None) -> None:
         """A string in an annotation is code: ``typing.get_type_hints`` evaluates it, and
         ``functools.singledispatch``'s ``register`` calls that on the function it is given."""
         if annotation is None:
             return
         for part in ast.walk(annotation):
             if isinstance(part, ast.Constant) and isinstance(part.value, str):
-                yield self._refuse(
+                self._refuse(
                     part,
                     "annotation",
                     "a string annotation is not allowed: Python's `typing` evaluates it as code the "
@@ -168,14 +167,14 @@ class DefinitionWalk:
                 )
                 return
 
-    def _class(self, node: ast.ClassDef) -> Iterator[Refusal]:
+    def _class(self, node: ast.ClassDef) -> None:
         for keyword in node.keywords:
             if keyword.arg == "metaclass" and not self._allowed("metaclass"):
-                yield self._refuse(node, "class", "a metaclass is not allowed: define a plain class.")
+                self._refuse(node, "class", "a metaclass is not allowed: define a plain class.")
         for base in node.bases:
             path = self._dotted(base)
             if path is not None and _tensor_class(path) and not self._allowed(path):
-                yield self._refuse(
+                self._refuse(
                     node,
                     "class",
                     f"subclassing `{path}` is not allowed: a tensor subclass changes what every torch "

@@ -89,7 +89,7 @@ def check(source: str, allow: Collection[str] = ()) -> Refusal | None:
     except (RecursionError, MemoryError):
         return Refusal(1, 1, "depth", TOO_DEEP)
     try:
-        found = list(SourceWalk(tree, frozenset(allow)).refusals())
+        found = SourceWalk(tree, frozenset(allow)).refusals()
     except (RecursionError, MemoryError):
         return Refusal(1, 1, "depth", TOO_DEEP)
     # The first in the file (a walk meets an outer expression before the part of it that is refused).

@@ -1,4 +1,4 @@
-"""The source policy's walk: one pass over judged code's syntax tree, yielding every :class:`Refusal`.
+"""The source policy's walk: one pass over judged code's syntax tree, finding every :class:`Refusal`.
 
 ``runner.judging.source_policy.check`` runs it and reports the first refusal; the rules it applies,
 as data with their reasons, are in ``runner.judging.source_rules``.
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import string
-from collections.abc import Iterator
 
 from runner.judging.source_definitions import DefinitionWalk
 from runner.judging.source_paths import Refusal as Refusal
@@ -69,52 +68,52 @@ _WALKED = (
 class SourceWalk(DefinitionWalk):
     # --- the walk ---------------------------------------------------------------------------
 
-    def refusals(self) -> Iterator[Refusal]:
+    def refusals(self) -> list[Refusal]:
+        """Every rule the code breaks, in the walk's order (once per walk)."""
         # Imports first, so a name is known as a module wherever it is used.
         for node in self.tree.nodes:
             if isinstance(node, ast.Import | ast.ImportFrom):
-                yield from self._import(node)
+                self._import(node)
         for node in self.tree.nodes:
             if isinstance(node, _WALKED):  # the kinds of node _node reads; most nodes are none of them
-                yield from self._node(node)
+                self._node(node)
+        return self.found
 
-    def _import(self, node: ast.Import | ast.ImportFrom) -> Iterator[Refusal]:
+    def _import(self, node: ast.Import | ast.ImportFrom) -> None:
         if isinstance(node, ast.ImportFrom):
             if node.level:
-                yield self._refuse(
-                    node, "import", "relative imports are not allowed: solution.py is one file."
-                )
+                self._refuse(node, "import", "relative imports are not allowed: solution.py is one file.")
                 return
             base = node.module or ""
-            yield from self._module(node, base)
+            self._module(node, base)
             for alias in node.names:
                 if alias.name == "*":
-                    yield self._refuse(
+                    self._refuse(
                         node, "import", f"`from {base} import *` is not allowed: import the names you use."
                     )
                     continue
                 path = f"{base}.{alias.name}"
-                yield from self._path(node, path)
+                self._path(node, path)
                 self.modules[alias.asname or alias.name] = path
         else:
             for alias in node.names:
-                yield from self._module(node, alias.name)
+                self._module(node, alias.name)
                 local = alias.asname or alias.name.split(".")[0]
                 self.modules[local] = alias.name if alias.asname else local
                 self.imported_modules.add(local)
 
-    def _module(self, node: ast.AST, name: str) -> Iterator[Refusal]:
+    def _module(self, node: ast.AST, name: str) -> None:
         top = name.split(".")[0]
         if top == "torch":
-            yield from self._path(node, name)
+            self._path(node, name)
         elif top in NEVER_ALLOWED:
-            yield self._refuse(
+            self._refuse(
                 node, "judge", f"`{name}` is the judge's own code: solutions may not import or use it."
             )
         elif self._allowance(name) is not None:
-            yield from self._beyond(node, name, self._allowance(name) or "")
+            self._beyond(node, name, self._allowance(name) or "")
         elif not (top in ALLOWED_MODULES and not self._private_part(name)):
-            yield self._refuse(
+            self._refuse(
                 node,
                 "import",
                 f"importing `{name}` is not allowed: solutions may import torch and its public "
@@ -125,18 +124,18 @@ class SourceWalk(DefinitionWalk):
     def _private_part(path: str) -> str | None:
         return next((p for p in path.split(".") if p.startswith("_") and p != "__future__"), None)
 
-    def _path(self, node: ast.AST, path: str) -> Iterator[Refusal]:
+    def _path(self, node: ast.AST, path: str) -> None:
         """A dotted name read through a module: private parts and denied torch parts."""
         allowance = self._allowance(path)
         if allowance is not None:
-            yield from self._beyond(node, path, allowance)
+            self._beyond(node, path, allowance)
             return
         private = self._private_part(path)
         if private is not None and not (path.startswith("__future__") and private == "__future__"):
             if is_dunder(private):
-                yield self._dunder(node, private)
+                self._dunder(node, private)
             else:
-                yield self._refuse(
+                self._refuse(
                     node,
                     "private",
                     f"`{path}` is not allowed: `{private}` is a private part of "
@@ -147,40 +146,40 @@ class SourceWalk(DefinitionWalk):
         denied = _denied_torch(path)
         if denied is not None:
             why = DENIED_TORCH[denied]
-            yield self._refuse(node, "torch-internals", f"`{denied}` is not allowed here: {why}.")
+            self._refuse(node, "torch-internals", f"`{denied}` is not allowed here: {why}.")
             return
         escape = next((p for p in path.split(".")[1:] if p in MODULE_ESCAPES), None)
         if escape is not None:
-            yield self._refuse(node, "module", f"`{path}` is not allowed: it reaches the `{escape}` module.")
+            self._refuse(node, "module", f"`{path}` is not allowed: it reaches the `{escape}` module.")
             return
         foreign = next((p for p in path.split(".")[1:] if p in FOREIGN_MODULE_NAMES), None)
         if foreign is not None:
-            yield self._refuse(
+            self._refuse(
                 node,
                 "module",
                 f"`{path}` is not allowed: `{foreign}` is a module another module imported, not one "
                 "solutions may use (import the modules the policy allows, by their own names).",
             )
             return
-        yield from self._process_wide(node, path)
+        self._process_wide(node, path)
         leaf = path.split(".")[-1]
         if leaf in DENIED_ATTRIBUTES:
-            yield self._refuse(node, "attribute", f"`{leaf}` is not allowed: {DENIED_ATTRIBUTES[leaf]}.")
+            self._refuse(node, "attribute", f"`{leaf}` is not allowed: {DENIED_ATTRIBUTES[leaf]}.")
 
-    def _process_wide(self, node: ast.AST, path: str) -> Iterator[Refusal]:
+    def _process_wide(self, node: ast.AST, path: str) -> None:
         """A public setter of process-wide torch state anywhere in ``path`` (``torch.set_default_dtype``,
         ``torch.autograd.anomaly_mode.detect_anomaly.__call__``)."""
         parts = path.split(".")
         for i, part in enumerate(parts):
             if part in PROCESS_WIDE_SETTINGS:
-                yield self._setting(node, ".".join(parts[: i + 1]))
+                self._setting(node, ".".join(parts[: i + 1]))
                 return
 
     def _setting(self, node: ast.AST, name: str) -> Refusal:
         why = PROCESS_WIDE_SETTINGS[name.split(".")[-1]]
         return self._refuse(node, "process-wide", f"`{name}` is not allowed: {why}.")
 
-    def _scoped_setting(self, node: ast.Name | ast.Attribute, path: str | None) -> Iterator[Refusal]:
+    def _scoped_setting(self, node: ast.Name | ast.Attribute, path: str | None) -> None:
         """A setter that is also a context manager (``torch.set_grad_enabled``,
         ``torch.backends.cudnn.flags``) used other than as a ``with`` item or a decorator: called on
         its own, kept as a value or entered by hand, what it sets stays in force for the tests."""
@@ -193,7 +192,7 @@ class SourceWalk(DefinitionWalk):
             scoped = BACKEND_SCOPED[leaf]
         if scoped is not None and not self._allowed(name) and not self.tree.scoped_call(node):
             what, instead = scoped
-            yield self._refuse(
+            self._refuse(
                 node,
                 "process-wide",
                 f"`{name}` is only allowed as a `with` block or a decorator: called on its own it "
@@ -201,7 +200,7 @@ class SourceWalk(DefinitionWalk):
                 f" Write {instead}.",
             )
 
-    def _backend(self, node: ast.Name | ast.Attribute, path: str) -> Iterator[Refusal]:
+    def _backend(self, node: ast.Name | ast.Attribute, path: str) -> None:
         """torch.backends' process-wide switches: one assigned (by a path or an import's alias), or
         one of its modules or flag groups held as a value, where an assignment through it could
         not be read."""
@@ -209,11 +208,11 @@ class SourceWalk(DefinitionWalk):
         if not path or self._allowed(path):
             return
         if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
-            yield self._refuse(node, "process-wide", f"changing `{path}` is not allowed: {BACKEND_WRITE}.")
+            self._refuse(node, "process-wide", f"changing `{path}` is not allowed: {BACKEND_WRITE}.")
         elif (
             self._backend_namespace(path) and isinstance(node.ctx, ast.Load) and not self._read_through(node)
         ):
-            yield self._backend_value(node, path)
+            self._backend_value(node, path)
 
     def _read_through(self, node: ast.expr) -> bool:
         """``node`` is the object an attribute is named on: ``node.name``, ``getattr(node, "name")``."""
@@ -244,35 +243,35 @@ class SourceWalk(DefinitionWalk):
             "and an assignment through another name could not be read.",
         )
 
-    def _node(self, node: ast.AST) -> Iterator[Refusal]:
+    def _node(self, node: ast.AST) -> None:
         if isinstance(node, ast.Attribute):
-            yield from self._attribute(node)
+            self._attribute(node)
         elif isinstance(node, ast.Name):
-            yield from self._name(node)
+            self._name(node)
         elif isinstance(node, ast.Call):
-            yield from self._call(node)
+            self._call(node)
         elif isinstance(node, ast.arg | ast.AnnAssign):
-            yield from self._annotation(node.annotation)
+            self._annotation(node.annotation)
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            yield from self._annotation(node.returns)
+            self._annotation(node.returns)
             if node.name in DENIED_SPECIAL_METHODS and not self._allowed(node.name):
-                yield self._refuse(
+                self._refuse(
                     node,
                     "special-method",
                     f"defining `{node.name}` is not allowed: it hooks into PyTorch's or Python's machinery, "
                     "where code runs outside the function the judge calls.",
                 )
         elif isinstance(node, ast.ClassDef):
-            yield from self._class(node)
+            self._class(node)
         elif isinstance(node, ast.MatchClass):
             for attr in node.kwd_attrs:  # `case C(name=x)` reads attribute `name` of the subject
-                yield from self._attribute_name(node, _norm(attr), None)
+                self._attribute_name(node, _norm(attr), None)
         elif isinstance(node, ast.Global | ast.Nonlocal):
             for name in node.names:
                 if is_dunder(name) and name not in ALLOWED_DUNDER_NAMES:
-                    yield self._dunder(node, name)
+                    self._dunder(node, name)
 
-    def _unbound_method(self, node: ast.Attribute) -> Iterator[Refusal]:
+    def _unbound_method(self, node: ast.Attribute) -> None:
         """``A.method`` of the solution's own class, unless called on ``self`` (``Base.f(self)``)."""
         if not (
             isinstance(node.value, ast.Name)
@@ -289,45 +288,45 @@ class SourceWalk(DefinitionWalk):
             and self.tree.own_instance(call.args[0])
         ):
             return
-        yield self._refuse(
+        self._refuse(
             node,
             "unbound-method",
             f"`{node.value.id}.{node.attr}` is only called on an instance (`obj.{node.attr}(...)`) "
             "or on `self`: through the class it could be handed any object as `self`.",
         )
 
-    def _attribute(self, node: ast.Attribute) -> Iterator[Refusal]:
-        yield from self._unbound_method(node)
-        yield from self._plain_call_value(node)
+    def _attribute(self, node: ast.Attribute) -> None:
+        self._unbound_method(node)
+        self._plain_call_value(node)
         path = self._dotted(node)
-        yield from self._scoped_setting(node, path)
+        self._scoped_setting(node, path)
         if path is not None:
-            yield from self._path(node, path)
+            self._path(node, path)
             if _backends(path) is not None:
-                yield from self._backend(node, path)
+                self._backend(node, path)
             elif not isinstance(node.ctx, ast.Load):  # no allowance opens patching what it names
-                yield self._refuse(
+                self._refuse(
                     node,
                     "patch",
                     f"changing `{path}` is not allowed: a solution uses PyTorch and Python as they are, "
                     "it does not replace their parts.",
                 )
             return
-        yield from self._attribute_name(node, node.attr, node.value)
+        self._attribute_name(node, node.attr, node.value)
 
-    def _attribute_name(self, node: ast.AST, name: str, base: ast.expr | None) -> Iterator[Refusal]:
+    def _attribute_name(self, node: ast.AST, name: str, base: ast.expr | None) -> None:
         """An attribute read on an object the checker cannot name (an instance, a call's result)."""
         if self._allowed(name):
             return
         if is_dunder(name):
             if name not in ALLOWED_DUNDER_ATTRIBUTES:
-                yield self._dunder(node, name)
+                self._dunder(node, name)
             return
         if name.startswith("_"):
             on_self = isinstance(base, ast.Name) and self.tree.own_instance(base)
             if on_self and name in self.tree.own_private and name not in TORCH_INTERNAL_NAMES:
                 return
-            yield self._refuse(
+            self._refuse(
                 node,
                 "private",
                 f"`.{name}` is not allowed: names that start with an underscore are private "
@@ -336,22 +335,22 @@ class SourceWalk(DefinitionWalk):
             )
             return
         if name in DENIED_ATTRIBUTES:
-            yield self._refuse(node, "attribute", f"`.{name}` is not allowed: {DENIED_ATTRIBUTES[name]}.")
+            self._refuse(node, "attribute", f"`.{name}` is not allowed: {DENIED_ATTRIBUTES[name]}.")
         elif name in PROCESS_WIDE_SETTINGS:
-            yield self._setting(node, name)
+            self._setting(node, name)
         elif name == "format" and base is not None and not isinstance(base, ast.Constant):
-            yield self._refuse(
+            self._refuse(
                 node,
                 "format",
                 "`.format` is only allowed on a string literal (or use an f-string): a format string "
                 "built at run time can read attributes by name.",
             )
         elif name == "format" and isinstance(base, ast.Constant) and isinstance(base.value, str):
-            yield from self._format_fields(node, base.value)
+            self._format_fields(node, base.value)
         elif name in MODULE_ESCAPES:
-            yield self._refuse(node, "module", f"`.{name}` is not allowed: it reaches the `{name}` module.")
+            self._refuse(node, "module", f"`.{name}` is not allowed: it reaches the `{name}` module.")
 
-    def _format_fields(self, node: ast.AST, text: str, depth: int = 0) -> Iterator[Refusal]:
+    def _format_fields(self, node: ast.AST, text: str, depth: int = 0) -> None:
         """A literal's replacement fields, nested ones in format specs (``{0:{1.x}}``) included."""
         try:
             parsed = list(string.Formatter().parse(text))
@@ -359,7 +358,7 @@ class SourceWalk(DefinitionWalk):
             return
         for _, name, spec, _ in parsed:
             if name and ("." in name or "[" in name):
-                yield self._refuse(
+                self._refuse(
                     node,
                     "format",
                     f"the format field `{{{name}}}` reads attributes or items by name: "
@@ -367,21 +366,21 @@ class SourceWalk(DefinitionWalk):
                 )
                 return
             if spec and depth < 2:
-                yield from self._format_fields(node, spec, depth + 1)
+                self._format_fields(node, spec, depth + 1)
 
-    def _name(self, node: ast.Name) -> Iterator[Refusal]:
+    def _name(self, node: ast.Name) -> None:
         name = node.id
         if isinstance(node.ctx, ast.Load):
-            yield from self._plain_call_value(node)
+            self._plain_call_value(node)
             if name in self.modules:
-                yield from self._scoped_setting(node, self.modules[name])
-                yield from self._backend(node, self.modules[name])
+                self._scoped_setting(node, self.modules[name])
+                self._backend(node, self.modules[name])
         if (
             name in self.imported_modules
             and isinstance(node.ctx, ast.Load)
             and not self.tree.used_as_base(node)
         ):
-            yield self._refuse(
+            self._refuse(
                 node,
                 "module-value",
                 f"the module `{name}` may only be used through its names (`{name}.something`), "
@@ -391,28 +390,28 @@ class SourceWalk(DefinitionWalk):
         if self._allowed(name):
             return
         if name in DENIED_BUILTINS and name not in self.modules:
-            yield self._refuse(node, "builtin", f"`{name}` is not allowed: {DENIED_BUILTINS[name]}.")
+            self._refuse(node, "builtin", f"`{name}` is not allowed: {DENIED_BUILTINS[name]}.")
         elif name in NAMED_ATTRIBUTE_BUILTINS and name not in self.modules and not self.tree.called(node):
-            yield self._refuse(
+            self._refuse(
                 node,
                 "dynamic-attribute",
                 f"`{name}` may only be called directly, with the attribute's name written as a string.",
             )
         elif is_dunder(name) and name not in ALLOWED_DUNDER_NAMES:
-            yield self._dunder(node, name)
+            self._dunder(node, name)
 
-    def _call(self, node: ast.Call) -> Iterator[Refusal]:
-        yield from self._plain_call(node)
+    def _call(self, node: ast.Call) -> None:
+        self._plain_call(node)
         func = node.func
         if not isinstance(func, ast.Name):
             return
         if func.id in NAMED_ATTRIBUTE_BUILTINS and func.id not in self.modules:
             if len(node.args) < 2 or (node.keywords and func.id != "getattr"):
-                yield self._refuse(node, "dynamic-attribute", f"`{func.id}` needs an object and a name.")
+                self._refuse(node, "dynamic-attribute", f"`{func.id}` needs an object and a name.")
                 return
             name = node.args[1]
             if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
-                yield self._refuse(
+                self._refuse(
                     node,
                     "dynamic-attribute",
                     f"`{func.id}` with a computed name is not allowed: write the attribute's name "
@@ -423,22 +422,22 @@ class SourceWalk(DefinitionWalk):
             target = node.args[0]
             path = self._dotted(target)
             if path is not None:
-                yield from self._path(node, f"{path}.{attr}")
+                self._path(node, f"{path}.{attr}")
                 read = f"{path}.{attr}"
                 if func.id == "getattr" and self._backend_namespace(read) and not self._allowed(read):
-                    yield self._backend_value(node, read)
+                    self._backend_value(node, read)
                 if func.id in ("setattr", "delattr") and _backends(path) is not None:
-                    yield self._refuse(
+                    self._refuse(
                         node, "process-wide", f"changing `{path}.{attr}` is not allowed: {BACKEND_WRITE}."
                     )
                 elif func.id in ("setattr", "delattr"):  # the same patch as `path.attr = …`
-                    yield self._refuse(
+                    self._refuse(
                         node,
                         "patch",
                         f"changing `{path}.{attr}` is not allowed: a solution uses PyTorch and Python as "
                         "they are, it does not replace their parts.",
                     )
             else:
-                yield from self._attribute_name(node, attr, target)
+                self._attribute_name(node, attr, target)
         elif func.id == "type" and len(node.args) == 3:
-            yield self._refuse(node, "class", "`type(name, bases, namespace)` is not allowed: use `class`.")
+            self._refuse(node, "class", "`type(name, bases, namespace)` is not allowed: use `class`.")
