@@ -40,12 +40,17 @@ from runner.sandbox.control import CLEARED, COLD, WARM
 from runner.sandbox.job_pipes import F_SETPIPE_SZ, RESULT_PIPE_BYTES, prefeed
 from runner.sandbox.spares import PoolState, idle_message, is_made, normal_priority
 from runner.sandbox.watch import UNWATCHED, WatchFactory
+from runner.sandbox.woken_apart import woken_apart
 
 log = logging.getLogger("runner.sandbox.host")
 
 STARTUP_TIMEOUT_S = float(os.environ.get("TORCHDRILL_SANDBOX_STARTUP_S", "120"))
 UID_BASE = 61000
 UID_SPAN = 4000
+
+
+def _no_pin() -> None:
+    return None
 
 
 def _clear(clearance: list[int]) -> None:
@@ -363,6 +368,9 @@ class Sandbox:
                 "threads": limits.threads,
             }
             child_ends = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1], pipes[4][0]]
+            # Woken on another CPU than this thread's, whose check of the code it then overlaps
+            # (runner.sandbox.woken_apart); its CPUs are given back before any of the code runs.
+            give_back = woken_apart(spare.get("pids") or group.pids()) if cleared is not None else _no_pin
             with contextlib.suppress(OSError):  # a spare that died meanwhile: the run reports it
                 socket.send_fds(spare["link"], [json.dumps(msg).encode()], child_ends)
             watch.stage("hand-over")
@@ -380,7 +388,9 @@ class Sandbox:
             limit_from = started  # the job's wall-time limit runs from here, less its wait for the word
             if cleared is not None:
                 checking = time.perf_counter()
-                if not cleared():
+                passed = cleared()
+                give_back()
+                if not passed:
                     raw.withheld = True  # the spare reads end of file on its clearance pipe and exits
                     finished_cleanly = True  # nothing to read: what is left is cleaned up off the path
                     return raw

@@ -35,7 +35,8 @@ def is_made(spare: dict[str, Any]) -> bool:
     for, and alive. Once seen in its group it stays there until it dies (then its waiter is
     set), so its group's process list is read until then only."""
     if not spare["made"]:
-        spare["made"] = bool(spare["group"].pids())
+        spare["pids"] = spare["group"].pids()  # its one process, once there (runner.sandbox.woken_apart)
+        spare["made"] = bool(spare["pids"])
     return bool(spare["made"]) and not spare["waiter"]["event"].is_set()
 
 
