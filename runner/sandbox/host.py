@@ -319,8 +319,9 @@ class Sandbox:
         ``cleared``: the host's check of the learner's code (``Runner.judge``: its source policy),
         run on this thread once the spare has the job, while the spare gets ready (its lock-down,
         the problem's tests, the guard: a few ms, longer than the check), so the two overlap when
-        they run on two CPUs (queued on one, they take turns: docs/benchmarks.md, "Two CPUs, one
-        queue"); the spare imports the learner's module only once it has returned True
+        they run on two CPUs (the spare is woken apart from this thread while a CPU has no job:
+        ``runner.sandbox.woken_apart``; queued on one, they take turns: docs/benchmarks.md, "Two
+        CPUs, one queue"); the spare imports the learner's module only once it has returned True
         (``runner.sandbox.control``'s clearance pipe). False: nothing of the code runs, the spare
         exits and the run comes back ``withheld``, its records unread. The job's wall-time limit
         does not count the time the check took."""
@@ -369,8 +370,10 @@ class Sandbox:
             }
             child_ends = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1], pipes[4][0]]
             # Woken on another CPU than this thread's, whose check of the code it then overlaps
-            # (runner.sandbox.woken_apart); its CPUs are given back before any of the code runs.
-            give_back = woken_apart(spare.get("pids") or group.pids()) if cleared is not None else _no_pin
+            # (runner.sandbox.woken_apart), when a CPU has no job (this one counted); its CPUs are
+            # given back before any of the code runs.
+            apart = cleared is not None and self._in_flight < self._cpus
+            give_back = woken_apart(spare.get("pids") or group.pids()) if apart else _no_pin
             with contextlib.suppress(OSError):  # a spare that died meanwhile: the run reports it
                 socket.send_fds(spare["link"], [json.dumps(msg).encode()], child_ends)
             watch.stage("hand-over")
