@@ -5,11 +5,11 @@ source policy, 0.4-0.9 ms), meant to overlap the spare's set-up. But the kernel 
 on the waker's CPU whenever the other CPUs do not look available to it, and on a virtual machine an
 idle vCPU that has halted reads as "preempted", so nearly every lone job's spare waited on the
 host's CPU for the check to end while the other CPU idled (docs/benchmarks.md, "Two CPUs, one
-queue" and "Woken apart"). Moving the host away after the hand-over does not help: the spare's next wake-up by the
-host (the end of its input) lands on the host's new CPU. So :func:`woken_apart` pins the sleeping
-spare to the CPUs other than the host thread's before the hand-over (the wake-up then puts it on
-one of them) and returns what gives it back every CPU it had, which the host calls once the check
-is done, before any of the learner's code can run.
+queue" and "Woken apart"). Moving the host away after the hand-over does not help: the spare's
+next wake-up by the host (the end of its input) lands on the host's new CPU. So
+:func:`woken_apart` pins the sleeping spare to the CPUs other than the host thread's before the
+hand-over (the wake-up then puts it on one of them) and returns what gives it back every CPU it
+had, which the host calls once the check is done, before any of the learner's code can run.
 """
 
 from __future__ import annotations
