@@ -49,10 +49,6 @@ UID_BASE = 61000
 UID_SPAN = 4000
 
 
-def _no_pin() -> None:
-    return None
-
-
 def _clear(clearance: list[int]) -> None:
     """The host's word that the job's code may run, on its clearance pipe, which it then closes
     (``clearance``: the host's end, emptied once written)."""
@@ -373,7 +369,7 @@ class Sandbox:
             # (runner.sandbox.woken_apart), when a CPU has no job (this one counted); its CPUs are
             # given back before any of the code runs.
             apart = cleared is not None and self._in_flight < self._cpus
-            give_back = woken_apart(spare.get("pids") or group.pids()) if apart else _no_pin
+            give_back = woken_apart((spare.get("pids") or group.pids()) if apart else ())
             with contextlib.suppress(OSError):  # a spare that died meanwhile: the run reports it
                 socket.send_fds(spare["link"], [json.dumps(msg).encode()], child_ends)
             watch.stage("hand-over")

@@ -31,8 +31,11 @@ def _nothing() -> None:
 
 def woken_apart(pids: Sequence[int]) -> Callable[[], None]:
     """Pin the processes ``pids`` (a spare, asleep) to the CPUs they may use but this thread's
-    own; returns what gives them their CPUs back. Nothing is changed where there is no other CPU
-    or a process's CPUs cannot be read or set (it has gone: its run reports that)."""
+    own; returns what gives them their CPUs back. Nothing is changed (and nothing given back)
+    for no ``pids``, where there is no other CPU, or where a process's CPUs cannot be read or set
+    (it has gone: its run reports that)."""
+    if not pids:
+        return _nothing
     here = _sched_getcpu()
     pinned: list[tuple[int, set[int]]] = []
     for pid in pids:
