@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import os
 import resource
 import shutil
@@ -35,6 +36,16 @@ from runner.sandbox import harness, warmup
 from runner.testing import guard, hook_events, ops, sealed
 
 Log = list[tuple[str, int, float]]
+
+
+def checks_operations(records: list[dict[str, Any]]) -> bool:
+    """Whether a run's events hold a check of operations, as ``Expectations.checks_operations``
+    reads them from the reference's run (the events' MACs are not verified here)."""
+    for record in records:
+        body = record.get("body") if record.get("type") == "event" else None
+        if isinstance(body, str) and json.loads(body)[1:2] == ["check"]:
+            return True
+    return False
 
 
 def faults() -> int:
@@ -101,6 +112,8 @@ def main() -> int:
     phases: dict[str, list[tuple[int, float]]] = {}
     for n in range(args.jobs + 3):
         log, records = one_job(payload, workdir, warm=not args.cold, slotted=slotted)
+        if n == 0:  # the reference's run, watched in every case: the host's watch for its jobs
+            payload["watch_ops_every_case"] = checks_operations(records)
         if n < 3:
             continue  # settle
         for label, count, cpu in log:
@@ -111,7 +124,8 @@ def main() -> int:
     shutil.rmtree(workdir)
     print(
         f"{problem.slug}: {args.jobs} jobs, spare warm-up {'off' if args.cold else 'on'}, "
-        f"guard {'off' if args.no_guard else 'on'} (medians per job)"
+        f"guard {'off' if args.no_guard else 'on'}, every case watched for operations: "
+        f"{payload.get('watch_ops_every_case')} (medians per job)"
     )
     print(f"  {'phase':<48}{'page faults':>12}{'CPU ms':>9}")
     for label, values in phases.items():

@@ -62,15 +62,18 @@ def job_payload(
     entry_point: str,
     cases: list[str] | None,
     tests_code: types.CodeType | None = None,
+    watch_ops_every_case: bool = True,
 ) -> dict[str, Any]:
     """What the sandbox's harness gets for one job: the code, ``tests.py`` (and its code object,
-    compiled once on the host) and which cases to run. No integrity key: the spare has its own
-    from the host (``RawRun.integrity_key``)."""
+    compiled once on the host), which cases to run and whether every case begins watched at the
+    function level (``Expectations.checks_operations``; the reference's own run always is). No
+    integrity key: the spare has its own from the host (``RawRun.integrity_key``)."""
     return {
         "code": job_code,
         "tests_source": tests_source,
         "entry_point": entry_point,
         "cases": cases,
+        "watch_ops_every_case": watch_ops_every_case,
     } | ({"tests_code": tests_code} if tests_code is not None else {})
 
 
@@ -205,7 +208,14 @@ class Runner:
             return refusal is None
 
         tests_code = _compiled(job.tests_source)
-        payload = job_payload(job.code, job.tests_source, job.entry_point, selected, tests_code)
+        payload = job_payload(
+            job.code,
+            job.tests_source,
+            job.entry_point,
+            selected,
+            tests_code,
+            watch_ops_every_case=job.expectations.checks_operations(),
+        )
         try:
             raw = self.run_payload(payload, job.limits, cleared if self.source_policy else None)
         except Exception:

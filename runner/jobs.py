@@ -93,6 +93,13 @@ class Expectations:
     def select(self, mode: Mode) -> tuple[CaseExpectation, ...]:
         return self.public() if mode == "run" else self.cases
 
+    def checks_operations(self) -> bool:
+        """Whether the problem's tests checked operations in the reference's run (a forbid,
+        require, allow or vectorised check in any case). Only then does every case of its jobs begin
+        with the judge's function mode on (``runner.testing.ops``): where the tests check none,
+        there is nothing at that level for a solution to evade by seeing whether it is watched."""
+        return any(c.observed and c.observed.get("checks") for c in self.cases)
+
     def to_dict(self) -> dict[str, Any]:
         return {"cases": [c.to_dict() for c in self.cases], "judge_format": self.judge_format}
 

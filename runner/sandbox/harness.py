@@ -222,7 +222,9 @@ def run(
     """Run one job. ``payload`` holds ``code``, ``tests_source`` (and, optionally, ``tests_code``:
     the code object :func:`runner.sandbox.compiled.compiled_tests` made), ``entry_point`` and ``cases``,
     and ``"guard": false`` where the host wants no guard (the sandbox's own tests of the layer
-    below it). ``pending`` is the job's guard (its key came from the host before the job;
+    below it), and ``"watch_ops_every_case": false`` where the problem's tests check no operation
+    (the judge's function mode then goes on only from a check's start to its case's end:
+    ``runner.testing.ops``). ``pending`` is the job's guard (its key came from the host before the job;
     ``runner.sandbox.zygote``), put in force once the problem's tests are loaded; without it the job
     runs unguarded (tests in-process).
     ``single_task``: called once the harness is ready (the problem's tests loaded), before the
@@ -268,6 +270,8 @@ def run(
     judge = None
     if pending is not None and payload.get("guard", True):
         judge = pending.install()
+        if judge is not None:  # before the learner's import, once (runner.testing.ops)
+            judge.ops.watch_every_case(payload.get("watch_ops_every_case", True) is not False)
     elif pending is not None:
         pending.forget()
     del pending

@@ -27,6 +27,7 @@ push_dispatch: Any = None
 pop_function: Any = None
 pop_dispatch: Any = None
 DISPATCH_TO_CASE_END: Any = None
+FUNCTION_TO_CASE_END: Any = None
 TAIL: Any = None
 AFTER: Any = None
 
@@ -56,6 +57,8 @@ def count_template(fn: Any, arg: Any, size: str) -> Any:
     STATE.append(({}, {}, set(), set(), "", set()))
     if not case_wide:
         push_function(FUNCTION_MODE)
+    else:  # on until the case ends, where the job does not put it on in every case
+        FUNCTION_TO_CASE_END()
     push_dispatch(DISPATCH_MODE)
     STATE_COUNT[0] = 0
     CONVERTED[0] = 0

@@ -48,6 +48,9 @@ class OpsObserver:
     declare_vectorised: Callable[[str, str], None]
     begin_case: Callable[[], None]
     end_case: Callable[[], None]
+    # whether the function mode goes on in every case (the problem's tests check operations) or
+    # only from a check's start to its case's end (they check none); set once, before any case
+    watch_every_case: Callable[[bool], None]
     modes: tuple[Any, Any]  # the judge's function and dispatch modes (runner.testing.torch_state)
 
 
@@ -196,6 +199,8 @@ def _enter_template(forbidden: Any, required: Any, allow: str, allow_extra: Any,
     FLAGS[1] = FLAGS[1] + 1
     if not FLAGS[3]:  # outside a case: the function mode is not on yet
         push_function(FUNCTION_MODE)
+    else:  # on until the case ends, where the job does not put it on in every case
+        FUNCTION_TO_CASE_END()
     push_dispatch(DISPATCH_MODE)
     CHECK_STEPS[0]()
 
@@ -247,16 +252,54 @@ def _dispatch_to_case_end_template() -> None:
             push_dispatch(above.pop())
 
 
+def _function_to_case_end_template() -> None:
+    """The function mode on until the case ends (once a case), at the bottom of torch's stack, where
+    the case did not put it on as it began: from a check's start in a job whose problem's tests
+    check no operation in the reference's run (``_watch_every_case_template``)."""
+    if not FLAGS[10]:
+        FLAGS[10] = 1
+        above = []
+        while len_function_stack() > 0:
+            above.append(pop_function())
+        push_function(FUNCTION_MODE)
+        while above:
+            push_function(above.pop())
+
+
+def _watch_every_case_template(on: Any) -> None:
+    """Set once, by the harness before the learner's import: whether every case begins with the
+    function mode on. Set again (or after a case began), it changes nothing and is tampering,
+    reported in the case running or, from the learner's import, as the next case begins."""
+    if FLAGS[11]:
+        if FLAGS[3]:
+            EMIT("tampered", WATCH_SET_AGAIN)
+        else:
+            FLAGS[12] = 1
+        return
+    FLAGS[11] = 1
+    FLAGS[9] = 1 if on is True else 0
+
+
 def _begin_case_template() -> None:
-    # Every case is watched the same way, with or without a check in it: the function mode goes
-    # on its stack for the whole case (inert while no check is active), so what public PyTorch
-    # shows of the judge (``torch.overrides.has_torch_function`` and its forms, a tensor
-    # subclass's dispatch) does not depend on whether this case checks anything. The dispatch
-    # mode, which only private names can see (refused by the source policy), still goes on
-    # only inside a check: on every aten operation of every case it cost ~15 % of a verdict.
+    # Every case is watched the same way, with or without a check in it: in a job whose problem
+    # checks operations, the function mode goes on its stack for the whole case (inert while no
+    # check is active), so what public PyTorch shows of the judge
+    # (``torch.overrides.has_torch_function`` and its forms, a tensor subclass's dispatch) does
+    # not depend on whether this case checks anything. Where the problem checks none (its
+    # reference entered no check of operations: ``runner.jobs.Expectations.checks_operations``),
+    # no case begins with it: there is nothing at that level to evade, and on every torch call
+    # of every case it cost most of what the guard adds to such a verdict. The dispatch mode,
+    # which only private names can see (refused by the source policy), goes on only inside a
+    # check: on every aten operation of every case it cost ~15 % of a verdict.
     FLAGS[3] = 1
     FLAGS[6] = 0
-    push_function(FUNCTION_MODE)
+    FLAGS[11] = 1  # the watch is decided once a case has begun
+    if FLAGS[12]:
+        FLAGS[12] = 0
+        EMIT("tampered", WATCH_SET_AGAIN)
+    if FLAGS[9]:
+        FLAGS[10] = 1
+        push_function(FUNCTION_MODE)
 
 
 def _end_case_template() -> None:
@@ -288,6 +331,9 @@ def _end_case_template() -> None:
         if not found:
             EMIT("tampered", "the judge's interception of operations was removed during the case")
     TAIL.clear()
+    if not FLAGS[10]:  # neither the case nor a check in it put the function mode on
+        return
+    FLAGS[10] = 0
     function_mode = None
     try:  # noqa: SIM105 (sealed: no module globals such as contextlib)
         function_mode = pop_function()
@@ -312,6 +358,8 @@ len_function_stack: Any = None
 function_stack_at: Any = None
 len_dispatch_stack: Any = None
 DISPATCH_TO_CASE_END: Any = None
+FUNCTION_TO_CASE_END: Any = None
+WATCH_SET_AGAIN: Any = None
 
 sealed.prepare(
     _where_template,
@@ -323,6 +371,8 @@ sealed.prepare(
     _enter_template,
     _leave_template,
     _dispatch_to_case_end_template,
+    _function_to_case_end_template,
+    _watch_every_case_template,
     _begin_case_template,
     _end_case_template,
 )
@@ -344,8 +394,10 @@ def prepare(
     count = [0]
     # FLAGS: [in the function handler, function checks active, tampering reported, in a case,
     # counting conversions, allow blocks active, allow blocks entered in this case, the dispatch
-    # mode kept on until the case ends for op rules whose block ended, a count ran in this case]
-    flags = [0, 0, 0, 0, 0, 0, 0, 0, 0]
+    # mode kept on until the case ends for op rules whose block ended, a count ran in this case,
+    # every case begins with the function mode on (the job's watch), the function mode is on in
+    # this case, the job's watch is decided, it was set again outside a case]
+    flags = [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0]
     common = {
         "EMIT": emit,
         "STATE": state,
@@ -355,6 +407,7 @@ def prepare(
         "FLAGS": flags,
         "CONVERTED": [0],
         "int_repr": int.__repr__,
+        "WATCH_SET_AGAIN": "the judge's watch of every case was set again",
     }
     converted_by = sealed.seal(
         op_count.converted_by_template, CONVERSIONS=op_names.CONVERSIONS, numel=torch._C.TensorBase.numel
@@ -400,6 +453,7 @@ def prepare(
         "pop_function": torch._C._pop_torch_function_stack,
         "pop_dispatch": torch._C._pop_torch_dispatch_stack,
         "len_dispatch_stack": torch._C._len_torch_dispatch_stack,
+        "len_function_stack": torch._C._len_torch_function_stack,
     }
     # the other sealed modes' watches: a bypass called while one is on is reported too
     watching = sealed.seal(
@@ -419,15 +473,29 @@ def prepare(
             )
         patches.append(sealed.Patch(module, name, original, wrappers[name]))
     to_case_end = sealed.seal(_dispatch_to_case_end_template, **stack, **common)
+    function_to_case_end = sealed.seal(_function_to_case_end_template, **stack, **common)
     observer = OpsObserver(
-        enter=sealed.seal(_enter_template, CHECK_STEPS=check_steps, **stack, **common),
+        enter=sealed.seal(
+            _enter_template,
+            CHECK_STEPS=check_steps,
+            FUNCTION_TO_CASE_END=function_to_case_end,
+            **stack,
+            **common,
+        ),
         leave=sealed.seal(
             _leave_template, CHECK_STEPS=check_steps, DISPATCH_TO_CASE_END=to_case_end, **stack, **common
         ),
-        count=sealed.seal(op_count.count_template, DISPATCH_TO_CASE_END=to_case_end, **stack, **common),
+        count=sealed.seal(
+            op_count.count_template,
+            DISPATCH_TO_CASE_END=to_case_end,
+            FUNCTION_TO_CASE_END=function_to_case_end,
+            **stack,
+            **common,
+        ),
         declare_vectorised=sealed.seal(op_count.declare_vectorised_template, **common),
         begin_case=sealed.seal(_begin_case_template, **stack, **common),
         end_case=sealed.seal(_end_case_template, **stack, **common),
+        watch_every_case=sealed.seal(_watch_every_case_template, **common),
         modes=(function_mode, dispatch_mode),
     )
     return observer, patches
