@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import os
 import resource
 import shutil
@@ -31,6 +30,8 @@ from typing import Any
 from bench import forked
 from bench.judge import DEFAULT_PROBLEM
 from runner.format.problem import load_problem_dir
+from runner.jobs import CaseExpectation, Expectations
+from runner.judging import observations
 from runner.records import events
 from runner.sandbox import harness, warmup
 from runner.testing import guard, hook_events, ops, sealed
@@ -38,14 +39,17 @@ from runner.testing import guard, hook_events, ops, sealed
 Log = list[tuple[str, int, float]]
 
 
-def checks_operations(records: list[dict[str, Any]]) -> bool:
-    """Whether a run's events hold a check of operations, as ``Expectations.checks_operations``
-    reads them from the reference's run (the events' MACs are not verified here)."""
-    for record in records:
-        body = record.get("body") if record.get("type") == "event" else None
-        if isinstance(body, str) and json.loads(body)[1:2] == ["check"]:
-            return True
-    return False
+def checks_operations(records: list[dict[str, Any]], key: bytes) -> bool:
+    """The host's watch for a problem's jobs (``Expectations.checks_operations``), from its
+    reference's run: the events verified and summed up per case as the host does."""
+    run = observations.verify(records, key)
+    cases = tuple(
+        CaseExpectation(
+            name=name, public=True, rtol=0.0, atol=0.0, value=None, observed=observations.summary(case)
+        )
+        for name, case in run.cases.items()
+    )
+    return Expectations(cases=cases).checks_operations()
 
 
 def faults() -> int:
@@ -72,13 +76,14 @@ EVENTS_FD = 200  # where each child's events go (its records pipe, duplicated): 
 
 
 def one_job(
-    payload: dict[str, Any], workdir: str, warm: bool, slotted: guard.KeySlotGuard | None
+    payload: dict[str, Any], workdir: str, warm: bool, slotted: guard.KeySlotGuard | None, key: bytes
 ) -> tuple[Log, list[dict[str, Any]]]:
-    """Fork, run the job in the child, return what it logged and the records it wrote."""
+    """Fork, run the job in the child (its guard's key ``key``), return what it logged and the
+    records it wrote."""
 
     def job(records_w: int) -> Log:
         os.dup2(records_w, EVENTS_FD)
-        pending = guard.PendingGuard(events.new_key(), EVENTS_FD, slotted) if slotted else None
+        pending = guard.PendingGuard(key, EVENTS_FD, slotted) if slotted else None
         if warm:
             os.setsid()  # a session of its own, as a spare's: its warm-up lowers the session's priority
             ours, _theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -111,9 +116,10 @@ def main() -> int:
     workdir, payload = forked.job_payload(problem)
     phases: dict[str, list[tuple[int, float]]] = {}
     for n in range(args.jobs + 3):
-        log, records = one_job(payload, workdir, warm=not args.cold, slotted=slotted)
+        key = events.new_key()
+        log, records = one_job(payload, workdir, warm=not args.cold, slotted=slotted, key=key)
         if n == 0:  # the reference's run, watched in every case: the host's watch for its jobs
-            payload["watch_ops_every_case"] = checks_operations(records)
+            payload["watch_ops_every_case"] = checks_operations(records, key)
         if n < 3:
             continue  # settle
         for label, count, cpu in log:
